@@ -1,0 +1,14 @@
+//! Payload codecs: one module per record type, each a pair of `encode_*` / `decode_*`
+//! functions over the [`crate::model`] types. Every payload opens with a symbol block.
+
+pub mod frame;
+pub mod meta;
+pub mod symbols;
+pub mod topo;
+pub mod tracks;
+
+pub use frame::{decode_frame, encode_frame, peek_frame, FramePeek};
+pub use meta::{decode_meta, encode_meta};
+pub use symbols::{decode_symbol_block, encode_symbol_block};
+pub use topo::{decode_topology, encode_topology, topology_id};
+pub use tracks::{decode_counter_track, decode_directory, encode_counter_track, encode_directory};

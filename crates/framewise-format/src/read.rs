@@ -1,0 +1,843 @@
+//! Reading captures: by the directory when the file is CLOSED, by scanning otherwise.
+//!
+//! A scan walks records from byte 32. A record counts only when its sync marker, a length
+//! that fits the file and its payload checksum all agree; after damage the scan looks for
+//! the next offset where all three agree (a label that spells `SREC` does not fool it).
+//! Damage is reported as [`Defect`]s; every intact record is recovered.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use std::sync::Mutex;
+
+use crate::container::{
+    fourcc_name, Header, CNTR, DIRE, FRAM, HEADER_LEN, META, RECORD_HEADER_LEN, SYMS, SYNC, TOPO,
+};
+use crate::error::{DecodeError, OpenError};
+use crate::model::{CounterTrack, Frame, FrameEntry, Meta, SymId, Symbol, SymbolTable, Topology};
+use crate::payload;
+use crate::wire::Cursor;
+
+/// Something wrong inside a capture that the reader worked around.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Defect {
+    /// The file ends inside a record (or inside a record header).
+    TruncatedTail {
+        /// Where the incomplete record starts.
+        offset: u64,
+        /// Bytes from there to the end of the file, lost.
+        bytes_lost: u64,
+    },
+    /// Bytes that hold no intact record were skipped.
+    Corrupt {
+        /// First skipped byte.
+        offset: u64,
+        /// How many bytes were skipped before the next intact record.
+        bytes_skipped: u64,
+    },
+    /// An intact record of a type this reader does not know was skipped.
+    UnknownRecord {
+        /// Record offset.
+        offset: u64,
+        /// Its type.
+        record_type: u32,
+    },
+    /// An intact record (checksum good) whose payload did not decode.
+    BadPayload {
+        /// Record offset.
+        offset: u64,
+        /// Its type.
+        record_type: u32,
+        /// Why.
+        error: DecodeError,
+    },
+    /// A symbol some record refers to is defined by no intact record.
+    UnresolvedSymbol {
+        /// The id.
+        id: SymId,
+        /// Offset of the first record that refers to it.
+        first_offset: u64,
+    },
+    /// Two records define the same id differently; the first definition is kept.
+    ConflictingSymbol {
+        /// The id.
+        id: SymId,
+        /// Offset of the record with the later definition.
+        offset: u64,
+    },
+    /// The writer never reached stop: the file was read by scanning.
+    Unclosed {
+        /// Where the last intact record ends.
+        end_offset: u64,
+    },
+    /// The header says CLOSED but the directory could not be used; the file was scanned.
+    DirectoryUnusable {
+        /// Why.
+        reason: String,
+    },
+    /// No intact META record.
+    MissingMeta,
+}
+
+impl fmt::Display for Defect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::TruncatedTail { offset, bytes_lost } => {
+                write!(
+                    f,
+                    "truncated tail: incomplete record at offset {offset}, {bytes_lost} bytes lost"
+                )
+            }
+            Self::Corrupt {
+                offset,
+                bytes_skipped,
+            } => {
+                write!(
+                    f,
+                    "corrupt data at offset {offset}: {bytes_skipped} bytes skipped"
+                )
+            }
+            Self::UnknownRecord {
+                offset,
+                record_type,
+            } => {
+                write!(
+                    f,
+                    "unknown record type {} at offset {offset} skipped",
+                    fourcc_name(*record_type)
+                )
+            }
+            Self::BadPayload {
+                offset,
+                record_type,
+                error,
+            } => {
+                write!(
+                    f,
+                    "{} record at offset {offset} does not decode: {error}",
+                    fourcc_name(*record_type)
+                )
+            }
+            Self::UnresolvedSymbol { id, first_offset } => {
+                write!(f, "symbol {id} (first used by the record at offset {first_offset}) is defined by no intact record")
+            }
+            Self::ConflictingSymbol { id, offset } => {
+                write!(
+                    f,
+                    "symbol {id} redefined differently at offset {offset}; first definition kept"
+                )
+            }
+            Self::Unclosed { end_offset } => {
+                write!(f, "capture was not closed (the writer never reached stop); recovered by scanning up to offset {end_offset}")
+            }
+            Self::DirectoryUnusable { reason } => {
+                write!(f, "directory unusable ({reason}); recovered by scanning")
+            }
+            Self::MissingMeta => write!(f, "no intact META record"),
+        }
+    }
+}
+
+impl std::error::Error for Defect {}
+
+/// Where one intact record sits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordRef {
+    /// Record type.
+    pub record_type: u32,
+    /// Offset of its `SREC` marker.
+    pub offset: u64,
+    /// Payload length.
+    pub payload_len: u32,
+}
+
+impl RecordRef {
+    /// Length of the whole record, framing included.
+    pub fn length(&self) -> u64 {
+        RECORD_HEADER_LEN as u64 + u64::from(self.payload_len)
+    }
+
+    /// Offset of the payload.
+    pub fn payload_offset(&self) -> u64 {
+        self.offset + RECORD_HEADER_LEN as u64
+    }
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    let b = bytes.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// The intact record at `pos`, if sync, length and checksum agree.
+fn record_at(bytes: &[u8], pos: usize) -> Option<RecordRef> {
+    if u32_at(bytes, pos)? != SYNC {
+        return None;
+    }
+    let record_type = u32_at(bytes, pos + 4)?;
+    let payload_len = u32_at(bytes, pos + 8)?;
+    // Every payload opens with a symbol block, so none is empty; refusing P = 0 keeps
+    // `SREC` followed by zeros (CRC of nothing is 0) from passing as a record.
+    if payload_len == 0 {
+        return None;
+    }
+    let crc = u32_at(bytes, pos + 12)?;
+    let start = pos + RECORD_HEADER_LEN;
+    let payload = bytes.get(start..start.checked_add(payload_len as usize)?)?;
+    if crc32fast::hash(payload) != crc {
+        return None;
+    }
+    Some(RecordRef {
+        record_type,
+        offset: pos as u64,
+        payload_len,
+    })
+}
+
+/// Finds the next offset at or after `from` holding an intact record.
+fn next_record(bytes: &[u8], from: usize) -> Option<(usize, RecordRef)> {
+    let marker = SYNC.to_le_bytes();
+    let mut pos = from;
+    while pos + RECORD_HEADER_LEN <= bytes.len() {
+        let hit = bytes[pos..].windows(4).position(|w| w == marker)?;
+        pos += hit;
+        if let Some(r) = record_at(bytes, pos) {
+            return Some((pos, r));
+        }
+        pos += 1;
+    }
+    None
+}
+
+/// Scans the records of a whole file image (header included) from byte 32.
+pub fn scan_records(bytes: &[u8]) -> (Vec<RecordRef>, Vec<Defect>) {
+    let mut records = Vec::new();
+    let mut defects = Vec::new();
+    let mut pos = HEADER_LEN.min(bytes.len());
+    while pos < bytes.len() {
+        if let Some(r) = record_at(bytes, pos) {
+            pos += r.length() as usize;
+            records.push(r);
+            continue;
+        }
+        match next_record(bytes, pos + 1) {
+            Some((next, _)) => {
+                defects.push(Defect::Corrupt {
+                    offset: pos as u64,
+                    bytes_skipped: (next - pos) as u64,
+                });
+                pos = next;
+            }
+            None => {
+                defects.push(Defect::TruncatedTail {
+                    offset: pos as u64,
+                    bytes_lost: (bytes.len() - pos) as u64,
+                });
+                break;
+            }
+        }
+    }
+    (records, defects)
+}
+
+enum Source {
+    Memory(Vec<u8>),
+    File(Mutex<File>),
+}
+
+impl Source {
+    fn read_at(&self, offset: u64, len: u64) -> std::io::Result<Cow<'_, [u8]>> {
+        match self {
+            Source::Memory(bytes) => {
+                let range = usize::try_from(offset)
+                    .ok()
+                    .and_then(|s| Some(s..s.checked_add(usize::try_from(len).ok()?)?))
+                    .filter(|r| r.end <= bytes.len())
+                    .ok_or_else(|| {
+                        std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "range past the end")
+                    })?;
+                Ok(Cow::Borrowed(&bytes[range]))
+            }
+            Source::File(file) => {
+                let mut f = file
+                    .lock()
+                    .map_err(|_| std::io::Error::other("file lock poisoned"))?;
+                f.seek(SeekFrom::Start(offset))?;
+                let mut buf = vec![0u8; usize::try_from(len).map_err(std::io::Error::other)?];
+                f.read_exact(&mut buf)?;
+                Ok(Cow::Owned(buf))
+            }
+        }
+    }
+}
+
+/// A frame record's location and directory facts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FrameSlot {
+    entry: FrameEntry,
+    payload_len: u32,
+}
+
+/// An opened capture.
+pub struct Capture {
+    header: Header,
+    source: Source,
+    file_len: u64,
+    by_directory: bool,
+    records: Vec<RecordRef>,
+    frames: Vec<FrameSlot>,
+    meta: Option<Meta>,
+    symbols: SymbolTable,
+    topologies: Vec<Topology>,
+    defects: Vec<Defect>,
+}
+
+impl fmt::Debug for Capture {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Capture")
+            .field("header", &self.header)
+            .field("file_len", &self.file_len)
+            .field("by_directory", &self.by_directory)
+            .field("frames", &self.frames.len())
+            .field("defects", &self.defects)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Opens a capture file: by its directory when CLOSED and the directory is intact (only
+/// the header, the directory, META, TOPO/SYMS and the frames that define symbols are
+/// read), by scanning the whole file otherwise.
+pub fn open(path: impl AsRef<Path>) -> Result<Capture, OpenError> {
+    Capture::open(path)
+}
+
+/// Reads a capture from a whole file image.
+pub fn from_bytes(bytes: Vec<u8>) -> Result<Capture, OpenError> {
+    Capture::from_bytes(bytes)
+}
+
+impl Capture {
+    /// See [`open`].
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, OpenError> {
+        let path = path.as_ref();
+        let mut file = File::open(path)?;
+        let meta = file.metadata()?;
+        if meta.is_dir() {
+            return Err(OpenError::Io(std::io::Error::other("is a directory")));
+        }
+        let file_len = meta.len();
+        let mut head = vec![0u8; HEADER_LEN.min(file_len as usize)];
+        file.read_exact(&mut head)?;
+        let header = Header::parse(&head)?;
+        if header.is_closed() {
+            let source = Source::File(Mutex::new(file));
+            match Self::by_directory(header, source, file_len) {
+                Ok(capture) => return Ok(capture),
+                Err((reason, _)) => {
+                    let bytes = std::fs::read(path)?;
+                    let mut c = Self::by_scan(header, bytes);
+                    c.defects.insert(0, Defect::DirectoryUnusable { reason });
+                    return Ok(c);
+                }
+            }
+        }
+        let mut bytes = Vec::with_capacity(file_len as usize);
+        file.seek(SeekFrom::Start(0))?;
+        file.read_to_end(&mut bytes)?;
+        Ok(Self::by_scan(header, bytes))
+    }
+
+    /// See [`from_bytes`].
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Self, OpenError> {
+        let header = Header::parse(&bytes)?;
+        let file_len = bytes.len() as u64;
+        if header.is_closed() {
+            match Self::by_directory(header, Source::Memory(bytes), file_len) {
+                Ok(c) => return Ok(c),
+                Err((reason, Source::Memory(bytes))) => {
+                    let mut c = Self::by_scan(header, bytes);
+                    c.defects.insert(0, Defect::DirectoryUnusable { reason });
+                    return Ok(c);
+                }
+                Err((reason, Source::File(_))) => {
+                    return Err(OpenError::Io(std::io::Error::other(reason)));
+                }
+            }
+        }
+        Ok(Self::by_scan(header, bytes))
+    }
+
+    fn read_record(
+        source: &Source,
+        offset: u64,
+        length: u64,
+        file_len: u64,
+    ) -> Result<(RecordRef, Cow<'_, [u8]>), String> {
+        if length < RECORD_HEADER_LEN as u64
+            || offset.checked_add(length).is_none_or(|e| e > file_len)
+        {
+            return Err(format!("record at offset {offset} of length {length} lies past the end of the {file_len}-byte file"));
+        }
+        let bytes = source.read_at(offset, length).map_err(|e| e.to_string())?;
+        let r = record_at(&bytes, 0)
+            .filter(|r| r.length() == length)
+            .ok_or_else(|| format!("no intact record of length {length} at offset {offset}"))?;
+        let r = RecordRef { offset, ..r };
+        Ok((r, bytes))
+    }
+
+    fn by_directory(
+        header: Header,
+        source: Source,
+        file_len: u64,
+    ) -> Result<Self, (String, Source)> {
+        let dir_end = header
+            .directory_offset
+            .checked_add(header.directory_byte_length);
+        if header.directory_offset < HEADER_LEN as u64 || dir_end.is_none_or(|e| e > file_len) {
+            let reason = format!(
+                "directory at {}..{} lies outside the {file_len}-byte file (truncated?)",
+                header.directory_offset,
+                header
+                    .directory_offset
+                    .saturating_add(header.directory_byte_length)
+            );
+            return Err((reason, source));
+        }
+        let result = (|| -> Result<Self, String> {
+            let (dire, bytes) = Self::read_record(
+                &source,
+                header.directory_offset,
+                header.directory_byte_length,
+                file_len,
+            )?;
+            if dire.record_type != DIRE {
+                return Err(format!(
+                    "record at the directory offset is {}",
+                    fourcc_name(dire.record_type)
+                ));
+            }
+            let (dir, defines) = payload::decode_directory(&bytes[RECORD_HEADER_LEN..])
+                .map_err(|e| e.to_string())?;
+            drop(bytes);
+            let mut c = Self {
+                header,
+                source: Source::Memory(Vec::new()),
+                file_len,
+                by_directory: true,
+                records: Vec::new(),
+                frames: Vec::with_capacity(dir.frames.len()),
+                meta: None,
+                symbols: SymbolTable::new(),
+                topologies: Vec::new(),
+                defects: Vec::new(),
+            };
+            for r in &dir.records {
+                let (rr, bytes) =
+                    Self::read_record(&source, r.offset, r.length, header.directory_offset)?;
+                if rr.record_type != r.record_type {
+                    return Err(format!(
+                        "directory says {} at offset {} but finds {}",
+                        fourcc_name(r.record_type),
+                        r.offset,
+                        fourcc_name(rr.record_type)
+                    ));
+                }
+                if matches!(r.record_type, META | TOPO | SYMS | CNTR) {
+                    c.absorb(rr, &bytes[RECORD_HEADER_LEN..]);
+                }
+                c.records.push(rr);
+            }
+            let mut prev_end = HEADER_LEN as u64;
+            for (f, &defines) in dir.frames.iter().zip(&defines) {
+                if f.offset < prev_end
+                    || f.length < RECORD_HEADER_LEN as u64
+                    || f.offset.saturating_add(f.length) > header.directory_offset
+                {
+                    return Err(format!(
+                        "frame {} entry at offset {} (length {}) is out of place",
+                        f.index, f.offset, f.length
+                    ));
+                }
+                prev_end = f.offset + f.length;
+                if defines {
+                    let (rr, bytes) =
+                        Self::read_record(&source, f.offset, f.length, header.directory_offset)?;
+                    if let Ok(symbols) =
+                        payload::decode_symbol_block(&mut Cursor::new(&bytes[RECORD_HEADER_LEN..]))
+                    {
+                        c.add_symbols(symbols, rr.offset);
+                    }
+                }
+                let payload_len = u32::try_from(f.length - RECORD_HEADER_LEN as u64)
+                    .map_err(|e| e.to_string())?;
+                c.frames.push(FrameSlot {
+                    entry: *f,
+                    payload_len,
+                });
+                c.records.push(RecordRef {
+                    record_type: FRAM,
+                    offset: f.offset,
+                    payload_len,
+                });
+            }
+            c.records.push(dire);
+            c.records.sort_by_key(|r| r.offset);
+            if c.meta.is_none() {
+                c.defects.push(Defect::MissingMeta);
+            }
+            Ok(c)
+        })();
+        match result {
+            Ok(mut c) => {
+                c.source = source;
+                Ok(c)
+            }
+            Err(reason) => Err((reason, source)),
+        }
+    }
+
+    fn by_scan(header: Header, bytes: Vec<u8>) -> Self {
+        let (records, defects) = scan_records(&bytes);
+        let mut c = Self {
+            header,
+            source: Source::Memory(Vec::new()),
+            file_len: bytes.len() as u64,
+            by_directory: false,
+            records: Vec::with_capacity(records.len()),
+            frames: Vec::new(),
+            meta: None,
+            symbols: SymbolTable::new(),
+            topologies: Vec::new(),
+            defects,
+        };
+        let mut directory_hitches: Option<Vec<(u64, bool)>> = None;
+        for r in records {
+            let start = r.payload_offset() as usize;
+            let payload = &bytes[start..start + r.payload_len as usize];
+            match r.record_type {
+                FRAM => match payload::peek_frame(payload) {
+                    Ok(peek) => {
+                        if peek.defines_symbols {
+                            if let Ok(symbols) =
+                                payload::decode_symbol_block(&mut Cursor::new(payload))
+                            {
+                                c.add_symbols(symbols, r.offset);
+                            }
+                        }
+                        c.frames.push(FrameSlot {
+                            entry: FrameEntry {
+                                index: peek.index,
+                                offset: r.offset,
+                                length: r.length(),
+                                cpu_begin_ns: peek.cpu_begin_ns,
+                                work_ns: peek.cpu_end_ns.saturating_sub(peek.cpu_begin_ns),
+                                period_ns: None,
+                                gpu_ns: None,
+                                hitch: false,
+                                paused: peek.paused,
+                            },
+                            payload_len: r.payload_len,
+                        });
+                    }
+                    Err(error) => c.defects.push(Defect::BadPayload {
+                        offset: r.offset,
+                        record_type: FRAM,
+                        error,
+                    }),
+                },
+                DIRE => {
+                    if let Ok((dir, _)) = payload::decode_directory(payload) {
+                        directory_hitches =
+                            Some(dir.frames.iter().map(|f| (f.offset, f.hitch)).collect());
+                        // GPU durations are only in the directory; keep them too.
+                        c.apply_directory_facts(&dir.frames);
+                    }
+                }
+                _ => c.absorb(r, payload),
+            }
+            c.records.push(r);
+        }
+        // Periods from consecutive begins, only between consecutive indices: across a lost
+        // or dropped frame the period was not measured.
+        for i in 0..c.frames.len() {
+            let index = c.frames[i].entry.index;
+            let next = c
+                .frames
+                .get(i + 1)
+                .filter(|n| Some(n.entry.index) == index.checked_add(1))
+                .map(|f| f.entry.cpu_begin_ns);
+            let e = &mut c.frames[i].entry;
+            e.period_ns = next.map(|n| n.saturating_sub(e.cpu_begin_ns));
+        }
+        if let Some(h) = directory_hitches {
+            for (offset, hitch) in h {
+                if let Some(f) = c.frames.iter_mut().find(|f| f.entry.offset == offset) {
+                    f.entry.hitch = hitch;
+                }
+            }
+        }
+        let end_offset = c
+            .records
+            .last()
+            .map_or(HEADER_LEN as u64, |r| r.offset + r.length());
+        let ended_with_directory = c.records.last().is_some_and(|r| r.record_type == DIRE);
+        if !c.header.is_closed() && !ended_with_directory {
+            c.defects.push(Defect::Unclosed { end_offset });
+        } else {
+            // Closed, yet scanned: if the file stops short of where its directory should
+            // end and the scan found no incomplete record, the cut fell on a boundary.
+            let dir_end = c
+                .header
+                .directory_offset
+                .saturating_add(c.header.directory_byte_length);
+            let tail_reported = c
+                .defects
+                .iter()
+                .any(|d| matches!(d, Defect::TruncatedTail { .. }));
+            if !tail_reported && end_offset == c.file_len && dir_end > c.file_len {
+                c.defects.push(Defect::TruncatedTail {
+                    offset: c.file_len,
+                    bytes_lost: dir_end - c.file_len,
+                });
+            }
+        }
+        if c.meta.is_none() {
+            c.defects.push(Defect::MissingMeta);
+        }
+        c.source = Source::Memory(bytes);
+        c
+    }
+
+    fn apply_directory_facts(&mut self, entries: &[FrameEntry]) {
+        for e in entries {
+            if let Some(f) = self
+                .frames
+                .iter_mut()
+                .rev()
+                .find(|f| f.entry.offset == e.offset)
+            {
+                f.entry.gpu_ns = e.gpu_ns;
+            }
+        }
+    }
+
+    fn add_symbols(&mut self, symbols: Vec<Symbol>, offset: u64) {
+        for s in symbols {
+            match self.symbols.get(s.id) {
+                Some(existing) if *existing != s => {
+                    self.defects
+                        .push(Defect::ConflictingSymbol { id: s.id, offset });
+                }
+                Some(_) => {}
+                None => {
+                    self.symbols.insert(s);
+                }
+            }
+        }
+    }
+
+    /// Takes in a non-frame record's payload.
+    fn absorb(&mut self, r: RecordRef, payload: &[u8]) {
+        let bad = |error| Defect::BadPayload {
+            offset: r.offset,
+            record_type: r.record_type,
+            error,
+        };
+        match r.record_type {
+            META => match payload::decode_meta(payload) {
+                Ok((symbols, meta)) => {
+                    self.add_symbols(symbols, r.offset);
+                    if self.meta.is_none() {
+                        self.meta = Some(meta);
+                    }
+                }
+                Err(e) => self.defects.push(bad(e)),
+            },
+            TOPO => match payload::decode_topology(payload) {
+                Ok((symbols, topo)) => {
+                    self.add_symbols(symbols, r.offset);
+                    self.topologies.push(topo);
+                }
+                Err(e) => self.defects.push(bad(e)),
+            },
+            SYMS => {
+                let mut c = Cursor::new(payload);
+                match payload::decode_symbol_block(&mut c).and_then(|s| c.finish().map(|()| s)) {
+                    Ok(symbols) => self.add_symbols(symbols, r.offset),
+                    Err(e) => self.defects.push(bad(e)),
+                }
+            }
+            CNTR => match payload::decode_symbol_block(&mut Cursor::new(payload)) {
+                Ok(symbols) => self.add_symbols(symbols, r.offset),
+                Err(e) => self.defects.push(bad(e)),
+            },
+            FRAM | DIRE => {}
+            other => self.defects.push(Defect::UnknownRecord {
+                offset: r.offset,
+                record_type: other,
+            }),
+        }
+    }
+
+    /// The file header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// File length in bytes.
+    pub fn file_len(&self) -> u64 {
+        self.file_len
+    }
+
+    /// Whether the capture was opened by its directory (else by scanning).
+    pub fn opened_by_directory(&self) -> bool {
+        self.by_directory
+    }
+
+    /// META, when an intact one was found.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.meta.as_ref()
+    }
+
+    /// Every symbol defined by an intact record.
+    pub fn symbols(&self) -> &SymbolTable {
+        &self.symbols
+    }
+
+    /// Topologies, in file order.
+    pub fn topologies(&self) -> &[Topology] {
+        &self.topologies
+    }
+
+    /// Defects found while opening (frame payloads are checked as they are read).
+    pub fn defects(&self) -> &[Defect] {
+        &self.defects
+    }
+
+    /// Every intact record, in file order.
+    pub fn records(&self) -> &[RecordRef] {
+        &self.records
+    }
+
+    /// Number of intact frame records.
+    pub fn frame_count(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Directory facts of every frame (from `DIRE`, or gathered by the scan).
+    pub fn frame_entries(&self) -> impl ExactSizeIterator<Item = &FrameEntry> + '_ {
+        self.frames.iter().map(|f| &f.entry)
+    }
+
+    /// Decodes the `i`-th frame record (file order).
+    pub fn read_frame(&self, i: usize) -> Result<Frame, Defect> {
+        let slot = self.frames.get(i).ok_or(Defect::Corrupt {
+            offset: self.file_len,
+            bytes_skipped: 0,
+        })?;
+        let offset = slot.entry.offset;
+        let bad = |error| Defect::BadPayload {
+            offset,
+            record_type: FRAM,
+            error,
+        };
+        let payload_offset = offset + RECORD_HEADER_LEN as u64;
+        let bytes = if self.by_directory {
+            let (r, bytes) =
+                Self::read_record(&self.source, offset, slot.entry.length, self.file_len).map_err(
+                    |_| Defect::Corrupt {
+                        offset,
+                        bytes_skipped: slot.entry.length,
+                    },
+                )?;
+            if r.record_type != FRAM {
+                return Err(Defect::Corrupt {
+                    offset,
+                    bytes_skipped: slot.entry.length,
+                });
+            }
+            match bytes {
+                Cow::Owned(mut v) => Cow::Owned(v.split_off(RECORD_HEADER_LEN)),
+                Cow::Borrowed(b) => Cow::Borrowed(&b[RECORD_HEADER_LEN..]),
+            }
+        } else {
+            self.source
+                .read_at(payload_offset, u64::from(slot.payload_len))
+                .map_err(|_| Defect::Corrupt {
+                    offset,
+                    bytes_skipped: slot.entry.length,
+                })?
+        };
+        payload::decode_frame(&bytes).map(|(_, f)| f).map_err(bad)
+    }
+
+    /// Decodes every frame in file order.
+    pub fn frames(&self) -> impl Iterator<Item = Result<Frame, Defect>> + '_ {
+        (0..self.frames.len()).map(move |i| self.read_frame(i))
+    }
+
+    /// Decodes every sampled counter track.
+    pub fn counter_tracks(&self) -> Vec<Result<CounterTrack, Defect>> {
+        self.records
+            .iter()
+            .filter(|r| r.record_type == CNTR)
+            .map(|r| {
+                let bytes = self
+                    .source
+                    .read_at(r.payload_offset(), u64::from(r.payload_len))
+                    .map_err(|_| Defect::Corrupt {
+                        offset: r.offset,
+                        bytes_skipped: r.length(),
+                    })?;
+                payload::decode_counter_track(&bytes)
+                    .map(|(_, t)| t)
+                    .map_err(|error| Defect::BadPayload {
+                        offset: r.offset,
+                        record_type: CNTR,
+                        error,
+                    })
+            })
+            .collect()
+    }
+
+    /// Symbols `frame` refers to that no intact record defines.
+    pub fn unresolved(&self, frame: &Frame) -> Vec<SymId> {
+        let mut refs = Vec::new();
+        frame.referenced_symbols(&mut refs);
+        refs.retain(|id| !self.symbols.contains(*id));
+        refs
+    }
+
+    /// Decodes everything and returns every defect: those found at open, frames that do
+    /// not decode, and symbols no intact record defines.
+    pub fn verify(&self) -> Vec<Defect> {
+        let mut defects = self.defects.clone();
+        let mut unresolved: Vec<(SymId, u64)> = Vec::new();
+        for (i, slot) in self.frames.iter().enumerate() {
+            match self.read_frame(i) {
+                Ok(frame) => {
+                    for id in self.unresolved(&frame) {
+                        if !unresolved.iter().any(|(u, _)| *u == id) {
+                            unresolved.push((id, slot.entry.offset));
+                        }
+                    }
+                }
+                Err(d) => defects.push(d),
+            }
+        }
+        for t in self.counter_tracks() {
+            if let Err(d) = t {
+                defects.push(d);
+            }
+        }
+        defects.extend(
+            unresolved
+                .into_iter()
+                .map(|(id, first_offset)| Defect::UnresolvedSymbol { id, first_offset }),
+        );
+        defects
+    }
+}

@@ -1,0 +1,109 @@
+//! Opening files: by directory, falling back to scan, and refusing what is not a capture.
+
+use crate::support;
+use framewise_format::read::{self, Defect};
+use framewise_format::{Header, OpenError};
+
+fn temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("framewise-format-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write");
+    p
+}
+
+#[test]
+fn closed_file_opens_by_directory_and_reads_frames_lazily() {
+    let (bytes, frames, _) = support::capture(30, 4, true);
+    let p = temp("closed.sgpt", &bytes);
+    let c = read::open(&p).expect("open");
+    assert!(c.opened_by_directory());
+    assert_eq!(c.frame_count(), 30);
+    assert_eq!(c.read_frame(17).expect("frame"), frames[17]);
+    assert!(c.verify().is_empty(), "{:?}", c.verify());
+}
+
+#[test]
+fn damaged_directory_falls_back_to_scan() {
+    let (mut bytes, frames, _) = support::capture(30, 4, true);
+    let h = Header::parse(&bytes).expect("header");
+    bytes[h.directory_offset as usize + 20] ^= 0x55;
+    let p = temp("baddir.sgpt", &bytes);
+    let c = read::open(&p).expect("open");
+    assert!(!c.opened_by_directory());
+    assert!(
+        matches!(c.defects()[0], Defect::DirectoryUnusable { .. }),
+        "{:?}",
+        c.defects()
+    );
+    let got: Vec<_> = c.frames().map(|f| f.expect("frame")).collect();
+    assert_eq!(got, frames);
+}
+
+#[test]
+fn non_captures_are_refused_with_what_was_found() {
+    let p = temp("text.sgpt", b"hello, this is not a capture at all, no sir");
+    let e = read::open(&p).expect_err("refused");
+    assert!(matches!(e, OpenError::BadMagic { .. }));
+    assert!(e.to_string().contains("hell"), "{e}");
+    let p = temp("empty.sgpt", b"");
+    assert!(matches!(
+        read::open(&p),
+        Err(OpenError::TooShort { len: 0 })
+    ));
+    let dir = std::env::temp_dir();
+    assert!(read::open(&dir).is_err());
+    assert!(read::open(dir.join("does-not-exist.sgpt")).is_err());
+    let mut h = Header::new();
+    h.min_reader_version = 9;
+    let e = read::from_bytes(h.to_bytes().to_vec()).expect_err("too new");
+    assert!(e.to_string().contains("reader version 9"), "{e}");
+    let mut b = Header::new().to_bytes();
+    b[5] ^= 1;
+    assert!(matches!(
+        read::from_bytes(b.to_vec()),
+        Err(OpenError::BadHeaderChecksum { .. })
+    ));
+}
+
+#[test]
+fn unfinished_and_non_seekable_files_scan() {
+    // A writer that never reached stop: scanned, and reported unclosed.
+    let (bytes, frames, symbols) = support::capture(3, 4, false);
+    let c = read::from_bytes(bytes).expect("open");
+    assert_eq!(c.frames().count(), frames.len());
+    assert!(c
+        .defects()
+        .iter()
+        .any(|d| matches!(d, Defect::Unclosed { .. })));
+
+    // finish() on a plain Write writes DIRE but cannot patch the header: the file is
+    // complete, and the reader must not call it unclosed.
+    let mut w =
+        framewise_format::Writer::new(Vec::new(), &support::meta(), &symbols).expect("writer");
+    for f in &frames {
+        w.write_frame(f, &symbols).expect("frame");
+    }
+    let bytes = w.finish(&[]).expect("finish");
+    let c = read::from_bytes(bytes).expect("open");
+    assert!(!c.opened_by_directory());
+    assert!(c.defects().is_empty(), "{:?}", c.defects());
+    assert_eq!(c.frames().count(), frames.len());
+}
+
+#[test]
+fn periods_are_unknown_across_missing_frame_indices() {
+    let (bytes, mut frames, symbols) = support::capture(4, 4, false);
+    let _ = bytes;
+    frames.remove(2); // frame 2 never written (dropped, or lost)
+    let mut w =
+        framewise_format::Writer::new(std::io::Cursor::new(Vec::new()), &support::meta(), &symbols)
+            .expect("writer");
+    for f in &frames {
+        w.write_frame(f, &symbols).expect("frame");
+    }
+    let bytes = w.finish_and_close(&[]).expect("finish").into_inner();
+    let c = read::from_bytes(bytes).expect("open");
+    let periods: Vec<_> = c.frame_entries().map(|e| e.period_ns.is_some()).collect();
+    assert_eq!(periods, [true, false, false]);
+}

@@ -1,0 +1,9 @@
+//! framewise-format's integration tests: one binary, one module per concern.
+
+mod support;
+
+mod corruption;
+mod directory;
+mod roundtrip;
+mod sample;
+mod truncation;

@@ -1,0 +1,23 @@
+//! Any bytes, opened as a capture: never panics, and every frame that reads resolves or
+//! reports its names.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let mut bytes = data.to_vec();
+    // Half the inputs get a valid header so the fuzzer spends its time on records.
+    if data.first().is_some_and(|b| b & 1 == 1) && bytes.len() >= 32 {
+        bytes[..32].copy_from_slice(&framewise_format::Header::new().to_bytes());
+    }
+    if let Ok(capture) = framewise_format::read::from_bytes(bytes) {
+        let _ = capture.verify();
+        for frame in capture.frames().flatten() {
+            let _ = capture.unresolved(&frame);
+        }
+        let _ = capture.counter_tracks();
+        for d in capture.defects() {
+            let _ = d.to_string();
+        }
+    }
+});
