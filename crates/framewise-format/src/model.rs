@@ -493,13 +493,10 @@ impl Frame {
         self.cpu_end_ns.saturating_sub(self.cpu_begin_ns)
     }
 
-    /// Every symbol id this frame refers to, in first-reference order, without repeats.
+    /// Appends every symbol id this frame refers to, ascending, without repeats.
     pub fn referenced_symbols(&self, out: &mut Vec<SymId>) {
-        let mut push = |id: SymId| {
-            if !out.contains(&id) {
-                out.push(id);
-            }
-        };
+        let start = out.len();
+        let mut push = |id: SymId| out.push(id);
         if let Some(p) = self.phase {
             push(p);
         }
@@ -538,6 +535,7 @@ impl Frame {
             push(m.name);
             push(m.thread);
         }
+        sort_dedup_from(out, start);
     }
 }
 
@@ -651,13 +649,10 @@ pub struct Topology {
 }
 
 impl Topology {
-    /// Every symbol id this topology refers to, in first-reference order, without repeats.
+    /// Appends every symbol id this topology refers to, ascending, without repeats.
     pub fn referenced_symbols(&self, out: &mut Vec<SymId>) {
-        let mut push = |id: SymId| {
-            if !out.contains(&id) {
-                out.push(id);
-            }
-        };
+        let start = out.len();
+        let mut push = |id: SymId| out.push(id);
         for p in &self.passes {
             push(p.label);
             if let Some(s) = p.scope {
@@ -673,6 +668,7 @@ impl Topology {
                 push(u);
             }
         }
+        sort_dedup_from(out, start);
     }
 }
 
@@ -735,4 +731,12 @@ pub struct Directory {
     pub frames: Vec<FrameEntry>,
     /// Every other record (META, TOPO, CNTR, SYMS), in write order.
     pub records: Vec<RecordEntry>,
+}
+
+/// Sorts and dedups `out[start..]` in place.
+fn sort_dedup_from(out: &mut Vec<SymId>, start: usize) {
+    let mut tail = out.split_off(start);
+    tail.sort_unstable();
+    tail.dedup();
+    out.extend_from_slice(&tail);
 }

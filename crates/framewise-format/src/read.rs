@@ -6,6 +6,7 @@
 //! Damage is reported as [`Defect`]s; every intact record is recovered.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -16,7 +17,9 @@ use crate::container::{
     fourcc_name, Header, CNTR, DIRE, FRAM, HEADER_LEN, META, RECORD_HEADER_LEN, SYMS, SYNC, TOPO,
 };
 use crate::error::{DecodeError, OpenError};
-use crate::model::{CounterTrack, Frame, FrameEntry, Meta, SymId, Symbol, SymbolTable, Topology};
+use crate::model::{
+    CounterTrack, Directory, Frame, FrameEntry, Meta, SymId, Symbol, SymbolTable, Topology,
+};
 use crate::payload;
 use crate::wire::Cursor;
 
@@ -513,7 +516,7 @@ impl Capture {
             topologies: Vec::new(),
             defects,
         };
-        let mut directory_hitches: Option<Vec<(u64, bool)>> = None;
+        let mut directory: Option<Directory> = None;
         for r in records {
             let start = r.payload_offset() as usize;
             let payload = &bytes[start..start + r.payload_len as usize];
@@ -550,10 +553,7 @@ impl Capture {
                 },
                 DIRE => {
                     if let Ok((dir, _)) = payload::decode_directory(payload) {
-                        directory_hitches =
-                            Some(dir.frames.iter().map(|f| (f.offset, f.hitch)).collect());
-                        // GPU durations are only in the directory; keep them too.
-                        c.apply_directory_facts(&dir.frames);
+                        directory = Some(dir);
                     }
                 }
                 _ => c.absorb(r, payload),
@@ -572,10 +572,18 @@ impl Capture {
             let e = &mut c.frames[i].entry;
             e.period_ns = next.map(|n| n.saturating_sub(e.cpu_begin_ns));
         }
-        if let Some(h) = directory_hitches {
-            for (offset, hitch) in h {
-                if let Some(f) = c.frames.iter_mut().find(|f| f.entry.offset == offset) {
-                    f.entry.hitch = hitch;
+        if let Some(dir) = directory {
+            // Hitch flags and GPU durations are only in the directory: match by offset.
+            let by_offset: HashMap<u64, usize> = c
+                .frames
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (f.entry.offset, i))
+                .collect();
+            for e in &dir.frames {
+                if let Some(&i) = by_offset.get(&e.offset) {
+                    c.frames[i].entry.hitch = e.hitch;
+                    c.frames[i].entry.gpu_ns = e.gpu_ns;
                 }
             }
         }
@@ -609,19 +617,6 @@ impl Capture {
         }
         c.source = Source::Memory(bytes);
         c
-    }
-
-    fn apply_directory_facts(&mut self, entries: &[FrameEntry]) {
-        for e in entries {
-            if let Some(f) = self
-                .frames
-                .iter_mut()
-                .rev()
-                .find(|f| f.entry.offset == e.offset)
-            {
-                f.entry.gpu_ns = e.gpu_ns;
-            }
-        }
     }
 
     fn add_symbols(&mut self, symbols: Vec<Symbol>, offset: u64) {
