@@ -246,7 +246,7 @@ pub fn frame(rng: &mut Rng, index: u64, begin_ns: u64) -> Frame {
         })
         .collect();
     let mut marks = Vec::new();
-    if index % 10 == 0 {
+    if index.is_multiple_of(10) {
         marks.push(Mark {
             name: MARK_GC,
             thread: 1,
