@@ -30,12 +30,17 @@ fuzz_target!(|data: &[u8]| {
         // NaN clock resolutions compare unequal to themselves; compare bit patterns.
         assert_eq!(format!("{m2:?}"), format!("{meta:?}"));
     }
-    if let Ok((dir, defines)) = payload::decode_directory(data) {
+    if let Ok((records, table)) = payload::decode_directory(data) {
+        let entries: Vec<_> = table.iter().collect();
+        let dir = framewise_format::model::Directory {
+            frames: entries.iter().map(|(e, _)| *e).collect(),
+            records: records.clone(),
+        };
+        let defines: Vec<bool> = entries.iter().map(|(_, d)| *d).collect();
         let mut out = Vec::new();
         payload::encode_directory(&mut out, &dir, &defines);
-        assert_eq!(
-            payload::decode_directory(&out).expect("re-decodes"),
-            (dir, defines)
-        );
+        let (records2, table2) = payload::decode_directory(&out).expect("re-decodes");
+        assert_eq!(records2, records);
+        assert_eq!(table2.iter().collect::<Vec<_>>(), entries);
     }
 });

@@ -130,21 +130,30 @@ impl<'a> BitWriter<'a> {
     }
 }
 
-/// Reads bits MSB-first; every read is bounds-checked.
+/// Reads bits MSB-first through a 64-bit cache; every read is bounds-checked.
 pub struct BitReader<'a> {
     bytes: &'a [u8],
-    bit: usize,
+    /// Next byte to load into the cache.
+    pos: usize,
+    /// Unread bits, left-aligned; bits below `avail` are zero.
+    cache: u64,
+    avail: u32,
 }
 
 impl<'a> BitReader<'a> {
     /// A reader over `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
-        Self { bytes, bit: 0 }
+        Self {
+            bytes,
+            pos: 0,
+            cache: 0,
+            avail: 0,
+        }
     }
 
     fn end(&self, needed: u32) -> DecodeError {
         DecodeError::UnexpectedEnd {
-            offset: self.bit / 8,
+            offset: self.pos,
             needed: (needed as usize).div_ceil(8).max(1),
             len: self.bytes.len(),
         }
@@ -152,30 +161,55 @@ impl<'a> BitReader<'a> {
 
     /// Bits not yet read.
     pub fn remaining_bits(&self) -> usize {
-        self.bytes.len() * 8 - self.bit
+        (self.bytes.len() - self.pos) * 8 + self.avail as usize
+    }
+
+    #[inline]
+    fn refill(&mut self) {
+        if self.avail <= 32 {
+            if let Some(chunk) = self.bytes.get(self.pos..self.pos + 4) {
+                let word = u32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+                self.cache |= u64::from(word) << (32 - self.avail);
+                self.avail += 32;
+                self.pos += 4;
+            }
+        }
+        while self.avail <= 56 {
+            let Some(&byte) = self.bytes.get(self.pos) else {
+                break;
+            };
+            self.cache |= u64::from(byte) << (56 - self.avail);
+            self.avail += 8;
+            self.pos += 1;
+        }
+    }
+
+    #[inline]
+    fn consume(&mut self, n: u32) {
+        // n <= avail <= 64
+        self.cache = if n >= 64 { 0 } else { self.cache << n };
+        self.avail -= n;
     }
 
     /// Reads `n ≤ 64` bits as an unsigned value.
     #[inline]
     pub fn get(&mut self, n: u32) -> Result<u64, DecodeError> {
-        if n as usize > self.remaining_bits() {
-            return Err(self.end(n));
+        if n == 0 {
+            return Ok(0);
         }
-        let mut value: u64 = 0;
-        let mut left = n;
-        while left > 0 {
-            let byte = self.bytes[self.bit / 8];
-            let avail = 8 - (self.bit % 8) as u32;
-            let take = avail.min(left);
-            let bits = (u64::from(byte) >> (avail - take)) & ((1u64 << take) - 1);
-            value = if take == 64 {
-                bits
-            } else {
-                (value << take) | bits
-            };
-            self.bit += take as usize;
-            left -= take;
+        if n > 56 {
+            let high = self.get(n - 32)?;
+            let low = self.get(32)?;
+            return Ok((high << 32) | low);
         }
+        if self.avail < n {
+            self.refill();
+            if self.avail < n {
+                return Err(self.end(n));
+            }
+        }
+        let value = self.cache >> (64 - n);
+        self.consume(n);
         Ok(value)
     }
 
@@ -183,28 +217,28 @@ impl<'a> BitReader<'a> {
     #[inline]
     pub fn rice(&mut self, ctx: &mut RiceContext) -> Result<u64, DecodeError> {
         let k = ctx.k();
-        let mut q: u64 = 0;
-        loop {
-            if q == UNARY_LIMIT {
-                let len = self.get(7)? as u32;
-                if len > 64 {
-                    return Err(DecodeError::InvalidValue {
-                        field: "escaped bit length",
-                        value: u64::from(len),
-                        offset: self.bit / 8,
-                    });
-                }
-                let value = self.get(len)?;
-                ctx.update(value);
-                return Ok(value);
+        self.refill();
+        let ones = self.cache.leading_ones().min(self.avail);
+        let value = if u64::from(ones) >= UNARY_LIMIT {
+            self.consume(UNARY_LIMIT as u32);
+            let len = self.get(7)? as u32;
+            if len > 64 {
+                return Err(DecodeError::InvalidValue {
+                    field: "escaped bit length",
+                    value: u64::from(len),
+                    offset: self.pos,
+                });
             }
-            if self.get(1)? == 0 {
-                break;
+            self.get(len)?
+        } else {
+            if ones == self.avail {
+                // Every remaining bit is a one: the terminating zero is missing.
+                return Err(self.end(ones + 1));
             }
-            q += 1;
-        }
-        let low = self.get(k)?;
-        let value = (q << k) | low;
+            self.consume(ones + 1);
+            let low = self.get(k)?;
+            (u64::from(ones) << k) | low
+        };
         ctx.update(value);
         Ok(value)
     }

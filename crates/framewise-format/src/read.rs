@@ -17,10 +17,9 @@ use crate::container::{
     fourcc_name, Header, CNTR, DIRE, FRAM, HEADER_LEN, META, RECORD_HEADER_LEN, SYMS, SYNC, TOPO,
 };
 use crate::error::{DecodeError, OpenError};
-use crate::model::{
-    CounterTrack, Directory, Frame, FrameEntry, Meta, SymId, Symbol, SymbolTable, Topology,
-};
+use crate::model::{CounterTrack, Frame, FrameEntry, Meta, SymId, Symbol, SymbolTable, Topology};
 use crate::payload;
+use crate::payload::tracks::FrameTable;
 use crate::wire::Cursor;
 
 /// Something wrong inside a capture that the reader worked around.
@@ -276,11 +275,28 @@ impl Source {
     }
 }
 
-/// A frame record's location and directory facts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct FrameSlot {
-    entry: FrameEntry,
-    payload_len: u32,
+/// Every frame record's location and directory facts: gathered by a scan, or the
+/// directory's fixed-width table, decoded on access (so opening by the directory costs one
+/// read of the table, whatever the number of frames).
+enum Frames {
+    Scanned(Vec<FrameEntry>),
+    Table(FrameTable),
+}
+
+impl Frames {
+    fn len(&self) -> usize {
+        match self {
+            Frames::Scanned(v) => v.len(),
+            Frames::Table(t) => t.len(),
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<FrameEntry> {
+        match self {
+            Frames::Scanned(v) => v.get(i).copied(),
+            Frames::Table(t) => t.get(i).map(|(e, _)| e),
+        }
+    }
 }
 
 /// An opened capture.
@@ -290,7 +306,7 @@ pub struct Capture {
     file_len: u64,
     by_directory: bool,
     records: Vec<RecordRef>,
-    frames: Vec<FrameSlot>,
+    frames: Frames,
     meta: Option<Meta>,
     symbols: SymbolTable,
     topologies: Vec<Topology>,
@@ -422,7 +438,7 @@ impl Capture {
                     fourcc_name(dire.record_type)
                 ));
             }
-            let (dir, defines) = payload::decode_directory(&bytes[RECORD_HEADER_LEN..])
+            let (dir_records, table) = payload::decode_directory(&bytes[RECORD_HEADER_LEN..])
                 .map_err(|e| e.to_string())?;
             drop(bytes);
             let mut c = Self {
@@ -431,13 +447,13 @@ impl Capture {
                 file_len,
                 by_directory: true,
                 records: Vec::new(),
-                frames: Vec::with_capacity(dir.frames.len()),
+                frames: Frames::Scanned(Vec::new()),
                 meta: None,
                 symbols: SymbolTable::new(),
                 topologies: Vec::new(),
                 defects: Vec::new(),
             };
-            for r in &dir.records {
+            for r in &dir_records {
                 let (rr, bytes) =
                     Self::read_record(&source, r.offset, r.length, header.directory_offset)?;
                 if rr.record_type != r.record_type {
@@ -454,9 +470,8 @@ impl Capture {
                 c.records.push(rr);
             }
             let mut prev_end = HEADER_LEN as u64;
-            for (f, &defines) in dir.frames.iter().zip(&defines) {
+            for (f, defines) in table.iter() {
                 if f.offset < prev_end
-                    || f.length < RECORD_HEADER_LEN as u64
                     || f.offset.saturating_add(f.length) > header.directory_offset
                 {
                     return Err(format!(
@@ -474,18 +489,8 @@ impl Capture {
                         c.add_symbols(symbols, rr.offset);
                     }
                 }
-                let payload_len = u32::try_from(f.length - RECORD_HEADER_LEN as u64)
-                    .map_err(|e| e.to_string())?;
-                c.frames.push(FrameSlot {
-                    entry: *f,
-                    payload_len,
-                });
-                c.records.push(RecordRef {
-                    record_type: FRAM,
-                    offset: f.offset,
-                    payload_len,
-                });
             }
+            c.frames = Frames::Table(table);
             c.records.push(dire);
             c.records.sort_by_key(|r| r.offset);
             if c.meta.is_none() {
@@ -510,13 +515,14 @@ impl Capture {
             file_len: bytes.len() as u64,
             by_directory: false,
             records: Vec::with_capacity(records.len()),
-            frames: Vec::new(),
+            frames: Frames::Scanned(Vec::new()),
             meta: None,
             symbols: SymbolTable::new(),
             topologies: Vec::new(),
             defects,
         };
-        let mut directory: Option<Directory> = None;
+        let mut directory: Option<FrameTable> = None;
+        let mut frames: Vec<FrameEntry> = Vec::new();
         for r in records {
             let start = r.payload_offset() as usize;
             let payload = &bytes[start..start + r.payload_len as usize];
@@ -530,19 +536,16 @@ impl Capture {
                                 c.add_symbols(symbols, r.offset);
                             }
                         }
-                        c.frames.push(FrameSlot {
-                            entry: FrameEntry {
-                                index: peek.index,
-                                offset: r.offset,
-                                length: r.length(),
-                                cpu_begin_ns: peek.cpu_begin_ns,
-                                work_ns: peek.cpu_end_ns.saturating_sub(peek.cpu_begin_ns),
-                                period_ns: None,
-                                gpu_ns: None,
-                                hitch: false,
-                                paused: peek.paused,
-                            },
-                            payload_len: r.payload_len,
+                        frames.push(FrameEntry {
+                            index: peek.index,
+                            offset: r.offset,
+                            length: r.length(),
+                            cpu_begin_ns: peek.cpu_begin_ns,
+                            work_ns: peek.cpu_end_ns.saturating_sub(peek.cpu_begin_ns),
+                            period_ns: None,
+                            gpu_ns: None,
+                            hitch: false,
+                            paused: peek.paused,
                         });
                     }
                     Err(error) => c.defects.push(Defect::BadPayload {
@@ -552,8 +555,8 @@ impl Capture {
                     }),
                 },
                 DIRE => {
-                    if let Ok((dir, _)) = payload::decode_directory(payload) {
-                        directory = Some(dir);
+                    if let Ok((_, table)) = payload::decode_directory(payload) {
+                        directory = Some(table);
                     }
                 }
                 _ => c.absorb(r, payload),
@@ -562,31 +565,30 @@ impl Capture {
         }
         // Periods from consecutive begins, only between consecutive indices: across a lost
         // or dropped frame the period was not measured.
-        for i in 0..c.frames.len() {
-            let index = c.frames[i].entry.index;
-            let next = c
-                .frames
+        for i in 0..frames.len() {
+            let index = frames[i].index;
+            let next = frames
                 .get(i + 1)
-                .filter(|n| Some(n.entry.index) == index.checked_add(1))
-                .map(|f| f.entry.cpu_begin_ns);
-            let e = &mut c.frames[i].entry;
+                .filter(|n| Some(n.index) == index.checked_add(1))
+                .map(|f| f.cpu_begin_ns);
+            let e = &mut frames[i];
             e.period_ns = next.map(|n| n.saturating_sub(e.cpu_begin_ns));
         }
-        if let Some(dir) = directory {
+        if let Some(table) = directory {
             // Hitch flags and GPU durations are only in the directory: match by offset.
-            let by_offset: HashMap<u64, usize> = c
-                .frames
+            let by_offset: HashMap<u64, usize> = frames
                 .iter()
                 .enumerate()
-                .map(|(i, f)| (f.entry.offset, i))
+                .map(|(i, f)| (f.offset, i))
                 .collect();
-            for e in &dir.frames {
+            for (e, _) in table.iter() {
                 if let Some(&i) = by_offset.get(&e.offset) {
-                    c.frames[i].entry.hitch = e.hitch;
-                    c.frames[i].entry.gpu_ns = e.gpu_ns;
+                    frames[i].hitch = e.hitch;
+                    frames[i].gpu_ns = e.gpu_ns;
                 }
             }
         }
+        c.frames = Frames::Scanned(frames);
         let end_offset = c
             .records
             .last()
@@ -712,9 +714,26 @@ impl Capture {
         &self.defects
     }
 
-    /// Every intact record, in file order.
-    pub fn records(&self) -> &[RecordRef] {
-        &self.records
+    /// Every intact record, in file order (frame records included).
+    pub fn records(&self) -> Vec<RecordRef> {
+        let mut all = self.records.clone();
+        if self.by_directory {
+            all.reserve(self.frames.len());
+            for i in 0..self.frames.len() {
+                if let Some(e) = self.frames.get(i) {
+                    let payload_len =
+                        u32::try_from(e.length.saturating_sub(RECORD_HEADER_LEN as u64))
+                            .unwrap_or(u32::MAX);
+                    all.push(RecordRef {
+                        record_type: FRAM,
+                        offset: e.offset,
+                        payload_len,
+                    });
+                }
+            }
+            all.sort_by_key(|r| r.offset);
+        }
+        all
     }
 
     /// Number of intact frame records.
@@ -723,17 +742,22 @@ impl Capture {
     }
 
     /// Directory facts of every frame (from `DIRE`, or gathered by the scan).
-    pub fn frame_entries(&self) -> impl ExactSizeIterator<Item = &FrameEntry> + '_ {
-        self.frames.iter().map(|f| &f.entry)
+    pub fn frame_entries(&self) -> impl ExactSizeIterator<Item = FrameEntry> + '_ {
+        (0..self.frames.len()).map(move |i| self.frames.get(i).unwrap_or_default())
+    }
+
+    /// Directory facts of frame `i` (file order).
+    pub fn frame_entry(&self, i: usize) -> Option<FrameEntry> {
+        self.frames.get(i)
     }
 
     /// Decodes the `i`-th frame record (file order).
     pub fn read_frame(&self, i: usize) -> Result<Frame, Defect> {
-        let slot = self.frames.get(i).ok_or(Defect::Corrupt {
+        let entry = self.frames.get(i).ok_or(Defect::Corrupt {
             offset: self.file_len,
             bytes_skipped: 0,
         })?;
-        let offset = slot.entry.offset;
+        let offset = entry.offset;
         let bad = |error| Defect::BadPayload {
             offset,
             record_type: FRAM,
@@ -741,17 +765,15 @@ impl Capture {
         };
         let payload_offset = offset + RECORD_HEADER_LEN as u64;
         let bytes = if self.by_directory {
-            let (r, bytes) =
-                Self::read_record(&self.source, offset, slot.entry.length, self.file_len).map_err(
-                    |_| Defect::Corrupt {
-                        offset,
-                        bytes_skipped: slot.entry.length,
-                    },
-                )?;
+            let (r, bytes) = Self::read_record(&self.source, offset, entry.length, self.file_len)
+                .map_err(|_| Defect::Corrupt {
+                offset,
+                bytes_skipped: entry.length,
+            })?;
             if r.record_type != FRAM {
                 return Err(Defect::Corrupt {
                     offset,
-                    bytes_skipped: slot.entry.length,
+                    bytes_skipped: entry.length,
                 });
             }
             match bytes {
@@ -760,10 +782,13 @@ impl Capture {
             }
         } else {
             self.source
-                .read_at(payload_offset, u64::from(slot.payload_len))
+                .read_at(
+                    payload_offset,
+                    entry.length.saturating_sub(RECORD_HEADER_LEN as u64),
+                )
                 .map_err(|_| Defect::Corrupt {
                     offset,
-                    bytes_skipped: slot.entry.length,
+                    bytes_skipped: entry.length,
                 })?
         };
         payload::decode_frame(&bytes).map(|(_, f)| f).map_err(bad)
@@ -811,12 +836,12 @@ impl Capture {
     pub fn verify(&self) -> Vec<Defect> {
         let mut defects = self.defects.clone();
         let mut unresolved: Vec<(SymId, u64)> = Vec::new();
-        for (i, slot) in self.frames.iter().enumerate() {
+        for i in 0..self.frames.len() {
             match self.read_frame(i) {
                 Ok(frame) => {
                     for id in self.unresolved(&frame) {
                         if !unresolved.iter().any(|(u, _)| *u == id) {
-                            unresolved.push((id, slot.entry.offset));
+                            unresolved.push((id, frame_offset(self, i)));
                         }
                     }
                 }
@@ -835,4 +860,8 @@ impl Capture {
         );
         defects
     }
+}
+
+fn frame_offset(c: &Capture, i: usize) -> u64 {
+    c.frames.get(i).map_or(0, |e| e.offset)
 }

@@ -152,7 +152,8 @@ impl<W: Write> Writer<W> {
         let mut refs = std::mem::take(&mut self.refs);
         refs.clear();
         frame.referenced_symbols(&mut refs);
-        let refresh = self.frames_written > 0 && self.frames_written.is_multiple_of(SYMBOL_REFRESH_FRAMES);
+        let refresh =
+            self.frames_written > 0 && self.frames_written.is_multiple_of(SYMBOL_REFRESH_FRAMES);
         let result = (|| {
             let defs = self.definitions(&refs, symbols, refresh)?;
             let defines_new = defs.iter().any(|d| !self.emitted.contains(&d.id));

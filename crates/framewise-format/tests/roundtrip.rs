@@ -52,7 +52,7 @@ fn realistic_capture_round_trips_by_directory_and_by_scan() {
 fn directory_carries_gpu_duration_and_periods() {
     let (bytes, frames, _) = support::capture(5, 2, true);
     let c = read::from_bytes(bytes).expect("open");
-    let entries: Vec<_> = c.frame_entries().copied().collect();
+    let entries: Vec<_> = c.frame_entries().collect();
     for (e, f) in entries.iter().zip(&frames) {
         let timed: Vec<_> = f.gpu.passes.iter().filter_map(|p| p.timing).collect();
         let lo = timed.iter().map(|t| t.begin_ticks).min().expect("timed");

@@ -40,25 +40,37 @@ pub fn decode_counter_track(payload: &[u8]) -> Result<(Vec<Symbol>, CounterTrack
     Ok((symbols, CounterTrack { counter, samples }))
 }
 
-const D_HITCH: u8 = 1;
-const D_PAUSED: u8 = 2;
-const D_DEFINES_SYMBOLS: u8 = 4;
+/// Directory frame-entry flag: the writer's hitch rule flagged the frame.
+pub const D_HITCH: u32 = 1;
+/// Directory frame-entry flag: the host declared the frame paused.
+pub const D_PAUSED: u32 = 2;
+/// Directory frame-entry flag: the frame's record defines at least one new symbol.
+pub const D_DEFINES_SYMBOLS: u32 = 4;
+/// Directory frame-entry flag: `period_ns` is present.
+pub const D_HAS_PERIOD: u32 = 8;
+/// Directory frame-entry flag: `gpu_ns` is present.
+pub const D_HAS_GPU: u32 = 16;
+const D_KNOWN: u32 = 31;
 
-/// Appends a DIRE payload. `defines_symbols[i]` says whether frame `i`'s record carries
-/// symbol definitions (a reader opening by the directory loads those records' symbols).
+/// Bytes per fixed-width frame entry in `DIRE`.
+pub const FRAME_ENTRY_LEN: usize = 56;
+
+/// Appends a DIRE payload: the symbol block (empty), the other records (varints), then a
+/// fixed-width table of frame entries, so a reader can open a capture of any size without
+/// decoding per-frame varints. `defines_symbols[i]` says whether frame `i`'s record carries
+/// new symbol definitions.
 pub fn encode_directory(out: &mut Vec<u8>, dir: &Directory, defines_symbols: &[bool]) {
     encode_symbol_block(out, std::iter::empty());
+    put_varint(out, dir.records.len() as u64);
+    for r in &dir.records {
+        out.extend_from_slice(&r.record_type.to_le_bytes());
+        put_varint(out, r.offset);
+        put_varint(out, r.length);
+    }
     put_varint(out, dir.frames.len() as u64);
-    let (mut prev_index, mut prev_offset, mut prev_begin) = (0u64, 0u64, 0u64);
+    out.reserve(dir.frames.len() * FRAME_ENTRY_LEN);
     for (i, f) in dir.frames.iter().enumerate() {
-        put_svarint(out, f.index.wrapping_sub(prev_index) as i64);
-        put_svarint(out, f.offset.wrapping_sub(prev_offset) as i64);
-        put_varint(out, f.length);
-        put_svarint(out, f.cpu_begin_ns.wrapping_sub(prev_begin) as i64);
-        put_varint(out, f.work_ns);
-        put_varint(out, f.period_ns.map_or(0, |p| p.saturating_add(1)));
-        put_varint(out, f.gpu_ns.map_or(0, |g| g.saturating_add(1)));
-        let mut flags = 0;
+        let mut flags = 0u32;
         if f.hitch {
             flags |= D_HITCH;
         }
@@ -68,71 +80,107 @@ pub fn encode_directory(out: &mut Vec<u8>, dir: &Directory, defines_symbols: &[b
         if defines_symbols.get(i).copied().unwrap_or(false) {
             flags |= D_DEFINES_SYMBOLS;
         }
-        out.push(flags);
-        prev_index = f.index;
-        prev_offset = f.offset;
-        prev_begin = f.cpu_begin_ns;
-    }
-    put_varint(out, dir.records.len() as u64);
-    for r in &dir.records {
-        out.extend_from_slice(&r.record_type.to_le_bytes());
-        put_varint(out, r.offset);
-        put_varint(out, r.length);
+        if f.period_ns.is_some() {
+            flags |= D_HAS_PERIOD;
+        }
+        if f.gpu_ns.is_some() {
+            flags |= D_HAS_GPU;
+        }
+        let payload_len = f.length.saturating_sub(16).min(u64::from(u32::MAX)) as u32;
+        out.extend_from_slice(&f.index.to_le_bytes());
+        out.extend_from_slice(&f.offset.to_le_bytes());
+        out.extend_from_slice(&payload_len.to_le_bytes());
+        out.extend_from_slice(&flags.to_le_bytes());
+        out.extend_from_slice(&f.cpu_begin_ns.to_le_bytes());
+        out.extend_from_slice(&f.work_ns.to_le_bytes());
+        out.extend_from_slice(&f.period_ns.unwrap_or(0).to_le_bytes());
+        out.extend_from_slice(&f.gpu_ns.unwrap_or(0).to_le_bytes());
     }
 }
 
-/// Reads a DIRE payload: the directory and, per frame, whether its record defines symbols.
-pub fn decode_directory(payload: &[u8]) -> Result<(Directory, Vec<bool>), DecodeError> {
-    let mut c = Cursor::new(payload);
-    let _ = decode_symbol_block(&mut c)?;
-    let n = c.count(8)?;
-    let mut dir = Directory {
-        frames: Vec::with_capacity(n),
-        records: Vec::new(),
-    };
-    let mut defines = Vec::with_capacity(n);
-    let (mut index, mut offset, mut begin) = (0u64, 0u64, 0u64);
-    for _ in 0..n {
-        index = index.wrapping_add(c.svarint()? as u64);
-        offset = offset.wrapping_add(c.svarint()? as u64);
-        let length = c.varint()?;
-        begin = begin.wrapping_add(c.svarint()? as u64);
-        let work_ns = c.varint()?;
-        let period_ns = c.varint()?.checked_sub(1);
-        let gpu_ns = c.varint()?.checked_sub(1);
-        let at = c.pos();
-        let flags = c.u8()?;
-        if flags & !7 != 0 {
-            return Err(DecodeError::InvalidValue {
-                field: "directory flags",
-                value: u64::from(flags),
-                offset: at,
-            });
-        }
-        dir.frames.push(FrameEntry {
-            index,
-            offset,
-            length,
-            cpu_begin_ns: begin,
-            work_ns,
-            period_ns,
-            gpu_ns,
+/// The frame table of a decoded `DIRE`: fixed-width entries, decoded on access.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct FrameTable {
+    bytes: Vec<u8>,
+}
+
+impl FrameTable {
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.bytes.len() / FRAME_ENTRY_LEN
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Entry `i` and whether its record defines symbols.
+    pub fn get(&self, i: usize) -> Option<(FrameEntry, bool)> {
+        let b = self
+            .bytes
+            .get(i * FRAME_ENTRY_LEN..(i + 1) * FRAME_ENTRY_LEN)?;
+        let u64_at = |o: usize| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&b[o..o + 8]);
+            u64::from_le_bytes(a)
+        };
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let flags = u32_at(20);
+        let entry = FrameEntry {
+            index: u64_at(0),
+            offset: u64_at(8),
+            length: 16 + u64::from(u32_at(16)),
+            cpu_begin_ns: u64_at(24),
+            work_ns: u64_at(32),
+            period_ns: (flags & D_HAS_PERIOD != 0).then(|| u64_at(40)),
+            gpu_ns: (flags & D_HAS_GPU != 0).then(|| u64_at(48)),
             hitch: flags & D_HITCH != 0,
             paused: flags & D_PAUSED != 0,
-        });
-        defines.push(flags & D_DEFINES_SYMBOLS != 0);
+        };
+        Some((entry, flags & D_DEFINES_SYMBOLS != 0))
     }
+
+    /// Every entry with its defines-symbols flag.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (FrameEntry, bool)> + '_ {
+        (0..self.len()).map(move |i| self.get(i).unwrap_or_default())
+    }
+}
+
+/// Reads a DIRE payload: the other records and the frame table (entries checked for
+/// reserved flag bits, decoded on access).
+pub fn decode_directory(payload: &[u8]) -> Result<(Vec<RecordEntry>, FrameTable), DecodeError> {
+    let mut c = Cursor::new(payload);
+    let _ = decode_symbol_block(&mut c)?;
     let n = c.count(6)?;
-    dir.records.reserve(n);
+    let mut records = Vec::with_capacity(n);
     for _ in 0..n {
         let b = c.bytes(4)?;
         let record_type = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        dir.records.push(RecordEntry {
+        records.push(RecordEntry {
             record_type,
             offset: c.varint()?,
             length: c.varint()?,
         });
     }
+    let n = c.count(FRAME_ENTRY_LEN)?;
+    let start = c.pos();
+    let table = c.bytes(n * FRAME_ENTRY_LEN)?;
+    for (i, e) in table.chunks_exact(FRAME_ENTRY_LEN).enumerate() {
+        let flags = u32::from_le_bytes([e[20], e[21], e[22], e[23]]);
+        if flags & !D_KNOWN != 0 {
+            return Err(DecodeError::InvalidValue {
+                field: "directory flags",
+                value: u64::from(flags),
+                offset: start + i * FRAME_ENTRY_LEN + 20,
+            });
+        }
+    }
     c.finish()?;
-    Ok((dir, defines))
+    Ok((
+        records,
+        FrameTable {
+            bytes: table.to_vec(),
+        },
+    ))
 }
