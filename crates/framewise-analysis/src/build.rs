@@ -1,0 +1,1026 @@
+//! [`CaptureBuilder`]: streaming construction of a [`Capture`], one frame at a time.
+//!
+//! Every loader (`.sgpt`, `.litecap`, Chrome JSON) interns its names here and pushes
+//! frames in order. The builder folds each frame's spans into per-scope aggregates as the
+//! frame arrives (inclusive total, self time, calls), so memory grows with the number of
+//! distinct scopes per frame, not with the number of spans, unless spans were asked for.
+
+use std::collections::HashMap;
+
+use crate::model::{
+    Agg, Capture, CaptureMeta, CounterEntry, CounterId, CounterInfo, CounterKind, Defect,
+    DefectKind, FrameTable, GpuSpanRow, MarkNameId, MarkRow, NameColumn, Numeric, PassId, PassInfo,
+    PerFrame, PhaseId, QueueId, ScopeId, ScopeInfo, SpanRow, SpanTable, SummaryColumns, ThreadId,
+    TopologySummary, UserMark,
+};
+
+/// How a loader should build the capture.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Keep every span (the timeline and the trace exporter need them; statistics do not).
+    pub with_spans: bool,
+    /// Chrome JSON only: the span that marks a frame (auto-picked when `None`).
+    pub frame_span: Option<String>,
+    /// Keep only what `summarize`, `diff` and `gate` need: per-name columns instead of
+    /// per-frame aggregates (a third of the memory). Hitches and attribution need the
+    /// default.
+    pub summary_only: bool,
+}
+
+/// One CPU span as a loader hands it over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpanInput {
+    /// The scope (from [`CaptureBuilder::scope`]).
+    pub scope: ScopeId,
+    /// Nesting depth on its thread, 0 for outermost.
+    pub depth: u32,
+    /// Start, ns.
+    pub start_ns: u64,
+    /// End, ns.
+    pub end_ns: u64,
+}
+
+/// One thread's spans in a frame, in pre-order (parents before children).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LaneInput {
+    /// The thread (from [`CaptureBuilder::thread`]).
+    pub thread: ThreadId,
+    /// Spans in pre-order.
+    pub spans: Vec<SpanInput>,
+    /// Spans the recorder dropped on this thread in this frame.
+    pub dropped_spans: u64,
+}
+
+/// One GPU pass instance in a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuPassInput {
+    /// The pass (from [`CaptureBuilder::pass`]); its queue is on the pass.
+    pub pass: PassId,
+    /// Nesting depth among its queue's passes.
+    pub depth: u32,
+    /// Nominal start and end on the CPU axis, ns: the GPU-measured duration placed at the
+    /// frame's anchor. `None` when the pass was not timed.
+    pub nominal_ns: Option<(u64, u64)>,
+}
+
+/// One instant mark in a frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MarkInput {
+    /// The mark's name (from [`CaptureBuilder::mark_name`]).
+    pub name: MarkNameId,
+    /// The thread it was made on.
+    pub thread: Option<ThreadId>,
+    /// When, ns.
+    pub at_ns: u64,
+    /// Usermark fields.
+    pub user: Option<UserMark>,
+}
+
+/// One frame as a loader hands it over. Reuse one value across frames with
+/// [`FrameInput::clear`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FrameInput {
+    /// Frame index as the source numbers it (increasing).
+    pub index: u64,
+    /// Phase (from [`CaptureBuilder::phase`]).
+    pub phase: Option<PhaseId>,
+    /// The host declared it paused.
+    pub paused: bool,
+    /// CPU begin, ns.
+    pub cpu_begin_ns: u64,
+    /// CPU end, ns.
+    pub cpu_end_ns: u64,
+    /// A period the source states itself (a `.litecap` frame time); `None` lets the builder
+    /// compute begin-to-next-begin.
+    pub period_override_ns: Option<u64>,
+    /// Whole frames dropped immediately before this one.
+    pub dropped_frames_before: u64,
+    /// The topology this frame ran.
+    pub topology: Option<u64>,
+    /// CPU lanes.
+    pub lanes: Vec<LaneInput>,
+    /// Per-scope totals the source gives directly (a `.litecap` phase time). When
+    /// non-empty, scope aggregates come from here and `lanes` only feed the span table.
+    pub direct_scopes: Vec<(ScopeId, u64)>,
+    /// GPU pass instances, in submission order.
+    pub gpu: Vec<GpuPassInput>,
+    /// GPU results were expected and never came.
+    pub gpu_results_missing: bool,
+    /// Counter values: an `i64`, or [`float_raw`] for a float counter.
+    pub counters: Vec<(CounterId, i64)>,
+    /// Instant marks.
+    pub marks: Vec<MarkInput>,
+}
+
+impl FrameInput {
+    /// Resets to an empty frame, keeping allocations.
+    pub fn clear(&mut self) {
+        self.index = 0;
+        self.phase = None;
+        self.paused = false;
+        self.cpu_begin_ns = 0;
+        self.cpu_end_ns = 0;
+        self.period_override_ns = None;
+        self.dropped_frames_before = 0;
+        self.topology = None;
+        self.lanes.clear();
+        self.direct_scopes.clear();
+        self.gpu.clear();
+        self.gpu_results_missing = false;
+        self.counters.clear();
+        self.marks.clear();
+    }
+}
+
+/// The raw form of a float counter value (see [`crate::model::CounterEntry::raw`]).
+pub fn float_raw(value: f64) -> i64 {
+    value.to_bits() as i64
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    calls: u32,
+    active: u32,
+    total_ns: u64,
+    self_ns: u64,
+}
+
+#[derive(Clone, Copy)]
+struct Open {
+    id: u32,
+    depth: u32,
+    duration_ns: u64,
+    children_ns: u64,
+}
+
+/// Folds nested instances into per-id aggregates for one frame.
+#[derive(Default)]
+struct Folder {
+    slots: Vec<Slot>,
+    touched: Vec<u32>,
+    stack: Vec<Open>,
+}
+
+impl Folder {
+    fn slot(&mut self, id: u32) -> &mut Slot {
+        let at = id as usize;
+        if at >= self.slots.len() {
+            self.slots.resize(at + 1, Slot::default());
+        }
+        &mut self.slots[at]
+    }
+
+    fn close(&mut self, open: Open) {
+        let slot = self.slot(open.id);
+        slot.self_ns = slot
+            .self_ns
+            .saturating_add(open.duration_ns.saturating_sub(open.children_ns));
+        slot.active = slot.active.saturating_sub(1);
+    }
+
+    fn end_lane(&mut self) {
+        while let Some(open) = self.stack.pop() {
+            self.close(open);
+        }
+    }
+
+    /// One instance, in pre-order within its lane.
+    fn instance(&mut self, id: u32, depth: u32, duration_ns: u64) {
+        while let Some(top) = self.stack.last().copied() {
+            if top.depth >= depth {
+                self.stack.pop();
+                self.close(top);
+            } else {
+                break;
+            }
+        }
+        if let Some(parent) = self.stack.last_mut() {
+            parent.children_ns = parent.children_ns.saturating_add(duration_ns);
+        }
+        let slot = self.slot(id);
+        let first = slot.calls == 0;
+        slot.calls = slot.calls.saturating_add(1);
+        // A scope running inside itself is counted once in the inclusive total.
+        if slot.active == 0 {
+            slot.total_ns = slot.total_ns.saturating_add(duration_ns);
+        }
+        slot.active += 1;
+        if first {
+            self.touched.push(id);
+        }
+        self.stack.push(Open {
+            id,
+            depth,
+            duration_ns,
+            children_ns: 0,
+        });
+    }
+
+    /// A total given directly (no nesting known): inclusive and self are the same.
+    fn direct(&mut self, id: u32, total_ns: u64) {
+        let slot = self.slot(id);
+        let first = slot.calls == 0;
+        slot.calls = slot.calls.saturating_add(1);
+        slot.total_ns = slot.total_ns.saturating_add(total_ns);
+        slot.self_ns = slot.self_ns.saturating_add(total_ns);
+        if first {
+            self.touched.push(id);
+        }
+    }
+
+    /// Summary-only: folds this frame's per-id aggregates into per-name columns (only
+    /// when `keep`, i.e. the frame is not paused), then resets.
+    fn drain_grouped(
+        &mut self,
+        group_of: &[u32],
+        columns: &mut [NameColumn],
+        keep: bool,
+        scratch: &mut Vec<(u32, u64)>,
+    ) {
+        self.end_lane();
+        scratch.clear();
+        for &id in &self.touched {
+            if let Some(slot) = self.slots.get_mut(id as usize) {
+                if keep {
+                    if let Some(&g) = group_of.get(id as usize) {
+                        scratch.push((g, slot.total_ns));
+                        if let Some(col) = columns.get_mut(g as usize) {
+                            col.self_ns = col.self_ns.saturating_add(slot.self_ns);
+                            col.calls = col.calls.saturating_add(u64::from(slot.calls));
+                        }
+                    }
+                }
+                *slot = Slot::default();
+            }
+        }
+        self.touched.clear();
+        scratch.sort_unstable_by_key(|&(g, _)| g);
+        let mut i = 0;
+        while i < scratch.len() {
+            let g = scratch[i].0;
+            let mut total = 0u64;
+            while i < scratch.len() && scratch[i].0 == g {
+                total = total.saturating_add(scratch[i].1);
+                i += 1;
+            }
+            if let Some(col) = columns.get_mut(g as usize) {
+                col.totals_ns.push(total);
+            }
+        }
+    }
+
+    fn drain_into(&mut self, out: &mut PerFrame<Agg>) {
+        self.end_lane();
+        self.touched.sort_unstable();
+        for &id in &self.touched {
+            if let Some(slot) = self.slots.get_mut(id as usize) {
+                out.push_item(Agg {
+                    id,
+                    calls: slot.calls,
+                    total_ns: slot.total_ns,
+                    self_ns: slot.self_ns,
+                });
+                *slot = Slot::default();
+            }
+        }
+        self.touched.clear();
+        out.close_frame();
+    }
+}
+
+/// Builds a [`Capture`] from frames pushed in order.
+///
+/// ```
+/// use framewise_analysis::{CaptureBuilder, FrameInput, LaneInput, SpanInput, SourceKind};
+///
+/// let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+/// let main = b.thread("main");
+/// let update = b.scope("update", "src/game.rs", 10);
+/// let mut f = FrameInput::default();
+/// for i in 0..3u64 {
+///     f.clear();
+///     f.index = i;
+///     f.cpu_begin_ns = i * 16_000_000;
+///     f.cpu_end_ns = f.cpu_begin_ns + 10_000_000;
+///     f.lanes.push(LaneInput {
+///         thread: main,
+///         spans: vec![SpanInput { scope: update, depth: 0, start_ns: f.cpu_begin_ns, end_ns: f.cpu_end_ns }],
+///         dropped_spans: 0,
+///     });
+///     b.push_frame(&f);
+/// }
+/// let capture = b.finish();
+/// assert_eq!(capture.frame_count(), 3);
+/// assert_eq!(capture.frames().period_ns[0], Some(16_000_000));
+/// assert_eq!(capture.frames().period_ns[2], None); // the last frame's period is unknown
+/// ```
+pub struct CaptureBuilder {
+    cap: Capture,
+    with_spans: bool,
+    scope_ix: HashMap<(String, String, u32), ScopeId>,
+    thread_ix: HashMap<String, ThreadId>,
+    queue_ix: HashMap<String, QueueId>,
+    pass_ix: HashMap<(String, QueueId), PassId>,
+    phase_ix: HashMap<String, PhaseId>,
+    counter_ix: HashMap<String, CounterId>,
+    mark_ix: HashMap<String, MarkNameId>,
+    scope_folder: Folder,
+    pass_folder: Folder,
+    period_given: Vec<bool>,
+    /// Rows whose period is unknown because the next frame is missing or out of order.
+    period_broken: Vec<bool>,
+    topology_frames: HashMap<u64, u64>,
+    dropped_frames: u64,
+    dropped_span_frames: u64,
+    gpu_missing_frames: u64,
+    order_problems: u64,
+    counter_scratch: Vec<(CounterId, i64)>,
+    /// Summary-only: scope id → name column, pass id → name column.
+    scope_group: Vec<u32>,
+    pass_group: Vec<u32>,
+    scope_group_ix: HashMap<String, u32>,
+    pass_group_ix: HashMap<String, u32>,
+    group_scratch: Vec<(u32, u64)>,
+}
+
+fn intern<K: std::hash::Hash + Eq>(
+    map: &mut HashMap<K, u32>,
+    key: K,
+    add: impl FnOnce() -> usize,
+) -> u32 {
+    *map.entry(key)
+        .or_insert_with(|| u32::try_from(add()).unwrap_or(u32::MAX))
+}
+
+impl CaptureBuilder {
+    /// A builder for a capture from `source`; `with_spans` keeps individual spans.
+    pub fn new(source: crate::model::SourceKind, with_spans: bool) -> Self {
+        Self {
+            cap: Capture {
+                meta: CaptureMeta::new(source),
+                frames: FrameTable::default(),
+                scopes: Vec::new(),
+                passes: Vec::new(),
+                queues: Vec::new(),
+                threads: Vec::new(),
+                phases: Vec::new(),
+                counters: Vec::new(),
+                mark_names: Vec::new(),
+                scope_aggs: PerFrame::default(),
+                pass_aggs: PerFrame::default(),
+                counter_values: PerFrame::default(),
+                marks: Vec::new(),
+                topologies: Vec::new(),
+                defects: Vec::new(),
+                spans: with_spans.then(SpanTable::default),
+                columns: None,
+                dropped_spans: 0,
+                gpu_timed: false,
+            },
+            with_spans,
+            scope_ix: HashMap::new(),
+            thread_ix: HashMap::new(),
+            queue_ix: HashMap::new(),
+            pass_ix: HashMap::new(),
+            phase_ix: HashMap::new(),
+            counter_ix: HashMap::new(),
+            mark_ix: HashMap::new(),
+            scope_folder: Folder::default(),
+            pass_folder: Folder::default(),
+            period_given: Vec::new(),
+            period_broken: Vec::new(),
+            topology_frames: HashMap::new(),
+            dropped_frames: 0,
+            dropped_span_frames: 0,
+            gpu_missing_frames: 0,
+            order_problems: 0,
+            counter_scratch: Vec::new(),
+            scope_group: Vec::new(),
+            pass_group: Vec::new(),
+            scope_group_ix: HashMap::new(),
+            pass_group_ix: HashMap::new(),
+            group_scratch: Vec::new(),
+        }
+    }
+
+    /// Keeps only per-name columns (see [`LoadOptions::summary_only`]). Call before
+    /// pushing frames.
+    pub fn summary_only(mut self) -> Self {
+        if self.cap.frames.is_empty() {
+            self.cap.columns = Some(SummaryColumns::default());
+        }
+        self
+    }
+
+    /// A builder configured from load options.
+    pub fn from_options(source: crate::model::SourceKind, options: &LoadOptions) -> Self {
+        let b = Self::new(source, options.with_spans);
+        if options.summary_only {
+            b.summary_only()
+        } else {
+            b
+        }
+    }
+
+    /// The name column for a new id, in summary-only mode.
+    fn group(
+        columns: &mut Vec<NameColumn>,
+        index: &mut HashMap<String, u32>,
+        group_of: &mut Vec<u32>,
+        id: u32,
+        name: &str,
+    ) {
+        let g = *index.entry(name.to_owned()).or_insert_with(|| {
+            columns.push(NameColumn {
+                name: name.to_owned(),
+                ..NameColumn::default()
+            });
+            u32::try_from(columns.len() - 1).unwrap_or(u32::MAX)
+        });
+        let at = id as usize;
+        if at >= group_of.len() {
+            group_of.resize(at + 1, u32::MAX);
+        }
+        group_of[at] = g;
+    }
+
+    /// Capture-wide facts, to fill in while loading.
+    pub fn meta_mut(&mut self) -> &mut CaptureMeta {
+        &mut self.cap.meta
+    }
+
+    /// Records a defect.
+    pub fn defect(&mut self, defect: Defect) {
+        self.cap.defects.push(defect);
+    }
+
+    /// Records an importer note.
+    pub fn note(&mut self, note: impl Into<String>) {
+        self.cap.meta.notes.push(note.into());
+    }
+
+    /// Records a topology the capture carries (its frame count is filled in at finish).
+    pub fn topology(&mut self, summary: TopologySummary) {
+        if !self.cap.topologies.iter().any(|t| t.id == summary.id) {
+            self.cap.topologies.push(summary);
+        }
+    }
+
+    /// Interns a scope by name and call site.
+    pub fn scope(&mut self, name: &str, file: &str, line: u32) -> ScopeId {
+        let known = self.cap.scopes.len();
+        let scopes = &mut self.cap.scopes;
+        let id = intern(
+            &mut self.scope_ix,
+            (name.to_owned(), file.to_owned(), line),
+            || {
+                scopes.push(ScopeInfo {
+                    name: name.to_owned(),
+                    file: file.to_owned(),
+                    line,
+                });
+                scopes.len() - 1
+            },
+        );
+        if let (Some(cols), true) = (self.cap.columns.as_mut(), self.cap.scopes.len() > known) {
+            Self::group(
+                &mut cols.scopes,
+                &mut self.scope_group_ix,
+                &mut self.scope_group,
+                id,
+                name,
+            );
+        }
+        id
+    }
+
+    /// Interns a thread by name.
+    pub fn thread(&mut self, name: &str) -> ThreadId {
+        let threads = &mut self.cap.threads;
+        intern(&mut self.thread_ix, name.to_owned(), || {
+            threads.push(name.to_owned());
+            threads.len() - 1
+        })
+    }
+
+    /// Interns a GPU queue by name.
+    pub fn queue(&mut self, name: &str) -> QueueId {
+        let queues = &mut self.cap.queues;
+        intern(&mut self.queue_ix, name.to_owned(), || {
+            queues.push(name.to_owned());
+            queues.len() - 1
+        })
+    }
+
+    /// Interns a GPU pass by label and queue.
+    pub fn pass(&mut self, name: &str, queue: QueueId) -> PassId {
+        let known = self.cap.passes.len();
+        let passes = &mut self.cap.passes;
+        let id = intern(&mut self.pass_ix, (name.to_owned(), queue), || {
+            passes.push(PassInfo {
+                name: name.to_owned(),
+                queue,
+            });
+            passes.len() - 1
+        });
+        if let (Some(cols), true) = (self.cap.columns.as_mut(), self.cap.passes.len() > known) {
+            Self::group(
+                &mut cols.passes,
+                &mut self.pass_group_ix,
+                &mut self.pass_group,
+                id,
+                name,
+            );
+        }
+        id
+    }
+
+    /// Interns a phase by name.
+    pub fn phase(&mut self, name: &str) -> PhaseId {
+        let phases = &mut self.cap.phases;
+        intern(&mut self.phase_ix, name.to_owned(), || {
+            phases.push(name.to_owned());
+            phases.len() - 1
+        })
+    }
+
+    /// Interns a counter by name; the first declaration's kind and representation stand.
+    pub fn counter(&mut self, name: &str, kind: CounterKind, numeric: Numeric) -> CounterId {
+        let counters = &mut self.cap.counters;
+        intern(&mut self.counter_ix, name.to_owned(), || {
+            counters.push(CounterInfo {
+                name: name.to_owned(),
+                kind,
+                numeric,
+            });
+            counters.len() - 1
+        })
+    }
+
+    /// Interns a mark name.
+    pub fn mark_name(&mut self, name: &str) -> MarkNameId {
+        let names = &mut self.cap.mark_names;
+        intern(&mut self.mark_ix, name.to_owned(), || {
+            names.push(name.to_owned());
+            names.len() - 1
+        })
+    }
+
+    /// Frames pushed so far.
+    pub fn frame_count(&self) -> usize {
+        self.cap.frames.len()
+    }
+
+    /// Adds one frame. Frames must come in order; a frame out of order is kept, reported
+    /// as a defect, and the period before it is left unknown.
+    pub fn push_frame(&mut self, f: &FrameInput) {
+        let row = self.cap.frames.len();
+        let row_u32 = u32::try_from(row).unwrap_or(u32::MAX);
+        let frames = &mut self.cap.frames;
+
+        // Order and continuity decide whether the previous frame's period is known.
+        if let (Some(&prev_index), Some(&prev_begin)) =
+            (frames.index.last(), frames.cpu_begin_ns.last())
+        {
+            let broken = if f.index <= prev_index || f.cpu_begin_ns < prev_begin {
+                self.order_problems += 1;
+                true
+            } else {
+                f.index != prev_index + 1 || f.dropped_frames_before > 0
+            };
+            if let Some(last) = self.period_broken.last_mut() {
+                *last = broken;
+            }
+        }
+        self.dropped_frames = self.dropped_frames.saturating_add(f.dropped_frames_before);
+
+        frames.index.push(f.index);
+        frames.phase.push(f.phase);
+        frames.paused.push(f.paused);
+        frames.cpu_begin_ns.push(f.cpu_begin_ns);
+        frames.cpu_end_ns.push(f.cpu_end_ns.max(f.cpu_begin_ns));
+        frames.period_ns.push(f.period_override_ns);
+        self.period_given.push(f.period_override_ns.is_some());
+        self.period_broken.push(false);
+        if let Some(t) = f.topology {
+            *self.topology_frames.entry(t).or_insert(0) += 1;
+        }
+
+        // CPU scopes.
+        let mut dropped = 0u64;
+        if f.direct_scopes.is_empty() {
+            for lane in &f.lanes {
+                for s in &lane.spans {
+                    self.scope_folder.instance(
+                        s.scope,
+                        s.depth,
+                        s.end_ns.saturating_sub(s.start_ns),
+                    );
+                }
+                self.scope_folder.end_lane();
+            }
+        } else {
+            for &(scope, total_ns) in &f.direct_scopes {
+                self.scope_folder.direct(scope, total_ns);
+            }
+        }
+        for lane in &f.lanes {
+            dropped = dropped.saturating_add(lane.dropped_spans);
+        }
+        match self.cap.columns.as_mut() {
+            Some(cols) => {
+                self.scope_folder.drain_grouped(
+                    &self.scope_group,
+                    &mut cols.scopes,
+                    !f.paused,
+                    &mut self.group_scratch,
+                );
+                self.cap.scope_aggs.close_frame();
+            }
+            None => self.scope_folder.drain_into(&mut self.cap.scope_aggs),
+        }
+        if dropped > 0 {
+            self.cap.dropped_spans = self.cap.dropped_spans.saturating_add(dropped);
+            self.dropped_span_frames += 1;
+        }
+
+        // GPU passes: fold per queue; the frame's GPU time is the longest queue's span.
+        let mut queues_seen: Vec<QueueId> = Vec::new();
+        for p in &f.gpu {
+            if let Some(info) = self.cap.passes.get(p.pass as usize) {
+                if !queues_seen.contains(&info.queue) {
+                    queues_seen.push(info.queue);
+                }
+            }
+        }
+        let mut gpu_ns: Option<u64> = None;
+        for q in queues_seen {
+            let mut first: Option<u64> = None;
+            let mut last: Option<u64> = None;
+            for p in &f.gpu {
+                let Some(info) = self.cap.passes.get(p.pass as usize) else {
+                    continue;
+                };
+                if info.queue != q {
+                    continue;
+                }
+                let Some((start, end)) = p.nominal_ns else {
+                    continue;
+                };
+                let end = end.max(start);
+                self.pass_folder.instance(p.pass, p.depth, end - start);
+                first = Some(first.map_or(start, |v: u64| v.min(start)));
+                last = Some(last.map_or(end, |v: u64| v.max(end)));
+                self.cap.gpu_timed = true;
+            }
+            self.pass_folder.end_lane();
+            if let (Some(a), Some(b)) = (first, last) {
+                let span = b.saturating_sub(a);
+                gpu_ns = Some(gpu_ns.map_or(span, |g| g.max(span)));
+            }
+        }
+        match self.cap.columns.as_mut() {
+            Some(cols) => {
+                self.pass_folder.drain_grouped(
+                    &self.pass_group,
+                    &mut cols.passes,
+                    !f.paused,
+                    &mut self.group_scratch,
+                );
+                self.cap.pass_aggs.close_frame();
+            }
+            None => self.pass_folder.drain_into(&mut self.cap.pass_aggs),
+        }
+        self.cap.frames.gpu_ns.push(gpu_ns);
+        if f.gpu_results_missing {
+            self.gpu_missing_frames += 1;
+        }
+
+        // Counters: sorted by id; a counter given twice sums (sum) or keeps the last (gauge).
+        self.counter_scratch.clear();
+        self.counter_scratch.extend_from_slice(&f.counters);
+        self.counter_scratch.sort_by_key(|&(id, _)| id);
+        let mut merged: Option<(CounterId, i64)> = None;
+        for &(id, raw) in &self.counter_scratch {
+            merged = match merged {
+                Some((mid, mraw)) if mid == id => {
+                    let info = self.cap.counters.get(id as usize);
+                    let value = match info.map(|c| (c.kind, c.numeric)) {
+                        Some((CounterKind::Sum, Numeric::Integer)) => mraw.saturating_add(raw),
+                        Some((CounterKind::Sum, Numeric::Float)) => {
+                            float_raw(f64::from_bits(mraw as u64) + f64::from_bits(raw as u64))
+                        }
+                        _ => raw,
+                    };
+                    Some((id, value))
+                }
+                Some((mid, mraw)) => {
+                    self.cap.counter_values.push_item(CounterEntry {
+                        counter: mid,
+                        raw: mraw,
+                    });
+                    Some((id, raw))
+                }
+                None => Some((id, raw)),
+            };
+        }
+        if let Some((counter, raw)) = merged {
+            self.cap
+                .counter_values
+                .push_item(CounterEntry { counter, raw });
+        }
+        if let Some(cols) = self.cap.columns.as_mut() {
+            // Summary-only: counter values move to per-counter columns (non-paused frames).
+            let paused = f.paused;
+            for e in self.cap.counter_values.drain_open() {
+                if paused {
+                    continue;
+                }
+                let at = e.counter as usize;
+                if at >= cols.counters.len() {
+                    cols.counters.resize_with(at + 1, Default::default);
+                }
+                cols.counters[at].push(e.raw);
+            }
+        }
+        self.cap.counter_values.close_frame();
+
+        for m in &f.marks {
+            self.cap.marks.push(MarkRow {
+                frame_row: row_u32,
+                name: m.name,
+                thread: m.thread,
+                at_ns: m.at_ns,
+                user: m.user.clone(),
+            });
+        }
+
+        if let Some(spans) = self.cap.spans.as_mut() {
+            debug_assert!(self.with_spans);
+            for lane in &f.lanes {
+                for s in &lane.spans {
+                    spans.cpu.push_item(SpanRow {
+                        thread: lane.thread,
+                        scope: s.scope,
+                        depth: s.depth,
+                        start_ns: s.start_ns,
+                        end_ns: s.end_ns.max(s.start_ns),
+                    });
+                }
+            }
+            spans.cpu.close_frame();
+            for p in &f.gpu {
+                if let Some((start, end)) = p.nominal_ns {
+                    spans.gpu.push_item(GpuSpanRow {
+                        pass: p.pass,
+                        depth: p.depth,
+                        nominal_start_ns: start,
+                        nominal_end_ns: end.max(start),
+                    });
+                }
+            }
+            spans.gpu.close_frame();
+        }
+    }
+
+    /// Finishes: computes periods, fills in topology frame counts, states defects.
+    pub fn finish(mut self) -> Capture {
+        let n = self.cap.frames.len();
+        for row in 0..n {
+            if self.period_given.get(row).copied().unwrap_or(false) {
+                continue;
+            }
+            let broken = self.period_broken.get(row).copied().unwrap_or(true);
+            let period = match (
+                self.cap.frames.cpu_begin_ns.get(row),
+                self.cap.frames.cpu_begin_ns.get(row + 1),
+            ) {
+                (Some(&a), Some(&b)) if !broken && b >= a => Some(b - a),
+                _ => None,
+            };
+            self.cap.frames.period_ns[row] = period;
+        }
+        for t in &mut self.cap.topologies {
+            t.frames = self.topology_frames.get(&t.id).copied().unwrap_or(0);
+        }
+        if self.dropped_frames > 0 {
+            self.cap.defects.push(Defect::new(
+                DefectKind::DroppedFrames,
+                self.dropped_frames,
+                format!(
+                    "the writer dropped {} whole frames; the periods around them are unknown",
+                    self.dropped_frames
+                ),
+            ));
+        }
+        if self.cap.dropped_spans > 0 {
+            self.cap.defects.push(Defect::new(
+                DefectKind::DroppedSpans,
+                self.cap.dropped_spans,
+                format!(
+                    "the recorder dropped {} spans in {} frames (buffer full); scope totals in those frames are low",
+                    self.cap.dropped_spans, self.dropped_span_frames
+                ),
+            ));
+        }
+        if self.gpu_missing_frames > 0 {
+            self.cap.defects.push(Defect::new(
+                DefectKind::GpuResultsMissing,
+                self.gpu_missing_frames,
+                format!(
+                    "{} frames were written without their GPU results (they never came)",
+                    self.gpu_missing_frames
+                ),
+            ));
+        }
+        if self.order_problems > 0 {
+            self.cap.defects.push(Defect::new(
+                DefectKind::FrameOrder,
+                self.order_problems,
+                format!(
+                    "{} frames arrived out of order or began before the previous frame; the periods before them are unknown",
+                    self.order_problems
+                ),
+            ));
+        }
+        self.cap.scope_aggs.shrink();
+        self.cap.pass_aggs.shrink();
+        self.cap.counter_values.shrink();
+        if let Some(cols) = self.cap.columns.as_mut() {
+            for c in cols.scopes.iter_mut().chain(cols.passes.iter_mut()) {
+                c.totals_ns.shrink();
+            }
+            for c in &mut cols.counters {
+                c.shrink();
+            }
+        }
+        if let Some(s) = self.cap.spans.as_mut() {
+            s.cpu.shrink();
+            s.gpu.shrink();
+        }
+        self.cap
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SourceKind;
+
+    fn span(scope: ScopeId, depth: u32, start_ns: u64, end_ns: u64) -> SpanInput {
+        SpanInput {
+            scope,
+            depth,
+            start_ns,
+            end_ns,
+        }
+    }
+
+    #[test]
+    fn folds_inclusive_self_and_calls() {
+        let mut b = CaptureBuilder::new(SourceKind::Synthetic, true);
+        let t = b.thread("main");
+        let frame = b.scope("frame", "a.rs", 1);
+        let update = b.scope("update", "a.rs", 2);
+        let physics = b.scope("physics", "a.rs", 3);
+        let mut f = FrameInput {
+            cpu_end_ns: 100,
+            ..FrameInput::default()
+        };
+        f.lanes.push(LaneInput {
+            thread: t,
+            spans: vec![
+                span(frame, 0, 0, 100),
+                span(update, 1, 0, 40),
+                span(physics, 2, 0, 30),
+                span(update, 1, 50, 70),
+            ],
+            dropped_spans: 0,
+        });
+        b.push_frame(&f);
+        let c = b.finish();
+        let aggs = c.scope_aggs().frame(0);
+        assert_eq!(
+            aggs,
+            &[
+                Agg {
+                    id: frame,
+                    calls: 1,
+                    total_ns: 100,
+                    self_ns: 40
+                },
+                Agg {
+                    id: update,
+                    calls: 2,
+                    total_ns: 60,
+                    self_ns: 30
+                },
+                Agg {
+                    id: physics,
+                    calls: 1,
+                    total_ns: 30,
+                    self_ns: 30
+                },
+            ]
+        );
+        assert_eq!(c.spans().map(|s| s.cpu.frame(0).len()), Some(4));
+    }
+
+    #[test]
+    fn recursion_is_counted_once_inclusive() {
+        let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+        let t = b.thread("main");
+        let r = b.scope("recurse", "", 0);
+        let mut f = FrameInput::default();
+        f.lanes.push(LaneInput {
+            thread: t,
+            spans: vec![span(r, 0, 0, 100), span(r, 1, 10, 60)],
+            dropped_spans: 0,
+        });
+        b.push_frame(&f);
+        let c = b.finish();
+        let a = c.scope_aggs().frame(0)[0];
+        assert_eq!((a.calls, a.total_ns, a.self_ns), (2, 100, 100));
+    }
+
+    #[test]
+    fn gaps_and_drops_make_periods_unknown() {
+        let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+        let mut f = FrameInput::default();
+        for (index, begin, dropped) in [(0u64, 0u64, 0u64), (1, 10, 0), (3, 30, 0), (4, 40, 2)] {
+            f.clear();
+            f.index = index;
+            f.cpu_begin_ns = begin;
+            f.cpu_end_ns = begin + 5;
+            f.dropped_frames_before = dropped;
+            b.push_frame(&f);
+        }
+        let c = b.finish();
+        assert_eq!(c.frames().period_ns, vec![Some(10), None, None, None]);
+        assert!(c
+            .defects()
+            .iter()
+            .any(|d| d.kind == DefectKind::DroppedFrames && d.count == 2));
+    }
+
+    #[test]
+    fn counters_merge_by_kind() {
+        let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+        let draws = b.counter("draw_calls", CounterKind::Sum, Numeric::Integer);
+        let ents = b.counter("entities", CounterKind::Gauge, Numeric::Integer);
+        let f = FrameInput {
+            counters: vec![(ents, 5), (draws, 3), (draws, 4), (ents, 7)],
+            ..FrameInput::default()
+        };
+        b.push_frame(&f);
+        let c = b.finish();
+        let vals: Vec<(u32, i64)> = c
+            .counter_values()
+            .frame(0)
+            .iter()
+            .map(|e| (e.counter, e.raw))
+            .collect();
+        assert_eq!(vals, vec![(draws, 7), (ents, 7)]);
+    }
+
+    #[test]
+    fn gpu_time_is_longest_queue() {
+        let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+        let gfx = b.queue("graphics");
+        let compute = b.queue("compute");
+        let shadow = b.pass("shadow", gfx);
+        let main = b.pass("main", gfx);
+        let cull = b.pass("cull", compute);
+        let untimed = b.pass("post", gfx);
+        let f = FrameInput {
+            gpu: vec![
+                GpuPassInput {
+                    pass: shadow,
+                    depth: 0,
+                    nominal_ns: Some((100, 200)),
+                },
+                GpuPassInput {
+                    pass: main,
+                    depth: 0,
+                    nominal_ns: Some((200, 500)),
+                },
+                GpuPassInput {
+                    pass: cull,
+                    depth: 0,
+                    nominal_ns: Some((100, 150)),
+                },
+                GpuPassInput {
+                    pass: untimed,
+                    depth: 0,
+                    nominal_ns: None,
+                },
+            ],
+            ..FrameInput::default()
+        };
+        b.push_frame(&f);
+        let c = b.finish();
+        assert_eq!(c.frames().gpu_ns[0], Some(400));
+        assert_eq!(c.pass_aggs().frame(0).len(), 3, "untimed pass is absent");
+        assert!(c.gpu_timed());
+    }
+}

@@ -1,0 +1,128 @@
+//! `framewise diff`: per metric path, base, candidate, delta and percent change.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::Grade;
+use crate::summary::{direction, Direction, MetricTable, Summary};
+
+/// How a metric moved, given its direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// Moved the good way.
+    Better,
+    /// Moved the bad way.
+    Worse,
+    /// Equal.
+    Same,
+    /// Only the base has it.
+    OnlyBase,
+    /// Only the candidate has it.
+    OnlyCandidate,
+}
+
+/// One row of a diff.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiffRow {
+    /// Metric path.
+    pub metric: String,
+    /// Base value.
+    pub base: Option<f64>,
+    /// Candidate value.
+    pub cand: Option<f64>,
+    /// `cand − base`.
+    pub delta: Option<f64>,
+    /// `100 × delta / |base|`; null when the base is 0 or absent.
+    pub pct: Option<f64>,
+    /// Which way is better.
+    pub direction: Direction,
+    /// How it moved.
+    pub change: Change,
+}
+
+/// `diff --format json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Diff {
+    /// `framewise.diff/1`.
+    pub schema: String,
+    /// Base grade.
+    pub base_grade: Grade,
+    /// Candidate grade.
+    pub cand_grade: Grade,
+    /// Whether timings compare (same timing regime). When false, timing rows are shown but
+    /// must not be read as a change; counters compare anywhere.
+    pub timing_comparable: bool,
+    /// Every metric either side has, in path order.
+    pub rows: Vec<DiffRow>,
+}
+
+/// Compares one value pair.
+pub fn compare(metric: &str, base: Option<f64>, cand: Option<f64>) -> DiffRow {
+    let dir = direction(metric);
+    let (delta, pct, change) = match (base, cand) {
+        (Some(b), Some(c)) => {
+            let d = c - b;
+            let pct = (b != 0.0).then(|| 100.0 * d / b.abs());
+            let change = if d == 0.0 {
+                Change::Same
+            } else if (d < 0.0) == (dir == Direction::LowerIsBetter) {
+                Change::Better
+            } else {
+                Change::Worse
+            };
+            (Some(d), pct, change)
+        }
+        (Some(_), None) => (None, None, Change::OnlyBase),
+        (None, Some(_)) => (None, None, Change::OnlyCandidate),
+        (None, None) => (None, None, Change::Same),
+    };
+    DiffRow {
+        metric: metric.to_owned(),
+        base,
+        cand,
+        delta,
+        pct,
+        direction: dir,
+        change,
+    }
+}
+
+/// Diffs two summaries over the union of their metric paths.
+pub fn diff(base: &Summary, cand: &Summary) -> Diff {
+    let b = MetricTable::of(base);
+    let c = MetricTable::of(cand);
+    let mut paths: Vec<&String> = b.values.keys().chain(c.values.keys()).collect();
+    paths.sort();
+    paths.dedup();
+    let rows = paths
+        .into_iter()
+        .map(|p| compare(p, b.get(p), c.get(p)))
+        .collect();
+    Diff {
+        schema: "framewise.diff/1".into(),
+        base_grade: base.grade,
+        cand_grade: cand.grade,
+        timing_comparable: base.grade.timing_comparable(&cand.grade),
+        rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn direction_aware_changes() {
+        let r = compare("frame.p99", Some(10.0), Some(12.0));
+        assert_eq!(r.change, Change::Worse);
+        assert_eq!(r.delta, Some(2.0));
+        assert_eq!(r.pct, Some(20.0));
+        let r = compare("frame.fps", Some(60.0), Some(50.0));
+        assert_eq!(r.change, Change::Worse);
+        let r = compare("frame.fps", Some(50.0), Some(60.0));
+        assert_eq!(r.change, Change::Better);
+        let r = compare("counter.draw_calls.max", Some(0.0), Some(3.0));
+        assert_eq!((r.change, r.pct), (Change::Worse, None));
+        assert_eq!(compare("x.y", Some(1.0), None).change, Change::OnlyBase);
+    }
+}

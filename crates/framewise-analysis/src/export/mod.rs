@@ -1,0 +1,3 @@
+//! Exporters.
+
+pub mod chrome;

@@ -1,0 +1,488 @@
+//! `framewise gate`: a regression gate over metric paths, and the verdict contract.
+//!
+//! Rules (DESIGN.md, issue 4):
+//! - Default tolerances: `frame.avg` and `frame.p99` may worsen by 10%; every counter's
+//!   `max` gates exactly (`counter.*.max = 0`).
+//! - Direction-aware: `frame.fps`, `frame.low_1pct_fps`, `frame.low_01pct_fps` regress when
+//!   they fall; everything else when it rises.
+//! - A metric the base had and the candidate lacks is a regression.
+//! - An empty capture, or no configured metric present in both, is inconclusive.
+//! - Timing metrics across different timing regimes are incomparable; counters compare
+//!   anywhere.
+//! - lite-profiler gate configs are accepted: `{"tolerances": {...}}`, `phase.` for
+//!   `scope.`, camelCase for snake_case.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::summary::{direction, parse_metric_path, Direction, MetricTable, Summary};
+
+/// A verdict, with the exit code every verb maps it to (the codes are API).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Pass, improved, inside budgets: exit 0.
+    Pass,
+    /// Fail, regressed, breached: exit 1.
+    Fail,
+    /// Inconclusive, no detectable change: exit 2.
+    Inconclusive,
+    /// Incomparable (different timing regimes, config hashes): exit 3.
+    Incomparable,
+    /// Infrastructure or usage error: exit 4.
+    Error,
+}
+
+impl Verdict {
+    /// The process exit code.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Self::Pass => 0,
+            Self::Fail => 1,
+            Self::Inconclusive => 2,
+            Self::Incomparable => 3,
+            Self::Error => 4,
+        }
+    }
+}
+
+/// A gate configuration error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GateConfigError {
+    /// The config is not JSON of the expected shape.
+    #[error("gate config is not valid JSON at line {line}, column {column}: {message}")]
+    Json {
+        /// Line.
+        line: usize,
+        /// Column.
+        column: usize,
+        /// What serde_json said.
+        message: String,
+    },
+    /// A tolerance is negative, not finite, or not a number.
+    #[error("tolerance for `{metric}` must be a finite number >= 0, got {value}")]
+    BadTolerance {
+        /// The metric.
+        metric: String,
+        /// What was given.
+        value: String,
+    },
+    /// A `--tolerance` argument is not `metric=fraction`.
+    #[error("expected METRIC=FRACTION (e.g. frame.p99=0.10), got `{arg}`")]
+    BadArgument {
+        /// The argument.
+        arg: String,
+    },
+    /// A metric path that cannot name anything.
+    #[error("`{metric}` is not a metric path (frame.<m>, work.<m>, scope.<name>.<m>, pass.<name>.<m>, counter.<name>.<m>)")]
+    BadMetric {
+        /// The path.
+        metric: String,
+    },
+}
+
+/// Tolerances by metric path (`*` may stand for a name: `counter.*.max`). A tolerance is
+/// the fractional worsening allowed: 0.10 lets a metric get 10% worse; 0 is exact.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GateConfig {
+    /// Metric path → tolerance.
+    pub tolerances: BTreeMap<String, f64>,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        let mut tolerances = BTreeMap::new();
+        tolerances.insert("frame.avg".to_owned(), 0.10);
+        tolerances.insert("frame.p99".to_owned(), 0.10);
+        tolerances.insert("counter.*.max".to_owned(), 0.0);
+        Self { tolerances }
+    }
+}
+
+fn check_metric(path: &str) -> Result<(), GateConfigError> {
+    if parse_metric_path(&alias_path(path)).is_some() {
+        Ok(())
+    } else {
+        Err(GateConfigError::BadMetric {
+            metric: path.to_owned(),
+        })
+    }
+}
+
+impl GateConfig {
+    /// No tolerances at all.
+    pub fn empty() -> Self {
+        Self {
+            tolerances: BTreeMap::new(),
+        }
+    }
+
+    /// Sets one tolerance.
+    pub fn set(&mut self, metric: &str, tolerance: f64) -> Result<(), GateConfigError> {
+        check_metric(metric)?;
+        if !tolerance.is_finite() || tolerance < 0.0 {
+            return Err(GateConfigError::BadTolerance {
+                metric: metric.to_owned(),
+                value: tolerance.to_string(),
+            });
+        }
+        self.tolerances.insert(metric.to_owned(), tolerance);
+        Ok(())
+    }
+
+    /// Applies a `--tolerance metric=0.10` argument.
+    pub fn apply_arg(&mut self, arg: &str) -> Result<(), GateConfigError> {
+        let (metric, value) = arg
+            .split_once('=')
+            .ok_or_else(|| GateConfigError::BadArgument {
+                arg: arg.to_owned(),
+            })?;
+        let tolerance: f64 = value
+            .trim()
+            .parse()
+            .map_err(|_| GateConfigError::BadTolerance {
+                metric: metric.to_owned(),
+                value: value.to_owned(),
+            })?;
+        self.set(metric.trim(), tolerance)
+    }
+
+    /// Parses a JSON gate config: `{"tolerances": {"frame.avg": 0.1, …}}` (lite-profiler's
+    /// shape) or a bare `{"frame.avg": 0.1, …}`.
+    pub fn from_json(text: &str) -> Result<Self, GateConfigError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| GateConfigError::Json {
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })?;
+        let map = value
+            .get("tolerances")
+            .unwrap_or(&value)
+            .as_object()
+            .ok_or_else(|| GateConfigError::Json {
+                line: 1,
+                column: 1,
+                message: "expected an object of metric paths to tolerances".into(),
+            })?;
+        let mut cfg = Self::empty();
+        for (metric, v) in map {
+            let tolerance = v.as_f64().ok_or_else(|| GateConfigError::BadTolerance {
+                metric: metric.clone(),
+                value: v.to_string(),
+            })?;
+            cfg.set(metric, tolerance)?;
+        }
+        Ok(cfg)
+    }
+}
+
+/// What happened to one gated metric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    /// Within tolerance.
+    Pass,
+    /// Worse than tolerance allows.
+    Regressed,
+    /// The base had it, the candidate lacks it: a regression.
+    MissingInCandidate,
+    /// Neither capture has it.
+    Absent,
+    /// Only the candidate has it; nothing to compare.
+    NotInBase,
+    /// A timing metric across different timing regimes.
+    Incomparable,
+}
+
+/// One gated metric.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateCheck {
+    /// The resolved metric path.
+    pub metric: String,
+    /// The path as configured, when an alias or a wildcard was resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub configured: Option<String>,
+    /// Base value.
+    pub base: Option<f64>,
+    /// Candidate value.
+    pub cand: Option<f64>,
+    /// Allowed fractional worsening.
+    pub tolerance: f64,
+    /// Fractional worsening observed (positive is worse); null when not computable.
+    pub worsening: Option<f64>,
+    /// Which way is better.
+    pub direction: Direction,
+    /// Outcome.
+    pub status: CheckStatus,
+}
+
+/// `gate --format json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateResult {
+    /// `framewise.gate/1`.
+    pub schema: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Its exit code.
+    pub exit_code: i32,
+    /// Why, in sentences.
+    pub reasons: Vec<String>,
+    /// Every gated metric.
+    pub checks: Vec<GateCheck>,
+}
+
+/// `camelCase` → `snake_case`.
+pub fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut prev_lower = false;
+    for ch in name.chars() {
+        if ch.is_ascii_uppercase() {
+            if prev_lower {
+                out.push('_');
+            }
+            out.push(ch.to_ascii_lowercase());
+            prev_lower = false;
+        } else {
+            prev_lower = ch.is_ascii_lowercase() || ch.is_ascii_digit();
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// The lite-profiler spelling of a path in framewise's: `phase.` → `scope.`, camelCase →
+/// snake_case in every segment.
+pub fn alias_path(path: &str) -> String {
+    let path = match path.strip_prefix("phase.") {
+        Some(rest) => format!("scope.{rest}"),
+        None => path.to_owned(),
+    };
+    match parse_metric_path(&path) {
+        Some(p) => match p.name {
+            Some(name) => format!("{}.{}.{}", p.block, snake_case(name), snake_case(p.stat)),
+            None => format!("{}.{}", p.block, snake_case(p.stat)),
+        },
+        None => path,
+    }
+}
+
+fn is_timing(path: &str) -> bool {
+    !path.starts_with("counter.")
+}
+
+/// Resolves a configured path to concrete paths: wildcards expand over both captures'
+/// names; an exact path present in neither is tried under its lite-profiler alias.
+fn resolve(configured: &str, base: &MetricTable, cand: &MetricTable) -> Vec<String> {
+    let canonical = if configured.starts_with("phase.") {
+        alias_path(configured)
+    } else {
+        configured.to_owned()
+    };
+    if let Some(p) = parse_metric_path(&canonical) {
+        if p.name == Some("*") {
+            let mut names = base.names(p.block);
+            names.extend(cand.names(p.block));
+            names.sort();
+            names.dedup();
+            return names
+                .into_iter()
+                .map(|n| format!("{}.{n}.{}", p.block, p.stat))
+                .collect();
+        }
+    }
+    let present = |p: &str| base.get(p).is_some() || cand.get(p).is_some();
+    if present(&canonical) {
+        return vec![canonical];
+    }
+    let aliased = alias_path(&canonical);
+    if present(&aliased) {
+        vec![aliased]
+    } else {
+        vec![canonical]
+    }
+}
+
+/// Fractional worsening of `cand` against `base` (positive is worse).
+fn worsening(path: &str, base: f64, cand: f64) -> f64 {
+    let d = match direction(path) {
+        Direction::LowerIsBetter => cand - base,
+        Direction::HigherIsBetter => base - cand,
+    };
+    if base == 0.0 {
+        if d > 0.0 {
+            f64::INFINITY
+        } else {
+            0.0
+        }
+    } else {
+        d / base.abs()
+    }
+}
+
+/// Gates a candidate against a base.
+pub fn gate(base: &Summary, cand: &Summary, config: &GateConfig) -> GateResult {
+    let bt = MetricTable::of(base);
+    let ct = MetricTable::of(cand);
+    let comparable = base.grade.timing_comparable(&cand.grade);
+    let mut checks = Vec::new();
+    for (configured, &tolerance) in &config.tolerances {
+        for metric in resolve(configured, &bt, &ct) {
+            let (b, c) = (bt.get(&metric), ct.get(&metric));
+            let (status, worse) = match (b, c) {
+                _ if is_timing(&metric) && !comparable && (b.is_some() || c.is_some()) => {
+                    (CheckStatus::Incomparable, None)
+                }
+                (Some(b), Some(c)) => {
+                    let w = worsening(&metric, b, c);
+                    // A tiny epsilon keeps exact gates exact under float noise.
+                    let status = if w > tolerance + 1e-12 {
+                        CheckStatus::Regressed
+                    } else {
+                        CheckStatus::Pass
+                    };
+                    (status, w.is_finite().then_some(w))
+                }
+                (Some(_), None) => (CheckStatus::MissingInCandidate, None),
+                (None, Some(_)) => (CheckStatus::NotInBase, None),
+                (None, None) => (CheckStatus::Absent, None),
+            };
+            checks.push(GateCheck {
+                configured: (configured != &metric).then(|| configured.clone()),
+                direction: direction(&metric),
+                metric,
+                base: b,
+                cand: c,
+                tolerance,
+                worsening: worse,
+                status,
+            });
+        }
+    }
+
+    let mut reasons = Vec::new();
+    let incomparable: Vec<&GateCheck> = checks
+        .iter()
+        .filter(|c| c.status == CheckStatus::Incomparable)
+        .collect();
+    let regressed: Vec<&GateCheck> = checks
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.status,
+                CheckStatus::Regressed | CheckStatus::MissingInCandidate
+            )
+        })
+        .collect();
+    let compared = checks
+        .iter()
+        .filter(|c| matches!(c.status, CheckStatus::Pass | CheckStatus::Regressed))
+        .count();
+    let verdict = if !incomparable.is_empty() {
+        reasons.push(format!(
+            "timing regimes differ (base {:?}, candidate {:?}): {} timing metrics cannot be compared",
+            base.grade.timing,
+            cand.grade.timing,
+            incomparable.len()
+        ));
+        Verdict::Incomparable
+    } else if base.is_empty() || cand.is_empty() {
+        reasons.push(format!(
+            "empty capture: base has {} frames with a period, candidate {}",
+            base.frame.times.count, cand.frame.times.count
+        ));
+        Verdict::Inconclusive
+    } else if !regressed.is_empty() {
+        for c in &regressed {
+            reasons.push(match c.status {
+                CheckStatus::MissingInCandidate => format!(
+                    "{}: the base has {} and the candidate lacks it",
+                    c.metric,
+                    c.base.unwrap_or(f64::NAN)
+                ),
+                _ => format!(
+                    "{}: {} -> {} ({} worse, tolerance {})",
+                    c.metric,
+                    c.base.unwrap_or(f64::NAN),
+                    c.cand.unwrap_or(f64::NAN),
+                    c.worsening
+                        .map_or_else(|| "infinitely".to_owned(), |w| format!("{:.1}%", w * 100.0)),
+                    format_args!("{:.1}%", c.tolerance * 100.0)
+                ),
+            });
+        }
+        Verdict::Fail
+    } else if compared == 0 {
+        reasons.push("no configured metric is present in both captures".into());
+        Verdict::Inconclusive
+    } else {
+        reasons.push(format!("{compared} metrics within tolerance"));
+        Verdict::Pass
+    };
+    GateResult {
+        schema: "framewise.gate/1".into(),
+        verdict,
+        exit_code: verdict.exit_code(),
+        reasons,
+        checks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_are_the_contract() {
+        assert_eq!(Verdict::Pass.exit_code(), 0);
+        assert_eq!(Verdict::Fail.exit_code(), 1);
+        assert_eq!(Verdict::Inconclusive.exit_code(), 2);
+        assert_eq!(Verdict::Incomparable.exit_code(), 3);
+        assert_eq!(Verdict::Error.exit_code(), 4);
+    }
+
+    #[test]
+    fn aliases() {
+        assert_eq!(alias_path("phase.render.p99"), "scope.render.p99");
+        assert_eq!(
+            alias_path("counter.drawCalls.max"),
+            "counter.draw_calls.max"
+        );
+        assert_eq!(alias_path("frame.jankRatio"), "frame.jank_ratio");
+        assert_eq!(snake_case("HTTPServer"), "httpserver");
+        assert_eq!(snake_case("lowFps1pct"), "low_fps1pct");
+    }
+
+    #[test]
+    fn lite_profiler_config_parses() {
+        let cfg = GateConfig::from_json(
+            r#"{"tolerances": {"frame.avg": 0.1, "phase.render.p99": 0.15, "counter.drawCalls.max": 0}}"#,
+        )
+        .expect("valid");
+        assert_eq!(cfg.tolerances.len(), 3);
+        assert_eq!(cfg.tolerances.get("phase.render.p99"), Some(&0.15));
+        assert!(GateConfig::from_json(r#"{"tolerances": {"frame.avg": -1}}"#).is_err());
+        assert!(GateConfig::from_json(r#"{"tolerances": {"bogus": 1}}"#).is_err());
+        assert!(GateConfig::from_json("{").is_err());
+    }
+
+    #[test]
+    fn tolerance_arguments() {
+        let mut cfg = GateConfig::empty();
+        cfg.apply_arg("frame.p95=0.2").expect("valid");
+        assert_eq!(cfg.tolerances.get("frame.p95"), Some(&0.2));
+        assert!(cfg.apply_arg("frame.p95").is_err());
+        assert!(cfg.apply_arg("frame.p95=abc").is_err());
+    }
+
+    #[test]
+    fn worsening_is_direction_aware() {
+        assert!((worsening("frame.p99", 10.0, 11.0) - 0.1).abs() < 1e-12);
+        assert!((worsening("frame.fps", 60.0, 54.0) - 0.1).abs() < 1e-12);
+        assert!(worsening("frame.fps", 60.0, 66.0) < 0.0);
+        assert_eq!(worsening("counter.x.max", 0.0, 1.0), f64::INFINITY);
+        assert_eq!(worsening("counter.x.max", 0.0, 0.0), 0.0);
+    }
+}

@@ -1,0 +1,796 @@
+//! `.litecap` v1–v4, lite-profiler's capture buffer, read from its published layout.
+//!
+//! Little-endian throughout:
+//!
+//! | field | type |
+//! |---|---|
+//! | magic | `LCAP` |
+//! | version | u8, 1–4 |
+//! | count | u32, frames per buffer |
+//! | phases | u8, phase buffers |
+//! | frame times | count × f32 ms, oldest first |
+//! | phase times | phases × count × f32 ms |
+//! | v2+: tags | per phase: u8 length + UTF-8 |
+//! | v2+: meta | u32 length + UTF-8 JSON (0 = none) |
+//! | v3+: counters | u8 n, n × count × f32, then n tags (u8 length + UTF-8) |
+//! | v4: timeline | u32 n + n × f64 frame starts (ms); u8 span lanes: tag, u32 pairs, pairs × f64 t0, pairs × f64 t1; u8 instant lanes: tag, u32 marks, marks × f64 |
+//!
+//! Every read is bounds-checked and every length is checked against the bytes that remain
+//! before anything is allocated. A `.litecap` frame time (beginFrame → endFrame) is a work
+//! time; it is also taken as the period, and the capture's notes say so.
+
+use crate::build::{
+    float_raw, CaptureBuilder, FrameInput, LaneInput, LoadOptions, MarkInput, SpanInput,
+};
+use crate::model::{Capture, CounterKind, Defect, DefectKind, Numeric, SourceKind};
+
+/// The magic bytes.
+pub const MAGIC: [u8; 4] = *b"LCAP";
+/// Newest version read.
+pub const MAX_VERSION: u8 = 4;
+/// lite-profiler's own limits, enforced the same way.
+pub const MAX_FRAMES: u32 = 1 << 20;
+/// Most phases.
+pub const MAX_PHASES: u8 = 64;
+/// Most counters.
+pub const MAX_COUNTERS: u8 = 64;
+/// Most span or instant lanes.
+pub const MAX_LANES: u8 = 64;
+/// Most samples in one timeline array.
+pub const MAX_TIMELINE_SAMPLES: u32 = 1 << 20;
+
+/// Why a `.litecap` buffer could not be decoded.
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// Fewer bytes than the 10-byte header.
+    #[error("litecap: {len} bytes is too short for the 10-byte header")]
+    TooShort {
+        /// Bytes available.
+        len: usize,
+    },
+    /// Not `LCAP`.
+    #[error("litecap: bad magic {found:02x?} (expected \"LCAP\")")]
+    BadMagic {
+        /// The first four bytes.
+        found: [u8; 4],
+    },
+    /// A version this reader does not know.
+    #[error("litecap: unsupported version {version} (supported 1..={MAX_VERSION})")]
+    UnsupportedVersion {
+        /// The version byte.
+        version: u8,
+    },
+    /// A count above lite-profiler's own limit.
+    #[error("litecap: {what} {value} exceeds the limit {limit}")]
+    Limit {
+        /// What was counted.
+        what: &'static str,
+        /// The count found.
+        value: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The buffer ends before a section does.
+    #[error("litecap: truncated {what} at offset {offset}: need {need} bytes, {have} remain")]
+    Truncated {
+        /// The section.
+        what: &'static str,
+        /// Where it starts.
+        offset: usize,
+        /// Bytes it needs.
+        need: u64,
+        /// Bytes that remain.
+        have: usize,
+    },
+}
+
+/// A span lane of the v4 timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpanLane {
+    /// The lane's tag.
+    pub tag: String,
+    /// Span starts, ms (performance.now()).
+    pub t0_ms: Vec<f64>,
+    /// Span ends, ms.
+    pub t1_ms: Vec<f64>,
+}
+
+/// An instant lane of the v4 timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstantLane {
+    /// The lane's tag.
+    pub tag: String,
+    /// Mark times, ms.
+    pub times_ms: Vec<f64>,
+}
+
+/// The v4 timeline.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timeline {
+    /// Absolute frame starts, ms.
+    pub frame_starts_ms: Vec<f64>,
+    /// Span lanes.
+    pub spans: Vec<SpanLane>,
+    /// Instant lanes.
+    pub instants: Vec<InstantLane>,
+}
+
+/// A decoded `.litecap` buffer, as laid out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Litecap {
+    /// Format version, 1–4.
+    pub version: u8,
+    /// Frame times, ms, oldest first.
+    pub frames_ms: Vec<f32>,
+    /// Phase tags (v1 has none; they are named `phase0`, `phase1`, … here).
+    pub phase_tags: Vec<String>,
+    /// Phase times per phase, ms, oldest first.
+    pub phases_ms: Vec<Vec<f32>>,
+    /// The meta JSON blob (v2+), if present and valid.
+    pub meta: Option<serde_json::Value>,
+    /// The meta blob was present but not valid JSON.
+    pub meta_invalid: bool,
+    /// Counter tags (v3+).
+    pub counter_tags: Vec<String>,
+    /// Counter samples per counter, oldest first.
+    pub counters: Vec<Vec<f32>>,
+    /// The v4 timeline.
+    pub timeline: Option<Timeline>,
+    /// Bytes after the last section.
+    pub trailing_bytes: usize,
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn remaining(&self) -> usize {
+        self.bytes.len().saturating_sub(self.at)
+    }
+
+    fn take(&mut self, what: &'static str, n: u64) -> Result<&'a [u8], DecodeError> {
+        let have = self.remaining();
+        let truncated = DecodeError::Truncated {
+            what,
+            offset: self.at,
+            need: n,
+            have,
+        };
+        let n_usize = usize::try_from(n).map_err(|_| truncated.clone())?;
+        if n_usize > have {
+            return Err(truncated);
+        }
+        let out = self
+            .bytes
+            .get(self.at..self.at + n_usize)
+            .ok_or(truncated)?;
+        self.at += n_usize;
+        Ok(out)
+    }
+
+    fn u8(&mut self, what: &'static str) -> Result<u8, DecodeError> {
+        Ok(self.take(what, 1)?.first().copied().unwrap_or(0))
+    }
+
+    fn u32(&mut self, what: &'static str) -> Result<u32, DecodeError> {
+        let b = self.take(what, 4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn f32s(&mut self, what: &'static str, n: u32) -> Result<Vec<f32>, DecodeError> {
+        let b = self.take(what, u64::from(n) * 4)?;
+        Ok(b.chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    }
+
+    fn f64s(&mut self, what: &'static str, n: u32) -> Result<Vec<f64>, DecodeError> {
+        let b = self.take(what, u64::from(n) * 8)?;
+        Ok(b.chunks_exact(8)
+            .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+            .collect())
+    }
+
+    fn tag(&mut self, what: &'static str) -> Result<String, DecodeError> {
+        let len = self.u8(what)?;
+        let b = self.take(what, u64::from(len))?;
+        // The reference decoder's TextDecoder replaces invalid UTF-8 too.
+        Ok(String::from_utf8_lossy(b).into_owned())
+    }
+}
+
+fn limit(what: &'static str, value: u64, limit: u64) -> Result<(), DecodeError> {
+    if value > limit {
+        Err(DecodeError::Limit { what, value, limit })
+    } else {
+        Ok(())
+    }
+}
+
+/// Decodes a `.litecap` buffer. Never panics; never allocates more than the buffer holds.
+pub fn decode(bytes: &[u8]) -> Result<Litecap, DecodeError> {
+    if bytes.len() < 10 {
+        return Err(DecodeError::TooShort { len: bytes.len() });
+    }
+    let mut r = Reader { bytes, at: 0 };
+    let magic = r.take("magic", 4)?;
+    if magic != MAGIC {
+        return Err(DecodeError::BadMagic {
+            found: [magic[0], magic[1], magic[2], magic[3]],
+        });
+    }
+    let version = r.u8("version")?;
+    if !(1..=MAX_VERSION).contains(&version) {
+        return Err(DecodeError::UnsupportedVersion { version });
+    }
+    let count = r.u32("frame count")?;
+    limit("frame count", u64::from(count), u64::from(MAX_FRAMES))?;
+    let phase_count = r.u8("phase count")?;
+    limit("phase count", u64::from(phase_count), u64::from(MAX_PHASES))?;
+
+    let frames_ms = r.f32s("frame times", count)?;
+    let mut phases_ms = Vec::with_capacity(usize::from(phase_count));
+    for _ in 0..phase_count {
+        phases_ms.push(r.f32s("phase times", count)?);
+    }
+
+    let mut phase_tags: Vec<String> = (0..phase_count).map(|p| format!("phase{p}")).collect();
+    let mut meta = None;
+    let mut meta_invalid = false;
+    if version >= 2 {
+        for tag in phase_tags.iter_mut() {
+            *tag = r.tag("phase tag")?;
+        }
+        let len = r.u32("meta length")?;
+        let blob = r.take("meta bytes", u64::from(len))?;
+        if !blob.is_empty() {
+            match serde_json::from_slice(blob) {
+                Ok(v) => meta = Some(v),
+                Err(_) => meta_invalid = true,
+            }
+        }
+    }
+
+    let mut counter_tags = Vec::new();
+    let mut counters = Vec::new();
+    if version >= 3 {
+        let n = r.u8("counter count")?;
+        limit("counter count", u64::from(n), u64::from(MAX_COUNTERS))?;
+        for _ in 0..n {
+            counters.push(r.f32s("counter samples", count)?);
+        }
+        for _ in 0..n {
+            counter_tags.push(r.tag("counter tag")?);
+        }
+    }
+
+    let mut timeline = None;
+    if version >= 4 {
+        let mut t = Timeline::default();
+        let n = r.u32("frame boundary count")?;
+        limit(
+            "frame boundary count",
+            u64::from(n),
+            u64::from(MAX_TIMELINE_SAMPLES),
+        )?;
+        t.frame_starts_ms = r.f64s("frame boundaries", n)?;
+        let lanes = r.u8("span lane count")?;
+        limit("span lane count", u64::from(lanes), u64::from(MAX_LANES))?;
+        for _ in 0..lanes {
+            let tag = r.tag("span tag")?;
+            let pairs = r.u32("span pair count")?;
+            limit(
+                "span pair count",
+                u64::from(pairs),
+                u64::from(MAX_TIMELINE_SAMPLES),
+            )?;
+            let t0_ms = r.f64s("span t0", pairs)?;
+            let t1_ms = r.f64s("span t1", pairs)?;
+            t.spans.push(SpanLane { tag, t0_ms, t1_ms });
+        }
+        let lanes = r.u8("instant lane count")?;
+        limit("instant lane count", u64::from(lanes), u64::from(MAX_LANES))?;
+        for _ in 0..lanes {
+            let tag = r.tag("instant tag")?;
+            let marks = r.u32("instant mark count")?;
+            limit(
+                "instant mark count",
+                u64::from(marks),
+                u64::from(MAX_TIMELINE_SAMPLES),
+            )?;
+            let times_ms = r.f64s("instant times", marks)?;
+            t.instants.push(InstantLane { tag, times_ms });
+        }
+        timeline = Some(t);
+    }
+
+    Ok(Litecap {
+        version,
+        frames_ms,
+        phase_tags,
+        phases_ms,
+        meta,
+        meta_invalid,
+        counter_tags,
+        counters,
+        timeline,
+        trailing_bytes: r.remaining(),
+    })
+}
+
+/// Milliseconds (f64) to ns, when finite and non-negative.
+fn ms_to_ns(ms: f64) -> Option<u64> {
+    if (0.0..1.8e13).contains(&ms) {
+        Some((ms * 1e6).round() as u64)
+    } else {
+        None
+    }
+}
+
+/// Imports a `.litecap` buffer as a capture.
+pub fn import(bytes: &[u8], options: &LoadOptions) -> Result<Capture, DecodeError> {
+    let lc = decode(bytes)?;
+    Ok(build(&lc, options))
+}
+
+/// Builds a capture from a decoded `.litecap`.
+pub fn build(lc: &Litecap, options: &LoadOptions) -> Capture {
+    let mut b = CaptureBuilder::from_options(SourceKind::Litecap, options);
+    b.meta_mut().source_version = Some(u32::from(lc.version));
+    b.note("litecap frame times are work times (beginFrame to endFrame); each is also taken as the frame's period");
+    if lc.version == 1 {
+        b.note("litecap v1 carries no phase tags; phases are named phase0, phase1, ...");
+    }
+    if let Some(meta) = &lc.meta {
+        if let Some(budget) = meta
+            .get("budgetMs")
+            .and_then(|v| v.as_f64())
+            .and_then(ms_to_ns)
+        {
+            b.meta_mut().frame_budget_ns = Some(budget);
+        }
+        let label = ["label", "engine", "build"]
+            .iter()
+            .filter_map(|k| {
+                meta.get(*k)
+                    .and_then(|v| v.as_str())
+                    .map(|v| format!("{k}={v}"))
+            })
+            .collect::<Vec<_>>();
+        if let Some(build) = meta.get("build").and_then(|v| v.as_str()) {
+            b.meta_mut().build = Some(build.to_owned());
+        }
+        if !label.is_empty() {
+            b.note(format!("litecap meta: {}", label.join(", ")));
+        }
+    }
+    if lc.meta_invalid {
+        b.defect(Defect::new(
+            DefectKind::Importer,
+            1,
+            "litecap meta blob is not valid JSON; ignored",
+        ));
+    }
+    if lc.trailing_bytes > 0 {
+        b.defect(Defect::new(
+            DefectKind::Importer,
+            lc.trailing_bytes as u64,
+            format!(
+                "{} bytes after the last litecap section were ignored",
+                lc.trailing_bytes
+            ),
+        ));
+    }
+
+    let scopes: Vec<_> = lc.phase_tags.iter().map(|t| b.scope(t, "", 0)).collect();
+    let counters: Vec<_> = lc
+        .counter_tags
+        .iter()
+        .zip(&lc.counters)
+        .map(|(tag, samples)| {
+            let integral = samples
+                .iter()
+                .all(|v| v.is_finite() && v.fract() == 0.0 && v.abs() < 9.0e15);
+            let numeric = if integral {
+                Numeric::Integer
+            } else {
+                Numeric::Float
+            };
+            (b.counter(tag, CounterKind::Sum, numeric), numeric)
+        })
+        .collect();
+    if !counters.is_empty() {
+        b.note("litecap counters do not declare a kind; they are read as per-frame sums");
+    }
+
+    // Frame begins: from the timeline when it has a boundary per frame (aligned on the most
+    // recent), else the running sum of frame times, marked as not measured.
+    let count = lc.frames_ms.len();
+    let starts: Option<&[f64]> = lc.timeline.as_ref().and_then(|t| {
+        let n = t.frame_starts_ms.len();
+        (n >= count && count > 0).then(|| t.frame_starts_ms.get(n - count..).unwrap_or(&[]))
+    });
+    let origin_ms = starts
+        .and_then(|s| s.first().copied())
+        .filter(|v| v.is_finite())
+        .unwrap_or(0.0);
+    match (&lc.timeline, starts) {
+        (Some(t), Some(_)) if t.frame_starts_ms.len() != count => b.note(format!(
+            "litecap timeline has {} frame boundaries for {count} frames; aligned on the most recent",
+            t.frame_starts_ms.len()
+        )),
+        (Some(t), None) => {
+            b.note(format!(
+                "litecap timeline has {} frame boundaries for {count} frames; frame begins are not measured",
+                t.frame_starts_ms.len()
+            ));
+            b.meta_mut().clock_measured = false;
+        }
+        (None, _) => b.meta_mut().clock_measured = false,
+        _ => {}
+    }
+
+    // Timeline spans and marks, assigned to frames by time.
+    let threads: Vec<_> = lc
+        .timeline
+        .iter()
+        .flat_map(|t| t.spans.iter())
+        .map(|l| b.thread(&l.tag))
+        .collect();
+    let span_scopes: Vec<_> = lc
+        .timeline
+        .iter()
+        .flat_map(|t| t.spans.iter())
+        .map(|l| b.scope(&l.tag, "", 0))
+        .collect();
+    let mark_names: Vec<_> = lc
+        .timeline
+        .iter()
+        .flat_map(|t| t.instants.iter())
+        .map(|l| b.mark_name(&l.tag))
+        .collect();
+    let rel = |ms: f64| ms_to_ns(ms - origin_ms);
+    let frame_begin_ns: Vec<Option<u64>> = match starts {
+        Some(s) => s.iter().map(|&v| rel(v)).collect(),
+        None => Vec::new(),
+    };
+    // Per lane: spans sorted by start, with a cursor per lane.
+    let mut lane_spans: Vec<Vec<(u64, u64)>> = Vec::new();
+    let mut bad_spans = 0u64;
+    if let Some(t) = &lc.timeline {
+        for lane in &t.spans {
+            let mut v: Vec<(u64, u64)> = lane
+                .t0_ms
+                .iter()
+                .zip(&lane.t1_ms)
+                .filter_map(|(&a, &z)| match (rel(a), rel(z)) {
+                    (Some(a), Some(z)) if z >= a => Some((a, z)),
+                    _ => {
+                        bad_spans += 1;
+                        None
+                    }
+                })
+                .collect();
+            v.sort_unstable();
+            lane_spans.push(v);
+        }
+    }
+    let mut lane_marks: Vec<Vec<u64>> = Vec::new();
+    if let Some(t) = &lc.timeline {
+        for lane in &t.instants {
+            let mut v: Vec<u64> = lane.times_ms.iter().filter_map(|&m| rel(m)).collect();
+            v.sort_unstable();
+            lane_marks.push(v);
+        }
+    }
+    if bad_spans > 0 {
+        b.defect(Defect::new(
+            DefectKind::Importer,
+            bad_spans,
+            format!("{bad_spans} timeline spans were before the first frame, not finite, or ended before they began; dropped"),
+        ));
+    }
+    let mut span_cursor = vec![0usize; lane_spans.len()];
+    let mut mark_cursor = vec![0usize; lane_marks.len()];
+
+    let mut f = FrameInput::default();
+    let mut running_ns = 0u64;
+    let mut invalid_frames = 0u64;
+    let mut zero_phases = 0u64;
+    for i in 0..count {
+        let frame_ms = lc.frames_ms.get(i).copied().unwrap_or(f32::NAN);
+        let Some(work_ns) = ms_to_ns(f64::from(frame_ms)) else {
+            invalid_frames += 1;
+            continue;
+        };
+        f.clear();
+        f.index = i as u64;
+        f.cpu_begin_ns = frame_begin_ns
+            .get(i)
+            .copied()
+            .flatten()
+            .unwrap_or(running_ns);
+        f.cpu_end_ns = f.cpu_begin_ns.saturating_add(work_ns);
+        f.period_override_ns = Some(work_ns);
+        running_ns = running_ns.saturating_add(work_ns);
+        for (p, phase) in lc.phases_ms.iter().enumerate() {
+            match phase.get(i).map(|&v| ms_to_ns(f64::from(v))) {
+                Some(Some(0)) => zero_phases += 1,
+                Some(Some(ns)) => {
+                    if let Some(&s) = scopes.get(p) {
+                        f.direct_scopes.push((s, ns));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (c, samples) in lc.counters.iter().enumerate() {
+            let (Some(&(id, numeric)), Some(&v)) = (counters.get(c), samples.get(i)) else {
+                continue;
+            };
+            if !v.is_finite() {
+                continue;
+            }
+            let raw = match numeric {
+                Numeric::Integer => v as i64,
+                Numeric::Float => float_raw(f64::from(v)),
+            };
+            f.counters.push((id, raw));
+        }
+        if !frame_begin_ns.is_empty() {
+            // This frame owns [begin, next begin); the last owns everything after it.
+            let next = frame_begin_ns
+                .get(i + 1)
+                .copied()
+                .flatten()
+                .unwrap_or(u64::MAX);
+            for (l, spans) in lane_spans.iter().enumerate() {
+                let mut lane = LaneInput {
+                    thread: threads.get(l).copied().unwrap_or(0),
+                    spans: Vec::new(),
+                    dropped_spans: 0,
+                };
+                while let Some(&(a, z)) = spans.get(span_cursor[l]) {
+                    if a >= next {
+                        break;
+                    }
+                    span_cursor[l] += 1;
+                    if a < f.cpu_begin_ns {
+                        continue;
+                    }
+                    lane.spans.push(SpanInput {
+                        scope: span_scopes.get(l).copied().unwrap_or(0),
+                        depth: 0,
+                        start_ns: a,
+                        end_ns: z,
+                    });
+                }
+                if !lane.spans.is_empty() {
+                    f.lanes.push(lane);
+                }
+            }
+            for (l, marks) in lane_marks.iter().enumerate() {
+                while let Some(&at) = marks.get(mark_cursor[l]) {
+                    if at >= next {
+                        break;
+                    }
+                    mark_cursor[l] += 1;
+                    if at < f.cpu_begin_ns {
+                        continue;
+                    }
+                    f.marks.push(MarkInput {
+                        name: mark_names.get(l).copied().unwrap_or(0),
+                        thread: None,
+                        at_ns: at,
+                        user: None,
+                    });
+                }
+            }
+        }
+        b.push_frame(&f);
+    }
+    if invalid_frames > 0 {
+        b.defect(Defect::new(
+            DefectKind::Importer,
+            invalid_frames,
+            format!("{invalid_frames} litecap frame times were negative or not finite; those frames were dropped"),
+        ));
+    }
+    if zero_phases > 0 {
+        b.note(format!(
+            "{zero_phases} phase times of exactly 0 ms were read as the phase not running in that frame"
+        ));
+    }
+    b.finish()
+}
+
+/// Encodes a `.litecap` buffer (the layout above). For tests, fixtures and benchmarks.
+pub fn encode(lc: &Litecap) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&MAGIC);
+    out.push(lc.version);
+    out.extend_from_slice(&(lc.frames_ms.len() as u32).to_le_bytes());
+    out.push(lc.phases_ms.len() as u8);
+    let f32s = |out: &mut Vec<u8>, v: &[f32]| {
+        for x in v {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    };
+    let f64s = |out: &mut Vec<u8>, v: &[f64]| {
+        for x in v {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    };
+    let tag = |out: &mut Vec<u8>, t: &str| {
+        let b = t.as_bytes();
+        let len = b.len().min(255);
+        out.push(len as u8);
+        out.extend_from_slice(&b[..len]);
+    };
+    f32s(&mut out, &lc.frames_ms);
+    for p in &lc.phases_ms {
+        f32s(&mut out, p);
+    }
+    if lc.version >= 2 {
+        for t in &lc.phase_tags {
+            tag(&mut out, t);
+        }
+        let meta = lc
+            .meta
+            .as_ref()
+            .map(|m| m.to_string().into_bytes())
+            .unwrap_or_default();
+        out.extend_from_slice(&(meta.len() as u32).to_le_bytes());
+        out.extend_from_slice(&meta);
+    }
+    if lc.version >= 3 {
+        out.push(lc.counters.len() as u8);
+        for c in &lc.counters {
+            f32s(&mut out, c);
+        }
+        for t in &lc.counter_tags {
+            tag(&mut out, t);
+        }
+    }
+    if lc.version >= 4 {
+        let t = lc.timeline.clone().unwrap_or_default();
+        out.extend_from_slice(&(t.frame_starts_ms.len() as u32).to_le_bytes());
+        f64s(&mut out, &t.frame_starts_ms);
+        out.push(t.spans.len() as u8);
+        for l in &t.spans {
+            tag(&mut out, &l.tag);
+            out.extend_from_slice(&(l.t0_ms.len() as u32).to_le_bytes());
+            f64s(&mut out, &l.t0_ms);
+            f64s(&mut out, &l.t1_ms);
+        }
+        out.push(t.instants.len() as u8);
+        for l in &t.instants {
+            tag(&mut out, &l.tag);
+            out.extend_from_slice(&(l.times_ms.len() as u32).to_le_bytes());
+            f64s(&mut out, &l.times_ms);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(version: u8) -> Litecap {
+        Litecap {
+            version,
+            frames_ms: vec![16.0, 17.0, 40.0],
+            phase_tags: vec!["update".into(), "render".into()],
+            phases_ms: vec![vec![5.0, 6.0, 30.0], vec![8.0, 0.0, 9.0]],
+            meta: (version >= 2).then(|| serde_json::json!({"label": "t", "budgetMs": 16.7})),
+            meta_invalid: false,
+            counter_tags: if version >= 3 {
+                vec!["drawCalls".into()]
+            } else {
+                vec![]
+            },
+            counters: if version >= 3 {
+                vec![vec![10.0, 10.0, 12.0]]
+            } else {
+                vec![]
+            },
+            timeline: (version >= 4).then(|| Timeline {
+                frame_starts_ms: vec![1000.0, 1016.0, 1033.0],
+                spans: vec![SpanLane {
+                    tag: "render".into(),
+                    t0_ms: vec![1005.0, 1040.0],
+                    t1_ms: vec![1013.0, 1049.0],
+                }],
+                instants: vec![InstantLane {
+                    tag: "gc".into(),
+                    times_ms: vec![1020.0],
+                }],
+            }),
+            trailing_bytes: 0,
+        }
+    }
+
+    #[test]
+    fn every_version_round_trips() {
+        for v in 1..=4 {
+            let mut lc = sample(v);
+            if v == 1 {
+                lc.phase_tags = vec!["phase0".into(), "phase1".into()];
+            }
+            let bytes = encode(&lc);
+            assert_eq!(decode(&bytes), Ok(lc), "version {v}");
+        }
+    }
+
+    #[test]
+    fn errors_carry_numbers() {
+        assert_eq!(decode(b"LCAP"), Err(DecodeError::TooShort { len: 4 }));
+        assert!(matches!(
+            decode(b"XXXX\x01\0\0\0\0\0"),
+            Err(DecodeError::BadMagic { .. })
+        ));
+        assert_eq!(
+            decode(b"LCAP\x05\0\0\0\0\0"),
+            Err(DecodeError::UnsupportedVersion { version: 5 })
+        );
+        let mut huge = b"LCAP\x02".to_vec();
+        huge.extend_from_slice(&(1u32 << 20).to_le_bytes());
+        huge.push(0);
+        let e = decode(&huge).expect_err("truncated");
+        assert_eq!(
+            e.to_string(),
+            "litecap: truncated frame times at offset 10: need 4194304 bytes, 0 remain"
+        );
+    }
+
+    #[test]
+    fn import_takes_work_as_period() {
+        let c = import(
+            &encode(&sample(4)),
+            &LoadOptions {
+                with_spans: true,
+                frame_span: None,
+                ..LoadOptions::default()
+            },
+        )
+        .expect("valid");
+        assert_eq!(c.frame_count(), 3);
+        assert_eq!(
+            c.frames().period_ns,
+            vec![Some(16_000_000), Some(17_000_000), Some(40_000_000)]
+        );
+        assert!(c
+            .meta()
+            .notes
+            .iter()
+            .any(|n| n.contains("taken as the frame's period")));
+        assert!(c.meta().clock_measured);
+        assert_eq!(c.meta().frame_budget_ns, Some(16_700_000));
+        // render's 0 ms in frame 1 reads as not running.
+        let render_frames = (0..3)
+            .filter(|&r| {
+                c.scope_aggs()
+                    .frame(r)
+                    .iter()
+                    .any(|a| c.scopes()[a.id as usize].name == "render")
+            })
+            .count();
+        assert_eq!(render_frames, 2);
+        let spans = c.spans().expect("kept");
+        assert_eq!(spans.cpu.frame(0).len(), 1);
+        assert_eq!(spans.cpu.frame(2).len(), 1);
+        assert_eq!(c.marks().len(), 1);
+        assert_eq!(c.marks()[0].frame_row, 1);
+    }
+
+    #[test]
+    fn without_timeline_the_clock_is_not_measured() {
+        let c = import(&encode(&sample(3)), &LoadOptions::default()).expect("valid");
+        assert!(!c.meta().clock_measured);
+        assert_eq!(c.counters()[0].name, "drawCalls");
+    }
+}

@@ -1,0 +1,60 @@
+//! framewise-analysis turns a capture into numbers and verdicts.
+//!
+//! Who uses it: the `framewise` CLI, the inspector (`framewise view`) and the MCP server
+//! read every number through this crate, so they can never disagree. The recorder a game
+//! links (`framewise`) must never depend on it; the one piece both share, the hitch rule,
+//! lives in [`hitch_rule`] with no dependencies beyond `std`. Bytes of the `.sgpt`
+//! container are `framewise-format`'s business; this crate reads them through that
+//! crate's reader and never parses them itself.
+//!
+//! The map: [`load::open`] reads any capture (`.sgpt`, `.litecap`, Chrome JSON) into a
+//! columnar [`Capture`] through [`CaptureBuilder`], which folds spans into per-frame
+//! aggregates as frames stream in ([`LoadOptions::summary_only`] keeps only per-name
+//! columns, [`LoadOptions::with_spans`] keeps every span). Then [`summarize`] gives the
+//! [`Summary`] whose JSON is `summarize --format json` and whose paths (`frame.p99`,
+//! `scope.render.p95`) [`diff()`] and [`gate()`] speak; [`find_hitches`] applies
+//! [`hitch_rule`] and classifies; [`attribute()`] ranks scopes; [`write_trace`] exports a
+//! Chrome trace. Every verdict maps to an exit code through [`Verdict::exit_code`].
+//!
+//! ```
+//! use framewise_analysis::{summarize, CaptureBuilder, FrameInput, SourceKind};
+//!
+//! let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+//! let mut f = FrameInput::default();
+//! for i in 0..120u64 {
+//!     f.clear();
+//!     f.index = i;
+//!     f.cpu_begin_ns = i * 16_000_000;
+//!     f.cpu_end_ns = f.cpu_begin_ns + 9_000_000;
+//!     b.push_frame(&f);
+//! }
+//! let summary = summarize(&b.finish());
+//! assert_eq!(summary.frame.times.count, 119); // the last frame has no period
+//! assert_eq!(summary.metric("frame.avg"), Some(16.0));
+//! assert_eq!(summary.metric("frame.p999"), None); // needs 1000 frames
+//! ```
+
+pub mod attribute;
+pub mod build;
+pub mod diff;
+pub mod export;
+pub mod gate;
+pub mod hitch;
+pub mod hitch_rule;
+pub mod import;
+pub mod load;
+pub mod model;
+pub mod stats;
+pub mod summary;
+
+pub use attribute::{attribute, AttributeError, AttributeTarget, Attribution};
+pub use build::{
+    CaptureBuilder, FrameInput, GpuPassInput, LaneInput, LoadOptions, MarkInput, SpanInput,
+};
+pub use diff::{diff, Diff};
+pub use export::chrome::{write_trace, ExportError, TraceOptions};
+pub use gate::{gate, GateConfig, GateResult, Verdict};
+pub use hitch::{find_hitches, HitchKind, HitchOptions, HitchReport};
+pub use load::{open, LoadError};
+pub use model::{Capture, Defect, DefectKind, Grade, SourceKind, TimingGrade};
+pub use summary::{summarize, Direction, MetricTable, Summary};

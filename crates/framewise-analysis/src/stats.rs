@@ -1,0 +1,760 @@
+//! Statistics, exactly as DESIGN.md defines them.
+//!
+//! - Percentiles interpolate linearly between the closest ranks at `(n − 1) · p`.
+//! - A percentile is null, with a reason, when fewer than one value lies beyond it in its
+//!   tail: `n · min(p, 1 − p) < 1` (p99 and p01 need 100 values, p99.9 needs 1000, p50
+//!   needs 2).
+//! - 1% / 0.1% low fps is the low average: 1000 / the mean of the frame times at or above
+//!   the p99 / p99.9 frame time.
+//! - The classifier buckets frame times into `<2, 2–4, 4–8, 8–16, 16–33, 33–66, ≥66 ms`;
+//!   jank is a frame ≥ 16 ms, a spike one ≥ 33 ms; STEADY / SPIKING (jank ratio ≥ 0.05) /
+//!   THROTTLED (jank ratio ≥ 0.25).
+//!
+//! Values enter as integer nanoseconds and leave as milliseconds.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Nanoseconds per millisecond.
+pub const NS_PER_MS: f64 = 1_000_000.0;
+
+/// A percentile, in parts per ten thousand (so p99.9 is exact).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Quantile(pub u32);
+
+/// p1.
+pub const P01: Quantile = Quantile(100);
+/// p50, the median.
+pub const P50: Quantile = Quantile(5_000);
+/// p90.
+pub const P90: Quantile = Quantile(9_000);
+/// p95.
+pub const P95: Quantile = Quantile(9_500);
+/// p99.
+pub const P99: Quantile = Quantile(9_900);
+/// p99.9.
+pub const P999: Quantile = Quantile(9_990);
+
+impl Quantile {
+    /// The fewest values for which this percentile is defined: at least one value must lie
+    /// beyond it in its tail.
+    pub fn required_count(self) -> u64 {
+        let tail = self.0.min(10_000 - self.0.min(10_000)) as u64;
+        if tail == 0 {
+            return u64::MAX;
+        }
+        10_000u64.div_ceil(tail)
+    }
+
+    /// The metric name (`p01`, `p50`, `p999`).
+    pub fn name(self) -> String {
+        match self.0 {
+            100 => "p01".into(),
+            9_990 => "p999".into(),
+            q if q % 100 == 0 => format!("p{:02}", q / 100),
+            q => format!("p{q}"),
+        }
+    }
+}
+
+/// Why a statistic is null.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NullReason {
+    /// No values at all.
+    Empty,
+    /// Too few values for the percentile.
+    TooFew {
+        /// Values needed.
+        needed: u64,
+        /// Values available.
+        have: u64,
+    },
+    /// Something else, stated.
+    Other(String),
+}
+
+impl std::fmt::Display for NullReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Empty => write!(f, "no values"),
+            Self::TooFew { needed, have } => write!(
+                f,
+                "needs at least {needed} values (one beyond it), have {have}"
+            ),
+            Self::Other(s) => f.write_str(s),
+        }
+    }
+}
+
+/// The percentile `q` of ascending `sorted` values, interpolated at `(n − 1) · q`.
+pub fn percentile<T: Copy + Into<f64>>(sorted: &[T], q: Quantile) -> Result<f64, NullReason> {
+    let n = sorted.len() as u64;
+    if n == 0 {
+        return Err(NullReason::Empty);
+    }
+    let needed = q.required_count();
+    if n < needed {
+        return Err(NullReason::TooFew { needed, have: n });
+    }
+    let num = (n - 1) * u64::from(q.0);
+    let lo = (num / 10_000) as usize;
+    let frac = (num % 10_000) as f64 / 10_000.0;
+    let a: f64 = sorted.get(lo).copied().map(Into::into).unwrap_or(f64::NAN);
+    let b: f64 = sorted.get(lo + 1).copied().map(Into::into).unwrap_or(a);
+    Ok(a + (b - a) * frac)
+}
+
+/// Integer values as f64 for [`percentile`]; `u64` does not implement `Into<f64>`.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+pub struct AsF64(pub f64);
+
+impl From<AsF64> for f64 {
+    fn from(v: AsF64) -> f64 {
+        v.0
+    }
+}
+
+fn pct_u64(sorted_ns: &[u64], q: Quantile) -> Result<f64, NullReason> {
+    // Interpolating directly on u64 avoids converting the whole column.
+    let n = sorted_ns.len() as u64;
+    if n == 0 {
+        return Err(NullReason::Empty);
+    }
+    let needed = q.required_count();
+    if n < needed {
+        return Err(NullReason::TooFew { needed, have: n });
+    }
+    let num = (n - 1) * u64::from(q.0);
+    let lo = (num / 10_000) as usize;
+    let frac = (num % 10_000) as f64 / 10_000.0;
+    let a = sorted_ns.get(lo).copied().unwrap_or(0) as f64;
+    let b = sorted_ns.get(lo + 1).copied().map_or(a, |v| v as f64);
+    Ok(a + (b - a) * frac)
+}
+
+/// Reasons for null statistics, by metric name.
+pub type NullReasons = BTreeMap<String, String>;
+
+fn ms(ns: f64) -> f64 {
+    ns / NS_PER_MS
+}
+
+fn record<T>(reasons: &mut NullReasons, name: &str, r: Result<T, NullReason>) -> Option<T> {
+    match r {
+        Ok(v) => Some(v),
+        Err(e) => {
+            reasons.insert(name.to_owned(), e.to_string());
+            None
+        }
+    }
+}
+
+/// Count, mean, extremes and percentiles of a set of times, in ms.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimeStats {
+    /// Values.
+    pub count: u64,
+    /// Mean, ms.
+    pub avg: Option<f64>,
+    /// Minimum, ms.
+    pub min: Option<f64>,
+    /// Maximum, ms.
+    pub max: Option<f64>,
+    /// p1, ms.
+    pub p01: Option<f64>,
+    /// p50, ms.
+    pub p50: Option<f64>,
+    /// p90, ms.
+    pub p90: Option<f64>,
+    /// p95, ms.
+    pub p95: Option<f64>,
+    /// p99, ms.
+    pub p99: Option<f64>,
+    /// p99.9, ms.
+    pub p999: Option<f64>,
+}
+
+/// Mean of integer ns values, exact to f64 rounding.
+pub fn mean_ns(values_ns: &[u64]) -> Option<f64> {
+    if values_ns.is_empty() {
+        return None;
+    }
+    let sum: u128 = values_ns.iter().map(|&v| u128::from(v)).sum();
+    Some(sum as f64 / values_ns.len() as f64)
+}
+
+impl TimeStats {
+    /// Statistics over ascending `sorted_ns`.
+    pub fn from_sorted_ns(sorted_ns: &[u64], reasons: &mut NullReasons) -> Self {
+        let empty = || Err::<f64, _>(NullReason::Empty);
+        let count = sorted_ns.len() as u64;
+        let avg = record(
+            reasons,
+            "avg",
+            mean_ns(sorted_ns).map(ms).ok_or(NullReason::Empty),
+        );
+        let min = record(
+            reasons,
+            "min",
+            sorted_ns
+                .first()
+                .map(|&v| ms(v as f64))
+                .map_or_else(empty, Ok),
+        );
+        let max = record(
+            reasons,
+            "max",
+            sorted_ns
+                .last()
+                .map(|&v| ms(v as f64))
+                .map_or_else(empty, Ok),
+        );
+        let mut p = |q: Quantile| record(reasons, &q.name(), pct_u64(sorted_ns, q).map(ms));
+        Self {
+            count,
+            avg,
+            min,
+            max,
+            p01: p(P01),
+            p50: p(P50),
+            p90: p(P90),
+            p95: p(P95),
+            p99: p(P99),
+            p999: p(P999),
+        }
+    }
+}
+
+/// The classifier's label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum FrameClass {
+    /// Jank ratio below 0.05.
+    Steady,
+    /// Jank ratio at least 0.05.
+    Spiking,
+    /// Jank ratio at least 0.25.
+    Throttled,
+}
+
+/// One classifier bucket.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bin {
+    /// The bucket as written in DESIGN.md (`<2`, `2-4`, …, `>=66`), ms.
+    pub range: String,
+    /// Frames in it.
+    pub count: u64,
+}
+
+/// Bucket edges, ns: `<2, 2–4, 4–8, 8–16, 16–33, 33–66, ≥66 ms`.
+pub const BIN_EDGES_NS: [u64; 6] = [
+    2_000_000, 4_000_000, 8_000_000, 16_000_000, 33_000_000, 66_000_000,
+];
+/// A frame at or above this is jank, ns.
+pub const JANK_NS: u64 = 16_000_000;
+/// A frame at or above this is a spike, ns.
+pub const SPIKE_NS: u64 = 33_000_000;
+/// Jank ratio at which a capture is SPIKING.
+pub const SPIKING_RATIO: f64 = 0.05;
+/// Jank ratio at which a capture is THROTTLED.
+pub const THROTTLED_RATIO: f64 = 0.25;
+
+const BIN_LABELS: [&str; 7] = ["<2", "2-4", "4-8", "8-16", "16-33", "33-66", ">=66"];
+
+/// The classifier's output: a label with its ratios and bucket counts, not a verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Classification {
+    /// Frames ≥ 16 ms over frames.
+    pub jank_ratio: Option<f64>,
+    /// Frames ≥ 33 ms over frames.
+    pub spike_ratio: Option<f64>,
+    /// STEADY, SPIKING or THROTTLED.
+    pub class: Option<FrameClass>,
+    /// Bucket counts.
+    pub bins: Vec<Bin>,
+}
+
+impl Classification {
+    /// Classifies ascending or unordered frame times in ns.
+    pub fn of_ns(values_ns: &[u64], reasons: &mut NullReasons) -> Self {
+        let mut counts = [0u64; 7];
+        let mut jank = 0u64;
+        let mut spike = 0u64;
+        for &v in values_ns {
+            let bucket = BIN_EDGES_NS.partition_point(|&edge| edge <= v);
+            counts[bucket] += 1;
+            jank += u64::from(v >= JANK_NS);
+            spike += u64::from(v >= SPIKE_NS);
+        }
+        let bins = BIN_LABELS
+            .iter()
+            .zip(counts)
+            .map(|(label, count)| Bin {
+                range: (*label).to_owned(),
+                count,
+            })
+            .collect();
+        let n = values_ns.len() as f64;
+        if values_ns.is_empty() {
+            for name in ["jank_ratio", "spike_ratio", "class"] {
+                reasons.insert(name.to_owned(), NullReason::Empty.to_string());
+            }
+            return Self {
+                jank_ratio: None,
+                spike_ratio: None,
+                class: None,
+                bins,
+            };
+        }
+        let jank_ratio = jank as f64 / n;
+        let class = if jank_ratio >= THROTTLED_RATIO {
+            FrameClass::Throttled
+        } else if jank_ratio >= SPIKING_RATIO {
+            FrameClass::Spiking
+        } else {
+            FrameClass::Steady
+        };
+        Self {
+            jank_ratio: Some(jank_ratio),
+            spike_ratio: Some(spike as f64 / n),
+            class: Some(class),
+            bins,
+        }
+    }
+}
+
+/// The `frame` block: statistics over periods, with fps and lows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FrameBlock {
+    /// Count, mean, extremes, percentiles, ms.
+    #[serde(flatten)]
+    pub times: TimeStats,
+    /// 1000 / avg.
+    pub fps: Option<f64>,
+    /// 1000 / mean of the frame times at or above p99.
+    pub low_1pct_fps: Option<f64>,
+    /// 1000 / mean of the frame times at or above p99.9.
+    pub low_01pct_fps: Option<f64>,
+    /// Classifier output.
+    #[serde(flatten)]
+    pub classifier: Classification,
+    /// Why each null statistic is null.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub null_reasons: NullReasons,
+}
+
+fn low_fps(sorted_ns: &[u64], q: Quantile) -> Result<f64, NullReason> {
+    let threshold = pct_u64(sorted_ns, q)?;
+    let from = sorted_ns.partition_point(|&v| (v as f64) < threshold);
+    let tail = sorted_ns.get(from..).unwrap_or(&[]);
+    let mean = mean_ns(tail).ok_or(NullReason::Empty)?;
+    if mean <= 0.0 {
+        return Err(NullReason::Other("the tail's mean frame time is 0".into()));
+    }
+    Ok(1000.0 / ms(mean))
+}
+
+impl FrameBlock {
+    /// The frame block over frame periods in ns (any order; sorted here).
+    pub fn of_periods_ns(mut periods_ns: Vec<u64>) -> Self {
+        periods_ns.sort_unstable();
+        let mut reasons = NullReasons::new();
+        let times = TimeStats::from_sorted_ns(&periods_ns, &mut reasons);
+        let fps = match times.avg {
+            Some(avg) if avg > 0.0 => Some(1000.0 / avg),
+            Some(_) => {
+                reasons.insert("fps".into(), "the mean frame time is 0".into());
+                None
+            }
+            None => {
+                reasons.insert("fps".into(), NullReason::Empty.to_string());
+                None
+            }
+        };
+        let low_1pct_fps = record(&mut reasons, "low_1pct_fps", low_fps(&periods_ns, P99));
+        let low_01pct_fps = record(&mut reasons, "low_01pct_fps", low_fps(&periods_ns, P999));
+        let classifier = Classification::of_ns(&periods_ns, &mut reasons);
+        Self {
+            times,
+            fps,
+            low_1pct_fps,
+            low_01pct_fps,
+            classifier,
+            null_reasons: reasons,
+        }
+    }
+}
+
+/// The `work` block: the same statistics over work times (no fps: a work time is not a
+/// frame rate).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkBlock {
+    /// Count, mean, extremes, percentiles, ms.
+    #[serde(flatten)]
+    pub times: TimeStats,
+    /// Classifier output over work times.
+    #[serde(flatten)]
+    pub classifier: Classification,
+    /// Why each null statistic is null.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub null_reasons: NullReasons,
+}
+
+impl WorkBlock {
+    /// The work block over work times in ns (any order).
+    pub fn of_work_ns(mut work_ns: Vec<u64>) -> Self {
+        work_ns.sort_unstable();
+        let mut reasons = NullReasons::new();
+        let times = TimeStats::from_sorted_ns(&work_ns, &mut reasons);
+        let classifier = Classification::of_ns(&work_ns, &mut reasons);
+        Self {
+            times,
+            classifier,
+            null_reasons: reasons,
+        }
+    }
+}
+
+/// A scope's or a pass's statistics over its per-frame inclusive totals, in the frames in
+/// which it ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScopeStats {
+    /// Frames in which it ran.
+    pub count: u64,
+    /// Sum of its per-frame inclusive totals, ms.
+    pub total: f64,
+    /// Sum of its self time, ms.
+    #[serde(rename = "self")]
+    pub self_ms: f64,
+    /// Mean per-frame total, ms.
+    pub avg: Option<f64>,
+    /// Smallest per-frame total, ms.
+    pub min: Option<f64>,
+    /// p1 of per-frame totals, ms.
+    pub p01: Option<f64>,
+    /// Median per-frame total, ms.
+    pub p50: Option<f64>,
+    /// p95 of per-frame totals, ms.
+    pub p95: Option<f64>,
+    /// p99 of per-frame totals, ms.
+    pub p99: Option<f64>,
+    /// Largest per-frame total, ms.
+    pub max: Option<f64>,
+    /// Times it ran, over all those frames.
+    pub calls: u64,
+    /// Call sites (`file:line`), for scopes that carry them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<String>,
+    /// Why each null statistic is null.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub null_reasons: NullReasons,
+}
+
+impl ScopeStats {
+    /// Statistics from per-frame totals (ns, any order), summed self time and calls.
+    pub fn of_totals_ns(
+        mut totals_ns: Vec<u64>,
+        self_ns: u64,
+        calls: u64,
+        sites: Vec<String>,
+    ) -> Self {
+        totals_ns.sort_unstable();
+        let mut reasons = NullReasons::new();
+        let t = TimeStats::from_sorted_ns(&totals_ns, &mut reasons);
+        // The scope block has no p90/p999; drop their reasons.
+        reasons.remove("p90");
+        reasons.remove("p999");
+        let total: u128 = totals_ns.iter().map(|&v| u128::from(v)).sum();
+        Self {
+            count: t.count,
+            total: ms(total as f64),
+            self_ms: ms(self_ns as f64),
+            avg: t.avg,
+            min: t.min,
+            p01: t.p01,
+            p50: t.p50,
+            p95: t.p95,
+            p99: t.p99,
+            max: t.max,
+            calls,
+            sites,
+            null_reasons: reasons,
+        }
+    }
+}
+
+/// A counter value as JSON shows it: an exact integer, or a float for an imported
+/// fractional counter.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Num {
+    /// Exact.
+    Int(i64),
+    /// Fractional.
+    Float(f64),
+}
+
+impl Num {
+    /// As f64.
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Self::Int(v) => v as f64,
+            Self::Float(v) => v,
+        }
+    }
+}
+
+/// A counter's statistics over the frames in which it was recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CounterStats {
+    /// `sum` or `gauge`.
+    pub kind: crate::model::CounterKind,
+    /// Exact sum over frames (null if it does not fit in i64).
+    pub sum: Option<Num>,
+    /// Mean per frame.
+    pub avg: Option<f64>,
+    /// Smallest.
+    pub min: Option<Num>,
+    /// Largest.
+    pub max: Option<Num>,
+    /// p1.
+    pub p01: Option<f64>,
+    /// p99.
+    pub p99: Option<f64>,
+    /// The value in the last frame that recorded it.
+    pub last: Option<Num>,
+    /// Frames that recorded it.
+    pub count: u64,
+    /// Why each null statistic is null.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub null_reasons: NullReasons,
+}
+
+impl CounterStats {
+    /// Statistics over integer values in frame order.
+    pub fn of_integers(kind: crate::model::CounterKind, values: &[i64]) -> Self {
+        let mut reasons = NullReasons::new();
+        let last = values.last().copied().map(Num::Int);
+        let mut sorted = values.to_vec();
+        sorted.sort_unstable();
+        let sum128: i128 = values.iter().map(|&v| i128::from(v)).sum();
+        let sum = if values.is_empty() {
+            reasons.insert("sum".into(), NullReason::Empty.to_string());
+            None
+        } else {
+            match i64::try_from(sum128) {
+                Ok(v) => Some(Num::Int(v)),
+                Err(_) => {
+                    reasons.insert("sum".into(), format!("the sum {sum128} overflows i64"));
+                    None
+                }
+            }
+        };
+        let avg = (!values.is_empty()).then(|| sum128 as f64 / values.len() as f64);
+        let as_f: Vec<AsF64> = sorted.iter().map(|&v| AsF64(v as f64)).collect();
+        let p01 = record(&mut reasons, "p01", percentile(&as_f, P01));
+        let p99 = record(&mut reasons, "p99", percentile(&as_f, P99));
+        Self::finish(
+            kind,
+            sum,
+            avg,
+            sorted.first().copied().map(Num::Int),
+            sorted.last().copied().map(Num::Int),
+            p01,
+            p99,
+            last,
+            values.len() as u64,
+            reasons,
+        )
+    }
+
+    /// Statistics over float values in frame order (non-finite values are skipped).
+    pub fn of_floats(kind: crate::model::CounterKind, values: &[f64]) -> Self {
+        let mut reasons = NullReasons::new();
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        let last = finite.last().copied().map(Num::Float);
+        let mut sorted = finite.clone();
+        sorted.sort_by(f64::total_cmp);
+        let sum: f64 = finite.iter().sum();
+        let as_f: Vec<AsF64> = sorted.iter().map(|&v| AsF64(v)).collect();
+        let p01 = record(&mut reasons, "p01", percentile(&as_f, P01));
+        let p99 = record(&mut reasons, "p99", percentile(&as_f, P99));
+        if finite.is_empty() {
+            reasons.insert("sum".into(), NullReason::Empty.to_string());
+        }
+        Self::finish(
+            kind,
+            (!finite.is_empty()).then_some(Num::Float(sum)),
+            (!finite.is_empty()).then(|| sum / finite.len() as f64),
+            sorted.first().copied().map(Num::Float),
+            sorted.last().copied().map(Num::Float),
+            p01,
+            p99,
+            last,
+            finite.len() as u64,
+            reasons,
+        )
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "a private constructor for one struct"
+    )]
+    fn finish(
+        kind: crate::model::CounterKind,
+        sum: Option<Num>,
+        avg: Option<f64>,
+        min: Option<Num>,
+        max: Option<Num>,
+        p01: Option<f64>,
+        p99: Option<f64>,
+        last: Option<Num>,
+        count: u64,
+        mut reasons: NullReasons,
+    ) -> Self {
+        if count == 0 {
+            for name in ["avg", "min", "max", "last"] {
+                reasons.insert(name.into(), NullReason::Empty.to_string());
+            }
+        }
+        Self {
+            kind,
+            sum,
+            avg,
+            min,
+            max,
+            p01,
+            p99,
+            last,
+            count,
+            null_reasons: reasons,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn required_counts() {
+        assert_eq!(P99.required_count(), 100);
+        assert_eq!(P999.required_count(), 1000);
+        assert_eq!(P01.required_count(), 100);
+        assert_eq!(P50.required_count(), 2);
+        assert_eq!(P95.required_count(), 20);
+        assert_eq!(P90.required_count(), 10);
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(P01.name(), "p01");
+        assert_eq!(P50.name(), "p50");
+        assert_eq!(P999.name(), "p999");
+    }
+
+    #[test]
+    fn interpolates_at_n_minus_one_p() {
+        let v: Vec<AsF64> = (1..=100).map(|i| AsF64(i as f64)).collect();
+        // (100 − 1) × 0.99 = 98.01 → 99 + 0.01 × (100 − 99)
+        let p = percentile(&v, P99).expect("100 values");
+        assert!((p - 99.01).abs() < 1e-9, "{p}");
+        let p = percentile(&v, P50).expect("100 values");
+        assert!((p - 50.5).abs() < 1e-9, "{p}");
+        assert_eq!(
+            percentile(&v[..99], P99),
+            Err(NullReason::TooFew {
+                needed: 100,
+                have: 99
+            })
+        );
+    }
+
+    #[test]
+    fn lows_are_low_averages() {
+        // 99 frames of 10 ms, one of 100 ms: p99 = 10 + 0.01 × 90 = 10.9 ms; only the
+        // 100 ms frame is at or above it, so the 1% low is 10 fps.
+        let mut v = vec![10_000_000u64; 99];
+        v.push(100_000_000);
+        let b = FrameBlock::of_periods_ns(v);
+        assert_eq!(b.low_1pct_fps, Some(10.0));
+        assert_eq!(b.low_01pct_fps, None);
+        assert!(b.null_reasons["low_01pct_fps"].contains("1000"));
+        assert_eq!(b.times.count, 100);
+        assert_eq!(b.classifier.class, Some(FrameClass::Steady));
+    }
+
+    #[test]
+    fn classifier_buckets_and_labels() {
+        let v: Vec<u64> = [1.0, 2.0, 3.9, 4.0, 8.0, 16.0, 32.9, 33.0, 66.0, 100.0]
+            .iter()
+            .map(|ms| (ms * 1e6) as u64)
+            .collect();
+        let mut r = NullReasons::new();
+        let c = Classification::of_ns(&v, &mut r);
+        let counts: Vec<u64> = c.bins.iter().map(|b| b.count).collect();
+        assert_eq!(counts, vec![1, 2, 1, 1, 2, 1, 2]);
+        assert_eq!(c.jank_ratio, Some(0.5));
+        assert_eq!(c.spike_ratio, Some(0.3));
+        assert_eq!(c.class, Some(FrameClass::Throttled));
+        let spiking: Vec<u64> = (0..100)
+            .map(|i| if i < 5 { 20_000_000 } else { 1_000_000 })
+            .collect();
+        let c = Classification::of_ns(&spiking, &mut r);
+        assert_eq!(c.class, Some(FrameClass::Spiking));
+    }
+
+    #[test]
+    fn counters_are_exact() {
+        let c = CounterStats::of_integers(
+            crate::model::CounterKind::Sum,
+            &[i64::MAX / 2, i64::MAX / 2, 1],
+        );
+        assert_eq!(c.sum, Some(Num::Int(i64::MAX)));
+        assert_eq!(c.last, Some(Num::Int(1)));
+        assert_eq!(c.min, Some(Num::Int(1)));
+        let c = CounterStats::of_integers(crate::model::CounterKind::Sum, &[i64::MAX, 1]);
+        assert_eq!(c.sum, None);
+        assert!(c.null_reasons["sum"].contains("overflows"));
+    }
+
+    #[test]
+    fn empty_is_null_with_reasons() {
+        let b = FrameBlock::of_periods_ns(Vec::new());
+        assert_eq!(b.times.count, 0);
+        assert_eq!(b.times.avg, None);
+        assert_eq!(b.fps, None);
+        assert_eq!(b.classifier.class, None);
+        assert!(b.null_reasons.contains_key("avg"));
+        assert!(b.null_reasons.contains_key("p50"));
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn percentiles_are_monotone_and_bounded(mut v in proptest::collection::vec(0u64..1_000_000_000, 1..400)) {
+            v.sort_unstable();
+            let mut last = f64::MIN;
+            for q in [P01, P50, P90, P95, P99, P999] {
+                if let Ok(p) = pct_u64(&v, q) {
+                    prop_assert!(p >= last);
+                    prop_assert!(p >= v[0] as f64 && p <= v[v.len() - 1] as f64);
+                    last = p;
+                }
+            }
+        }
+
+        #[test]
+        fn bins_partition_every_frame(v in proptest::collection::vec(0u64..200_000_000, 0..300)) {
+            let mut r = NullReasons::new();
+            let c = Classification::of_ns(&v, &mut r);
+            prop_assert_eq!(c.bins.iter().map(|b| b.count).sum::<u64>(), v.len() as u64);
+        }
+    }
+}

@@ -1,0 +1,603 @@
+//! [`Summary`]: the `summarize --format json` output, and the metric paths that address it.
+//!
+//! A metric path is a JSON path into this output: `frame.p99`, `work.p95`,
+//! `scope.render.p95`, `pass.shadow.max`, `counter.draw_calls.max`. The JSON blocks are
+//! `frame`, `work`, `scopes`, `passes` and `counters`; paths use the singular `scope.`,
+//! `pass.` and `counter.`. Resolution walks the serialized JSON itself, so a path can never
+//! disagree with what `summarize` prints.
+
+use std::collections::BTreeMap;
+
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::model::{AdapterKind, Capture, Defect, Grade, Numeric, SourceKind};
+use crate::stats::{CounterStats, FrameBlock, ScopeStats, WorkBlock};
+
+/// The schema name every summary carries.
+pub const SUMMARY_SCHEMA: &str = "framewise.summary/1";
+
+/// A JSON object whose entries keep their order (scopes sorted by total, for instance).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedMap<T>(pub Vec<(String, T)>);
+
+impl<T> Default for NamedMap<T> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<T> NamedMap<T> {
+    /// The entry with this name.
+    pub fn get(&self, name: &str) -> Option<&T> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    /// Entries in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &T)> {
+        self.0.iter().map(|(n, v)| (n.as_str(), v))
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<T: Serialize> Serialize for NamedMap<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for NamedMap<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = NamedMap<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = access.next_entry::<String, T>()? {
+                    out.push((k, v));
+                }
+                Ok(NamedMap(out))
+            }
+        }
+        deserializer.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// Units of the numbers in a summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Units {
+    /// Every time is in milliseconds.
+    pub time: String,
+    /// Counters are plain counts (or whatever the counter counts, e.g. bytes).
+    pub counters: String,
+}
+
+/// What was summarized.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CaptureInfo {
+    /// File kind.
+    pub source: SourceKind,
+    /// The source's format version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_version: Option<u32>,
+    /// Capture level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<String>,
+    /// Build id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
+    /// Adapter type.
+    pub adapter: AdapterKind,
+    /// Adapter name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapter_name: Option<String>,
+    /// Frames in the capture.
+    pub frames: u64,
+    /// Frames the host declared paused (excluded from every statistic).
+    pub frames_paused: u64,
+    /// Non-paused frames whose period is unknown (the last frame, frames before a gap).
+    pub frames_without_period: u64,
+    /// Spans the recorder dropped.
+    pub dropped_spans: u64,
+    /// Whether frame begins were measured on a clock.
+    pub clock_measured: bool,
+}
+
+/// The methods behind the numbers, named in the output.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Methods {
+    /// What a frame time is.
+    pub frame_time: String,
+    /// How percentiles are taken.
+    pub percentile: String,
+    /// How the low fps figures are taken.
+    pub low_fps: String,
+    /// What scope and pass statistics are over.
+    pub scopes: String,
+    /// What happens to paused frames.
+    pub paused: String,
+}
+
+impl Methods {
+    fn standard() -> Self {
+        Self {
+            frame_time: "frame.* is over periods (this frame's CPU begin to the next frame's begin); work.* is over work (CPU begin to end)".into(),
+            percentile: "linear interpolation between the closest ranks at (n-1)*p; null when fewer than one value lies beyond it (p99 needs 100, p99.9 needs 1000)".into(),
+            low_fps: "low average: 1000 / mean of the frame times at or above the p99 (1% low) or p99.9 (0.1% low) frame time".into(),
+            scopes: "over per-frame inclusive totals, in the frames in which the scope or pass ran; self and calls alongside".into(),
+            paused: "paused frames are excluded from every statistic".into(),
+        }
+    }
+}
+
+/// The summary of one capture: `summarize --format json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// [`SUMMARY_SCHEMA`].
+    pub schema: String,
+    /// Units.
+    pub units: Units,
+    /// What was summarized.
+    pub capture: CaptureInfo,
+    /// Truth grade.
+    pub grade: Grade,
+    /// Methods, named.
+    pub methods: Methods,
+    /// The frame budget judged against, ms.
+    pub budget_ms: f64,
+    /// Statistics over periods.
+    pub frame: FrameBlock,
+    /// Statistics over work times.
+    pub work: WorkBlock,
+    /// CPU scopes by name, largest total first.
+    pub scopes: NamedMap<ScopeStats>,
+    /// GPU passes by label, largest total first.
+    pub passes: NamedMap<ScopeStats>,
+    /// Counters by name, in name order.
+    pub counters: NamedMap<CounterStats>,
+    /// What was wrong with the capture.
+    pub defects: Vec<Defect>,
+    /// What importers decided on the reader's behalf.
+    pub notes: Vec<String>,
+}
+
+/// Which way is better for a metric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Smaller is better (times, counts).
+    LowerIsBetter,
+    /// Larger is better (fps).
+    HigherIsBetter,
+}
+
+/// The metrics that are higher-is-better; everything else is lower-is-better.
+pub const HIGHER_IS_BETTER: [&str; 3] = ["frame.fps", "frame.low_1pct_fps", "frame.low_01pct_fps"];
+
+/// Which way is better for `path`.
+pub fn direction(path: &str) -> Direction {
+    if HIGHER_IS_BETTER.contains(&path) {
+        Direction::HigherIsBetter
+    } else {
+        Direction::LowerIsBetter
+    }
+}
+
+/// A metric path split into its parts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetricPath<'a> {
+    /// `frame`, `work`, `scope`, `pass` or `counter`.
+    pub block: &'a str,
+    /// The scope, pass or counter name (`None` for frame and work).
+    pub name: Option<&'a str>,
+    /// The statistic (`p99`, `max`, …).
+    pub stat: &'a str,
+}
+
+/// Splits a metric path. Names may contain dots: the statistic is the last segment.
+pub fn parse_metric_path(path: &str) -> Option<MetricPath<'_>> {
+    let (block, rest) = path.split_once('.')?;
+    match block {
+        "frame" | "work" => (!rest.is_empty() && !rest.contains('.')).then_some(MetricPath {
+            block,
+            name: None,
+            stat: rest,
+        }),
+        "scope" | "pass" | "counter" => {
+            let (name, stat) = rest.rsplit_once('.')?;
+            (!name.is_empty() && !stat.is_empty()).then_some(MetricPath {
+                block,
+                name: Some(name),
+                stat,
+            })
+        }
+        _ => None,
+    }
+}
+
+fn json_block(block: &str) -> Option<&'static str> {
+    match block {
+        "frame" => Some("frame"),
+        "work" => Some("work"),
+        "scope" => Some("scopes"),
+        "pass" => Some("passes"),
+        "counter" => Some("counters"),
+        _ => None,
+    }
+}
+
+/// Every metric of a summary, by path, resolved from its JSON.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricTable {
+    /// Numeric values by path. Null statistics are absent.
+    pub values: BTreeMap<String, f64>,
+}
+
+impl MetricTable {
+    /// The table of `summary`'s metrics.
+    pub fn of(summary: &Summary) -> Self {
+        let mut values = BTreeMap::new();
+        let Ok(json) = serde_json::to_value(summary) else {
+            return Self { values };
+        };
+        let leaves = |prefix: &str, obj: &serde_json::Value, out: &mut BTreeMap<String, f64>| {
+            if let Some(map) = obj.as_object() {
+                for (k, v) in map {
+                    if let Some(x) = v.as_f64() {
+                        out.insert(format!("{prefix}.{k}"), x);
+                    }
+                }
+            }
+        };
+        for block in ["frame", "work"] {
+            if let Some(obj) = json.get(block) {
+                leaves(block, obj, &mut values);
+            }
+        }
+        for (path_block, json_block) in [
+            ("scope", "scopes"),
+            ("pass", "passes"),
+            ("counter", "counters"),
+        ] {
+            if let Some(map) = json.get(json_block).and_then(|v| v.as_object()) {
+                for (name, obj) in map {
+                    leaves(&format!("{path_block}.{name}"), obj, &mut values);
+                }
+            }
+        }
+        Self { values }
+    }
+
+    /// The value at `path`, if present and not null.
+    pub fn get(&self, path: &str) -> Option<f64> {
+        self.values.get(path).copied()
+    }
+
+    /// Names present in a block (`scope`, `pass`, `counter`).
+    pub fn names(&self, block: &str) -> Vec<String> {
+        let set: std::collections::BTreeSet<String> = self
+            .values
+            .keys()
+            .filter_map(|k| parse_metric_path(k))
+            .filter(|p| p.block == block)
+            .filter_map(|p| p.name.map(str::to_owned))
+            .collect();
+        set.into_iter().collect()
+    }
+}
+
+impl Summary {
+    /// Resolves one metric path against this summary's JSON; `None` when absent or null.
+    pub fn metric(&self, path: &str) -> Option<f64> {
+        let p = parse_metric_path(path)?;
+        let json = serde_json::to_value(self).ok()?;
+        let block = json.get(json_block(p.block)?)?;
+        let obj = match p.name {
+            Some(name) => block.get(name)?,
+            None => block,
+        };
+        obj.get(p.stat)?.as_f64()
+    }
+
+    /// Every metric, by path.
+    pub fn metrics(&self) -> MetricTable {
+        MetricTable::of(self)
+    }
+
+    /// Whether the summary covers no frames with a known period.
+    pub fn is_empty(&self) -> bool {
+        self.frame.times.count == 0
+    }
+}
+
+fn ns_to_ms(ns: u64) -> f64 {
+    ns as f64 / crate::stats::NS_PER_MS
+}
+
+/// Groups ids by name and collects per-frame totals per name over non-paused frames.
+fn named_stats(
+    capture: &Capture,
+    aggs: &crate::model::PerFrame<crate::model::Agg>,
+    names: &[String],
+    sites: &[Option<String>],
+) -> NamedMap<ScopeStats> {
+    let mut group_of: Vec<usize> = Vec::with_capacity(names.len());
+    let mut group_names: Vec<String> = Vec::new();
+    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+    for name in names {
+        let g = *index.entry(name.as_str()).or_insert_with(|| {
+            group_names.push(name.clone());
+            group_names.len() - 1
+        });
+        group_of.push(g);
+    }
+    let groups = group_names.len();
+    let mut totals: Vec<Vec<u64>> = vec![Vec::new(); groups];
+    let mut self_ns = vec![0u64; groups];
+    let mut calls = vec![0u64; groups];
+    let mut site_sets: Vec<std::collections::BTreeSet<String>> = vec![Default::default(); groups];
+    for (id, site) in sites.iter().enumerate() {
+        if let (Some(site), Some(&g)) = (site, group_of.get(id)) {
+            site_sets[g].insert(site.clone());
+        }
+    }
+    let mut frame_acc = vec![0u64; groups];
+    let mut touched: Vec<usize> = Vec::new();
+    for row in 0..capture.frame_count() {
+        if capture.frames.paused.get(row).copied().unwrap_or(false) {
+            continue;
+        }
+        for a in aggs.frame(row) {
+            let Some(&g) = group_of.get(a.id as usize) else {
+                continue;
+            };
+            if !touched.contains(&g) {
+                touched.push(g);
+            }
+            frame_acc[g] = frame_acc[g].saturating_add(a.total_ns);
+            self_ns[g] = self_ns[g].saturating_add(a.self_ns);
+            calls[g] = calls[g].saturating_add(u64::from(a.calls));
+        }
+        for &g in &touched {
+            totals[g].push(frame_acc[g]);
+            frame_acc[g] = 0;
+        }
+        touched.clear();
+    }
+    let mut out: Vec<(String, ScopeStats)> = group_names
+        .into_iter()
+        .zip(totals)
+        .enumerate()
+        .filter(|(_, (_, t))| !t.is_empty())
+        .map(|(g, (name, t))| {
+            let sites = std::mem::take(&mut site_sets[g]).into_iter().collect();
+            (
+                name,
+                ScopeStats::of_totals_ns(t, self_ns[g], calls[g], sites),
+            )
+        })
+        .collect();
+    out.sort_by(|a, b| b.1.total.total_cmp(&a.1.total).then_with(|| a.0.cmp(&b.0)));
+    NamedMap(out)
+}
+
+type Blocks = (
+    NamedMap<ScopeStats>,
+    NamedMap<ScopeStats>,
+    Vec<Vec<i64>>,
+    Vec<Vec<f64>>,
+);
+
+/// Scope, pass and counter inputs from per-frame aggregates.
+fn aggregate_stats(capture: &Capture) -> Blocks {
+    let f = capture.frames();
+    let scope_names: Vec<String> = capture.scopes().iter().map(|s| s.name.clone()).collect();
+    let scope_sites: Vec<Option<String>> = capture.scopes().iter().map(|s| s.site()).collect();
+    let scopes = named_stats(capture, capture.scope_aggs(), &scope_names, &scope_sites);
+    let pass_names: Vec<String> = capture.passes().iter().map(|p| p.name.clone()).collect();
+    let passes = named_stats(
+        capture,
+        capture.pass_aggs(),
+        &pass_names,
+        &vec![None; pass_names.len()],
+    );
+    let mut counter_ints: Vec<Vec<i64>> = vec![Vec::new(); capture.counters().len()];
+    let mut counter_floats: Vec<Vec<f64>> = vec![Vec::new(); capture.counters().len()];
+    for row in 0..capture.frame_count() {
+        if f.paused.get(row).copied().unwrap_or(false) {
+            continue;
+        }
+        for e in capture.counter_values().frame(row) {
+            let id = e.counter as usize;
+            match capture.counters().get(id).map(|c| c.numeric) {
+                Some(Numeric::Integer) => counter_ints[id].push(e.raw),
+                Some(Numeric::Float) => counter_floats[id].push(f64::from_bits(e.raw as u64)),
+                None => {}
+            }
+        }
+    }
+    (scopes, passes, counter_ints, counter_floats)
+}
+
+/// Scope, pass and counter inputs from a summary-only load's columns.
+fn columns_stats(capture: &Capture, cols: &crate::model::SummaryColumns) -> Blocks {
+    let named = |columns: &[crate::model::NameColumn], with_sites: bool| {
+        let mut out: Vec<(String, ScopeStats)> = columns
+            .iter()
+            .filter(|c| !c.totals_ns.is_empty())
+            .map(|c| {
+                let sites: Vec<String> = if with_sites {
+                    let set: std::collections::BTreeSet<String> = capture
+                        .scopes()
+                        .iter()
+                        .filter(|s| s.name == c.name)
+                        .filter_map(|s| s.site())
+                        .collect();
+                    set.into_iter().collect()
+                } else {
+                    Vec::new()
+                };
+                (
+                    c.name.clone(),
+                    ScopeStats::of_totals_ns(c.totals_ns.to_vec(), c.self_ns, c.calls, sites),
+                )
+            })
+            .collect();
+        out.sort_by(|a, b| b.1.total.total_cmp(&a.1.total).then_with(|| a.0.cmp(&b.0)));
+        NamedMap(out)
+    };
+    let n = capture.counters().len();
+    let mut counter_ints: Vec<Vec<i64>> = vec![Vec::new(); n];
+    let mut counter_floats: Vec<Vec<f64>> = vec![Vec::new(); n];
+    for (id, raw) in cols.counters.iter().enumerate().take(n) {
+        match capture.counters().get(id).map(|c| c.numeric) {
+            Some(Numeric::Integer) => counter_ints[id] = raw.to_vec(),
+            Some(Numeric::Float) => {
+                counter_floats[id] = raw.iter().map(|r| f64::from_bits(r as u64)).collect()
+            }
+            None => {}
+        }
+    }
+    (
+        named(&cols.scopes, true),
+        named(&cols.passes, false),
+        counter_ints,
+        counter_floats,
+    )
+}
+
+/// Summarizes a capture.
+pub fn summarize(capture: &Capture) -> Summary {
+    let f = capture.frames();
+    let mut periods = Vec::with_capacity(f.len());
+    let mut work = Vec::with_capacity(f.len());
+    let mut paused = 0u64;
+    let mut without_period = 0u64;
+    for row in f.rows() {
+        if row.paused {
+            paused += 1;
+            continue;
+        }
+        work.push(row.work_ns());
+        match row.period_ns {
+            Some(p) => periods.push(p),
+            None => without_period += 1,
+        }
+    }
+
+    let (scopes, passes, counter_ints, counter_floats) = match capture.summary_columns() {
+        Some(cols) => columns_stats(capture, cols),
+        None => aggregate_stats(capture),
+    };
+    let mut counters: Vec<(String, CounterStats)> = capture
+        .counters()
+        .iter()
+        .enumerate()
+        .filter_map(|(id, info)| {
+            let stats = match info.numeric {
+                Numeric::Integer => CounterStats::of_integers(info.kind, &counter_ints[id]),
+                Numeric::Float => CounterStats::of_floats(info.kind, &counter_floats[id]),
+            };
+            (stats.count > 0).then(|| (info.name.clone(), stats))
+        })
+        .collect();
+    counters.sort_by(|a, b| a.0.cmp(&b.0));
+
+    let meta = capture.meta();
+    Summary {
+        schema: SUMMARY_SCHEMA.into(),
+        units: Units {
+            time: "ms".into(),
+            counters: "count".into(),
+        },
+        capture: CaptureInfo {
+            source: meta.source,
+            source_version: meta.source_version,
+            level: meta.level.clone(),
+            build: meta.build.clone(),
+            adapter: meta.adapter,
+            adapter_name: meta.adapter_name.clone(),
+            frames: capture.frame_count() as u64,
+            frames_paused: paused,
+            frames_without_period: without_period,
+            dropped_spans: capture.dropped_spans(),
+            clock_measured: meta.clock_measured,
+        },
+        grade: capture.grade(),
+        methods: Methods::standard(),
+        budget_ms: ns_to_ms(capture.frame_budget_ns()),
+        frame: FrameBlock::of_periods_ns(periods),
+        work: WorkBlock::of_work_ns(work),
+        scopes,
+        passes,
+        counters: NamedMap(counters),
+        defects: capture.defects().to_vec(),
+        notes: meta.notes.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_split_on_first_and_last_dot() {
+        assert_eq!(
+            parse_metric_path("scope.render.shadow.p95"),
+            Some(MetricPath {
+                block: "scope",
+                name: Some("render.shadow"),
+                stat: "p95"
+            })
+        );
+        assert_eq!(
+            parse_metric_path("frame.p99"),
+            Some(MetricPath {
+                block: "frame",
+                name: None,
+                stat: "p99"
+            })
+        );
+        assert_eq!(parse_metric_path("frame"), None);
+        assert_eq!(parse_metric_path("scope.p95"), None);
+        assert_eq!(parse_metric_path("nope.x.y"), None);
+    }
+
+    #[test]
+    fn direction_table() {
+        assert_eq!(direction("frame.fps"), Direction::HigherIsBetter);
+        assert_eq!(direction("frame.low_1pct_fps"), Direction::HigherIsBetter);
+        assert_eq!(direction("frame.low_01pct_fps"), Direction::HigherIsBetter);
+        assert_eq!(direction("frame.p99"), Direction::LowerIsBetter);
+        assert_eq!(
+            direction("counter.draw_calls.max"),
+            Direction::LowerIsBetter
+        );
+    }
+
+    #[test]
+    fn named_map_keeps_order_through_json() {
+        let m = NamedMap(vec![("b".to_owned(), 1), ("a".to_owned(), 2)]);
+        let s = serde_json::to_string(&m).expect("serializes");
+        assert_eq!(s, r#"{"b":1,"a":2}"#);
+        let back: NamedMap<i32> = serde_json::from_str(&s).expect("parses");
+        assert_eq!(back, m);
+    }
+}

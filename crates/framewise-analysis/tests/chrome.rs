@@ -1,0 +1,191 @@
+use framewise_analysis::import::chrome::{self, ChromeError};
+use framewise_analysis::model::DefectKind;
+use framewise_analysis::{summarize, LoadOptions};
+use proptest::prelude::*;
+
+/// A tracing-chrome-like trace: main thread frames of 16 ms with update/render inside, a
+/// render thread with B/E spans, counters, marks and metadata.
+pub fn trace(frames: usize) -> String {
+    let mut ev = vec![
+        r#"{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"game"}}"#.to_owned(),
+        r#"{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main"}}"#.to_owned(),
+        r#"{"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"render"}}"#.to_owned(),
+    ];
+    for i in 0..frames {
+        let t = 1000.0 + i as f64 * 16000.0;
+        ev.push(format!(
+            r#"{{"ph":"X","name":"frame","ts":{t},"dur":12000,"pid":1,"tid":1}}"#
+        ));
+        ev.push(format!(
+            r#"{{"ph":"X","name":"update","ts":{},"dur":4000,"pid":1,"tid":1,"args":{{".file":"src/update.rs",".line":12}}}}"#,
+            t + 100.0
+        ));
+        ev.push(format!(
+            r#"{{"ph":"B","name":"draw","ts":{},"pid":1,"tid":2}}"#,
+            t + 5000.0
+        ));
+        ev.push(format!(
+            r#"{{"ph":"E","ts":{},"pid":1,"tid":2}}"#,
+            t + 11000.0
+        ));
+        ev.push(format!(
+            r#"{{"ph":"C","name":"draw_calls","ts":{},"pid":1,"args":{{"value":{}}}}}"#,
+            t + 11000.0,
+            100 + i
+        ));
+        if i == 3 {
+            ev.push(format!(
+                r#"{{"ph":"i","name":"checkpoint","ts":{},"pid":1,"tid":1,"s":"t"}}"#,
+                t + 50.0
+            ));
+        }
+    }
+    format!("[{}]", ev.join(",\n"))
+}
+
+#[test]
+fn array_form_auto_picks_the_frame_span() {
+    let c = chrome::import(trace(30).as_bytes(), &LoadOptions::default()).expect("valid");
+    assert_eq!(c.frame_count(), 30);
+    assert_eq!(c.frames().period_ns[0], Some(16_000_000));
+    assert_eq!(c.frames().row(0).map(|r| r.work_ns()), Some(12_000_000));
+    let note = c
+        .meta()
+        .notes
+        .iter()
+        .find(|n| n.contains("auto-picked"))
+        .expect("a note names the pick");
+    assert!(
+        note.contains("`frame`") && note.contains("game/main"),
+        "{note}"
+    );
+    let s = summarize(&c);
+    assert_eq!(
+        s.scopes.get("draw").map(|d| (d.count, d.avg)),
+        Some((30, Some(6.0))),
+        "B/E on another thread, assigned by time"
+    );
+    assert_eq!(
+        s.scopes.get("update").map(|u| u.sites.clone()),
+        Some(vec!["src/update.rs:12".to_owned()])
+    );
+    assert_eq!(s.metric("counter.draw_calls.max"), Some(129.0));
+    assert_eq!(c.marks().len(), 1);
+    assert_eq!(c.marks()[0].frame_row, 3);
+}
+
+#[test]
+fn object_form_and_explicit_frame_span() {
+    let text = format!(r#"{{"traceEvents":{},"displayTimeUnit":"ms"}}"#, trace(10));
+    let opts = LoadOptions {
+        with_spans: false,
+        frame_span: Some("update".into()),
+        ..LoadOptions::default()
+    };
+    let c = chrome::import(text.as_bytes(), &opts).expect("valid");
+    assert_eq!(c.frame_count(), 10);
+    assert_eq!(c.frames().row(0).map(|r| r.work_ns()), Some(4_000_000));
+    assert!(!c.meta().notes.iter().any(|n| n.contains("auto-picked")));
+    let missing = LoadOptions {
+        with_spans: false,
+        frame_span: Some("nope".into()),
+        ..LoadOptions::default()
+    };
+    assert!(matches!(
+        chrome::import(text.as_bytes(), &missing),
+        Err(ChromeError::FrameSpanNotFound { .. })
+    ));
+}
+
+#[test]
+fn cut_off_array_is_a_truncated_tail() {
+    let full = trace(20);
+    let cut = &full[..full.len() * 2 / 3];
+    let c = chrome::import(cut.as_bytes(), &LoadOptions::default()).expect("tolerated");
+    assert!(c.frame_count() >= 12);
+    assert!(c
+        .defects()
+        .iter()
+        .any(|d| d.kind == DefectKind::TruncatedTail && d.offset.is_some()));
+}
+
+#[test]
+fn unclosed_unknown_and_out_of_order_are_defects() {
+    let text = r#"[
+{"ph":"X","name":"frame","ts":0,"dur":10,"pid":1,"tid":1},
+{"ph":"X","name":"frame","ts":16,"dur":10,"pid":1,"tid":1},
+{"ph":"E","ts":9,"pid":1,"tid":2},
+{"ph":"B","name":"late","ts":3,"pid":1,"tid":2},
+{"ph":"B","name":"open","ts":18,"pid":1,"tid":2},
+{"ph":"Q","name":"weird","ts":1,"pid":1,"tid":1},
+{"ph":"b","name":"async","ts":1,"pid":1,"tid":1,"id":1},
+{"ph":"E","ts":20,"pid":1,"tid":3}
+]"#;
+    let c = chrome::import(text.as_bytes(), &LoadOptions::default()).expect("tolerated");
+    let msgs: Vec<&str> = c.defects().iter().map(|d| d.message.as_str()).collect();
+    assert!(
+        msgs.iter().any(|m| m.contains("out of timestamp order")),
+        "{msgs:?}"
+    );
+    assert!(
+        msgs.iter().any(|m| m.contains("never closed (e.g. open)")),
+        "{msgs:?}"
+    );
+    assert!(
+        msgs.iter().any(|m| m.contains("unknown phase `Q`")),
+        "{msgs:?}"
+    );
+    assert!(msgs.iter().any(|m| m.contains("no open B")), "{msgs:?}");
+    assert!(c.meta().notes.iter().any(|n| n.contains("1 `b`")));
+    // The sorted B/E pair became a 6 µs span in frame 0.
+    let s = summarize(&c);
+    assert_eq!(s.scopes.get("late").and_then(|l| l.max), Some(0.006));
+}
+
+#[test]
+fn overlapping_children_are_clipped_and_reported() {
+    let text = r#"[
+{"ph":"X","name":"frame","ts":0,"dur":10,"pid":1,"tid":1},
+{"ph":"X","name":"child","ts":5,"dur":10,"pid":1,"tid":1}
+]"#;
+    let c = chrome::import(
+        text.as_bytes(),
+        &LoadOptions {
+            with_spans: true,
+            frame_span: None,
+            ..LoadOptions::default()
+        },
+    )
+    .expect("tolerated");
+    let spans = c.spans().expect("kept").cpu.frame(0);
+    assert_eq!(spans[1].end_ns, spans[0].end_ns);
+    assert!(c.defects().iter().any(|d| d.message.contains("clipped")));
+}
+
+#[test]
+fn no_spans_is_an_error() {
+    let e = chrome::import(
+        br#"[{"ph":"i","name":"x","ts":1}]"#,
+        &LoadOptions::default(),
+    )
+    .expect_err("nothing to frame");
+    assert_eq!(
+        e.to_string(),
+        "chrome trace: no X or B/E spans among 1 events; nothing to make frames from"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #[test]
+    fn any_prefix_never_panics(cut in 0usize..4000) {
+        let full = trace(8);
+        let cut = cut.min(full.len());
+        let _ = chrome::import(&full.as_bytes()[..cut], &LoadOptions::default());
+    }
+
+    #[test]
+    fn arbitrary_json_never_panics(text in "[\\[\\]{}\",:a-zA-Z0-9 .-]{0,120}") {
+        let _ = chrome::import(text.as_bytes(), &LoadOptions { with_spans: true, frame_span: None, ..LoadOptions::default() });
+    }
+}

@@ -1,0 +1,12 @@
+//! Integration tests for framewise-analysis: one binary, one module per concern.
+
+mod attribute;
+mod chrome;
+mod fixtures;
+mod gate;
+mod hitches;
+mod litecap;
+mod load;
+mod sgpt;
+mod summarize;
+mod trace;

@@ -1,0 +1,174 @@
+use std::collections::HashMap;
+
+use framewise_analysis::import::litecap;
+use framewise_analysis::{write_trace, ExportError, LoadOptions, TraceOptions};
+use serde_json::Value;
+
+use crate::fixtures::*;
+
+fn export(spec: &GameSpec, normalize: bool) -> Value {
+    let c = game(&GameSpec {
+        with_spans: true,
+        ..spec.clone()
+    });
+    let mut out = Vec::new();
+    let stats = write_trace(&c, TraceOptions { normalize }, &mut out).expect("writes");
+    assert_eq!(stats.bytes, out.len() as u64);
+    serde_json::from_slice(&out).expect("valid JSON")
+}
+
+fn events(v: &Value) -> &Vec<Value> {
+    v["traceEvents"].as_array().expect("array")
+}
+
+#[test]
+fn cpu_and_gpu_are_separate_named_processes() {
+    let v = export(
+        &GameSpec {
+            frames: 20,
+            ..GameSpec::default()
+        },
+        true,
+    );
+    let names: Vec<(i64, String)> = events(&v)
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["name"] == "process_name")
+        .map(|e| {
+            (
+                e["pid"].as_i64().unwrap_or(-1),
+                e["args"]["name"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        vec![(1, "CPU".to_owned()), (2, "GPU (nominal clock)".to_owned())]
+    );
+    assert!(events(&v)
+        .iter()
+        .any(|e| e["ph"] == "M" && e["args"]["name"] == "graphics (nominal clock)"));
+    assert!(events(&v)
+        .iter()
+        .any(|e| e["ph"] == "X" && e["pid"] == 2 && e["name"] == "main"));
+    assert!(events(&v)
+        .iter()
+        .any(|e| e["ph"] == "C" && e["name"] == "draw_calls"));
+    assert!(events(&v)
+        .iter()
+        .any(|e| e["ph"] == "X" && e["name"] == "frame 0" && e["ts"] == 0.0));
+    assert!(v["otherData"]["gpu_clock"]
+        .as_str()
+        .unwrap_or("")
+        .contains("nominal"));
+}
+
+#[test]
+fn parents_are_never_shorter_than_children() {
+    let v = export(
+        &GameSpec {
+            frames: 60,
+            ..GameSpec::default()
+        },
+        false,
+    );
+    // Per (pid, tid): a stack of open X events, in the order written.
+    let mut stacks: HashMap<(i64, i64), Vec<(f64, f64)>> = HashMap::new();
+    let mut checked = 0;
+    for e in events(&v)
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["cat"] == "cpu")
+    {
+        let key = (
+            e["pid"].as_i64().unwrap_or(0),
+            e["tid"].as_i64().unwrap_or(0),
+        );
+        let ts = e["ts"].as_f64().unwrap_or(0.0);
+        let end = ts + e["dur"].as_f64().unwrap_or(0.0);
+        let stack = stacks.entry(key).or_default();
+        while let Some(&(_, pend)) = stack.last() {
+            if ts >= pend {
+                stack.pop();
+            } else {
+                break;
+            }
+        }
+        if let Some(&(pstart, pend)) = stack.last() {
+            assert!(
+                ts >= pstart && end <= pend + 1e-9,
+                "child [{ts}, {end}] outside parent [{pstart}, {pend}]"
+            );
+            checked += 1;
+        }
+        stack.push((ts, end));
+    }
+    assert!(checked >= 60, "physics nests in update every frame");
+}
+
+#[test]
+fn microsecond_times_are_exact() {
+    let v = export(
+        &GameSpec {
+            frames: 3,
+            ..GameSpec::default()
+        },
+        false,
+    );
+    let update = events(&v)
+        .iter()
+        .find(|e| e["name"] == "update")
+        .expect("span");
+    assert_eq!(update["ts"].as_f64(), Some(1_000_000.0));
+    assert_eq!(update["dur"].as_f64(), Some(5000.0));
+    assert_eq!(update["args"]["site"], "src/game.rs:10");
+}
+
+#[test]
+fn refuses_what_it_cannot_draw_honestly() {
+    let lc = crate::litecap::sample(3, 10, 2);
+    let c = litecap::import(
+        &litecap::encode(&lc),
+        &LoadOptions {
+            with_spans: true,
+            frame_span: None,
+            ..LoadOptions::default()
+        },
+    )
+    .expect("valid");
+    let e = write_trace(&c, TraceOptions::default(), Vec::new()).expect_err("no timeline");
+    assert!(matches!(e, ExportError::NoTimeline { .. }));
+    assert!(e.to_string().contains("no timeline"));
+    let c = game(&GameSpec {
+        frames: 3,
+        ..GameSpec::default()
+    });
+    assert!(matches!(
+        write_trace(&c, TraceOptions::default(), Vec::new()),
+        Err(ExportError::NoSpans)
+    ));
+    // A v4 litecap has a timeline: it exports.
+    let lc = crate::litecap::sample(4, 10, 2);
+    let c = litecap::import(
+        &litecap::encode(&lc),
+        &LoadOptions {
+            with_spans: true,
+            frame_span: None,
+            ..LoadOptions::default()
+        },
+    )
+    .expect("valid");
+    assert!(write_trace(&c, TraceOptions::default(), Vec::new()).is_ok());
+}
+
+#[test]
+fn trace_snapshot() {
+    let v = export(
+        &GameSpec {
+            frames: 2,
+            ..GameSpec::default()
+        },
+        true,
+    );
+    let mut v = v;
+    redact_floats(&mut v);
+    insta::assert_json_snapshot!("trace", v);
+}
