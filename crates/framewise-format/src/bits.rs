@@ -1,7 +1,8 @@
 //! Bit-level coding for CPU lanes: an MSB-first bit stream and adaptive Golomb–Rice codes.
 //!
 //! A context tracks the running mean of the values coded with it (JPEG-LS style: a sum
-//! `a` and a count `n`, halved together when `n` reaches [`RESET`]); the Rice parameter is
+//! `a`, saturating at `u64::MAX`, and a count `n`, halved together when `n` reaches
+//! [`RESET`]); the Rice parameter is
 //! the smallest `k` with `n · 2^k ≥ a`. A value `v` is coded as `q = v >> k` one-bits, a
 //! zero-bit, then the low `k` bits of `v`; when `q ≥` [`UNARY_LIMIT`] it is escaped as
 //! [`UNARY_LIMIT`] one-bits, a 7-bit bit length `L`, then `v`'s `L` bits. docs/FORMAT.md
@@ -17,7 +18,8 @@ pub const UNARY_LIMIT: u64 = 24;
 /// An adaptive Rice context.
 #[derive(Clone, Copy, Debug)]
 pub struct RiceContext {
-    a: u128,
+    /// Running sum of coded values, saturating at `u64::MAX` (then halved like any sum).
+    a: u64,
     n: u32,
 }
 
@@ -25,7 +27,7 @@ impl RiceContext {
     /// A context whose first Rice parameter is the bit length of `initial_mean - 1`.
     pub const fn new(initial_mean: u64) -> Self {
         Self {
-            a: initial_mean as u128,
+            a: initial_mean,
             n: 1,
         }
     }
@@ -33,18 +35,22 @@ impl RiceContext {
     /// The current Rice parameter: the smallest `k ≤ 63` with `n · 2^k ≥ a`.
     #[inline]
     pub fn k(&self) -> u32 {
-        let n = u128::from(self.n);
+        let n = u64::from(self.n);
         if self.a <= n {
             return 0;
         }
-        let c = self.a.div_ceil(n); // 2^k >= c
-        let k = 128 - (c - 1).leading_zeros();
+        // n << (bitlen(a) - bitlen(n)) has a's bit length: it is either ≥ a (and one less
+        // would be shorter than a), or one more shift is needed. No division.
+        let mut k = n.leading_zeros() - self.a.leading_zeros();
+        if (n << k) < self.a {
+            k += 1;
+        }
         k.min(63)
     }
 
     #[inline]
     fn update(&mut self, value: u64) {
-        self.a += u128::from(value);
+        self.a = self.a.saturating_add(value);
         self.n += 1;
         if self.n >= RESET {
             self.a >>= 1;
@@ -164,14 +170,23 @@ impl<'a> BitReader<'a> {
         (self.bytes.len() - self.pos) * 8 + self.avail as usize
     }
 
-    #[inline]
+    #[inline(always)]
     fn refill(&mut self) {
-        if self.avail <= 32 {
-            if let Some(chunk) = self.bytes.get(self.pos..self.pos + 4) {
-                let word = u32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-                self.cache |= u64::from(word) << (32 - self.avail);
-                self.avail += 32;
-                self.pos += 4;
+        if self.avail <= 56 {
+            if let Some(chunk) = self.bytes.get(self.pos..self.pos + 8) {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(chunk);
+                let word = u64::from_be_bytes(word);
+                let take = (64 - self.avail) / 8; // whole bytes that fit
+                let new_avail = self.avail + take * 8;
+                let mut bits = word >> self.avail;
+                if new_avail < 64 {
+                    bits &= !(u64::MAX >> new_avail); // keep the invariant: unread bits only
+                }
+                self.cache |= bits;
+                self.avail = new_avail;
+                self.pos += take as usize;
+                return;
             }
         }
         while self.avail <= 56 {
@@ -214,7 +229,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads one Rice-coded value with the context and updates it.
-    #[inline]
+    #[inline(always)]
     pub fn rice(&mut self, ctx: &mut RiceContext) -> Result<u64, DecodeError> {
         let k = ctx.k();
         self.refill();
@@ -269,18 +284,21 @@ mod tests {
     #[test]
     fn k_is_smallest_with_n_shifted_at_least_a() {
         for (a, n) in [
-            (1u128, 1u32),
+            (1u64, 1u32),
             (2, 1),
             (3, 1),
             (4, 1),
             (5, 1),
             (100, 7),
-            (1 << 70, 3),
+            (1 << 62, 3),
+            (u64::MAX, 1),
+            (u64::MAX, 63),
+            (12345, 33),
         ] {
             let ctx = RiceContext { a, n };
             let k = ctx.k();
             let brute = (0..=63u32)
-                .find(|&k| (u128::from(n) << k) >= a)
+                .find(|&k| (u128::from(n) << k) >= u128::from(a))
                 .unwrap_or(63);
             assert_eq!(k, brute, "a={a} n={n}");
         }

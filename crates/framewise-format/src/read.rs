@@ -438,9 +438,9 @@ impl Capture {
                     fourcc_name(dire.record_type)
                 ));
             }
-            let (dir_records, table) = payload::decode_directory(&bytes[RECORD_HEADER_LEN..])
-                .map_err(|e| e.to_string())?;
-            drop(bytes);
+            let (dir_records, table) =
+                payload::tracks::decode_directory_owned(bytes.into_owned(), RECORD_HEADER_LEN)
+                    .map_err(|e| e.to_string())?;
             let mut c = Self {
                 header,
                 source: Source::Memory(Vec::new()),
@@ -470,19 +470,22 @@ impl Capture {
                 c.records.push(rr);
             }
             let mut prev_end = HEADER_LEN as u64;
-            for (f, defines) in table.iter() {
-                if f.offset < prev_end
-                    || f.offset.saturating_add(f.length) > header.directory_offset
-                {
+            for i in 0..table.len() {
+                let Some((offset, length, flags)) = table.location(i) else {
+                    break;
+                };
+                if flags & !payload::tracks::D_KNOWN != 0 {
+                    return Err(format!("frame entry {i} has reserved flag bits {flags:#x}"));
+                }
+                if offset < prev_end || offset.saturating_add(length) > header.directory_offset {
                     return Err(format!(
-                        "frame {} entry at offset {} (length {}) is out of place",
-                        f.index, f.offset, f.length
+                        "frame entry {i} at offset {offset} (length {length}) is out of place"
                     ));
                 }
-                prev_end = f.offset + f.length;
-                if defines {
+                prev_end = offset + length;
+                if flags & payload::tracks::D_DEFINES_SYMBOLS != 0 {
                     let (rr, bytes) =
-                        Self::read_record(&source, f.offset, f.length, header.directory_offset)?;
+                        Self::read_record(&source, offset, length, header.directory_offset)?;
                     if let Ok(symbols) =
                         payload::decode_symbol_block(&mut Cursor::new(&bytes[RECORD_HEADER_LEN..]))
                     {

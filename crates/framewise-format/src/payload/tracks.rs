@@ -50,7 +50,8 @@ pub const D_DEFINES_SYMBOLS: u32 = 4;
 pub const D_HAS_PERIOD: u32 = 8;
 /// Directory frame-entry flag: `gpu_ns` is present.
 pub const D_HAS_GPU: u32 = 16;
-const D_KNOWN: u32 = 31;
+/// Every directory frame-entry flag this version defines; other bits are reserved.
+pub const D_KNOWN: u32 = 31;
 
 /// Bytes per fixed-width frame entry in `DIRE`.
 pub const FRAME_ENTRY_LEN: usize = 56;
@@ -98,28 +99,37 @@ pub fn encode_directory(out: &mut Vec<u8>, dir: &Directory, defines_symbols: &[b
     }
 }
 
-/// The frame table of a decoded `DIRE`: fixed-width entries, decoded on access.
+/// The frame table of a decoded `DIRE`: fixed-width entries, decoded on access. It owns
+/// the bytes it was read into, so opening a large capture copies the table zero times.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct FrameTable {
     bytes: Vec<u8>,
+    start: usize,
+    len: usize,
 }
 
 impl FrameTable {
     /// Number of entries.
     pub fn len(&self) -> usize {
-        self.bytes.len() / FRAME_ENTRY_LEN
+        self.len
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
+        self.len == 0
+    }
+
+    fn entry_bytes(&self, i: usize) -> Option<&[u8]> {
+        if i >= self.len {
+            return None;
+        }
+        let at = self.start + i * FRAME_ENTRY_LEN;
+        self.bytes.get(at..at + FRAME_ENTRY_LEN)
     }
 
     /// Entry `i` and whether its record defines symbols.
     pub fn get(&self, i: usize) -> Option<(FrameEntry, bool)> {
-        let b = self
-            .bytes
-            .get(i * FRAME_ENTRY_LEN..(i + 1) * FRAME_ENTRY_LEN)?;
+        let b = self.entry_bytes(i)?;
         let u64_at = |o: usize| {
             let mut a = [0u8; 8];
             a.copy_from_slice(&b[o..o + 8]);
@@ -141,6 +151,16 @@ impl FrameTable {
         Some((entry, flags & D_DEFINES_SYMBOLS != 0))
     }
 
+    /// Entry `i`'s record offset, record length and flags, without decoding the rest.
+    pub fn location(&self, i: usize) -> Option<(u64, u64, u32)> {
+        let b = self.entry_bytes(i)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&b[8..16]);
+        let payload_len = u32::from_le_bytes([b[16], b[17], b[18], b[19]]);
+        let flags = u32::from_le_bytes([b[20], b[21], b[22], b[23]]);
+        Some((u64::from_le_bytes(a), 16 + u64::from(payload_len), flags))
+    }
+
     /// Every entry with its defines-symbols flag.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (FrameEntry, bool)> + '_ {
         (0..self.len()).map(move |i| self.get(i).unwrap_or_default())
@@ -150,6 +170,29 @@ impl FrameTable {
 /// Reads a DIRE payload: the other records and the frame table (entries checked for
 /// reserved flag bits, decoded on access).
 pub fn decode_directory(payload: &[u8]) -> Result<(Vec<RecordEntry>, FrameTable), DecodeError> {
+    let (records, table) = decode_directory_owned(payload.to_vec(), 0)?;
+    for i in 0..table.len() {
+        if let Some((_, _, flags)) = table.location(i) {
+            if flags & !D_KNOWN != 0 {
+                return Err(DecodeError::InvalidValue {
+                    field: "directory flags",
+                    value: u64::from(flags),
+                    offset: table.start + i * FRAME_ENTRY_LEN + 20,
+                });
+            }
+        }
+    }
+    Ok((records, table))
+}
+
+/// As [`decode_directory`], taking ownership of a buffer whose payload starts at
+/// `payload_start` (so the frame table is never copied). Reserved flag bits are not
+/// checked here: a caller that walks the table checks them with [`D_KNOWN`] as it goes.
+pub fn decode_directory_owned(
+    bytes: Vec<u8>,
+    payload_start: usize,
+) -> Result<(Vec<RecordEntry>, FrameTable), DecodeError> {
+    let payload = bytes.get(payload_start..).unwrap_or_default();
     let mut c = Cursor::new(payload);
     let _ = decode_symbol_block(&mut c)?;
     let n = c.count(6)?;
@@ -163,24 +206,16 @@ pub fn decode_directory(payload: &[u8]) -> Result<(Vec<RecordEntry>, FrameTable)
             length: c.varint()?,
         });
     }
-    let n = c.count(FRAME_ENTRY_LEN)?;
+    let len = c.count(FRAME_ENTRY_LEN)?;
     let start = c.pos();
-    let table = c.bytes(n * FRAME_ENTRY_LEN)?;
-    for (i, e) in table.chunks_exact(FRAME_ENTRY_LEN).enumerate() {
-        let flags = u32::from_le_bytes([e[20], e[21], e[22], e[23]]);
-        if flags & !D_KNOWN != 0 {
-            return Err(DecodeError::InvalidValue {
-                field: "directory flags",
-                value: u64::from(flags),
-                offset: start + i * FRAME_ENTRY_LEN + 20,
-            });
-        }
-    }
+    c.bytes(len * FRAME_ENTRY_LEN)?;
     c.finish()?;
     Ok((
         records,
         FrameTable {
-            bytes: table.to_vec(),
+            start: payload_start + start,
+            len,
+            bytes,
         },
     ))
 }
