@@ -1,0 +1,280 @@
+//! The session CPU clock.
+//!
+//! The hot path stores raw *ticks*; they become nanoseconds on the session clock only when a
+//! frame closes. On x86_64, when the time-stamp counter is trustworthy (the kernel itself uses
+//! it as its clock source, or the CPU declares an invariant TSC), a tick is one TSC count: a
+//! `rdtsc` costs about half of an `Instant::now()`. Its frequency is calibrated once per process
+//! against the monotonic clock. Anywhere else a tick is one nanosecond of `Instant`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Which CPU clock a session should use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ClockChoice {
+    /// The time-stamp counter when it is trustworthy on this machine, else the monotonic clock.
+    #[default]
+    Auto,
+    /// Always the monotonic clock (`std::time::Instant`).
+    Monotonic,
+}
+
+/// True while ticks come from `rdtsc`. Decided at session start, read on the hot path.
+static USE_TSC: AtomicBool = AtomicBool::new(false);
+
+/// The process-wide anchor of `Instant`-based ticks.
+static INSTANT_ANCHOR: OnceLock<Instant> = OnceLock::new();
+
+/// The TSC calibration, measured once per process (`None`: the TSC is not usable).
+static TSC_CALIBRATION: OnceLock<Option<TscCalibration>> = OnceLock::new();
+
+/// How long the one calibration of the TSC against the monotonic clock lasts.
+const CALIBRATION_WINDOW: Duration = Duration::from_millis(20);
+
+#[derive(Clone, Copy, Debug)]
+struct TscCalibration {
+    ticks_per_second: f64,
+}
+
+/// Reads the current tick count. This is the only clock read on the hot path.
+#[inline(always)]
+pub(crate) fn now_ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if USE_TSC.load(Ordering::Relaxed) {
+            return read_tsc();
+        }
+    }
+    instant_ticks()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn read_tsc() -> u64 {
+    // SAFETY: `rdtsc` exists on every x86_64 CPU and has no preconditions; we only use its
+    // value once the session has checked that the counter is invariant and calibrated it.
+    #[allow(
+        unused_unsafe,
+        reason = "`_rdtsc` is an unsafe fn on some toolchains only"
+    )]
+    unsafe {
+        core::arch::x86_64::_rdtsc()
+    }
+}
+
+#[inline]
+fn instant_ticks() -> u64 {
+    let anchor = INSTANT_ANCHOR.get_or_init(Instant::now);
+    u64::try_from(anchor.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Whether the TSC can be trusted as a clock on this machine.
+#[cfg(target_arch = "x86_64")]
+fn tsc_is_trustworthy() -> bool {
+    // The kernel only keeps `tsc` as its clocksource after checking that it is invariant and
+    // synchronised across CPUs; that is the strongest evidence available to a process.
+    if let Ok(source) =
+        std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+    {
+        return source.trim() == "tsc";
+    }
+    // Elsewhere, ask the CPU: leaf 0x8000_0007, EDX bit 8 declares an invariant TSC.
+    // SAFETY: `cpuid` is available on every x86_64 CPU.
+    #[allow(
+        unused_unsafe,
+        reason = "`__cpuid` is an unsafe fn on some toolchains only"
+    )]
+    let max_extended = unsafe { core::arch::x86_64::__cpuid(0x8000_0000) }.eax;
+    if max_extended < 0x8000_0007 {
+        return false;
+    }
+    // SAFETY: as above; the leaf exists (checked against the maximum extended leaf).
+    #[allow(
+        unused_unsafe,
+        reason = "`__cpuid` is an unsafe fn on some toolchains only"
+    )]
+    let power = unsafe { core::arch::x86_64::__cpuid(0x8000_0007) };
+    power.edx & (1 << 8) != 0
+}
+
+/// One (tsc, instant) pair read as close together as we can manage: the TSC is read on both
+/// sides of `Instant::now()` and the tightest of a few tries is kept, at its midpoint.
+#[cfg(target_arch = "x86_64")]
+fn paired_read() -> (u64, Instant) {
+    let mut best: Option<(u64, u64, Instant)> = None;
+    for _ in 0..16 {
+        let before = read_tsc();
+        let instant = Instant::now();
+        let after = read_tsc();
+        let width = after.wrapping_sub(before);
+        if best.is_none_or(|(w, _, _)| width < w) {
+            best = Some((width, before + width / 2, instant));
+        }
+    }
+    match best {
+        Some((_, tsc, instant)) => (tsc, instant),
+        None => (read_tsc(), Instant::now()),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn calibrate_tsc() -> Option<TscCalibration> {
+    if !tsc_is_trustworthy() {
+        return None;
+    }
+    let (tsc_start, instant_start) = paired_read();
+    std::thread::sleep(CALIBRATION_WINDOW);
+    let (tsc_end, instant_end) = paired_read();
+    let elapsed_s = instant_end.duration_since(instant_start).as_secs_f64();
+    let ticks = tsc_end.checked_sub(tsc_start)? as f64;
+    let ticks_per_second = ticks / elapsed_s;
+    // A counter outside 100 MHz – 20 GHz is not a TSC we understand; do not trust it.
+    (100e6..20e9)
+        .contains(&ticks_per_second)
+        .then_some(TscCalibration { ticks_per_second })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn calibrate_tsc() -> Option<TscCalibration> {
+    None
+}
+
+/// The conversion from ticks to session nanoseconds, fixed for the session's lifetime.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SessionClock {
+    /// Ticks at session start: session time zero.
+    base_ticks: u64,
+    /// Nanoseconds per tick as a 32.32 fixed-point number.
+    ns_per_tick_fixed: u64,
+    /// Whether ticks are TSC counts.
+    tsc: bool,
+    /// Tick frequency.
+    ticks_per_second: f64,
+}
+
+impl SessionClock {
+    /// Chooses the clock for a new session and sets the hot path to it. Calibrates the TSC the
+    /// first time a process asks for it (about 20 ms, once).
+    pub(crate) fn start(choice: ClockChoice) -> Self {
+        let calibration = match choice {
+            ClockChoice::Auto => *TSC_CALIBRATION.get_or_init(calibrate_tsc),
+            ClockChoice::Monotonic => None,
+        };
+        let (tsc, ticks_per_second) = match calibration {
+            Some(c) => (true, c.ticks_per_second),
+            None => (false, 1e9),
+        };
+        USE_TSC.store(tsc, Ordering::Relaxed);
+        let ns_per_tick_fixed = ((1e9 / ticks_per_second) * 4_294_967_296.0).round() as u64;
+        Self {
+            base_ticks: now_ticks(),
+            ns_per_tick_fixed,
+            tsc,
+            ticks_per_second,
+        }
+    }
+
+    /// A clock that reads ticks as nanoseconds from tick 0, leaving the process's tick source
+    /// alone (unit tests of code that converts ticks run in parallel with clock tests).
+    #[cfg(test)]
+    pub(crate) fn identity() -> Self {
+        Self {
+            base_ticks: 0,
+            ns_per_tick_fixed: 1 << 32,
+            tsc: false,
+            ticks_per_second: 1e9,
+        }
+    }
+
+    /// Session nanoseconds for a tick count (ticks before the session's start read as 0).
+    #[inline]
+    pub(crate) fn ns(&self, ticks: u64) -> u64 {
+        let elapsed = ticks.saturating_sub(self.base_ticks) as u128;
+        u64::try_from((elapsed * self.ns_per_tick_fixed as u128) >> 32).unwrap_or(u64::MAX)
+    }
+
+    /// Session nanoseconds now.
+    pub(crate) fn now_ns(&self) -> u64 {
+        self.ns(now_ticks())
+    }
+
+    /// The clock's description for META.
+    pub(crate) fn source(&self) -> String {
+        if self.tsc {
+            format!(
+                "rdtsc ({:.6} GHz, calibrated against CLOCK_MONOTONIC over {} ms)",
+                self.ticks_per_second / 1e9,
+                CALIBRATION_WINDOW.as_millis()
+            )
+        } else {
+            "std::time::Instant (monotonic)".to_owned()
+        }
+    }
+
+    /// The clock's resolution in nanoseconds for META (`0.0`: not declared by the platform).
+    pub(crate) fn resolution_ns(&self) -> f64 {
+        if self.tsc {
+            1e9 / self.ticks_per_second
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether this session reads the TSC.
+    #[cfg(test)]
+    pub(crate) fn is_tsc(&self) -> bool {
+        self.tsc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_convert_to_increasing_nanoseconds() {
+        let clock = SessionClock::start(ClockChoice::Auto);
+        let first = clock.now_ns();
+        std::thread::sleep(Duration::from_millis(2));
+        let second = clock.now_ns();
+        assert!(second > first, "{second} <= {first}");
+        // A sleep of 2 ms is at least 2 ms on any clock that is right.
+        assert!(
+            second - first >= 2_000_000,
+            "slept 2 ms, clock says {} ns",
+            second - first
+        );
+    }
+
+    #[test]
+    fn calibrated_clock_agrees_with_instant() {
+        let clock = SessionClock::start(ClockChoice::Auto);
+        let instant = Instant::now();
+        let start_ns = clock.now_ns();
+        std::thread::sleep(Duration::from_millis(50));
+        let clock_ns = clock.now_ns() - start_ns;
+        let instant_ns = instant.elapsed().as_nanos() as f64;
+        // The two clocks must agree within 1 % over 50 ms; a calibration that is off by more
+        // is a bug, not noise.
+        let ratio = clock_ns as f64 / instant_ns;
+        assert!(
+            (0.99..1.01).contains(&ratio),
+            "ratio {ratio}, tsc {}",
+            clock.is_tsc()
+        );
+    }
+
+    #[test]
+    fn ticks_before_start_read_as_zero() {
+        let clock = SessionClock {
+            base_ticks: 1000,
+            ns_per_tick_fixed: 1 << 32,
+            tsc: false,
+            ticks_per_second: 1e9,
+        };
+        assert_eq!(clock.ns(10), 0);
+        assert_eq!(clock.ns(1500), 500);
+    }
+}

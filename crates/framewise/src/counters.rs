@@ -1,0 +1,227 @@
+//! Per-frame counters: sums and gauges.
+//!
+//! A counter is one process-wide slot per name, leaked once when first named. Adding to a sum
+//! is one relaxed `fetch_add`, so counts from any thread are exact; frame close swaps each sum
+//! back to zero, so every count lands in exactly one frame. A gauge is a level: frame close
+//! reads it. A counter appears in frames from the first time it is touched in a session on
+//! (a sum that was not touched in a later frame reads 0, which is exact); before that it is
+//! absent, because nothing was measured.
+
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, Ordering};
+use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
+
+use framewise_format::model::{CounterKind, CounterValue, SymId};
+
+use crate::intern::{intern_named, NamedKind};
+use crate::ENABLED;
+
+/// The shared state of one counter.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct CounterSlot {
+    value: AtomicI64,
+    touched: AtomicBool,
+    id: SymId,
+    kind: CounterKind,
+}
+
+impl CounterSlot {
+    #[inline(always)]
+    fn mark_touched(&self) {
+        // A load first: the flag is set once per session, and a store on every add would keep
+        // the cache line bouncing between counting threads.
+        if !self.touched.load(Ordering::Relaxed) {
+            self.touched.store(true, Ordering::Relaxed);
+        }
+    }
+
+    #[inline(always)]
+    fn add(&self, delta: i64) {
+        self.value.fetch_add(delta, Ordering::Relaxed);
+        self.mark_touched();
+    }
+
+    #[inline(always)]
+    fn set(&self, level: i64) {
+        self.value.store(level, Ordering::Relaxed);
+        self.mark_touched();
+    }
+}
+
+/// Every counter slot ever named, in creation order.
+static SLOTS: LazyLock<Mutex<Vec<&'static CounterSlot>>> = LazyLock::new(Mutex::default);
+
+fn slots() -> MutexGuard<'static, Vec<&'static CounterSlot>> {
+    SLOTS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The slot for a counter name, created on first use. A name keeps the kind it was first
+/// given: a counter is a sum or a gauge for the life of the process.
+fn slot_for(name: &str, kind: CounterKind) -> &'static CounterSlot {
+    let id = intern_named(NamedKind::Counter, name, kind);
+    let mut slots = slots();
+    if let Some(slot) = slots.iter().find(|s| s.id == id) {
+        return slot;
+    }
+    let slot: &'static CounterSlot = Box::leak(Box::new(CounterSlot {
+        value: AtomicI64::new(0),
+        touched: AtomicBool::new(false),
+        id,
+        kind,
+    }));
+    slots.push(slot);
+    slot
+}
+
+/// Forgets every value and touch: called at session start, while no session records.
+pub(crate) fn reset_all() {
+    for slot in slots().iter() {
+        slot.value.store(0, Ordering::Relaxed);
+        slot.touched.store(false, Ordering::Relaxed);
+    }
+}
+
+/// Appends this frame's value of every counter touched in the session, resetting sums.
+pub(crate) fn collect(out: &mut Vec<CounterValue>) {
+    for slot in slots().iter() {
+        if !slot.touched.load(Ordering::Relaxed) {
+            continue;
+        }
+        let value = match slot.kind {
+            CounterKind::Sum => slot.value.swap(0, Ordering::Relaxed),
+            CounterKind::Gauge => slot.value.load(Ordering::Relaxed),
+        };
+        out.push(CounterValue {
+            counter: slot.id,
+            value,
+        });
+    }
+}
+
+/// A static call site of `counter!` or `gauge!`.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct CounterSite {
+    name: &'static str,
+    kind: CounterKind,
+    slot: AtomicPtr<CounterSlot>,
+}
+
+impl CounterSite {
+    /// A sum counter's call site.
+    pub const fn sum(name: &'static str) -> Self {
+        Self {
+            name,
+            kind: CounterKind::Sum,
+            slot: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+
+    /// A gauge's call site.
+    pub const fn gauge(name: &'static str) -> Self {
+        Self {
+            name,
+            kind: CounterKind::Gauge,
+            slot: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+
+    #[inline(always)]
+    fn slot(&'static self) -> &'static CounterSlot {
+        let ptr = self.slot.load(Ordering::Acquire);
+        if ptr.is_null() {
+            return self.slot_slow();
+        }
+        // SAFETY: a non-null pointer was stored from a leaked `&'static CounterSlot`.
+        unsafe { &*ptr }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn slot_slow(&'static self) -> &'static CounterSlot {
+        let slot = slot_for(self.name, self.kind);
+        self.slot
+            .store(std::ptr::from_ref(slot).cast_mut(), Ordering::Release);
+        slot
+    }
+
+    /// Adds to a sum counter, or sets a gauge, when a session is recording.
+    #[inline(always)]
+    pub fn record(&'static self, value: i64) {
+        if ENABLED.load(Ordering::Relaxed) {
+            match self.kind {
+                CounterKind::Sum => self.slot().add(value),
+                CounterKind::Gauge => self.slot().set(value),
+            }
+        }
+    }
+}
+
+/// A handle to a sum counter, for hot loops: no call-site lookup per add.
+///
+/// ```
+/// let draws = framewise::Counter::sum("draw_calls");
+/// for _ in 0..3 {
+///     draws.add(1); // nothing is recorded while no session runs
+/// }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Counter {
+    slot: &'static CounterSlot,
+}
+
+impl Counter {
+    /// The sum counter with this name (created on first use; a name that was first used as a
+    /// gauge stays a gauge).
+    pub fn sum(name: &str) -> Self {
+        Self {
+            slot: slot_for(name, CounterKind::Sum),
+        }
+    }
+
+    /// Adds `delta` to this frame's sum, when a session is recording.
+    #[inline(always)]
+    pub fn add(&self, delta: i64) {
+        if !cfg!(feature = "disabled") && ENABLED.load(Ordering::Relaxed) {
+            self.slot.add(delta);
+        }
+    }
+
+    /// Makes the counter appear in every frame from now on, with 0 where nothing is counted,
+    /// so that "nothing happened" is recorded from the start of the session rather than from
+    /// the first count.
+    pub fn declare(&self) {
+        if !cfg!(feature = "disabled") && ENABLED.load(Ordering::Relaxed) {
+            self.slot.mark_touched();
+        }
+    }
+}
+
+/// A handle to a gauge: a level such as `entities` or `gpu_memory_bytes`.
+#[derive(Clone, Copy, Debug)]
+pub struct Gauge {
+    slot: &'static CounterSlot,
+}
+
+impl Gauge {
+    /// The gauge with this name (created on first use; a name that was first used as a sum
+    /// stays a sum).
+    pub fn new(name: &str) -> Self {
+        Self {
+            slot: slot_for(name, CounterKind::Gauge),
+        }
+    }
+
+    /// The gauge's symbol id.
+    pub(crate) fn symbol(&self) -> framewise_format::model::SymId {
+        self.slot.id
+    }
+
+    /// Sets the level, when a session is recording. A frame carries the last level set.
+    #[inline(always)]
+    pub fn set(&self, level: i64) {
+        if !cfg!(feature = "disabled") && ENABLED.load(Ordering::Relaxed) {
+            self.slot.set(level);
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! # framewise — the recorder a game links
+//!
+//! Who should use this crate: a game or other real-time program that wants every frame
+//! recorded — CPU scopes per thread, exact per-frame counters, instant marks, GPU pass times,
+//! its frame graph and workload — into a streaming, crash-proof `.sgpt` capture, at a cost it
+//! can leave switched on all day. Tools that *read* captures use `framewise-format` (bytes)
+//! or `framewise-analysis` (numbers and verdicts); this crate must never depend on the
+//! analysis, the CLI or the inspector.
+//!
+//! The caller owns the [`Session`]: nothing records until the game starts one, and stopping
+//! it (or reaching `frame_limit`, or dropping it) finishes the capture. Scopes, counters and
+//! marks are global macros; with no session running each costs one relaxed atomic load and a
+//! branch, and the `disabled` feature compiles them to nothing.
+//!
+//! ```
+//! use framewise::{counter, gauge, mark, scope, Session, Sink};
+//! use std::io::Cursor;
+//!
+//! let session = Session::builder()
+//!     .build_id("example")
+//!     .start(Sink::seekable(Cursor::new(Vec::new())))?;
+//! session.set_phase("play");
+//! for frame in 0..3 {
+//!     let _frame = session.frame(); // ends the frame when dropped
+//!     let _update = scope!("update");
+//!     {
+//!         let _physics = scope!("physics");
+//!         counter!("draw_calls", 12);
+//!     }
+//!     gauge!("entities", 100 + frame);
+//!     mark!("tick");
+//! }
+//! let report = session.stop()?;
+//! assert_eq!(report.frames_written, 3);
+//! assert!(report.is_complete());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! How it works, in brief: each scope's begin and end write a timestamp and a pre-interned
+//! id into the calling thread's own ring buffer (no lock, no allocation, no hashing). Frame
+//! close pairs them into spans in pre-order, collects counters and context, and hands the
+//! frame to a named background thread (`framewise-writer`) that encodes it into one `FRAM`
+//! record and flushes it, so a killed game loses at most the frame in flight.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+mod clock;
+mod counters;
+pub mod env;
+mod error;
+mod gpu;
+mod intern;
+mod report;
+mod scope;
+mod session;
+mod thread;
+mod topology;
+#[cfg(feature = "tracing")]
+pub mod tracing;
+mod writer;
+
+pub use clock::ClockChoice;
+pub use counters::{Counter, Gauge};
+pub use error::{SessionError, StartError, StopError};
+pub use framewise_format::model::Access;
+pub use framewise_format::model::{
+    AdapterInfo, AdapterType, CaptureLevel, PassKind, RenderSettings, ResourceKind, Workload,
+};
+pub use gpu::{GpuPassTiming, GpuQueue, GpuTicket, Label, PassLabel};
+pub use report::{Report, UsermarkRecord, Warning};
+pub use scope::{mark_dynamic, scope_dynamic, ScopeGuard};
+pub use session::{
+    FrameGuard, FrameOutcome, Session, SessionBuilder, DEFAULT_BYTE_BUDGET,
+    DEFAULT_GPU_WAIT_FRAMES, DEFAULT_QUEUE_BYTES, DEFAULT_QUEUE_FRAMES, DEFAULT_USERMARK_WINDOW,
+};
+pub use topology::{EdgeDesc, PassDesc, ResourceDesc, TopologyDesc, TopologyId};
+pub use writer::{FrameWritten, Sink, WriteSeek, WriterMode};
+
+/// True while a session records: the one relaxed load every hook makes first.
+pub(crate) static ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// True from a session's start until its stop: one session per process at a time.
+pub(crate) static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+// A session and its handles are shared with the threads that report GPU results, count and
+// set context: checked at compile time.
+const _: fn() = || {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Session>();
+    assert_send_sync::<Counter>();
+    assert_send_sync::<Gauge>();
+    assert_send_sync::<GpuQueue>();
+    assert_send_sync::<GpuTicket>();
+};
+
+/// Whether a session is recording right now.
+#[inline]
+pub fn is_recording() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
+
+/// What the macros expand to; not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::counters::CounterSite;
+    pub use crate::intern::{MarkSite, ScopeSite};
+    pub use crate::scope::mark_at;
+
+    /// Converts a counter argument to `i64`, saturating (a count never wraps sign).
+    pub trait IntoCount {
+        /// The value as an `i64`.
+        fn into_count(self) -> i64;
+    }
+
+    macro_rules! into_count {
+        ($($t:ty),*) => {$(
+            impl IntoCount for $t {
+                #[inline(always)]
+                fn into_count(self) -> i64 {
+                    i64::try_from(self).unwrap_or(if self > 0 as $t { i64::MAX } else { i64::MIN })
+                }
+            }
+        )*};
+    }
+    into_count!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+}
+
+/// Opens a CPU scope on the calling thread's lane and returns its guard; the scope ends when
+/// the guard is dropped. The name must be a `&'static str` constant; it is interned once per
+/// call site, with the call site's `file:line`.
+///
+/// ```
+/// fn update() {
+///     let _scope = framewise::scope!("update");
+///     // ... work ...
+/// } // the scope ends here
+/// # update();
+/// ```
+#[cfg(not(feature = "disabled"))]
+#[macro_export]
+macro_rules! scope {
+    ($name:expr) => {{
+        static __FRAMEWISE_SITE: $crate::__private::ScopeSite =
+            $crate::__private::ScopeSite::new($name, ::core::file!(), ::core::line!());
+        $crate::ScopeGuard::begin(&__FRAMEWISE_SITE)
+    }};
+}
+
+/// Opens a CPU scope (compiled out: the `disabled` feature is on).
+#[cfg(feature = "disabled")]
+#[macro_export]
+macro_rules! scope {
+    ($name:expr) => {{
+        if false {
+            let _ = $name;
+        }
+        $crate::ScopeGuard::inactive()
+    }};
+}
+
+/// Adds to a **sum** counter in the current frame: `counter!("draw_calls", 1)`. A frame's
+/// value is the exact sum of everything counted in it, from any thread.
+#[cfg(not(feature = "disabled"))]
+#[macro_export]
+macro_rules! counter {
+    ($name:expr, $value:expr) => {{
+        static __FRAMEWISE_SITE: $crate::__private::CounterSite =
+            $crate::__private::CounterSite::sum($name);
+        __FRAMEWISE_SITE.record($crate::__private::IntoCount::into_count($value));
+    }};
+}
+
+/// Adds to a sum counter (compiled out: the `disabled` feature is on).
+#[cfg(feature = "disabled")]
+#[macro_export]
+macro_rules! counter {
+    ($name:expr, $value:expr) => {{
+        if false {
+            let _ = ($name, $value);
+        }
+    }};
+}
+
+/// Sets a **gauge**, a level such as `entities`: `gauge!("entities", world.len())`. A frame
+/// carries the last level set.
+#[cfg(not(feature = "disabled"))]
+#[macro_export]
+macro_rules! gauge {
+    ($name:expr, $value:expr) => {{
+        static __FRAMEWISE_SITE: $crate::__private::CounterSite =
+            $crate::__private::CounterSite::gauge($name);
+        __FRAMEWISE_SITE.record($crate::__private::IntoCount::into_count($value));
+    }};
+}
+
+/// Sets a gauge (compiled out: the `disabled` feature is on).
+#[cfg(feature = "disabled")]
+#[macro_export]
+macro_rules! gauge {
+    ($name:expr, $value:expr) => {{
+        if false {
+            let _ = ($name, $value);
+        }
+    }};
+}
+
+/// Records an instant mark on the calling thread's lane: `mark!("gc")`.
+#[cfg(not(feature = "disabled"))]
+#[macro_export]
+macro_rules! mark {
+    ($name:expr) => {{
+        static __FRAMEWISE_SITE: $crate::__private::MarkSite =
+            $crate::__private::MarkSite::new($name);
+        $crate::__private::mark_at(&__FRAMEWISE_SITE);
+    }};
+}
+
+/// Records an instant mark (compiled out: the `disabled` feature is on).
+#[cfg(feature = "disabled")]
+#[macro_export]
+macro_rules! mark {
+    ($name:expr) => {{
+        if false {
+            let _ = $name;
+        }
+    }};
+}

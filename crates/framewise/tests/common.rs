@@ -1,0 +1,130 @@
+//! Helpers shared by the tests.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::io::{self, Cursor, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use framewise_format::model::{Frame, SymId, SymbolKind};
+use framewise_format::read::{self, Capture};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Serialises tests that start sessions (one session per process at a time).
+pub fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A temporary directory and a capture path inside it.
+pub fn temp_capture(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!("{name}.sgpt"));
+    (dir, path)
+}
+
+/// Opens a capture and checks it has no defects beyond the listed kinds.
+pub fn open(path: &Path) -> Capture {
+    read::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()))
+}
+
+/// Every frame of a capture, all of which must decode.
+pub fn frames(capture: &Capture) -> Vec<Frame> {
+    capture
+        .frames()
+        .map(|f| f.unwrap_or_else(|d| panic!("frame does not decode: {d}")))
+        .collect()
+}
+
+/// A symbol's name; panics when undefined.
+pub fn name(capture: &Capture, id: SymId) -> String {
+    capture
+        .symbols()
+        .name(id)
+        .unwrap_or_else(|| panic!("symbol {id} undefined"))
+        .to_owned()
+}
+
+/// A scope symbol's call site.
+pub fn site(capture: &Capture, id: SymId) -> (String, u32) {
+    match &capture.symbols().get(id).unwrap().kind {
+        SymbolKind::Scope { file, line } => (file.clone(), *line),
+        other => panic!("symbol {id} is not a scope: {other:?}"),
+    }
+}
+
+/// An in-memory seekable sink the test can read back while the session owns a clone.
+#[derive(Clone, Default)]
+pub struct SharedCursor(pub Arc<Mutex<Cursor<Vec<u8>>>>);
+
+impl SharedCursor {
+    pub fn bytes(&self) -> Vec<u8> {
+        self.0.lock().unwrap().get_ref().clone()
+    }
+}
+
+impl Write for SharedCursor {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Seek for SharedCursor {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.0.lock().unwrap().seek(pos)
+    }
+}
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The system allocator, counting allocations on threads inside `count_allocations`.
+pub struct CountingAllocator;
+
+impl CountingAllocator {
+    fn note(&self) {
+        // `try_with`: the allocator runs during thread teardown too.
+        let counting = COUNTING.try_with(Cell::get).unwrap_or(false);
+        if counting {
+            let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        }
+    }
+}
+
+// SAFETY: defers every operation to `System`; counting touches only const thread-locals.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        self.note();
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        self.note();
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        self.note();
+        // SAFETY: forwarded unchanged.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+/// Runs `body` and returns how many heap allocations (and reallocations) the calling thread
+/// made inside it.
+pub fn count_allocations(body: impl FnOnce()) -> u64 {
+    ALLOCATIONS.with(|n| n.set(0));
+    COUNTING.with(|c| c.set(true));
+    body();
+    COUNTING.with(|c| c.set(false));
+    ALLOCATIONS.with(Cell::get)
+}

@@ -1,0 +1,138 @@
+//! Sum counters are exact per frame across threads; gauges hold levels; absent means not
+//! measured.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Barrier};
+
+use framewise::{counter, gauge, Counter, Gauge, Session, WriterMode};
+use framewise_format::model::{CounterKind, SymbolKind};
+
+use crate::common::{self, name};
+
+#[test]
+fn sums_are_exact_per_frame_and_gauges_hold_their_level() {
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("counters");
+    const FRAMES: i64 = 20;
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .start(path.as_path())
+        .unwrap();
+    let declared = Counter::sum("test.declared_never_counted");
+    declared.declare();
+    let handle = Counter::sum("test.handle_sum");
+    let entities = Gauge::new("test.entities");
+
+    let start = Arc::new(Barrier::new(2));
+    let done = Arc::new(Barrier::new(2));
+    let worker = {
+        let (start, done) = (Arc::clone(&start), Arc::clone(&done));
+        std::thread::Builder::new()
+            .name("counting-worker".into())
+            .spawn(move || {
+                for frame in 0..FRAMES {
+                    start.wait();
+                    // Many small adds from another thread: each lands in exactly one frame.
+                    for _ in 0..frame {
+                        counter!("test.draw_calls", 2);
+                    }
+                    done.wait();
+                }
+            })
+            .unwrap()
+    };
+    for frame in 0..FRAMES {
+        start.wait();
+        counter!("test.draw_calls", frame);
+        for _ in 0..1000 {
+            handle.add(1);
+        }
+        entities.set(100 + frame);
+        if frame >= 5 {
+            if frame % 2 == 1 {
+                counter!("test.late_sum", 7u64);
+            }
+            gauge!("test.late_gauge", frame * 3);
+        }
+        done.wait();
+        session.end_frame();
+    }
+    worker.join().unwrap();
+    session.stop().unwrap();
+
+    let capture = common::open(&path);
+    let frames = common::frames(&capture);
+    assert_eq!(frames.len(), FRAMES as usize);
+    for (i, frame) in frames.iter().enumerate() {
+        let i = i as i64;
+        let values: HashMap<String, i64> = frame
+            .counters
+            .iter()
+            .map(|c| (name(&capture, c.counter), c.value))
+            .collect();
+        assert_eq!(
+            values["test.draw_calls"],
+            i + 2 * i,
+            "frame {i}: main adds i, worker 2i"
+        );
+        assert_eq!(values["test.handle_sum"], 1000);
+        assert_eq!(values["test.entities"], 100 + i);
+        assert_eq!(
+            values["test.declared_never_counted"], 0,
+            "a declared counter reads 0 where nothing was counted"
+        );
+        if i < 5 {
+            assert!(
+                !values.contains_key("test.late_sum"),
+                "frame {i}: not measured yet"
+            );
+            assert!(!values.contains_key("test.late_gauge"));
+        } else {
+            let expected = if i % 2 == 1 { 7 } else { 0 };
+            assert_eq!(values["test.late_sum"], expected, "frame {i}");
+            assert_eq!(values["test.late_gauge"], i * 3);
+        }
+    }
+    // Kinds travel with the symbols.
+    let kind_of = |counter_name: &str| {
+        let id = frames[10]
+            .counters
+            .iter()
+            .find(|c| name(&capture, c.counter) == counter_name)
+            .unwrap()
+            .counter;
+        capture.symbols().get(id).unwrap().kind.clone()
+    };
+    assert_eq!(
+        kind_of("test.draw_calls"),
+        SymbolKind::Counter(CounterKind::Sum)
+    );
+    assert_eq!(
+        kind_of("test.entities"),
+        SymbolKind::Counter(CounterKind::Gauge)
+    );
+}
+
+#[test]
+fn counts_made_while_no_session_runs_are_not_recorded() {
+    let _serial = common::serial();
+    counter!("test.before_session", 5);
+    let (_dir, path) = common::temp_capture("before");
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .start(path.as_path())
+        .unwrap();
+    counter!("test.before_session", 1);
+    session.end_frame();
+    session.stop().unwrap();
+    counter!("test.before_session", 9);
+    let capture = common::open(&path);
+    let frames = common::frames(&capture);
+    let value = frames[0]
+        .counters
+        .iter()
+        .find(|c| name(&capture, c.counter) == "test.before_session")
+        .unwrap()
+        .value;
+    assert_eq!(value, 1);
+}

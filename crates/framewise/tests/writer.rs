@@ -1,0 +1,365 @@
+//! The background writer: byte budget warning, a writer that falls behind (realtime drops,
+//! lossless waits), I/O errors surfaced.
+
+use std::io::{self, Seek, SeekFrom, Write};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use framewise::{scope, FrameOutcome, Session, SessionError, Sink, Warning, WriterMode};
+use framewise_format::read;
+
+use crate::common::{self, SharedCursor};
+
+fn record_scopes(count: usize) {
+    for _ in 0..count {
+        let _scope = scope!("busy");
+    }
+}
+
+#[test]
+fn the_byte_budget_warns_once_naming_level_and_rate_and_recording_goes_on() {
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("budget");
+    let warnings = Arc::new(Mutex::new(Vec::new()));
+    let hook = Arc::clone(&warnings);
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .byte_budget(2048)
+        .on_warning(move |w| hook.lock().unwrap().push(w.to_string()))
+        .start(path.as_path())
+        .unwrap();
+    for _ in 0..50 {
+        record_scopes(50);
+        session.end_frame();
+    }
+    let report = session.stop().unwrap();
+    assert_eq!(
+        report.frames_written, 50,
+        "the budget never stops the recording"
+    );
+    assert!(report.bytes_written > 2048);
+    let warnings = warnings.lock().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let text = &warnings[0];
+    assert!(text.contains("level timing (0)"), "{text}");
+    assert!(
+        text.contains("MiB/s") && text.contains("bytes/frame"),
+        "{text}"
+    );
+    assert_eq!(report.warnings.len(), 1);
+    match &report.warnings[0] {
+        Warning::ByteBudgetExceeded {
+            budget_bytes,
+            bytes_written,
+            bytes_per_second,
+            bytes_per_frame,
+            ..
+        } => {
+            assert_eq!(*budget_bytes, 2048);
+            assert!(*bytes_written > 2048);
+            assert!(*bytes_per_second > 0.0 && *bytes_per_frame > 0.0);
+        }
+        other => panic!("unexpected warning {other:?}"),
+    }
+}
+
+/// A seekable in-memory sink whose writes block while the gate is shut.
+#[derive(Clone)]
+struct GatedSink {
+    inner: SharedCursor,
+    shut: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl GatedSink {
+    fn new() -> Self {
+        Self {
+            inner: SharedCursor::default(),
+            shut: Arc::new((Mutex::new(false), Condvar::new())),
+        }
+    }
+    fn set_shut(&self, shut: bool) {
+        *self.shut.0.lock().unwrap() = shut;
+        self.shut.1.notify_all();
+    }
+    fn wait_open(&self) {
+        let mut shut = self.shut.0.lock().unwrap();
+        while *shut {
+            shut = self.shut.1.wait(shut).unwrap();
+        }
+    }
+}
+
+impl Write for GatedSink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.wait_open();
+        self.inner.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Seek for GatedSink {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.inner.seek(pos)
+    }
+}
+
+#[test]
+fn realtime_mode_drops_and_counts_whole_frames_and_never_blocks_the_game() {
+    let _serial = common::serial();
+    let sink = GatedSink::new();
+    let session = Arc::new(
+        Session::builder()
+            .writer_mode(WriterMode::Realtime)
+            .queue_frames(8)
+            .start(Sink::seekable(sink.clone()))
+            .unwrap(),
+    );
+    // The sink now blocks every write: the writer thread is stuck on its first frame.
+    sink.set_shut(true);
+    const FRAMES: u64 = 300;
+    let (done_tx, done_rx) = mpsc::channel();
+    let game = {
+        let session = Arc::clone(&session);
+        std::thread::Builder::new()
+            .name("game".into())
+            .spawn(move || {
+                for _ in 0..FRAMES {
+                    record_scopes(20);
+                    session.end_frame();
+                }
+                done_tx.send(()).unwrap();
+            })
+            .unwrap()
+    };
+    // The game finishes all its frames while the sink cannot accept a single byte: had any
+    // frame close waited for the writer, this would time out.
+    let finished = done_rx.recv_timeout(Duration::from_secs(60));
+    sink.set_shut(false);
+    finished.expect("the game thread was blocked by a stuck writer");
+    game.join().unwrap();
+    let dropped_while_stuck = session.frames_dropped();
+    assert!(
+        dropped_while_stuck > 0,
+        "a stuck writer must make the realtime mode drop frames"
+    );
+    // A few more frames once the sink flows again carry the drop count into the capture.
+    for _ in 0..3 {
+        while session.frames_written() + session.frames_dropped() < session.frame_index() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        session.end_frame();
+    }
+    let report = Arc::into_inner(session).unwrap().stop().unwrap();
+    assert_eq!(report.frames_closed, FRAMES + 3);
+    assert_eq!(report.frames_dropped, dropped_while_stuck);
+    assert_eq!(
+        report.frames_written + report.frames_dropped,
+        report.frames_closed
+    );
+    assert!(
+        !report.is_complete(),
+        "dropped frames make a capture incomplete"
+    );
+
+    let capture = read::from_bytes(sink.inner.bytes()).unwrap();
+    let frames = common::frames(&capture);
+    assert_eq!(frames.len() as u64, report.frames_written);
+    let counted: u64 = frames.iter().map(|f| f.dropped_frames_before).sum();
+    assert_eq!(
+        counted, report.frames_dropped,
+        "every drop is written into the next frame"
+    );
+    for pair in frames.windows(2) {
+        assert_eq!(
+            pair[1].index,
+            pair[0].index + 1 + pair[1].dropped_frames_before
+        );
+    }
+}
+
+/// A sink that takes a millisecond per write.
+struct SlowSink(SharedCursor);
+
+impl Write for SlowSink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        std::thread::sleep(Duration::from_millis(1));
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Seek for SlowSink {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.0.seek(pos)
+    }
+}
+
+#[test]
+fn lossless_mode_waits_for_a_slow_sink_and_loses_nothing() {
+    let _serial = common::serial();
+    let cursor = SharedCursor::default();
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .queue_frames(8)
+        .start(Sink::seekable(SlowSink(cursor.clone())))
+        .unwrap();
+    for _ in 0..100 {
+        record_scopes(20);
+        session.end_frame();
+    }
+    let report = session.stop().unwrap();
+    assert!(report.is_complete(), "{report:?}");
+    assert_eq!(report.frames_written, 100);
+    let capture = read::from_bytes(cursor.bytes()).unwrap();
+    assert_eq!(common::frames(&capture).len(), 100);
+}
+
+/// A sink that accepts `limit` bytes and then fails every write with `kind`.
+struct FailingSink {
+    written: Arc<AtomicUsize>,
+    limit: usize,
+    kind: io::ErrorKind,
+}
+
+impl Write for FailingSink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.written.load(Ordering::Relaxed) + buf.len() > self.limit {
+            return Err(io::Error::new(self.kind, "simulated failure"));
+        }
+        self.written.fetch_add(buf.len(), Ordering::Relaxed);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn io_error_is_surfaced(kind: io::ErrorKind) {
+    let _serial = common::serial();
+    let written = Arc::new(AtomicUsize::new(0));
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .start(Sink::stream(FailingSink {
+            written: Arc::clone(&written),
+            limit: 4096,
+            kind,
+        }))
+        .unwrap();
+    let mut waited = 0;
+    while session.error().is_none() {
+        record_scopes(30);
+        assert_eq!(
+            session.end_frame(),
+            FrameOutcome::Recording,
+            "the game goes on"
+        );
+        waited += 1;
+        assert!(waited < 100_000, "the failure was never reported");
+        if waited % 100 == 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    // After the failure, frames still close and are counted lost.
+    for _ in 0..10 {
+        record_scopes(30);
+        session.end_frame();
+    }
+    let error = session.error().unwrap();
+    let stopped = session.stop().expect_err("stop reports the error");
+    assert_eq!(stopped.error, error);
+    match &stopped.error {
+        SessionError::Io {
+            kind: found,
+            bytes_written,
+            ..
+        } => {
+            assert_eq!(*found, kind);
+            assert!(*bytes_written <= 4096);
+        }
+        other => panic!("expected an I/O error, got {other:?}"),
+    }
+    let report = &stopped.report;
+    assert!(report.frames_lost_to_error >= 10, "{report:?}");
+    assert_eq!(
+        report.frames_written + report.frames_lost_to_error,
+        report.frames_closed
+    );
+    assert!(!report.closed && !report.is_complete());
+    assert!(written.load(Ordering::Relaxed) <= 4096);
+}
+
+#[test]
+fn a_full_disk_is_reported_not_panicked() {
+    io_error_is_surfaced(io::ErrorKind::StorageFull);
+}
+
+#[test]
+fn a_closed_pipe_is_reported_not_panicked() {
+    io_error_is_surfaced(io::ErrorKind::BrokenPipe);
+}
+
+#[test]
+fn a_lossless_game_waiting_on_a_failed_writer_is_released() {
+    let _serial = common::serial();
+    let failing = Arc::new(AtomicBool::new(false));
+    struct Switch(Arc<AtomicBool>);
+    impl Write for Switch {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.0.load(Ordering::Relaxed) {
+                return Err(io::Error::new(io::ErrorKind::StorageFull, "full"));
+            }
+            std::thread::sleep(Duration::from_millis(2));
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .queue_frames(8)
+        .start(Sink::stream(Switch(Arc::clone(&failing))))
+        .unwrap();
+    for frame in 0..200 {
+        if frame == 50 {
+            failing.store(true, Ordering::Relaxed);
+        }
+        record_scopes(5);
+        session.end_frame();
+    }
+    let stopped = session.stop().expect_err("the sink failed");
+    assert_eq!(stopped.report.frames_closed, 200);
+}
+
+#[test]
+fn a_panicking_callback_fails_the_session_instead_of_hanging_the_game() {
+    let _serial = common::serial();
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .queue_frames(8)
+        .on_frame_written(|written| {
+            if written.index == 3 {
+                panic!("a host callback bug");
+            }
+        })
+        .start(Sink::stream(io::sink()))
+        .unwrap();
+    for _ in 0..100 {
+        record_scopes(5);
+        session.end_frame(); // lossless: would wait forever on a dead writer
+    }
+    let stopped = session.stop().expect_err("the writer died");
+    assert_eq!(stopped.error, SessionError::WriterPanicked);
+    assert_eq!(stopped.report.frames_written, 4);
+    assert_eq!(stopped.report.frames_closed, 100);
+    assert_eq!(
+        stopped.report.frames_lost_to_error, 96,
+        "every other frame is accounted for"
+    );
+}
