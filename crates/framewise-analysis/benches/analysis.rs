@@ -90,15 +90,8 @@ fn benches(c: &mut Criterion) {
     });
     g.finish();
 
-    let cap = load::from_bytes(
-        bytes.clone(),
-        &LoadOptions {
-            with_spans: true,
-            frame_span: None,
-            ..LoadOptions::default()
-        },
-    )
-    .expect("loads");
+    let cap =
+        load::from_bytes(bytes.clone(), &LoadOptions::default().with_spans(true)).expect("loads");
     let mut out = Vec::new();
     write_trace(&cap, TraceOptions::default(), &mut out).expect("exports");
     let mut g = c.benchmark_group("trace");
@@ -179,10 +172,7 @@ fn hour() {
     let before = peak_rss_bytes().unwrap_or(0);
     let t = std::time::Instant::now();
     let summary_only = std::env::var_os("FRAMEWISE_BENCH_FULL").is_none();
-    let opts = LoadOptions {
-        summary_only,
-        ..LoadOptions::default()
-    };
+    let opts = LoadOptions::default().with_summary_only(summary_only);
     let cap = load::open(&path, &opts).expect("loads");
     let loaded = t.elapsed();
     let after_load = peak_rss_bytes().unwrap_or(0);

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::hitch::{judge_frames, median_with_zeros, Baselines};
-use crate::model::Capture;
+use crate::model::{Capture, Defect};
 use crate::stats::{percentile, AsF64, NS_PER_MS, P95};
 
 /// What to attribute.
@@ -22,7 +22,8 @@ pub enum AttributeTarget {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AttributeError {
-    /// The capture has no frame with this index.
+    /// The capture has no frame with this index (a usage error, not an inconclusive
+    /// result: see [`AttributeError::is_inconclusive`]).
     #[error("no frame with index {index} in the capture ({frames} frames)")]
     NoSuchFrame {
         /// The index asked for.
@@ -45,6 +46,18 @@ pub enum AttributeError {
         have: u64,
     },
 }
+
+impl AttributeError {
+    /// Whether the target exists but the evidence cannot support a ranking (no usable
+    /// period, too few frames): an inconclusive result, reported with
+    /// [`InconclusiveAttribution`], rather than an error in how attribution was asked for.
+    pub fn is_inconclusive(&self) -> bool {
+        matches!(self, Self::NoPeriod { .. } | Self::TooFewFrames { .. })
+    }
+}
+
+/// The schema name of an attribution, ranked or inconclusive.
+pub const ATTRIBUTION_SCHEMA: &str = "framewise.attribution/1";
 
 /// One scope's contribution.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -74,6 +87,8 @@ pub struct Attribution {
     /// The frame, for a frame target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<u64>,
+    /// Always false here; an [`InconclusiveAttribution`] says true.
+    pub inconclusive: bool,
     /// Frames averaged, for a p95 target (1 for a frame target).
     pub frames: u64,
     /// The target's period (the frame's, or the mean over the p95 frames), ms.
@@ -88,6 +103,61 @@ pub struct Attribution {
     pub sums_to_total: bool,
     /// The same in words.
     pub note: String,
+    /// What was wrong with the capture (lost frames shift medians and percentiles).
+    pub defects: Vec<Defect>,
+}
+
+/// `attribute --format json` when the target exists but cannot be attributed (exit 2):
+/// the same schema, `inconclusive: true`, the reason, and an empty ranking.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InconclusiveAttribution {
+    /// `framewise.attribution/1`.
+    pub schema: String,
+    /// `frame` or `p95-excess`.
+    pub target: String,
+    /// The frame, for a frame target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<u64>,
+    /// Always true.
+    pub inconclusive: bool,
+    /// Why, in a sentence with the numbers.
+    pub reason: String,
+    /// Always empty.
+    pub ranking: Vec<Contribution>,
+    /// Always false.
+    pub sums_to_total: bool,
+    /// What was wrong with the capture.
+    pub defects: Vec<Defect>,
+}
+
+impl InconclusiveAttribution {
+    /// The inconclusive result for `target` in `capture`, for the reason `error` gives.
+    pub fn new(capture: &Capture, target: AttributeTarget, error: &AttributeError) -> Self {
+        Self {
+            schema: ATTRIBUTION_SCHEMA.into(),
+            target: target_name(target).into(),
+            frame: target_frame(target),
+            inconclusive: true,
+            reason: error.to_string(),
+            ranking: Vec::new(),
+            sums_to_total: false,
+            defects: capture.defects().to_vec(),
+        }
+    }
+}
+
+fn target_name(target: AttributeTarget) -> &'static str {
+    match target {
+        AttributeTarget::Frame(_) => "frame",
+        AttributeTarget::P95Excess => "p95-excess",
+    }
+}
+
+fn target_frame(target: AttributeTarget) -> Option<u64> {
+    match target {
+        AttributeTarget::Frame(index) => Some(index),
+        AttributeTarget::P95Excess => None,
+    }
 }
 
 fn ms(ns: f64) -> f64 {
@@ -194,12 +264,10 @@ pub fn attribute(
             .then_with(|| a.scope.cmp(&b.scope))
     });
     Ok(Attribution {
-        schema: "framewise.attribution/1".into(),
-        target: match target {
-            AttributeTarget::Frame(_) => "frame".into(),
-            AttributeTarget::P95Excess => "p95-excess".into(),
-        },
+        schema: ATTRIBUTION_SCHEMA.into(),
+        target: target_name(target).into(),
         frame,
+        inconclusive: false,
         frames,
         period_ms: ms(period_ns),
         baseline_ms: ms(baseline_ns),
@@ -207,5 +275,6 @@ pub fn attribute(
         ranking,
         sums_to_total: false,
         note: "a ranking, not an accounting: scopes nest and threads overlap, so contributions do not add up to the excess".into(),
+        defects: capture.defects().to_vec(),
     })
 }

@@ -15,7 +15,21 @@ use crate::model::{
 };
 
 /// How a loader should build the capture.
+///
+/// Build one from the default and the `with_*` methods; the type is `#[non_exhaustive]`
+/// so that an option added later is not a breaking change:
+///
+/// ```
+/// use framewise_analysis::LoadOptions;
+///
+/// let options = LoadOptions::default()
+///     .with_spans(true)
+///     .with_frame_span(Some("frame".to_owned()));
+/// assert!(options.with_spans);
+/// assert!(!options.summary_only);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LoadOptions {
     /// Keep every span (the timeline and the trace exporter need them; statistics do not).
     pub with_spans: bool,
@@ -25,6 +39,32 @@ pub struct LoadOptions {
     /// per-frame aggregates (a third of the memory). Hitches and attribution need the
     /// default.
     pub summary_only: bool,
+}
+
+impl LoadOptions {
+    /// The defaults: per-frame aggregates, no spans, the Chrome frame span auto-picked.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Keep every span: the timeline and the trace exporter need them, statistics do not.
+    pub fn with_spans(mut self, keep: bool) -> Self {
+        self.with_spans = keep;
+        self
+    }
+
+    /// Chrome JSON only: the span that marks a frame (`None`: auto-picked).
+    pub fn with_frame_span(mut self, name: Option<String>) -> Self {
+        self.frame_span = name;
+        self
+    }
+
+    /// Keep only what `summarize`, `diff` and `gate` need: per-name columns instead of
+    /// per-frame aggregates. Hitches and attribution need the default.
+    pub fn with_summary_only(mut self, only: bool) -> Self {
+        self.summary_only = only;
+        self
+    }
 }
 
 /// One CPU span as a loader hands it over.
@@ -403,7 +443,7 @@ impl CaptureBuilder {
         }
     }
 
-    /// Keeps only per-name columns (see [`LoadOptions::summary_only`]). Call before
+    /// Keeps only per-name columns (see [`LoadOptions::with_summary_only`]). Call before
     /// pushing frames.
     pub fn summary_only(mut self) -> Self {
         if self.cap.frames.is_empty() {

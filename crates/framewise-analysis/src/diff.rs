@@ -2,8 +2,44 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::Grade;
+use crate::model::{Defect, Grade};
 use crate::summary::{direction, Direction, MetricTable, Summary};
+
+/// Which input of a comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// The base (before).
+    Base,
+    /// The candidate (after).
+    Cand,
+}
+
+/// A defect of one input of a comparison: the defect's own fields and the side it is on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideDefect {
+    /// Which input.
+    pub side: Side,
+    /// The defect.
+    #[serde(flatten)]
+    pub defect: Defect,
+}
+
+/// Both inputs' defects, the base's first.
+pub fn side_defects(base: &Summary, cand: &Summary) -> Vec<SideDefect> {
+    let tag = |side: Side, defects: &[Defect]| {
+        defects
+            .iter()
+            .map(move |d| SideDefect {
+                side,
+                defect: d.clone(),
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut out = tag(Side::Base, &base.defects);
+    out.extend(tag(Side::Cand, &cand.defects));
+    out
+}
 
 /// How a metric moved, given its direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +90,8 @@ pub struct Diff {
     pub timing_comparable: bool,
     /// Every metric either side has, in path order.
     pub rows: Vec<DiffRow>,
+    /// What was wrong with either capture, each defect tagged with its side.
+    pub defects: Vec<SideDefect>,
 }
 
 /// Compares one value pair.
@@ -104,6 +142,7 @@ pub fn diff(base: &Summary, cand: &Summary) -> Diff {
         cand_grade: cand.grade,
         timing_comparable: base.grade.timing_comparable(&cand.grade),
         rows,
+        defects: side_defects(base, cand),
     }
 }
 

@@ -16,7 +16,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::summary::{direction, parse_metric_path, Direction, MetricTable, Summary};
+use crate::diff::{side_defects, SideDefect};
+use crate::summary::{
+    direction, format_metric, parse_metric_path, Direction, MetricTable, Summary,
+};
 
 /// A verdict, with the exit code every verb maps it to (the codes are API).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -228,10 +231,13 @@ pub struct GateResult {
     pub verdict: Verdict,
     /// Its exit code.
     pub exit_code: i32,
-    /// Why, in sentences.
+    /// Why, in sentences, with numbers at their unit's precision
+    /// (`frame.avg: 12.04 ms -> 16.02 ms (+33.0%, tolerance +10.0%)`).
     pub reasons: Vec<String>,
     /// Every gated metric.
     pub checks: Vec<GateCheck>,
+    /// What was wrong with either capture, each defect tagged with its side.
+    pub defects: Vec<SideDefect>,
 }
 
 /// `camelCase` → `snake_case`.
@@ -322,6 +328,52 @@ fn worsening(path: &str, base: f64, cand: f64) -> f64 {
     }
 }
 
+/// A tolerance as a signed percentage in the metric's bad direction (`+10.0%` for a time
+/// that may rise 10%, `-5.0%` for fps that may fall 5%), or `exact`.
+fn tolerance_words(path: &str, tolerance: f64) -> String {
+    if tolerance == 0.0 {
+        return "exact".to_owned();
+    }
+    let sign = match direction(path) {
+        Direction::LowerIsBetter => '+',
+        Direction::HigherIsBetter => '-',
+    };
+    format!("{sign}{:.1}%", tolerance * 100.0)
+}
+
+/// The reason a check regressed, in one line.
+fn regression_reason(c: &GateCheck) -> String {
+    let tolerance = tolerance_words(&c.metric, c.tolerance);
+    match (c.status, c.base, c.cand) {
+        (CheckStatus::MissingInCandidate, Some(b), _) => format!(
+            "{}: the base has {} and the candidate lacks it",
+            c.metric,
+            format_metric(&c.metric, b)
+        ),
+        (_, Some(b), Some(cand)) => {
+            let change = if b == 0.0 {
+                "from 0".to_owned()
+            } else {
+                format!("{:+.1}%", 100.0 * (cand - b) / b.abs())
+            };
+            format!(
+                "{}: {} -> {} ({change}, tolerance {tolerance})",
+                c.metric,
+                format_metric(&c.metric, b),
+                format_metric(&c.metric, cand)
+            )
+        }
+        _ => format!("{}: {:?}", c.metric, c.status),
+    }
+}
+
+fn timing_name(grade: &crate::model::Grade) -> String {
+    match serde_json::to_value(grade.timing) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => format!("{:?}", grade.timing),
+    }
+}
+
 /// Gates a candidate against a base.
 pub fn gate(base: &Summary, cand: &Summary, config: &GateConfig) -> GateResult {
     let bt = MetricTable::of(base);
@@ -382,9 +434,9 @@ pub fn gate(base: &Summary, cand: &Summary, config: &GateConfig) -> GateResult {
         .count();
     let verdict = if !incomparable.is_empty() {
         reasons.push(format!(
-            "timing regimes differ (base {:?}, candidate {:?}): {} timing metrics cannot be compared",
-            base.grade.timing,
-            cand.grade.timing,
+            "timing regimes differ (base {}, candidate {}): {} timing metrics cannot be compared",
+            timing_name(&base.grade),
+            timing_name(&cand.grade),
             incomparable.len()
         ));
         Verdict::Incomparable
@@ -396,22 +448,7 @@ pub fn gate(base: &Summary, cand: &Summary, config: &GateConfig) -> GateResult {
         Verdict::Inconclusive
     } else if !regressed.is_empty() {
         for c in &regressed {
-            reasons.push(match c.status {
-                CheckStatus::MissingInCandidate => format!(
-                    "{}: the base has {} and the candidate lacks it",
-                    c.metric,
-                    c.base.unwrap_or(f64::NAN)
-                ),
-                _ => format!(
-                    "{}: {} -> {} ({} worse, tolerance {})",
-                    c.metric,
-                    c.base.unwrap_or(f64::NAN),
-                    c.cand.unwrap_or(f64::NAN),
-                    c.worsening
-                        .map_or_else(|| "infinitely".to_owned(), |w| format!("{:.1}%", w * 100.0)),
-                    format_args!("{:.1}%", c.tolerance * 100.0)
-                ),
-            });
+            reasons.push(regression_reason(c));
         }
         Verdict::Fail
     } else if compared == 0 {
@@ -427,6 +464,7 @@ pub fn gate(base: &Summary, cand: &Summary, config: &GateConfig) -> GateResult {
         exit_code: verdict.exit_code(),
         reasons,
         checks,
+        defects: side_defects(base, cand),
     }
 }
 
@@ -475,6 +513,62 @@ mod tests {
         assert_eq!(cfg.tolerances.get("frame.p95"), Some(&0.2));
         assert!(cfg.apply_arg("frame.p95").is_err());
         assert!(cfg.apply_arg("frame.p95=abc").is_err());
+    }
+
+    #[test]
+    fn reasons_use_fixed_precision() {
+        let check = |metric: &str, base: Option<f64>, cand: Option<f64>, status, tolerance| {
+            regression_reason(&GateCheck {
+                metric: metric.to_owned(),
+                configured: None,
+                base,
+                cand,
+                tolerance,
+                worsening: None,
+                direction: direction(metric),
+                status,
+            })
+        };
+        assert_eq!(
+            check(
+                "frame.avg",
+                Some(12.042976588628763),
+                Some(16.016220735785954),
+                CheckStatus::Regressed,
+                0.1
+            ),
+            "frame.avg: 12.04 ms -> 16.02 ms (+33.0%, tolerance +10.0%)"
+        );
+        assert_eq!(
+            check(
+                "frame.fps",
+                Some(83.04),
+                Some(62.44),
+                CheckStatus::Regressed,
+                0.05
+            ),
+            "frame.fps: 83.0 fps -> 62.4 fps (-24.8%, tolerance -5.0%)"
+        );
+        assert_eq!(
+            check(
+                "counter.draw_calls.max",
+                Some(0.0),
+                Some(3.0),
+                CheckStatus::Regressed,
+                0.0
+            ),
+            "counter.draw_calls.max: 0 -> 3 (from 0, tolerance exact)"
+        );
+        assert_eq!(
+            check(
+                "scope.render.p95",
+                Some(0.25),
+                None,
+                CheckStatus::MissingInCandidate,
+                0.1
+            ),
+            "scope.render.p95: the base has 0.250 ms and the candidate lacks it"
+        );
     }
 
     #[test]

@@ -19,7 +19,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::hitch_rule::{HitchRule, Judgement, WINDOW_FRAMES};
-use crate::model::{Capture, CounterId, Grade, ScopeId};
+use crate::model::{Capture, CounterId, Defect, Grade, ScopeId};
 use crate::stats::NS_PER_MS;
 
 /// The closed hitch vocabulary. It grows only by changing DESIGN.md.
@@ -191,6 +191,8 @@ pub struct HitchReport {
     pub grade: Grade,
     /// Every hitch, in frame order.
     pub hitches: Vec<Hitch>,
+    /// What was wrong with the capture judged (lost frames can hide hitches).
+    pub defects: Vec<Defect>,
 }
 
 fn ms(ns: u64) -> f64 {
@@ -705,6 +707,7 @@ pub fn find_hitches(capture: &Capture, options: &HitchOptions) -> HitchReport {
         frames_judged: judged,
         grade: capture.grade(),
         hitches,
+        defects: capture.defects().to_vec(),
     }
 }
 

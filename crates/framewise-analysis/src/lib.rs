@@ -9,12 +9,16 @@
 //!
 //! The map: [`load::open`] reads any capture (`.sgpt`, `.litecap`, Chrome JSON) into a
 //! columnar [`Capture`] through [`CaptureBuilder`], which folds spans into per-frame
-//! aggregates as frames stream in ([`LoadOptions::summary_only`] keeps only per-name
-//! columns, [`LoadOptions::with_spans`] keeps every span). Then [`summarize`] gives the
-//! [`Summary`] whose JSON is `summarize --format json` and whose paths (`frame.p99`,
+//! aggregates as frames stream in ([`LoadOptions::with_summary_only()`] keeps only
+//! per-name columns, [`LoadOptions::with_spans()`] keeps every span;
+//! [`load::open_with_progress`] reports bytes and frames as it goes). Then [`summarize`]
+//! (or [`summarize_with`], to judge against a configured budget) gives the [`Summary`]
+//! whose JSON is `summarize --format json` and whose paths (`frame.p99`,
 //! `scope.render.p95`) [`diff()`] and [`gate()`] speak; [`find_hitches`] applies
 //! [`hitch_rule`] and classifies; [`attribute()`] ranks scopes; [`write_trace`] exports a
-//! Chrome trace. Every verdict maps to an exit code through [`Verdict::exit_code`].
+//! Chrome trace; [`inspect()`] describes a file's structure. Every result carries the
+//! capture's defects, and every verdict maps to an exit code through
+//! [`Verdict::exit_code`].
 //!
 //! ```
 //! use framewise_analysis::{summarize, CaptureBuilder, FrameInput, SourceKind};
@@ -42,19 +46,26 @@ pub mod gate;
 pub mod hitch;
 pub mod hitch_rule;
 pub mod import;
+pub mod inspect;
 pub mod load;
 pub mod model;
 pub mod stats;
 pub mod summary;
 
-pub use attribute::{attribute, AttributeError, AttributeTarget, Attribution};
+pub use attribute::{
+    attribute, AttributeError, AttributeTarget, Attribution, InconclusiveAttribution,
+};
 pub use build::{
     CaptureBuilder, FrameInput, GpuPassInput, LaneInput, LoadOptions, MarkInput, SpanInput,
 };
-pub use diff::{diff, Diff};
+pub use diff::{diff, Diff, Side, SideDefect};
 pub use export::chrome::{write_trace, ExportError, TraceOptions};
 pub use gate::{gate, GateConfig, GateResult, Verdict};
 pub use hitch::{find_hitches, HitchKind, HitchOptions, HitchReport};
-pub use load::{open, LoadError};
+pub use inspect::{inspect, Inspection};
+pub use load::{open, open_with_progress, LoadError, Progress, Stage};
 pub use model::{Capture, Defect, DefectKind, Grade, SourceKind, TimingGrade};
-pub use summary::{summarize, Direction, MetricTable, Summary};
+pub use summary::{
+    format_metric, summarize, summarize_with, Direction, MetricTable, MetricUnit, Summary,
+    SummaryOptions,
+};

@@ -4,7 +4,7 @@
 //! A [`Capture`] keeps one row per frame (index, phase, pause, CPU begin/end, period, GPU
 //! duration) and, per frame, small aggregates: each scope's inclusive total, self time and
 //! calls, each GPU pass's duration, each counter's value. Individual spans are kept only
-//! when a loader is asked for them ([`crate::LoadOptions::with_spans`]): the timeline and
+//! when a loader is asked for them ([`crate::LoadOptions::with_spans()`]): the timeline and
 //! the trace exporter need them, statistics do not. Captures are built by
 //! [`crate::CaptureBuilder`], which aggregates frame by frame so that a loader can stream.
 
@@ -159,6 +159,15 @@ pub enum DefectKind {
     Importer,
     /// The writer never reached stop; the capture was recovered by scanning.
     Unclosed,
+    /// An intact record of a type the reader does not know was skipped.
+    UnknownRecord,
+    /// Two records define the same symbol differently; the first definition is kept.
+    ConflictingSymbol,
+    /// The file says it was closed but its directory could not be used; it was scanned.
+    DirectoryUnusable,
+    /// No intact META record: capture-wide facts (level, build, adapter, clocks) are
+    /// unknown.
+    MissingMeta,
     /// Anything else a reader reported.
     Other,
 }

@@ -200,6 +200,92 @@ pub fn direction(path: &str) -> Direction {
     }
 }
 
+/// The unit of a metric path's values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum MetricUnit {
+    /// Milliseconds (every time).
+    Ms,
+    /// Frames per second.
+    Fps,
+    /// A fraction (0.05 = 5%).
+    Ratio,
+    /// A number of frames (`*.count`).
+    Frames,
+    /// A number of calls (`scope.*.calls`).
+    Calls,
+    /// Whatever a counter counts.
+    Count,
+}
+
+impl MetricUnit {
+    /// The unit of the values at `path`.
+    pub fn of(path: &str) -> Self {
+        let stat = path.rsplit('.').next().unwrap_or("");
+        if path.starts_with("counter.") {
+            return if stat == "count" {
+                Self::Frames
+            } else {
+                Self::Count
+            };
+        }
+        match stat {
+            "fps" | "low_1pct_fps" | "low_01pct_fps" => Self::Fps,
+            "jank_ratio" | "spike_ratio" => Self::Ratio,
+            "count" => Self::Frames,
+            "calls" => Self::Calls,
+            _ => Self::Ms,
+        }
+    }
+
+    /// The unit's name for people: `ms`, `fps`, `ratio`, `frames`, `calls`, `count`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ms => "ms",
+            Self::Fps => "fps",
+            Self::Ratio => "ratio",
+            Self::Frames => "frames",
+            Self::Calls => "calls",
+            Self::Count => "count",
+        }
+    }
+
+    /// A value in this unit at a fixed precision, with the unit where it reads naturally:
+    /// `12.04 ms` (three decimals below 1 ms, so a short scope keeps its microseconds),
+    /// `59.8 fps`, `0.0500` (a ratio), `300 frames`, `12 calls`, `121` (a counter; exact
+    /// when integral, else up to three decimals).
+    pub fn format(self, value: f64) -> String {
+        if !value.is_finite() {
+            return value.to_string();
+        }
+        match self {
+            Self::Ms if value.abs() < 1.0 => format!("{value:.3} ms"),
+            Self::Ms => format!("{value:.2} ms"),
+            Self::Fps => format!("{value:.1} fps"),
+            Self::Ratio => format!("{value:.4}"),
+            Self::Frames => format!("{} frames", plain_number(value)),
+            Self::Calls => format!("{} calls", plain_number(value)),
+            Self::Count => plain_number(value),
+        }
+    }
+}
+
+/// Integers exactly, anything else with up to three decimals.
+fn plain_number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 9.0e15 {
+        format!("{value:.0}")
+    } else {
+        let s = format!("{value:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
+}
+
+/// `path`'s value at its unit's precision (see [`MetricUnit::format`]).
+pub fn format_metric(path: &str, value: f64) -> String {
+    MetricUnit::of(path).format(value)
+}
+
 /// A metric path split into its parts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MetricPath<'a> {
@@ -483,8 +569,45 @@ fn columns_stats(capture: &Capture, cols: &crate::model::SummaryColumns) -> Bloc
     )
 }
 
-/// Summarizes a capture.
+/// How to summarize. Build one from the default and the `with_*` methods; the type is
+/// `#[non_exhaustive]` so that an option added later is not a breaking change.
+///
+/// ```
+/// use framewise_analysis::{summarize_with, CaptureBuilder, SourceKind, SummaryOptions};
+///
+/// let capture = CaptureBuilder::new(SourceKind::Synthetic, false).finish();
+/// let options = SummaryOptions::default().with_budget_ns(Some(8_333_333));
+/// assert_eq!(summarize_with(&capture, &options).budget_ms, 8.333333);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SummaryOptions {
+    /// The frame budget judged against, ns (`framewise.toml`'s `[budgets] frame_ms`);
+    /// `None`: the capture's declared budget, else 60 Hz. The statistics do not depend on
+    /// it; `budget_ms` reports it.
+    pub budget_ns: Option<u64>,
+}
+
+impl SummaryOptions {
+    /// The defaults: the capture's own budget.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Judges against this budget, ns (`None`: the capture's).
+    pub fn with_budget_ns(mut self, budget_ns: Option<u64>) -> Self {
+        self.budget_ns = budget_ns;
+        self
+    }
+}
+
+/// Summarizes a capture with the default [`SummaryOptions`].
 pub fn summarize(capture: &Capture) -> Summary {
+    summarize_with(capture, &SummaryOptions::default())
+}
+
+/// Summarizes a capture.
+pub fn summarize_with(capture: &Capture, options: &SummaryOptions) -> Summary {
     let f = capture.frames();
     let mut periods = Vec::with_capacity(f.len());
     let mut work = Vec::with_capacity(f.len());
@@ -542,7 +665,11 @@ pub fn summarize(capture: &Capture) -> Summary {
         },
         grade: capture.grade(),
         methods: Methods::standard(),
-        budget_ms: ns_to_ms(capture.frame_budget_ns()),
+        budget_ms: ns_to_ms(
+            options
+                .budget_ns
+                .unwrap_or_else(|| capture.frame_budget_ns()),
+        ),
         frame: FrameBlock::of_periods_ns(periods),
         work: WorkBlock::of_work_ns(work),
         scopes,
@@ -590,6 +717,23 @@ mod tests {
             direction("counter.draw_calls.max"),
             Direction::LowerIsBetter
         );
+    }
+
+    #[test]
+    fn units_and_precision() {
+        assert_eq!(format_metric("frame.avg", 12.042976588628763), "12.04 ms");
+        assert_eq!(format_metric("scope.tiny.p95", 0.0123), "0.012 ms");
+        assert_eq!(format_metric("frame.fps", 59.83), "59.8 fps");
+        assert_eq!(format_metric("frame.jank_ratio", 0.05), "0.0500");
+        assert_eq!(format_metric("frame.count", 299.0), "299 frames");
+        assert_eq!(format_metric("scope.render.calls", 12.0), "12 calls");
+        assert_eq!(format_metric("counter.draw_calls.max", 121.0), "121");
+        assert_eq!(format_metric("counter.draw_calls.avg", 120.5), "120.5");
+        assert_eq!(
+            format_metric("counter.draw_calls.count", 300.0),
+            "300 frames"
+        );
+        assert_eq!(MetricUnit::of("scope.a.b.calls").name(), "calls");
     }
 
     #[test]

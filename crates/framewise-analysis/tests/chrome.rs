@@ -77,20 +77,12 @@ fn array_form_auto_picks_the_frame_span() {
 #[test]
 fn object_form_and_explicit_frame_span() {
     let text = format!(r#"{{"traceEvents":{},"displayTimeUnit":"ms"}}"#, trace(10));
-    let opts = LoadOptions {
-        with_spans: false,
-        frame_span: Some("update".into()),
-        ..LoadOptions::default()
-    };
+    let opts = LoadOptions::default().with_frame_span(Some("update".into()));
     let c = chrome::import(text.as_bytes(), &opts).expect("valid");
     assert_eq!(c.frame_count(), 10);
     assert_eq!(c.frames().row(0).map(|r| r.work_ns()), Some(4_000_000));
     assert!(!c.meta().notes.iter().any(|n| n.contains("auto-picked")));
-    let missing = LoadOptions {
-        with_spans: false,
-        frame_span: Some("nope".into()),
-        ..LoadOptions::default()
-    };
+    let missing = LoadOptions::default().with_frame_span(Some("nope".into()));
     assert!(matches!(
         chrome::import(text.as_bytes(), &missing),
         Err(ChromeError::FrameSpanNotFound { .. })
@@ -148,15 +140,8 @@ fn overlapping_children_are_clipped_and_reported() {
 {"ph":"X","name":"frame","ts":0,"dur":10,"pid":1,"tid":1},
 {"ph":"X","name":"child","ts":5,"dur":10,"pid":1,"tid":1}
 ]"#;
-    let c = chrome::import(
-        text.as_bytes(),
-        &LoadOptions {
-            with_spans: true,
-            frame_span: None,
-            ..LoadOptions::default()
-        },
-    )
-    .expect("tolerated");
+    let c = chrome::import(text.as_bytes(), &LoadOptions::default().with_spans(true))
+        .expect("tolerated");
     let spans = c.spans().expect("kept").cpu.frame(0);
     assert_eq!(spans[1].end_ns, spans[0].end_ns);
     assert!(c.defects().iter().any(|d| d.message.contains("clipped")));
@@ -186,6 +171,6 @@ proptest! {
 
     #[test]
     fn arbitrary_json_never_panics(text in "[\\[\\]{}\",:a-zA-Z0-9 .-]{0,120}") {
-        let _ = chrome::import(text.as_bytes(), &LoadOptions { with_spans: true, frame_span: None, ..LoadOptions::default() });
+        let _ = chrome::import(text.as_bytes(), &LoadOptions::default().with_spans(true));
     }
 }

@@ -99,15 +99,7 @@ fn every_version_imports() {
 #[test]
 fn v4_timeline_becomes_spans_and_marks() {
     let bytes = litecap::encode(&sample(4, 50, 2));
-    let c = litecap::import(
-        &bytes,
-        &LoadOptions {
-            with_spans: true,
-            frame_span: None,
-            ..LoadOptions::default()
-        },
-    )
-    .expect("valid");
+    let c = litecap::import(&bytes, &LoadOptions::default().with_spans(true)).expect("valid");
     let spans = c.spans().expect("kept");
     assert_eq!(spans.cpu.all().len(), 50);
     assert_eq!(
@@ -199,7 +191,7 @@ proptest! {
             bytes[at] = byte;
         }
         if let Ok(lc) = litecap::decode(&bytes) {
-            let _ = litecap::build(&lc, &LoadOptions { with_spans: true, frame_span: None, ..LoadOptions::default() });
+            let _ = litecap::build(&lc, &LoadOptions::default().with_spans(true));
         }
     }
 

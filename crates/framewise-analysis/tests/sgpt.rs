@@ -148,7 +148,7 @@ fn frame(i: u64) -> Frame {
     }
 }
 
-fn write(frames: u64, adapter_type: AdapterType) -> Vec<u8> {
+pub fn write(frames: u64, adapter_type: AdapterType) -> Vec<u8> {
     let symbols = symbols();
     let mut w =
         Writer::new(Cursor::new(Vec::new()), &meta(adapter_type), &symbols).expect("writer");
@@ -242,11 +242,7 @@ fn a_cut_off_capture_recovers_whole_frames_and_says_so() {
 fn spans_are_kept_on_request_and_export() {
     let c = load::from_bytes(
         write(20, AdapterType::Hardware),
-        &LoadOptions {
-            with_spans: true,
-            frame_span: None,
-            ..LoadOptions::default()
-        },
+        &LoadOptions::default().with_spans(true),
     )
     .expect("loads");
     let spans = c.spans().expect("kept");
@@ -300,10 +296,7 @@ fn not_an_sgpt_is_an_error_with_the_reason() {
 fn summary_only_sgpt_load_matches() {
     let bytes = write(300, AdapterType::Hardware);
     let full = summarize(&load::from_bytes(bytes.clone(), &LoadOptions::default()).expect("loads"));
-    let opts = LoadOptions {
-        summary_only: true,
-        ..LoadOptions::default()
-    };
+    let opts = LoadOptions::default().with_summary_only(true);
     let lean = summarize(&load::from_bytes(bytes, &opts).expect("loads"));
     assert_eq!(lean.metrics(), full.metrics());
 }

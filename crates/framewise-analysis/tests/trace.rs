@@ -127,11 +127,7 @@ fn refuses_what_it_cannot_draw_honestly() {
     let lc = crate::litecap::sample(3, 10, 2);
     let c = litecap::import(
         &litecap::encode(&lc),
-        &LoadOptions {
-            with_spans: true,
-            frame_span: None,
-            ..LoadOptions::default()
-        },
+        &LoadOptions::default().with_spans(true),
     )
     .expect("valid");
     let e = write_trace(&c, TraceOptions::default(), Vec::new()).expect_err("no timeline");
@@ -149,11 +145,7 @@ fn refuses_what_it_cannot_draw_honestly() {
     let lc = crate::litecap::sample(4, 10, 2);
     let c = litecap::import(
         &litecap::encode(&lc),
-        &LoadOptions {
-            with_spans: true,
-            frame_span: None,
-            ..LoadOptions::default()
-        },
+        &LoadOptions::default().with_spans(true),
     )
     .expect("valid");
     assert!(write_trace(&c, TraceOptions::default(), Vec::new()).is_ok());

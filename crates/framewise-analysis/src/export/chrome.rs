@@ -1,7 +1,9 @@
 //! `framewise trace`: Chrome Trace Event JSON that Perfetto and chrome://tracing load.
 //!
 //! - CPU and GPU are separate processes (pid 1 "CPU", pid 2 "GPU (nominal clock)"); each
-//!   thread and each GPU queue is its own track, named with `M` events.
+//!   thread and each GPU queue is its own track, named with `M` events. Those carry
+//!   `"ts":0`: the format does not need a time on metadata, but some consumers reject an
+//!   event without one, and every event having a `ts` is simpler to check.
 //! - One `X` event per span, in microseconds written from integer nanoseconds with three
 //!   decimals, so nothing is rounded; a child that would outlast its parent is clipped to
 //!   the parent and counted (parents are never shorter than children).
@@ -138,25 +140,25 @@ pub fn write_trace<W: Write>(
 
     // Names.
     o.event(&format!(
-        r#"{{"ph":"M","name":"process_name","pid":{CPU_PID},"tid":0,"args":{{"name":"CPU"}}}}"#
+        r#"{{"ph":"M","name":"process_name","pid":{CPU_PID},"tid":0,"ts":0,"args":{{"name":"CPU"}}}}"#
     ))?;
     o.event(&format!(
-        r#"{{"ph":"M","name":"thread_name","pid":{CPU_PID},"tid":{FRAMES_TID},"args":{{"name":"frames"}}}}"#
+        r#"{{"ph":"M","name":"thread_name","pid":{CPU_PID},"tid":{FRAMES_TID},"ts":0,"args":{{"name":"frames"}}}}"#
     ))?;
     for (i, name) in capture.threads().iter().enumerate() {
         o.event(&format!(
-            r#"{{"ph":"M","name":"thread_name","pid":{CPU_PID},"tid":{},"args":{{"name":{}}}}}"#,
+            r#"{{"ph":"M","name":"thread_name","pid":{CPU_PID},"tid":{},"ts":0,"args":{{"name":{}}}}}"#,
             i + 1,
             json_str(name)
         ))?;
     }
     if capture.gpu_timed() {
         o.event(&format!(
-            r#"{{"ph":"M","name":"process_name","pid":{GPU_PID},"tid":0,"args":{{"name":"GPU (nominal clock)"}}}}"#
+            r#"{{"ph":"M","name":"process_name","pid":{GPU_PID},"tid":0,"ts":0,"args":{{"name":"GPU (nominal clock)"}}}}"#
         ))?;
         for (i, name) in capture.queues().iter().enumerate() {
             o.event(&format!(
-                r#"{{"ph":"M","name":"thread_name","pid":{GPU_PID},"tid":{},"args":{{"name":{}}}}}"#,
+                r#"{{"ph":"M","name":"thread_name","pid":{GPU_PID},"tid":{},"ts":0,"args":{{"name":{}}}}}"#,
                 i + 1,
                 json_str(&format!("{name} (nominal clock)"))
             ))?;

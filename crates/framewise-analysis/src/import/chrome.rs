@@ -20,6 +20,7 @@ use serde_json::Value;
 use crate::build::{
     float_raw, CaptureBuilder, FrameInput, LaneInput, LoadOptions, MarkInput, SpanInput,
 };
+use crate::load::{no_progress, Progress, Reporter, Stage};
 use crate::model::{Capture, CounterKind, Defect, DefectKind, Numeric, SourceKind};
 
 /// Why a Chrome trace could not be imported.
@@ -104,8 +105,14 @@ enum ArrayEnd {
     Malformed(usize, String),
 }
 
-fn stream_array(bytes: &[u8], mut at: usize, out: &mut Vec<Value>) -> ArrayEnd {
+fn stream_array(
+    bytes: &[u8],
+    mut at: usize,
+    out: &mut Vec<Value>,
+    reporter: &mut Reporter<'_>,
+) -> ArrayEnd {
     loop {
+        reporter.update(at as u64);
         at = skip_ws(bytes, at);
         match bytes.get(at) {
             None => return ArrayEnd::Open,
@@ -136,13 +143,32 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// Reads the events, tolerating a cut-off array. Returns the events and how the array
 /// ended.
+#[cfg(test)]
 fn read_events(bytes: &[u8]) -> Result<(Vec<Value>, ArrayEnd), ChromeError> {
+    read_events_reporting(bytes, &mut no_progress)
+}
+
+/// [`read_events`], reporting bytes parsed.
+fn read_events_reporting(
+    bytes: &[u8],
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Vec<Value>, ArrayEnd), ChromeError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut reporter = Reporter::start(progress, Stage::Parsing, bytes.len() as u64);
+    let read = read_events_from(bytes, &mut reporter);
+    reporter.finish();
+    read
+}
+
+fn read_events_from(
+    bytes: &[u8],
+    reporter: &mut Reporter<'_>,
+) -> Result<(Vec<Value>, ArrayEnd), ChromeError> {
     let start = skip_ws(bytes, 0);
     let mut events = Vec::new();
     match bytes.get(start) {
         Some(b'[') => {
-            let end = stream_array(bytes, start + 1, &mut events);
+            let end = stream_array(bytes, start + 1, &mut events, reporter);
             if let ArrayEnd::Malformed(offset, message) = &end {
                 if events.is_empty() {
                     return Err(ChromeError::NotJson {
@@ -175,7 +201,7 @@ fn read_events(bytes: &[u8]) -> Result<(Vec<Value>, ArrayEnd), ChromeError> {
                 if bytes.get(open) != Some(&b'[') {
                     return Err(json_error(&e, bytes));
                 }
-                let end = match stream_array(bytes, open + 1, &mut events) {
+                let end = match stream_array(bytes, open + 1, &mut events, reporter) {
                     ArrayEnd::Open => ArrayEnd::Truncated(bytes.len()),
                     ArrayEnd::Closed => ArrayEnd::Truncated(bytes.len()),
                     other => other,
@@ -234,7 +260,15 @@ fn site(args: Option<&Value>) -> (String, u32) {
 
 /// Imports a Chrome trace.
 pub fn import(bytes: &[u8], options: &LoadOptions) -> Result<Capture, ChromeError> {
-    let (events, end) = read_events(bytes)?;
+    import_reporting(bytes, options, &mut no_progress)
+}
+
+pub(crate) fn import_reporting(
+    bytes: &[u8],
+    options: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Capture, ChromeError> {
+    let (events, end) = read_events_reporting(bytes, progress)?;
     let mut defects: Vec<Defect> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     match end {
@@ -692,7 +726,9 @@ pub fn import(bytes: &[u8], options: &LoadOptions) -> Result<Capture, ChromeErro
     }
 
     let mut f = FrameInput::default();
+    let mut reporter = Reporter::start(progress, Stage::Frames, frame_spans.len() as u64);
     for (i, &(begin, end)) in frame_spans.iter().enumerate() {
+        reporter.update(i as u64);
         f.clear();
         f.index = i as u64;
         f.cpu_begin_ns = begin;
@@ -721,6 +757,7 @@ pub fn import(bytes: &[u8], options: &LoadOptions) -> Result<Capture, ChromeErro
         f.counters = std::mem::take(&mut counters_per_frame[i]);
         b.push_frame(&f);
     }
+    reporter.finish();
     Ok(b.finish())
 }
 

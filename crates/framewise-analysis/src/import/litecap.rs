@@ -22,6 +22,7 @@
 use crate::build::{
     float_raw, CaptureBuilder, FrameInput, LaneInput, LoadOptions, MarkInput, SpanInput,
 };
+use crate::load::{no_progress, Progress, Reporter, Stage};
 use crate::model::{Capture, CounterKind, Defect, DefectKind, Numeric, SourceKind};
 
 /// The magic bytes.
@@ -332,12 +333,28 @@ fn ms_to_ns(ms: f64) -> Option<u64> {
 
 /// Imports a `.litecap` buffer as a capture.
 pub fn import(bytes: &[u8], options: &LoadOptions) -> Result<Capture, DecodeError> {
+    import_reporting(bytes, options, &mut no_progress)
+}
+
+pub(crate) fn import_reporting(
+    bytes: &[u8],
+    options: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Capture, DecodeError> {
     let lc = decode(bytes)?;
-    Ok(build(&lc, options))
+    Ok(build_reporting(&lc, options, progress))
 }
 
 /// Builds a capture from a decoded `.litecap`.
 pub fn build(lc: &Litecap, options: &LoadOptions) -> Capture {
+    build_reporting(lc, options, &mut no_progress)
+}
+
+fn build_reporting(
+    lc: &Litecap,
+    options: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Capture {
     let mut b = CaptureBuilder::from_options(SourceKind::Litecap, options);
     b.meta_mut().source_version = Some(u32::from(lc.version));
     b.note("litecap frame times are work times (beginFrame to endFrame); each is also taken as the frame's period");
@@ -500,7 +517,9 @@ pub fn build(lc: &Litecap, options: &LoadOptions) -> Capture {
     let mut running_ns = 0u64;
     let mut invalid_frames = 0u64;
     let mut zero_phases = 0u64;
+    let mut reporter = Reporter::start(progress, Stage::Frames, count as u64);
     for i in 0..count {
+        reporter.update(i as u64);
         let frame_ms = lc.frames_ms.get(i).copied().unwrap_or(f32::NAN);
         let Some(work_ns) = ms_to_ns(f64::from(frame_ms)) else {
             invalid_frames += 1;
@@ -592,6 +611,7 @@ pub fn build(lc: &Litecap, options: &LoadOptions) -> Capture {
         }
         b.push_frame(&f);
     }
+    reporter.finish();
     if invalid_frames > 0 {
         b.defect(Defect::new(
             DefectKind::Importer,
@@ -751,11 +771,7 @@ mod tests {
     fn import_takes_work_as_period() {
         let c = import(
             &encode(&sample(4)),
-            &LoadOptions {
-                with_spans: true,
-                frame_span: None,
-                ..LoadOptions::default()
-            },
+            &LoadOptions::default().with_spans(true),
         )
         .expect("valid");
         assert_eq!(c.frame_count(), 3);

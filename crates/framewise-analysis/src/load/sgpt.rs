@@ -18,7 +18,7 @@ use framewise_format::read;
 use crate::build::{
     CaptureBuilder, FrameInput, GpuPassInput, LaneInput, LoadOptions, MarkInput, SpanInput,
 };
-use crate::load::LoadError;
+use crate::load::{no_progress, LoadError, Progress, Reporter, Stage};
 use crate::model::{
     AdapterKind, Capture, CounterKind, Defect, DefectKind, Numeric, SourceKind, TopologySummary,
     UserMark,
@@ -26,21 +26,44 @@ use crate::model::{
 
 /// Loads an `.sgpt` file.
 pub fn open(path: &Path, options: &LoadOptions) -> Result<Capture, LoadError> {
-    let reader = read::open(path).map_err(|e| LoadError::Sgpt {
+    open_reporting(path, options, &mut no_progress)
+}
+
+/// Opens an `.sgpt` file with the format crate's reader (by its directory when closed,
+/// else by scanning).
+pub(crate) fn open_reader(path: &Path) -> Result<read::Capture, LoadError> {
+    read::open(path).map_err(|e| LoadError::Sgpt {
         message: format!("{}: {e}", path.display()),
-    })?;
-    Ok(adapt(&reader, options))
+    })
+}
+
+pub(crate) fn open_reporting(
+    path: &Path,
+    options: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Capture, LoadError> {
+    let reader = open_reader(path)?;
+    Ok(adapt(&reader, options, progress))
 }
 
 /// Loads an `.sgpt` from bytes.
 pub fn from_bytes(bytes: Vec<u8>, options: &LoadOptions) -> Result<Capture, LoadError> {
+    from_bytes_reporting(bytes, options, &mut no_progress)
+}
+
+pub(crate) fn from_bytes_reporting(
+    bytes: Vec<u8>,
+    options: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Capture, LoadError> {
     let reader = read::from_bytes(bytes).map_err(|e| LoadError::Sgpt {
         message: e.to_string(),
     })?;
-    Ok(adapt(&reader, options))
+    Ok(adapt(&reader, options, progress))
 }
 
-fn defect_of(d: &read::Defect) -> Defect {
+/// The analysis crate's defect for one the format crate's reader reported.
+pub(crate) fn defect_of(d: &read::Defect) -> Defect {
     let message = d.to_string();
     match d {
         read::Defect::TruncatedTail { offset, bytes_lost } => {
@@ -59,10 +82,16 @@ fn defect_of(d: &read::Defect) -> Defect {
         read::Defect::Unclosed { end_offset } => {
             Defect::new(DefectKind::Unclosed, 1, message).at(*end_offset)
         }
-        read::Defect::UnknownRecord { offset, .. }
-        | read::Defect::ConflictingSymbol { offset, .. } => {
-            Defect::new(DefectKind::Other, 1, message).at(*offset)
+        read::Defect::UnknownRecord { offset, .. } => {
+            Defect::new(DefectKind::UnknownRecord, 1, message).at(*offset)
         }
+        read::Defect::ConflictingSymbol { offset, .. } => {
+            Defect::new(DefectKind::ConflictingSymbol, 1, message).at(*offset)
+        }
+        read::Defect::DirectoryUnusable { .. } => {
+            Defect::new(DefectKind::DirectoryUnusable, 1, message)
+        }
+        read::Defect::MissingMeta => Defect::new(DefectKind::MissingMeta, 1, message),
         _ => Defect::new(DefectKind::Other, 1, message),
     }
 }
@@ -300,7 +329,7 @@ fn convert_frame(
     }
 }
 
-fn adapt(r: &read::Capture, options: &LoadOptions) -> Capture {
+fn adapt(r: &read::Capture, options: &LoadOptions, progress: &mut dyn FnMut(Progress)) -> Capture {
     let mut b = CaptureBuilder::from_options(SourceKind::Sgpt, options);
     b.meta_mut().source_version = Some(u32::from(r.header().format_version));
     let mut periods: HashMap<SymId, f64> = HashMap::new();
@@ -387,7 +416,9 @@ fn adapt(r: &read::Capture, options: &LoadOptions) -> Capture {
     let mut tally = GpuTally::default();
     let mut f = FrameInput::default();
     let mut spare: Vec<Vec<SpanInput>> = Vec::new();
+    let mut reporter = Reporter::start(progress, Stage::Frames, r.frame_count() as u64);
     for i in 0..r.frame_count() {
+        reporter.update(i as u64);
         match r.read_frame(i) {
             Ok(frame) => {
                 convert_frame(
@@ -414,6 +445,7 @@ fn adapt(r: &read::Capture, options: &LoadOptions) -> Capture {
             Err(d) => b.defect(defect_of(&d)),
         }
     }
+    reporter.finish();
 
     if tally.no_period > 0 {
         b.defect(Defect::new(

@@ -1,0 +1,238 @@
+//! `framewise gate BASE CAND`: the regression gate.
+//!
+//! Tolerances, in order: the defaults (`frame.avg` and `frame.p99` may worsen 10%, every
+//! counter's `max` gates exactly), replaced by the tolerances a `--config` lists (unless it
+//! says `[gate] defaults = true`), then each `--tolerance METRIC=FRACTION` on top.
+//! `--no-default-tolerances` drops the defaults. Exit: the verdict's code (0 pass, 1 fail,
+//! 2 inconclusive, 3 incomparable); 4 for an unreadable file or a bad tolerance.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use framewise_analysis::gate::{CheckStatus, GateCheck};
+use framewise_analysis::{gate, GateConfig, GateResult, Side, Verdict};
+use serde_json::json;
+
+use crate::commands::diff::{load_pair, InputInfo};
+use crate::commands::{defects_console, defects_markdown, exit, serde_name, side_defects};
+use crate::config::{self, ConfigArgs};
+use crate::input::InputArgs;
+use crate::output::{self, Annotation, OutputArgs, Report};
+use crate::table::{self, Align, Table, NONE};
+
+/// `framewise gate`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The base capture (before).
+    pub base: PathBuf,
+    /// The candidate capture (after).
+    pub cand: PathBuf,
+    /// Allowed fractional worsening for a metric path, e.g. `frame.p99=0.10` (10% worse
+    /// allowed) or `counter.draw_calls.max=0` (exact). `*` may stand for a name
+    /// (`scope.*.p95=0.2`). Repeatable; adds to or overrides the defaults and the config.
+    #[arg(long = "tolerance", value_name = "METRIC=FRACTION")]
+    pub tolerances: Vec<String>,
+    /// Gate only what --config and --tolerance list (drop frame.avg/frame.p99 at 10% and
+    /// counter.*.max exact).
+    #[arg(long)]
+    pub no_default_tolerances: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The tolerances this invocation gates on.
+fn gate_config(args: &Args, cfg: &config::Config) -> anyhow::Result<GateConfig> {
+    let keep_defaults = !args.no_default_tolerances && cfg.gate_keeps_defaults;
+    let mut g = if keep_defaults {
+        GateConfig::default()
+    } else {
+        GateConfig::empty()
+    };
+    if let Some(listed) = &cfg.gate {
+        g.tolerances
+            .extend(listed.tolerances.iter().map(|(k, v)| (k.clone(), *v)));
+    }
+    for arg in &args.tolerances {
+        g.apply_arg(arg)
+            .with_context(|| format!("--tolerance {arg}"))?;
+    }
+    if g.tolerances.is_empty() {
+        bail!("nothing to gate: no tolerances (defaults dropped and none configured); add --tolerance METRIC=FRACTION");
+    }
+    Ok(g)
+}
+
+/// Runs the verb.
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    args.output.check_inputs(&[&args.base, &args.cand])?;
+    let cfg = config::load(&args.config)?;
+    let g = gate_config(&args, &cfg)?;
+    let (base, cand) = load_pair(&args.base, &args.cand, &args.input)?;
+    let result = gate(&base.summary, &cand.summary, &g);
+    let verdict = result.verdict;
+    output::emit(&args.output, &GateView { base, cand, result })?;
+    Ok(exit(verdict))
+}
+
+struct GateView {
+    base: InputInfo,
+    cand: InputInfo,
+    result: GateResult,
+}
+
+/// The verdict as a word for people.
+pub fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Pass => "PASS",
+        Verdict::Fail => "FAIL",
+        Verdict::Inconclusive => "INCONCLUSIVE",
+        Verdict::Incomparable => "INCOMPARABLE",
+        Verdict::Error => "ERROR",
+    }
+}
+
+fn worsening_cell(c: &GateCheck) -> String {
+    match (c.worsening, c.status) {
+        (Some(w), _) => format!("{:+.1}%", w * 100.0),
+        (None, CheckStatus::Regressed) => "from 0".to_owned(),
+        _ => NONE.to_owned(),
+    }
+}
+
+fn tolerance_cell(t: f64) -> String {
+    if t == 0.0 {
+        "exact".to_owned()
+    } else {
+        format!("{:.1}%", t * 100.0)
+    }
+}
+
+impl GateView {
+    fn table(&self) -> Table {
+        let mut t = Table::new(&[
+            "metric",
+            "unit",
+            "base",
+            "cand",
+            "worse by",
+            "tolerance",
+            "status",
+        ])
+        .align(1, Align::Left)
+        .align(6, Align::Left);
+        for c in &self.result.checks {
+            let mut metric = c.metric.clone();
+            if let Some(configured) = &c.configured {
+                metric.push_str(&format!(" (from {configured})"));
+            }
+            t.row(vec![
+                metric,
+                table::unit(&c.metric).to_owned(),
+                table::metric(&c.metric, c.base),
+                table::metric(&c.metric, c.cand),
+                worsening_cell(c),
+                tolerance_cell(c.tolerance),
+                serde_name(&c.status),
+            ]);
+        }
+        t
+    }
+
+    fn headline(&self) -> String {
+        format!(
+            "{} (exit {})",
+            verdict_word(self.result.verdict),
+            self.result.exit_code
+        )
+    }
+}
+
+impl Report for GateView {
+    fn json(&self) -> anyhow::Result<serde_json::Value> {
+        let mut v = serde_json::to_value(&self.result)?;
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert(
+                "inputs".into(),
+                json!({"base": self.base.json(), "cand": self.cand.json()}),
+            );
+        }
+        Ok(v)
+    }
+
+    fn console(&self, out: &mut String) {
+        out.push_str(&format!(
+            "{}\n{}\n\n",
+            self.base.line("base"),
+            self.cand.line("cand")
+        ));
+        out.push_str(&format!("{}\n", self.headline()));
+        for r in &self.result.reasons {
+            out.push_str(&format!("  {r}\n"));
+        }
+        out.push('\n');
+        self.table().console(out, 0);
+        let defects = &self.result.defects;
+        defects_console(&side_defects(defects, Side::Base), "base defects", out);
+        defects_console(&side_defects(defects, Side::Cand), "candidate defects", out);
+    }
+
+    fn markdown(&self, out: &mut String) {
+        out.push_str(&format!(
+            "### framewise gate: {}\n\n`{}` → `{}`\n\n",
+            self.headline(),
+            self.base.file,
+            self.cand.file
+        ));
+        for r in &self.result.reasons {
+            out.push_str(&format!("- {r}\n"));
+        }
+        out.push('\n');
+        self.table().markdown(out);
+        let defects = &self.result.defects;
+        defects_markdown(&side_defects(defects, Side::Base), "Base defects", out);
+        defects_markdown(&side_defects(defects, Side::Cand), "Candidate defects", out);
+    }
+
+    fn annotations(&self) -> Vec<Annotation> {
+        let mut out = Vec::new();
+        match self.result.verdict {
+            Verdict::Fail => {
+                for c in &self.result.checks {
+                    let message = match c.status {
+                        CheckStatus::Regressed => format!(
+                            "{} regressed: {} -> {} {} ({} worse, tolerance {})",
+                            c.metric,
+                            table::metric(&c.metric, c.base),
+                            table::metric(&c.metric, c.cand),
+                            table::unit(&c.metric),
+                            worsening_cell(c),
+                            tolerance_cell(c.tolerance)
+                        ),
+                        CheckStatus::MissingInCandidate => format!(
+                            "{}: the base has {} and the candidate lacks it",
+                            c.metric,
+                            table::metric(&c.metric, c.base)
+                        ),
+                        _ => continue,
+                    };
+                    out.push(Annotation {
+                        level: "error",
+                        title: format!("framewise gate: {}", c.metric),
+                        message,
+                    });
+                }
+            }
+            Verdict::Pass => {}
+            other => out.push(Annotation {
+                level: "warning",
+                title: format!("framewise gate: {}", verdict_word(other)),
+                message: self.result.reasons.join("; "),
+            }),
+        }
+        out
+    }
+}

@@ -1,0 +1,75 @@
+//! One file per verb. Each parses nothing itself (its `Args` is clap's), asks
+//! framewise-analysis for every number, renders, and returns the exit code.
+
+pub mod attribute;
+pub mod diff;
+pub mod doctor;
+pub mod gate;
+pub mod hitches;
+pub mod inspect;
+pub mod summarize;
+pub mod trace;
+
+use framewise_analysis::gate::Verdict;
+use framewise_analysis::model::Defect;
+use framewise_analysis::{Side, SideDefect};
+
+use crate::table::Table;
+
+/// Exit codes by verdict (DESIGN.md): the analysis crate owns the mapping.
+pub fn exit(verdict: Verdict) -> u8 {
+    u8::try_from(verdict.exit_code()).unwrap_or(crate::EXIT_ERROR)
+}
+
+/// A serde enum's name as it appears in the JSON (`truncated-tail`, `STEADY`, `sum`).
+pub fn serde_name<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => "?".to_owned(),
+    }
+}
+
+/// One side's defects of a comparison's result.
+pub fn side_defects(defects: &[SideDefect], side: Side) -> Vec<Defect> {
+    defects
+        .iter()
+        .filter(|d| d.side == side)
+        .map(|d| d.defect.clone())
+        .collect()
+}
+
+/// The defects table, or nothing when there are none.
+pub fn defects_console(defects: &[Defect], title: &str, out: &mut String) {
+    if defects.is_empty() {
+        return;
+    }
+    out.push_str(&format!("\n{title} ({})\n", defects.len()));
+    for d in defects {
+        out.push_str(&format!("  {}: {}", serde_name(&d.kind), d.message));
+        if let Some(offset) = d.offset {
+            out.push_str(&format!(" [offset {offset}]"));
+        }
+        out.push('\n');
+    }
+}
+
+/// The defects as markdown.
+pub fn defects_markdown(defects: &[Defect], title: &str, out: &mut String) {
+    if defects.is_empty() {
+        return;
+    }
+    out.push_str(&format!("\n**{title} ({})**\n\n", defects.len()));
+    let mut t =
+        Table::new(&["kind", "message", "offset", "count"]).align(1, crate::table::Align::Left);
+    for d in defects {
+        t.row(vec![
+            serde_name(&d.kind),
+            d.message.clone(),
+            d.offset
+                .map_or_else(|| crate::table::NONE.to_owned(), |o| o.to_string()),
+            d.count.to_string(),
+        ]);
+    }
+    t.markdown(out);
+}

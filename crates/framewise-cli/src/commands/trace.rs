@@ -1,0 +1,185 @@
+//! `framewise trace FILE -o trace.json [--normalize]`: Chrome Trace Event JSON that
+//! Perfetto and chrome://tracing load. The export itself is framewise-analysis's; this
+//! verb chooses where the bytes go and reports what was written.
+//!
+//! The file is written next to its destination as `<name>.partial` and renamed when
+//! complete, so a failed export never leaves a half trace under the requested name.
+//! `-o -` writes the trace to stdout (and nothing else goes there).
+//!
+//! Exit: 0 written; 4 when the capture cannot be read, has no timeline (a `.litecap`
+//! without one: durations without a clock cannot make an honest flame chart), or the
+//! output cannot be written.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use framewise_analysis::export::chrome::TraceStats;
+use framewise_analysis::model::Defect;
+use framewise_analysis::{write_trace, Capture, ExportError, TraceOptions};
+use serde_json::json;
+
+use crate::commands::{defects_console, defects_markdown};
+use crate::input::{self, InputArgs, Need};
+use crate::output::{self, Format, OutputArgs, Report};
+
+/// `framewise trace`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The capture: .sgpt, .litecap v4 (with a timeline) or Chrome trace JSON.
+    pub file: PathBuf,
+    /// Where to write the trace; `-` for stdout.
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    pub out: PathBuf,
+    /// Shift every time so the first frame begins at 0.
+    #[arg(long)]
+    pub normalize: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn export(
+    file: &str,
+    capture: &Capture,
+    options: TraceOptions,
+    sink: impl Write,
+) -> anyhow::Result<TraceStats> {
+    let mut w = BufWriter::with_capacity(1 << 20, sink);
+    let stats = match write_trace(capture, options, &mut w) {
+        Ok(stats) => stats,
+        Err(e @ ExportError::NoTimeline { .. }) => bail!("{file}: cannot export a trace: {e}"),
+        Err(e) => return Err(e).context("writing the trace"),
+    };
+    w.flush().context("writing the trace")?;
+    Ok(stats)
+}
+
+fn partial_path(out: &Path) -> PathBuf {
+    let mut name = out
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(".partial");
+    out.with_file_name(name)
+}
+
+/// Runs the verb.
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let to_stdout = args.out.as_os_str() == "-";
+    if to_stdout && args.output.stdout_format()? != Format::Console {
+        bail!("-o - writes the trace to stdout; the report cannot go there too (use --json=PATH for it)");
+    }
+    if !to_stdout && output::same_file(&args.out, &args.file) {
+        bail!(
+            "-o {} names the input capture; it would be overwritten",
+            args.out.display()
+        );
+    }
+    args.output.check_inputs(&[&args.file, &args.out])?;
+    let file = input::shown(&args.file);
+    let capture = input::load(&args.file, &args.input.options(Need::Spans))?;
+    let options = TraceOptions {
+        normalize: args.normalize,
+    };
+    let stats = if to_stdout {
+        export(&file, &capture, options, std::io::stdout().lock())?
+    } else {
+        let partial = partial_path(&args.out);
+        let sink = std::fs::File::create(&partial)
+            .with_context(|| format!("{}: cannot create", partial.display()))?;
+        let written = input::with_spinner(format!("writing {}", args.out.display()), || {
+            export(&file, &capture, options, sink)
+        });
+        let stats = match written {
+            Ok(stats) => stats,
+            Err(e) => {
+                let _ = std::fs::remove_file(&partial);
+                return Err(e);
+            }
+        };
+        std::fs::rename(&partial, &args.out).with_context(|| {
+            format!(
+                "{}: cannot rename to {}",
+                partial.display(),
+                args.out.display()
+            )
+        })?;
+        stats
+    };
+    let view = TraceView {
+        file,
+        out: if to_stdout {
+            "-".to_owned()
+        } else {
+            input::shown(&args.out)
+        },
+        normalize: args.normalize,
+        stats,
+        defects: capture.defects().to_vec(),
+    };
+    if to_stdout {
+        // stdout holds the trace; only --json=PATH gets the report.
+        if let Some(path) = args.output.json_path() {
+            let text = output::json_text(&view.json()?)?;
+            std::fs::write(path, text)
+                .with_context(|| format!("{}: cannot write the JSON output", path.display()))?;
+        }
+    } else {
+        output::emit(&args.output, &view)?;
+    }
+    Ok(0)
+}
+
+struct TraceView {
+    file: String,
+    out: String,
+    normalize: bool,
+    stats: TraceStats,
+    defects: Vec<Defect>,
+}
+
+impl TraceView {
+    fn line(&self) -> String {
+        format!(
+            "wrote {} events ({} bytes) from {} to {}{}; {} spans clipped to their parent",
+            self.stats.events,
+            self.stats.bytes,
+            self.file,
+            self.out,
+            if self.normalize {
+                ", times shifted so the first frame begins at 0"
+            } else {
+                ""
+            },
+            self.stats.clipped_spans
+        )
+    }
+}
+
+impl Report for TraceView {
+    fn json(&self) -> anyhow::Result<serde_json::Value> {
+        Ok(json!({
+            "schema": "framewise.trace-export/1",
+            "file": self.file,
+            "output": self.out,
+            "normalized": self.normalize,
+            "events": self.stats.events,
+            "bytes": self.stats.bytes,
+            "clipped_spans": self.stats.clipped_spans,
+            "defects": self.defects,
+        }))
+    }
+
+    fn console(&self, out: &mut String) {
+        out.push_str(&format!("{}\n", self.line()));
+        out.push_str("GPU tracks are on a nominal clock: GPU-measured durations placed at each frame's CPU anchor\n");
+        defects_console(&self.defects, "defects", out);
+    }
+
+    fn markdown(&self, out: &mut String) {
+        out.push_str(&format!("### framewise trace\n\n{}\n", self.line()));
+        defects_markdown(&self.defects, "Defects", out);
+    }
+}

@@ -1,0 +1,189 @@
+//! Loading captures for a verb: the kind is sniffed from the content by the analysis
+//! crate (`.sgpt` by magic, `.litecap` by `LCAP`, Chrome JSON by a leading `{` or `[`),
+//! a progress bar runs on stderr while it loads when stderr is a terminal (fed by the
+//! analysis crate's progress reports: bytes read and parsed, frames decoded), and a file
+//! that cannot be loaded becomes one error line that names it.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use std::time::Duration;
+
+use framewise_analysis::load::LoadError;
+use framewise_analysis::{Capture, LoadOptions, Progress, Stage};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Options every verb that reads a capture accepts.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct InputArgs {
+    /// Chrome JSON only: the span that marks a frame. Without it the importer picks the
+    /// most frequent top-level span on the busiest thread and says which in `notes`.
+    #[arg(long, value_name = "NAME")]
+    pub frame_span: Option<String>,
+}
+
+/// What a verb needs from the loader: the less it keeps, the less memory a load takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// Statistics only (`summarize`, `diff`, `gate`).
+    Summary,
+    /// Per-frame aggregates (`hitches`, `attribute`, `inspect`).
+    Frames,
+    /// Every span (`trace`).
+    Spans,
+}
+
+impl InputArgs {
+    /// Load options for these arguments.
+    pub fn options(&self, need: Need) -> LoadOptions {
+        LoadOptions::default()
+            .with_spans(need == Need::Spans)
+            .with_frame_span(self.frame_span.clone())
+            .with_summary_only(need == Need::Summary)
+    }
+}
+
+/// A load failure, phrased to name the file exactly once.
+#[derive(Debug)]
+pub struct InputError {
+    line: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.line)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+fn describe(path: &Path, err: &LoadError) -> String {
+    let shown = path.display().to_string();
+    let text = err.to_string();
+    // Some loader messages already start with the path; do not say it twice.
+    if text.starts_with(&shown) {
+        text
+    } else {
+        format!("{shown}: {text}")
+    }
+}
+
+/// A spinner on stderr while `work` runs, only when stderr is a terminal: stdout stays
+/// exactly the report, and logs stay clean. For work that reports no progress.
+pub fn with_spinner<T>(message: String, work: impl FnOnce() -> T) -> T {
+    if !std::io::stderr().is_terminal() {
+        return work();
+    }
+    let bar = ProgressBar::new_spinner();
+    bar.set_draw_target(ProgressDrawTarget::stderr());
+    bar.set_message(message);
+    bar.enable_steady_tick(Duration::from_millis(120));
+    let out = work();
+    bar.finish_and_clear();
+    out
+}
+
+/// A progress bar on stderr fed by the analysis crate's [`Progress`] reports; drawn only
+/// when stderr is a terminal.
+pub struct Bar {
+    bar: Option<ProgressBar>,
+    label: String,
+    stage: Option<Stage>,
+}
+
+impl Bar {
+    /// A bar for loading `label` (nothing is drawn when stderr is not a terminal; a bar
+    /// appears with the first report of each stage).
+    pub fn new(label: String) -> Self {
+        Self {
+            bar: None,
+            label,
+            stage: None,
+        }
+    }
+
+    /// Shows one report: each stage gets its own bar, in its own unit and total.
+    pub fn update(&mut self, p: Progress) {
+        if self.stage != Some(p.stage) {
+            let first = self.stage.is_none();
+            self.stage = Some(p.stage);
+            if let Some(old) = self.bar.take() {
+                old.finish_and_clear();
+            } else if !first {
+                // Not a terminal: no bar was made for the first stage, and none will be.
+                return;
+            }
+            if !std::io::stderr().is_terminal() {
+                return;
+            }
+            let counts = if p.stage.unit() == "bytes" {
+                "{bytes}/{total_bytes}"
+            } else {
+                "{human_pos}/{human_len} frames"
+            };
+            let template = format!("{{msg}} [{{wide_bar}}] {counts} ({{eta}})");
+            // Configured while hidden, so that nothing is drawn half set up.
+            let bar = ProgressBar::with_draw_target(Some(p.total), ProgressDrawTarget::hidden());
+            if let Ok(style) = ProgressStyle::with_template(&template) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            bar.set_message(format!("{} {}", p.stage.name(), self.label));
+            bar.set_position(p.done);
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            // Redraws while a stage reports nothing for a while (a scan, a big parse).
+            bar.enable_steady_tick(Duration::from_millis(200));
+            self.bar = Some(bar);
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_position(p.done);
+        }
+    }
+
+    /// Clears the bar.
+    pub fn finish(self) {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Loads one capture, of any supported kind.
+pub fn load(path: &Path, options: &LoadOptions) -> anyhow::Result<Capture> {
+    let mut bar = Bar::new(path.display().to_string());
+    let loaded = framewise_analysis::load::open_with_progress(path, options, |p| bar.update(p));
+    bar.finish();
+    loaded.map_err(|err| load_error(path, &err))
+}
+
+/// A load failure as one error line that names the file once.
+pub fn load_error(path: &Path, err: &LoadError) -> anyhow::Error {
+    InputError {
+        line: describe(path, err),
+    }
+    .into()
+}
+
+/// A path as shown in outputs: as the user spelled it.
+pub fn shown(path: &Path) -> String {
+    path.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_file_once() {
+        let p = Path::new("/tmp/x.sgpt");
+        let e = LoadError::Empty;
+        assert_eq!(
+            describe(p, &e),
+            "/tmp/x.sgpt: empty input (0 bytes): not a capture"
+        );
+        let e = LoadError::IsDirectory { path: p.to_owned() };
+        assert_eq!(
+            describe(p, &e),
+            "/tmp/x.sgpt: is a directory, not a capture"
+        );
+    }
+}

@@ -1,0 +1,131 @@
+//! `framewise`: the command-line face of framewise — verdicts with meaningful exit codes.
+//!
+//! Who should use this binary: people and CI pipelines that want a capture summarized,
+//! compared, gated or exported, and coding agents that act on its JSON and exit codes (see
+//! `docs/CLI.md`). Programs that want the numbers in-process should link
+//! `framewise-analysis` instead; this binary parses arguments and presents what that crate
+//! computes, and holds no arithmetic of its own.
+//!
+//! `main.rs` parses arguments and maps errors to exit codes; each verb lives in
+//! `commands/<verb>.rs`.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod commands;
+mod config;
+mod input;
+mod output;
+mod table;
+
+/// Exit code for an infrastructure or usage error (DESIGN.md's contract: the codes are API).
+pub const EXIT_ERROR: u8 = 4;
+
+/// framewise: a frame profiler's verdicts.
+///
+/// Exit codes (every verb): 0 pass/improved/inside, 1 fail/regressed/breached,
+/// 2 inconclusive/no detectable change, 3 incomparable, 4 infrastructure or usage error.
+#[derive(Debug, Parser)]
+#[command(name = "framewise", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Structural dump of a capture: header, records by type, symbols, topologies, defects.
+    Inspect(commands::inspect::Args),
+    /// Frame, work, scope, GPU pass and counter statistics of a capture.
+    Summarize(commands::summarize::Args),
+    /// Every metric of two captures side by side: base, cand, delta, pct. Reports; never decides.
+    Diff(commands::diff::Args),
+    /// Regression gate: fails when a gated metric worsened past its tolerance.
+    Gate(commands::gate::Args),
+    /// Export a capture as Chrome Trace Event JSON (Perfetto, chrome://tracing).
+    Trace(commands::trace::Args),
+    /// Every hitch, with ranked classifications, confidence and evidence.
+    Hitches(commands::hitches::Args),
+    /// Rank scopes by contribution to one frame's excess or to the p95 excess.
+    Attribute(commands::attribute::Args),
+    /// The stated limits of this machine and this build: clock, GPU timestamps, degraded features.
+    Doctor(commands::doctor::Args),
+}
+
+fn run(command: Command) -> anyhow::Result<u8> {
+    match command {
+        Command::Inspect(args) => commands::inspect::run(args),
+        Command::Summarize(args) => commands::summarize::run(args),
+        Command::Diff(args) => commands::diff::run(args),
+        Command::Gate(args) => commands::gate::run(args),
+        Command::Trace(args) => commands::trace::run(args),
+        Command::Hitches(args) => commands::hitches::run(args),
+        Command::Attribute(args) => commands::attribute::run(args),
+        Command::Doctor(args) => commands::doctor::run(args),
+    }
+}
+
+/// Clap's error, folded onto one line: the message, then the usage in parentheses.
+fn usage_line(err: &clap::Error) -> String {
+    let text = err.render().to_string();
+    let (message, usage) = match text.split_once("Usage:") {
+        Some((m, u)) => (m, u.lines().next().unwrap_or("").trim()),
+        None => (text.as_str(), ""),
+    };
+    let message = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let message = message
+        .strip_prefix("error: ")
+        .unwrap_or(&message)
+        .to_owned();
+    if usage.is_empty() {
+        message
+    } else {
+        format!("{message} (usage: {usage})")
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            use clap::error::ErrorKind;
+            return match err.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    // Help and version go to stdout and are not errors.
+                    if let Err(e) = err.print() {
+                        if e.kind() != std::io::ErrorKind::BrokenPipe {
+                            return ExitCode::from(EXIT_ERROR);
+                        }
+                    }
+                    ExitCode::SUCCESS
+                }
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    // `framewise` alone: show the help, but it is still a usage error.
+                    let _ = err.print();
+                    ExitCode::from(EXIT_ERROR)
+                }
+                _ => {
+                    eprintln!("framewise: usage error: {}", usage_line(&err));
+                    ExitCode::from(EXIT_ERROR)
+                }
+            };
+        }
+    };
+    match run(cli.command) {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            if output::is_broken_pipe(&err) {
+                // The reader went away; say nothing, and never let it read as a pass.
+                return ExitCode::from(EXIT_ERROR);
+            }
+            eprintln!("framewise: error: {}", output::one_line(&err));
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}

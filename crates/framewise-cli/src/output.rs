@@ -1,0 +1,259 @@
+//! Output plumbing shared by every verb: `--format`, `--json [PATH]`, GitHub annotations,
+//! broken pipes, and one-line errors.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+
+/// How a verb's result is printed on stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned tables with units, for people.
+    Console,
+    /// The JSON documented in docs/CLI.md, for machines.
+    Json,
+    /// Markdown tables (a PR comment, a report).
+    Markdown,
+    /// GitHub Actions: `::error::`/`::warning::` annotations, then a markdown summary.
+    Github,
+}
+
+/// `--format` and `--json`, flattened into every verb.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct OutputArgs {
+    /// Output format on stdout [default: console].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// Write the JSON to PATH as well; bare `--json` prints the JSON on stdout instead of
+    /// the console output. Put it after the input files, or write `--json=PATH`.
+    #[arg(long, value_name = "PATH", num_args = 0..=1)]
+    pub json: Option<Option<PathBuf>>,
+}
+
+/// One GitHub Actions annotation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Annotation {
+    /// `error`, `warning` or `notice`.
+    pub level: &'static str,
+    /// Short title.
+    pub title: String,
+    /// The message.
+    pub message: String,
+}
+
+/// What a verb hands to [`emit`]: its JSON and its renderings for people.
+pub trait Report {
+    /// The machine-readable result (docs/CLI.md documents every schema).
+    fn json(&self) -> anyhow::Result<serde_json::Value>;
+    /// Aligned text tables for a terminal.
+    fn console(&self, out: &mut String);
+    /// Markdown.
+    fn markdown(&self, out: &mut String);
+    /// GitHub annotations, printed before the markdown summary under `--format github`.
+    fn annotations(&self) -> Vec<Annotation> {
+        Vec::new()
+    }
+}
+
+/// Escapes an annotation's data (GitHub's workflow-command escaping).
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes an annotation property value.
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+impl OutputArgs {
+    /// The format for stdout, after `--json` is taken into account.
+    pub fn stdout_format(&self) -> anyhow::Result<Format> {
+        match (&self.json, self.format) {
+            (Some(None), Some(f)) if f != Format::Json => bail!(
+                "bare --json prints JSON on stdout, which conflicts with --format {}; write --json=PATH to keep the {} output on stdout",
+                format_name(f),
+                format_name(f)
+            ),
+            (Some(None), _) => Ok(Format::Json),
+            (_, Some(f)) => Ok(f),
+            (_, None) => Ok(Format::Console),
+        }
+    }
+
+    /// The file `--json PATH` names, if any.
+    pub fn json_path(&self) -> Option<&Path> {
+        match &self.json {
+            Some(Some(p)) => Some(p.as_path()),
+            _ => None,
+        }
+    }
+
+    /// Checks the output flags before any work: `--format` and `--json` agree, and a
+    /// `--json PATH` does not name one of the inputs (it would be overwritten).
+    pub fn check_inputs(&self, inputs: &[&Path]) -> anyhow::Result<()> {
+        self.stdout_format()?;
+        if let Some(out) = self.json_path() {
+            for input in inputs {
+                if same_file(out, input) {
+                    bail!(
+                        "--json {} names an input file; it would be overwritten (write --json=PATH after the inputs)",
+                        out.display()
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Console => "console",
+        Format::Json => "json",
+        Format::Markdown => "markdown",
+        Format::Github => "github",
+    }
+}
+
+/// Whether two paths name the same file (by canonical path when both exist).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Pretty JSON with a trailing newline.
+pub fn json_text(value: &serde_json::Value) -> anyhow::Result<String> {
+    let mut s = serde_json::to_string_pretty(value).context("serializing the JSON output")?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// Writes `text` to stdout. A reader that went away (broken pipe) is not an error: the
+/// caller still returns the verdict's exit code.
+pub fn write_stdout(text: &str) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    match lock.write_all(text.as_bytes()).and_then(|()| lock.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(e).context("writing to stdout"),
+    }
+}
+
+/// Prints a verb's report as `args` asks: the chosen format on stdout, the JSON to
+/// `--json PATH` when given, and under `--format github` the markdown summary to
+/// `$GITHUB_STEP_SUMMARY` when that is set.
+pub fn emit(args: &OutputArgs, report: &dyn Report) -> anyhow::Result<()> {
+    let format = args.stdout_format()?;
+    let needs_json = format == Format::Json || args.json_path().is_some();
+    let json = if needs_json {
+        Some(json_text(&report.json()?)?)
+    } else {
+        None
+    };
+    if let (Some(path), Some(text)) = (args.json_path(), json.as_deref()) {
+        std::fs::write(path, text)
+            .with_context(|| format!("{}: cannot write the JSON output", path.display()))?;
+    }
+    let mut out = String::new();
+    match format {
+        Format::Json => out.push_str(json.as_deref().unwrap_or("")),
+        Format::Console => report.console(&mut out),
+        Format::Markdown => report.markdown(&mut out),
+        Format::Github => {
+            for a in report.annotations() {
+                out.push_str(&format!(
+                    "::{} title={}::{}\n",
+                    a.level,
+                    escape_property(&a.title),
+                    escape_data(&a.message)
+                ));
+            }
+            let mut md = String::new();
+            report.markdown(&mut md);
+            match std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
+                Some(path) => {
+                    let path = PathBuf::from(path);
+                    let mut f = std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(&path)
+                        .with_context(|| {
+                            format!("{}: cannot open $GITHUB_STEP_SUMMARY", path.display())
+                        })?;
+                    f.write_all(md.as_bytes()).with_context(|| {
+                        format!("{}: cannot write $GITHUB_STEP_SUMMARY", path.display())
+                    })?;
+                }
+                None => out.push_str(&md),
+            }
+        }
+    }
+    write_stdout(&out)
+}
+
+/// Whether an error is, at bottom, a broken pipe.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// An error chain on one line: `outer: inner: innermost`, with repeats dropped (a context
+/// that already contains its cause's text is not repeated) and newlines folded.
+pub fn one_line(err: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if text.is_empty() || parts.iter().any(|p| p.contains(&text)) {
+            continue;
+        }
+        parts.push(text);
+    }
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotation_escaping() {
+        assert_eq!(escape_data("50% a\nb"), "50%25 a%0Ab");
+        assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
+    }
+
+    #[test]
+    fn bare_json_conflicts_with_a_human_format() {
+        let args = OutputArgs {
+            format: Some(Format::Markdown),
+            json: Some(None),
+        };
+        assert!(args.stdout_format().is_err());
+        let args = OutputArgs {
+            format: None,
+            json: Some(None),
+        };
+        assert_eq!(args.stdout_format().ok(), Some(Format::Json));
+        let args = OutputArgs {
+            format: Some(Format::Markdown),
+            json: Some(Some("x.json".into())),
+        };
+        assert_eq!(args.stdout_format().ok(), Some(Format::Markdown));
+    }
+
+    #[test]
+    fn one_line_drops_repeats() {
+        let err = anyhow::anyhow!("inner problem").context("file.sgpt: inner problem");
+        assert_eq!(one_line(&err), "file.sgpt: inner problem");
+        let err = anyhow::anyhow!("line one\nline two").context("outer");
+        assert_eq!(one_line(&err), "outer: line one line two");
+    }
+}

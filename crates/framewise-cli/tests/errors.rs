@@ -1,0 +1,215 @@
+//! Bad files, usage errors, help and version: one stderr line naming the file, exit 4,
+//! never a panic.
+
+use crate::support::{write_game, write_truncated_game, Dir, Game};
+
+/// Every verb that reads one capture.
+const ONE_FILE_VERBS: [&str; 4] = ["summarize", "inspect", "hitches", "attribute"];
+
+fn bad_file(dir: &Dir, name: &str) {
+    for verb in ONE_FILE_VERBS {
+        let run = dir.run(&[verb, name]).expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.contains(name),
+            "{verb}: the line names the file: {line}"
+        );
+        assert!(
+            run.stdout.is_empty(),
+            "{verb}: nothing on stdout: {}",
+            run.stdout
+        );
+    }
+    let run = dir.run(&["trace", name, "-o", "out.json"]).expect(4);
+    assert!(run.one_error_line().contains(name));
+    assert!(!dir.path("out.json").exists());
+    // As either side of a comparison.
+    write_game(&dir.path("good.sgpt"), &Game::default());
+    for verb in ["diff", "gate"] {
+        let run = dir.run(&[verb, "good.sgpt", name]).expect(4);
+        assert!(run.one_error_line().contains(name));
+        let run = dir.run(&[verb, name, "good.sgpt"]).expect(4);
+        assert!(run.one_error_line().contains(name));
+    }
+}
+
+#[test]
+fn wrong_magic() {
+    let dir = Dir::new();
+    let mut bytes = b"SGPX".to_vec();
+    bytes.extend_from_slice(&[0u8; 60]);
+    dir.write("wrong.sgpt", bytes);
+    bad_file(&dir, "wrong.sgpt");
+    let run = dir.run(&["summarize", "wrong.sgpt"]);
+    assert!(run.stderr.contains("not a capture"), "{}", run.stderr);
+}
+
+#[test]
+fn garbage() {
+    let dir = Dir::new();
+    let mut x = 0x1234_5678u32;
+    let bytes: Vec<u8> = (0..4096)
+        .map(|_| {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (x >> 24) as u8 | 0x80
+        })
+        .collect();
+    dir.write("garbage.bin", bytes);
+    bad_file(&dir, "garbage.bin");
+}
+
+#[test]
+fn empty_file() {
+    let dir = Dir::new();
+    dir.write("empty.sgpt", b"");
+    bad_file(&dir, "empty.sgpt");
+    let run = dir.run(&["summarize", "empty.sgpt"]);
+    assert!(run.stderr.contains("empty"), "{}", run.stderr);
+}
+
+#[test]
+fn directory() {
+    let dir = Dir::new();
+    std::fs::create_dir(dir.path("captures")).unwrap();
+    bad_file(&dir, "captures");
+    let run = dir.run(&["summarize", "captures"]);
+    assert!(run.stderr.contains("directory"), "{}", run.stderr);
+}
+
+#[test]
+fn missing_file() {
+    let dir = Dir::new();
+    bad_file(&dir, "nope.sgpt");
+}
+
+#[test]
+fn sgpt_header_only_too_short_and_bad_header_crc() {
+    let dir = Dir::new();
+    // SGPT magic, then too few bytes for a header.
+    dir.write("short.sgpt", b"SGPT\x01\x00");
+    bad_file(&dir, "short.sgpt");
+    // A header whose checksum is wrong.
+    write_game(&dir.path("crc.sgpt"), &Game::default());
+    let mut bytes = std::fs::read(dir.path("crc.sgpt")).unwrap();
+    bytes[12] ^= 0xff;
+    dir.write("crc.sgpt", bytes);
+    bad_file(&dir, "crc.sgpt");
+}
+
+#[test]
+fn broken_json_and_litecap() {
+    let dir = Dir::new();
+    dir.write("bad.json", "{\"traceEvents\": 12}");
+    let run = dir.run(&["summarize", "bad.json"]).expect(4);
+    assert!(run.one_error_line().contains("bad.json"));
+    dir.write("bad.litecap", b"LCAP\x09\x00\x00\x00\x00\x00");
+    let run = dir.run(&["summarize", "bad.litecap"]).expect(4);
+    assert!(run.one_error_line().contains("bad.litecap"));
+}
+
+#[test]
+fn truncated_capture_is_still_summarized_with_defects() {
+    let dir = Dir::new();
+    write_truncated_game(&dir.path("cut.sgpt"), &Game::default(), 0.6);
+    let run = dir
+        .run(&["summarize", "cut.sgpt", "--format", "json"])
+        .expect(0);
+    let json = run.json();
+    let defects = json["defects"].as_array().unwrap();
+    assert!(!defects.is_empty(), "a truncated capture reports defects");
+    let frames = json["capture"]["frames"].as_u64().unwrap();
+    assert!(frames > 100 && frames < 300, "recovered {frames} frames");
+    let run = dir.run(&["summarize", "cut.sgpt"]).expect(0);
+    assert!(run.stdout.contains("defects ("), "{}", run.stdout);
+}
+
+#[test]
+fn usage_errors_exit_4_on_one_line() {
+    let dir = Dir::new();
+    write_game(&dir.path("a.sgpt"), &Game::default());
+    for args in [
+        vec![],
+        vec!["frobnicate"],
+        vec!["summarize"],
+        vec!["summarize", "a.sgpt", "--bogus"],
+        vec!["summarize", "a.sgpt", "--format", "xml"],
+        vec!["diff", "a.sgpt"],
+        vec!["trace", "a.sgpt"],
+        vec!["attribute", "a.sgpt", "--frame", "x"],
+    ] {
+        let run = dir.run(&args);
+        assert_eq!(run.code, 4, "{args:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{args:?}");
+        if !args.is_empty() {
+            run.one_error_line();
+        }
+    }
+    // Errors the verbs find themselves.
+    for args in [
+        vec!["gate", "a.sgpt", "a.sgpt", "--tolerance", "frame.p99"],
+        vec!["gate", "a.sgpt", "a.sgpt", "--tolerance", "frame.p99=-1"],
+        vec!["gate", "a.sgpt", "a.sgpt", "--tolerance", "bogus=0.1"],
+        vec!["gate", "a.sgpt", "a.sgpt", "--no-default-tolerances"],
+        vec!["summarize", "a.sgpt", "--format", "markdown", "--json"],
+        vec!["summarize", "a.sgpt", "--json", "a.sgpt"],
+        vec!["attribute", "a.sgpt", "--frame", "100000"],
+        vec!["summarize", "a.sgpt", "--config", "missing.toml"],
+    ] {
+        let run = dir.run(&args);
+        assert_eq!(run.code, 4, "{args:?}: {}", run.stderr);
+        run.one_error_line();
+    }
+    // The capture that --json tried to name is untouched.
+    assert!(std::fs::read(dir.path("a.sgpt"))
+        .unwrap()
+        .starts_with(b"SGPT"));
+}
+
+#[test]
+fn help_and_version_exit_0() {
+    let dir = Dir::new();
+    let run = dir.run(&["--help"]).expect(0);
+    for verb in [
+        "inspect",
+        "summarize",
+        "diff",
+        "gate",
+        "trace",
+        "hitches",
+        "attribute",
+        "doctor",
+    ] {
+        assert!(run.stdout.contains(verb), "help lists {verb}");
+    }
+    let run = dir.run(&["gate", "--help"]).expect(0);
+    assert!(run.stdout.contains("--tolerance"));
+    let run = dir.run(&["--version"]).expect(0);
+    assert!(run.stdout.starts_with("framewise "));
+}
+
+#[test]
+fn broken_pipe_is_quiet() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let dir = Dir::new();
+    write_game(&dir.path("a.sgpt"), &Game::default());
+    // Close our end of stdout before the binary writes: it must not panic or complain.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_framewise"))
+        .args(["summarize", "a.sgpt", "--format", "json"])
+        .current_dir(dir.tmp.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(stderr.is_empty(), "quiet on a broken pipe: {stderr}");
+    assert_eq!(status.code(), Some(0), "the verb's own exit code");
+}

@@ -1,0 +1,145 @@
+//! `framewise summarize`: every format, every input kind, empty captures.
+
+use crate::support::{chrome_trace, litecap_v4, redact, redact_text, write_game, Dir, Game};
+
+#[test]
+fn sgpt_json_console_markdown() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let run = dir
+        .run(&["summarize", "game.sgpt", "--format", "json"])
+        .expect(0);
+    let json = run.json();
+    assert_eq!(json["schema"], "framewise.summary/1");
+    // 300 frames; the last has no period.
+    assert_eq!(json["capture"]["frames"], 300);
+    assert_eq!(json["frame"]["count"], 299);
+    assert_eq!(json["counters"]["pipelines_created"]["sum"], 4);
+    assert_eq!(json["counters"]["draw_calls"]["max"], 121);
+    assert!(json["frame"]["p999"].is_null(), "p99.9 needs 1000 frames");
+    assert!(json["frame"]["null_reasons"]["p999"].is_string());
+    assert_eq!(json["scopes"]["render"]["sites"][0], "src/render.rs:42");
+    insta::assert_json_snapshot!("summarize_sgpt_json", redact(&json, dir.tmp.path()));
+
+    let run = dir.run(&["summarize", "game.sgpt"]).expect(0);
+    insta::assert_snapshot!(
+        "summarize_sgpt_console",
+        redact_text(&run.stdout, dir.tmp.path())
+    );
+    assert!(
+        run.stderr.is_empty(),
+        "no progress when stderr is not a terminal"
+    );
+
+    let run = dir
+        .run(&["summarize", "game.sgpt", "--format", "markdown"])
+        .expect(0);
+    insta::assert_snapshot!("summarize_sgpt_markdown", run.stdout);
+}
+
+#[test]
+fn json_alongside_and_bare() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let run = dir
+        .run(&["summarize", "game.sgpt", "--json", "out.json"])
+        .expect(0);
+    assert!(run.stdout.contains("frame time"), "console stays on stdout");
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path("out.json")).unwrap()).unwrap();
+    let bare = dir
+        .run(&["summarize", "game.sgpt", "--json"])
+        .expect(0)
+        .json();
+    assert_eq!(
+        written, bare,
+        "--json PATH and bare --json write the same JSON"
+    );
+}
+
+#[test]
+fn config_budget_is_reported() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    dir.write("framewise.toml", "[budgets]\nframe_ms = 8.0\n");
+    let json = dir
+        .run(&[
+            "summarize",
+            "game.sgpt",
+            "--config",
+            "framewise.toml",
+            "--json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(json["budget_ms"], 8.0);
+}
+
+#[test]
+fn empty_capture_is_inconclusive() {
+    let dir = Dir::new();
+    write_game(
+        &dir.path("empty.sgpt"),
+        &Game {
+            frames: 0,
+            ..Game::default()
+        },
+    );
+    let run = dir.run(&["summarize", "empty.sgpt"]).expect(2);
+    assert!(run.stdout.contains("frames 0"), "{}", run.stdout);
+    let run = dir
+        .run(&["summarize", "empty.sgpt", "--format", "github"])
+        .expect(2);
+    assert!(run.stdout.starts_with("::warning"), "{}", run.stdout);
+}
+
+#[test]
+fn litecap_v4_capture() {
+    let dir = Dir::new();
+    dir.write("run.litecap", litecap_v4(120, true));
+    let run = dir
+        .run(&["summarize", "run.litecap", "--format", "json"])
+        .expect(0);
+    let json = run.json();
+    assert_eq!(json["capture"]["source"], "litecap");
+    assert_eq!(json["capture"]["source_version"], 4);
+    assert_eq!(
+        json["frame"]["count"], 120,
+        "a litecap frame time is also its period"
+    );
+    assert!(json["scopes"]["render"].is_object(), "phases are scopes");
+    assert!(json["counters"]["drawCalls"].is_object());
+    assert!(json["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("work times")));
+    insta::assert_json_snapshot!("summarize_litecap_json", redact(&json, dir.tmp.path()));
+    let run = dir.run(&["summarize", "run.litecap"]).expect(0);
+    assert!(run.stdout.contains("notes"), "{}", run.stdout);
+}
+
+#[test]
+fn chrome_json() {
+    let dir = Dir::new();
+    dir.write("trace.json", chrome_trace(150));
+    let json = dir
+        .run(&["summarize", "trace.json", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(json["capture"]["source"], "chrome");
+    assert!(json["scopes"]["render"].is_object());
+    assert!(json["scopes"]["update"].is_object());
+    // The importer says which span it picked as the frame.
+    assert!(
+        json["notes"].to_string().contains("frame"),
+        "{}",
+        json["notes"]
+    );
+    let picked = dir
+        .run(&["summarize", "trace.json", "--frame-span", "frame", "--json"])
+        .expect(0)
+        .json();
+    assert_eq!(picked["frame"]["count"], json["frame"]["count"]);
+    insta::assert_json_snapshot!("summarize_chrome_json", redact(&json, dir.tmp.path()));
+}

@@ -1,0 +1,18 @@
+//! Integration tests of the `framewise` binary: each runs the built binary against a
+//! temporary directory and asserts exit codes and outputs (snapshots with floats and paths
+//! redacted).
+
+#[expect(
+    clippy::unwrap_used,
+    reason = "fixture helpers fail the test loudly on a broken temp dir"
+)]
+mod support;
+
+mod attribute;
+mod compare;
+mod doctor;
+mod errors;
+mod hitches;
+mod inspect;
+mod summarize;
+mod trace;
