@@ -44,7 +44,7 @@ pub mod diff;
 pub mod export;
 pub mod gate;
 pub mod hitch;
-pub mod hitch_rule;
+pub use framewise_detect::hitch_rule;
 pub mod import;
 pub mod inspect;
 pub mod load;

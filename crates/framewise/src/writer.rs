@@ -6,6 +6,7 @@
 //! frames whose GPU results are pending, and recycles batches into the pool in FIFO order (so
 //! every batch's buffers reach their steady-state size during warm-up).
 
+use framewise_detect::hitch_rule::{HitchRule, DEFAULT_BUDGET_NS};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
@@ -451,6 +452,8 @@ pub(crate) struct WriterConfig {
     pub(crate) gpu_wait_frames: u64,
     pub(crate) byte_budget: u64,
     pub(crate) level: CaptureLevel,
+    /// The frame budget declared in META, if any: the hitch rule's budget.
+    pub(crate) frame_budget_ns: Option<u64>,
     pub(crate) started: Instant,
     pub(crate) on_warning: Option<WarningHook>,
     pub(crate) on_frame_written: Option<FrameHook>,
@@ -716,12 +719,13 @@ impl WriterThread {
             return WriterOutcome { closed: false };
         }
         let can_seek = writer.get_ref().is_some_and(OpenSink::can_seek);
-        // Hitch flags in the directory are left to the analysis, which holds the one hitch
-        // rule; the recorder writes every frame unflagged.
+        // The directory's hitch flags come from the one hitch rule (framewise-detect), the
+        // same code `framewise hitches` runs, so the strip and the verdicts agree.
+        let hitches = directory_hitches(&writer, self.config.frame_budget_ns);
         let result = if can_seek {
-            writer.finish_and_close(&[])
+            writer.finish_and_close(&hitches)
         } else {
-            writer.finish(&[])
+            writer.finish(&hitches)
         };
         match result {
             Ok(mut sink) => {
@@ -737,4 +741,18 @@ impl WriterThread {
             }
         }
     }
+}
+
+/// Frames the hitch rule flags, judged over the directory's periods in frame order.
+fn directory_hitches<W: std::io::Write>(writer: &Writer<W>, budget_ns: Option<u64>) -> Vec<u64> {
+    let mut rule = HitchRule::new(budget_ns.unwrap_or(DEFAULT_BUDGET_NS));
+    writer
+        .directory(&[])
+        .frames
+        .iter()
+        .filter_map(|f| {
+            let judgement = rule.observe(f.period_ns?, f.paused)?;
+            judgement.hitch.then_some(f.index)
+        })
+        .collect()
 }

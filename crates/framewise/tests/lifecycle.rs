@@ -274,3 +274,37 @@ fn from_env_without_a_capture_path_starts_nothing() {
     assert!(Session::from_env().unwrap().is_none());
     assert!(!framewise::is_recording());
 }
+
+#[test]
+fn the_directory_flags_hitches_with_the_one_hitch_rule() {
+    use framewise_detect::hitch_rule::HitchRule;
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("hitch-flags");
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .frame_budget(std::time::Duration::from_millis(10))
+        .start(path.as_path())
+        .unwrap();
+    for i in 0..40 {
+        let _frame = session.frame();
+        let _work = scope!("work");
+        // One long stall: far past max(2 × median, 1.5 × 10 ms) however slow the machine's
+        // 1 ms sleeps turn out to be.
+        let pause = if i == 30 { 250 } else { 1 };
+        std::thread::sleep(std::time::Duration::from_millis(pause));
+    }
+    session.stop().unwrap();
+    let capture = common::open(&path);
+    assert!(capture.opened_by_directory());
+    let entries: Vec<_> = capture.frame_entries().collect();
+    // The flags are exactly what the rule decides over the recorded periods.
+    let mut rule = HitchRule::new(10_000_000);
+    for e in &entries {
+        let expected = e
+            .period_ns
+            .and_then(|p| rule.observe(p, e.paused))
+            .is_some_and(|j| j.hitch);
+        assert_eq!(e.hitch, expected, "frame {}", e.index);
+    }
+    assert!(entries[30].hitch, "the 250 ms stall is flagged");
+}

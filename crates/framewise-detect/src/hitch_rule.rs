@@ -6,10 +6,10 @@
 //! judged (a hitch does not raise its own bar). With no history yet the median is taken as
 //! zero, so the first frames are judged against `1.5 × budget` alone.
 //!
-//! This module depends on nothing but `std` and holds no analysis state beyond the window,
-//! so the recorder's live incident log can run exactly this code (by depending on this
-//! crate's module or by including the file) and agree with `framewise hitches` after the
-//! fact. Do not write a second implementation of the rule anywhere; change it here.
+//! This module depends on nothing but `std` and holds no state beyond the window: the
+//! recorder runs it to flag hitches in a capture's directory, and `framewise hitches` runs it
+//! after the fact, so the two always agree. Do not write a second implementation of the rule
+//! anywhere; change it here.
 
 /// How many non-paused periods the rolling median covers.
 pub const WINDOW_FRAMES: usize = 600;

@@ -1,0 +1,116 @@
+//! Counting heap allocations, for the `allocations` counter.
+//!
+//! A library cannot count a program's allocations on its own: only the binary chooses the
+//! global allocator. A binary that wants the counter installs [`CountingAlloc`]:
+//!
+//! ```ignore
+//! #[global_allocator]
+//! static ALLOC: framewise_demo::CountingAlloc = framewise_demo::CountingAlloc::new();
+//! ```
+//!
+//! Only allocations made on the demo's own threads (the game thread while `run` runs, and
+//! the demo's workers) are counted, so the recorder's writer thread never shows up in the
+//! game's numbers. Without the allocator installed the counter is not recorded at all: a
+//! value that was not measured is absent, never 0.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Allocations counted so far, on counted threads.
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+/// Set by the first allocation through [`CountingAlloc`]: the counter is measurable.
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// Whether this thread's allocations count (a `const` thread-local with no destructor,
+    /// so reading it from inside the allocator never allocates).
+    static COUNTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A global allocator that forwards to the system allocator and counts allocations made on
+/// the demo's threads. Install it in a binary with `#[global_allocator]`.
+#[derive(Debug, Default)]
+pub struct CountingAlloc {
+    _private: (),
+}
+
+impl CountingAlloc {
+    /// The allocator (a `const fn`, for a `static`).
+    pub const fn new() -> Self {
+        Self { _private: () }
+    }
+}
+
+#[inline]
+fn count() {
+    if !INSTALLED.load(Ordering::Relaxed) {
+        INSTALLED.store(true, Ordering::Relaxed);
+    }
+    if COUNTED.try_with(Cell::get).unwrap_or(false) {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged; counting
+// touches only atomics and a const thread-local, neither of which allocates.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: forwarded unchanged; the caller upholds `GlobalAlloc::alloc`'s contract.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        // SAFETY: forwarded unchanged; `ptr` was allocated by `System` through this type.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged; `ptr` was allocated by `System` through this type.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+/// Whether [`CountingAlloc`] is the global allocator of this process (it has seen an
+/// allocation).
+pub fn is_measurable() -> bool {
+    // Make sure at least one allocation went through whatever allocator is installed.
+    drop(std::hint::black_box(Box::new(0u8)));
+    INSTALLED.load(Ordering::Relaxed)
+}
+
+/// Allocations (and reallocations) counted so far on counted threads.
+pub(crate) fn allocations_so_far() -> u64 {
+    ALLOCATIONS.load(Ordering::Relaxed)
+}
+
+/// Counts this thread's allocations from now until the guard drops.
+pub(crate) fn count_this_thread() -> CountGuard {
+    let was = COUNTED.with(|c| c.replace(true));
+    CountGuard { was }
+}
+
+/// Restores the thread's previous counting state when dropped.
+pub(crate) struct CountGuard {
+    was: bool,
+}
+
+impl Drop for CountGuard {
+    fn drop(&mut self) {
+        let was = self.was;
+        COUNTED.with(|c| c.set(was));
+    }
+}
+
+/// Marks a worker thread as counted for its whole life (rayon's start handler).
+pub(crate) fn count_worker_thread() {
+    COUNTED.with(|c| c.set(true));
+}

@@ -1,0 +1,376 @@
+//! What a demo run is asked to do: [`DemoConfig`], its [`Variant`], its [`Schedule`] of phases
+//! and hitches, and its [`Scale`].
+
+use std::ops::Range;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use framewise::CaptureLevel;
+
+use crate::DemoError;
+
+/// Which build of the game runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// The game as shipped: instances of one mesh and material are drawn in batches.
+    #[default]
+    Normal,
+    /// A regression to catch: batching disabled, every instance is its own draw call (and
+    /// pays the per-draw state setup).
+    Slow,
+}
+
+impl Variant {
+    /// `normal` or `slow`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Normal => "normal",
+            Self::Slow => "slow",
+        }
+    }
+
+    /// Parses `normal` or `slow`.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "normal" => Some(Self::Normal),
+            "slow" => Some(Self::Slow),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How big the world and the image are. The defaults are the real demo; tests shrink it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scale {
+    /// Agents in the flock once the level is loaded.
+    pub agents: u32,
+    /// Agents the spawn wave adds in one frame (at least 1000 makes it a high-confidence
+    /// spawn burst for the classifier; "hundreds at once" is the point).
+    pub wave_agents: u32,
+    /// Particle pool capacity.
+    pub particles: u32,
+    /// Framebuffer width, pixels.
+    pub width_px: u32,
+    /// Framebuffer height, pixels.
+    pub height_px: u32,
+    /// Side of the streamed region texture, texels (a power of two; 4096 is 64 MiB at mip 0,
+    /// 85 MiB with its mips).
+    pub detail_texture_px: u32,
+}
+
+impl Default for Scale {
+    fn default() -> Self {
+        Self {
+            agents: 3000,
+            wave_agents: 1200,
+            particles: 16_384,
+            width_px: 640,
+            height_px: 360,
+            detail_texture_px: 4096,
+        }
+    }
+}
+
+/// When each phase, pause and hitch happens, in frame indices (frames count from 0).
+///
+/// Every hitch comes from the game's own logic at its frame: the spawn wave arrives, a new
+/// material is first drawn, the player walks into a region whose texture streams in, a wall
+/// collapses and every flow field is rebuilt at once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// Frames in the `boot` phase (from frame 0).
+    pub boot_frames: u64,
+    /// Frames in the `load` phase (after boot); the level and the flock are built over them,
+    /// time-sliced. `play` follows.
+    pub load_frames: u64,
+    /// The spawn wave (`spawn-burst`).
+    pub spawn_wave_at: Option<u64>,
+    /// First use of the crystal material, whose shading tables are built then
+    /// (`pipeline-compile`).
+    pub new_material_at: Option<u64>,
+    /// The region texture streams in (`resource-upload`).
+    pub texture_stream_at: Option<u64>,
+    /// The synchronous rebuild of every flow field (`long-cpu-scope`).
+    pub pathfind_rebuild_at: Option<u64>,
+    /// Frames shown paused (the pause menu): recorded, but the simulation stands still.
+    pub pause: Option<Range<u64>>,
+}
+
+impl Schedule {
+    /// The schedule for a run of `frames` frames with the default flock: see
+    /// [`Schedule::for_run`].
+    pub fn for_frames(frames: u64) -> Self {
+        Self::for_run(frames, Scale::default().agents)
+    }
+
+    /// The schedule for a run of `frames` frames that loads `agents` agents: 5 boot frames;
+    /// a load phase long enough to spawn fewer than 100 agents a frame (40 frames, or
+    /// `frames / 8` in a short run, whichever is less, unless the flock needs more); then
+    /// the four hitches at 20 %, 35 %, 50 % and 65 % of play, and a pause from 80 % of play
+    /// for a twentieth of it. For 1200 frames and 3000 agents: spawn wave at 276, material
+    /// at 449, texture at 622, pathfinding at 795, paused 969..1026.
+    pub fn for_run(frames: u64, agents: u32) -> Self {
+        let boot_frames = 5;
+        // Below 100 a frame, so loading never looks like a spawn burst.
+        let load_frames = (frames / 8)
+            .clamp(1, 40)
+            .max(u64::from(agents).div_ceil(90));
+        let play_from = boot_frames + load_frames;
+        let play = frames.saturating_sub(play_from);
+        let at = |per_mille: u64| play_from + play * per_mille / 1000;
+        let pause_start = at(800);
+        Self {
+            boot_frames,
+            load_frames,
+            spawn_wave_at: Some(at(200)),
+            new_material_at: Some(at(350)),
+            texture_stream_at: Some(at(500)),
+            pathfind_rebuild_at: Some(at(650)),
+            pause: Some(pause_start..pause_start + (play / 20).max(1)),
+        }
+    }
+
+    /// No hitches and no pause: boot, load and play only.
+    pub fn quiet(frames: u64) -> Self {
+        Self {
+            spawn_wave_at: None,
+            new_material_at: None,
+            texture_stream_at: None,
+            pathfind_rebuild_at: None,
+            pause: None,
+            ..Self::for_frames(frames)
+        }
+    }
+
+    /// The first `play` frame.
+    pub fn play_from(&self) -> u64 {
+        self.boot_frames + self.load_frames
+    }
+
+    /// The injected hitches, `(frame, cause)`, in frame order.
+    pub fn hitches(&self) -> Vec<(u64, crate::HitchCause)> {
+        use crate::HitchCause::*;
+        let mut out: Vec<(u64, crate::HitchCause)> = [
+            (self.spawn_wave_at, SpawnWave),
+            (self.new_material_at, NewMaterial),
+            (self.texture_stream_at, TextureStream),
+            (self.pathfind_rebuild_at, PathfindRebuild),
+        ]
+        .into_iter()
+        .filter_map(|(frame, cause)| frame.map(|f| (f, cause)))
+        .collect();
+        out.sort_by_key(|&(frame, _)| frame);
+        out
+    }
+
+    /// Whether `frame` is shown paused.
+    pub fn is_paused(&self, frame: u64) -> bool {
+        self.pause.as_ref().is_some_and(|p| p.contains(&frame))
+    }
+}
+
+/// Everything a demo run needs. [`DemoConfig::default`] is the README's demo.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DemoConfig {
+    /// Seeds every decision the game makes.
+    pub seed: u64,
+    /// Frames to run.
+    pub frames: u64,
+    /// Worker threads for the job system (0: one per available core).
+    pub threads: usize,
+    /// Capture level (default `workload`: topology and per-pass counts).
+    pub level: CaptureLevel,
+    /// Normal or slow build.
+    pub variant: Variant,
+    /// Switches on the snap-back bug: the player unit occasionally snaps back a few metres
+    /// for one frame.
+    pub snap_bug: bool,
+    /// Press the usermark "hotkey" at this frame.
+    pub usermark_at: Option<u64>,
+    /// Where the capture goes; `None` runs the game without recording (the overhead
+    /// baseline). `FRAMEWISE_CAPTURE`, when set, wins over this.
+    pub output: Option<PathBuf>,
+    /// GPU timing. The demo renders on the CPU and has no GPU work to time: `true` is
+    /// refused with an error rather than silently ignored.
+    pub gpu: bool,
+    /// Pins the simulation step; `None` takes `FRAMEWISE_FIXED_DT`, else the measured frame
+    /// time (clamped) as a real game would.
+    pub fixed_dt: Option<Duration>,
+    /// Write this frame's image as PNG; `None` takes `FRAMEWISE_GOLDEN_FRAME`.
+    pub golden_frame: Option<u64>,
+    /// Where the golden PNG goes; `None`: beside the capture as `<stem>.frame-<K>.png`, or
+    /// `framewise-demo.frame-<K>.png` in the working directory when not recording.
+    pub golden_path: Option<PathBuf>,
+    /// When the phases, pause and hitches happen.
+    pub schedule: Schedule,
+    /// World and image size.
+    pub scale: Scale,
+    /// Read the `FRAMEWISE_*` environment harness (default true; tests turn it off so the
+    /// environment of the test runner cannot change what they check).
+    pub use_env: bool,
+}
+
+/// The default frame count: about 20–30 s of work in a release build on two cores.
+pub const DEFAULT_FRAMES: u64 = 1200;
+
+impl Default for DemoConfig {
+    fn default() -> Self {
+        Self {
+            seed: 1,
+            frames: DEFAULT_FRAMES,
+            threads: 0,
+            level: CaptureLevel::Workload,
+            variant: Variant::Normal,
+            snap_bug: false,
+            usermark_at: None,
+            output: Some(PathBuf::from("framewise-demo.sgpt")),
+            gpu: false,
+            fixed_dt: None,
+            golden_frame: None,
+            golden_path: None,
+            schedule: Schedule::for_frames(DEFAULT_FRAMES),
+            scale: Scale::default(),
+            use_env: true,
+        }
+    }
+}
+
+impl DemoConfig {
+    /// The default configuration for a run of `frames` frames (schedule scaled to fit; at
+    /// least about 100 frames with the default flock).
+    pub fn with_frames(frames: u64) -> Self {
+        Self {
+            frames,
+            schedule: Schedule::for_frames(frames),
+            ..Self::default()
+        }
+    }
+
+    /// Checks that the schedule fits the run and the scale is usable.
+    pub fn validate(&self) -> Result<(), DemoError> {
+        let bad = |reason: String| Err(DemoError::Config { reason });
+        if self.gpu {
+            return bad(
+                "the demo renders on the CPU and has no GPU work to time; run it without --gpu"
+                    .into(),
+            );
+        }
+        if self.frames == 0 {
+            return bad("frames must be at least 1".into());
+        }
+        let s = &self.schedule;
+        if s.load_frames == 0 {
+            return bad("the load phase needs at least one frame".into());
+        }
+        let per_load_frame = u64::from(self.scale.agents).div_ceil(s.load_frames);
+        if per_load_frame >= 100 {
+            return bad(format!(
+                "loading {} agents over {} frames spawns {per_load_frame} a frame, which would \
+                 look like a spawn burst; give the load phase more frames or fewer agents",
+                self.scale.agents, s.load_frames
+            ));
+        }
+        let scale = &self.scale;
+        if scale.width_px < 64
+            || scale.height_px < 36
+            || scale.width_px > 4096
+            || scale.height_px > 4096
+        {
+            return bad(format!(
+                "framebuffer {}x{} is outside 64x36..4096x4096",
+                scale.width_px, scale.height_px
+            ));
+        }
+        if !scale.detail_texture_px.is_power_of_two()
+            || !(64..=8192).contains(&scale.detail_texture_px)
+        {
+            return bad(format!(
+                "detail texture side {} is not a power of two in 64..=8192",
+                scale.detail_texture_px
+            ));
+        }
+        let hitches = s.hitches();
+        for (i, &(frame, cause)) in hitches.iter().enumerate() {
+            if frame < s.play_from() || frame >= self.frames {
+                return bad(format!(
+                    "{} at frame {frame} is outside play (frames {}..{})",
+                    cause.name(),
+                    s.play_from(),
+                    self.frames
+                ));
+            }
+            if s.is_paused(frame) {
+                return bad(format!(
+                    "{} at frame {frame} falls in the pause",
+                    cause.name()
+                ));
+            }
+            if let Some(&(next, _)) = hitches.get(i + 1) {
+                if next < frame + 3 {
+                    return bad(format!(
+                        "hitches at frames {frame} and {next} are too close to tell apart"
+                    ));
+                }
+            }
+        }
+        if let Some(frame) = self.usermark_at {
+            if frame >= self.frames {
+                return bad(format!("usermark at frame {frame} is past the last frame"));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_schedule_fits_and_matches_the_documented_frames() {
+        let config = DemoConfig::default();
+        config.validate().expect("the default config is valid");
+        let s = &config.schedule;
+        assert_eq!(s.play_from(), 45);
+        assert_eq!(s.spawn_wave_at, Some(276));
+        assert_eq!(s.new_material_at, Some(449));
+        assert_eq!(s.texture_stream_at, Some(622));
+        assert_eq!(s.pathfind_rebuild_at, Some(795));
+        assert_eq!(s.pause, Some(969..1026));
+        // A short harness run with the full flock still fits.
+        DemoConfig::with_frames(150)
+            .validate()
+            .expect("150 frames fit");
+    }
+
+    #[test]
+    fn short_runs_scale_and_bad_configs_are_refused() {
+        let small = DemoConfig {
+            scale: Scale {
+                agents: 600,
+                ..Scale::default()
+            },
+            schedule: Schedule::for_run(240, 600),
+            ..DemoConfig::with_frames(240)
+        };
+        small.validate().expect("a short run is valid");
+        let gpu = DemoConfig {
+            gpu: true,
+            ..DemoConfig::default()
+        };
+        assert!(matches!(gpu.validate(), Err(DemoError::Config { .. })));
+        let mut clash = DemoConfig::default();
+        clash.schedule.new_material_at = Some(277);
+        assert!(clash.validate().is_err());
+        let mut late = DemoConfig::default();
+        late.schedule.spawn_wave_at = Some(5000);
+        assert!(late.validate().is_err());
+        assert!(Variant::parse("slow") == Some(Variant::Slow) && Variant::parse("x").is_none());
+    }
+}

@@ -1,0 +1,25 @@
+//! # framewise-detect — each detector, implemented once
+//!
+//! Who should use this crate: the recorder (`framewise`), which runs detectors live while a
+//! game plays (the directory's hitch flags, and later the incident log), and the analysis
+//! (`framewise-analysis`), which runs the same detectors after the fact — so a hitch the
+//! game flagged and a hitch `framewise hitches` reports are decided by the same code.
+//! Everyone else should use `framewise-analysis`, which re-exports what it needs.
+//!
+//! This crate depends on nothing but `std`, holds no I/O and no capture model: a detector
+//! is fed numbers one frame at a time and answers.
+//!
+//! ```
+//! use framewise_detect::hitch_rule::{HitchRule, DEFAULT_BUDGET_NS};
+//!
+//! let mut rule = HitchRule::new(DEFAULT_BUDGET_NS);
+//! for _ in 0..100 {
+//!     let steady = rule.observe(16_000_000, false).expect("not paused");
+//!     assert!(!steady.hitch);
+//! }
+//! let spike = rule.observe(40_000_000, false).expect("not paused");
+//! assert!(spike.hitch, "40 ms exceeds max(2 × 16 ms, 1.5 × 16.67 ms)");
+//! assert_eq!(rule.observe(90_000_000, true), None, "paused frames are never judged");
+//! ```
+
+pub mod hitch_rule;
