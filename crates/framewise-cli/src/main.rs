@@ -16,6 +16,7 @@ use clap::{Parser, Subcommand};
 mod commands;
 mod config;
 mod input;
+mod list;
 mod output;
 mod table;
 
@@ -51,6 +52,8 @@ enum Command {
     Attribute(commands::attribute::Args),
     /// The stated limits of this machine and this build: clock, GPU timestamps, degraded features.
     Doctor(commands::doctor::Args),
+    /// Run the instrumented demo game, record it, and explain the capture (the main job).
+    Demo(commands::demo::Args),
 }
 
 fn run(command: Command) -> anyhow::Result<u8> {
@@ -63,8 +66,21 @@ fn run(command: Command) -> anyhow::Result<u8> {
         Command::Hitches(args) => commands::hitches::run(args),
         Command::Attribute(args) => commands::attribute::run(args),
         Command::Doctor(args) => commands::doctor::run(args),
+        Command::Demo(args) => commands::demo::run(args),
     }
 }
+
+/// Runs another verb as if it had been typed after `framewise` (the demo verb explains its
+/// capture this way, so its output is exactly what those verbs print).
+pub(crate) fn run_verb<const N: usize>(argv: [&str; N]) -> anyhow::Result<u8> {
+    let cli = Cli::try_parse_from(std::iter::once("framewise").chain(argv))?;
+    run(cli.command)
+}
+
+/// Counts heap allocations per frame for the demo's `allocations` counter; without it the
+/// demo leaves that counter out rather than write 0.
+#[global_allocator]
+static ALLOCATOR: framewise_demo::CountingAlloc = framewise_demo::CountingAlloc::new();
 
 /// Clap's error, folded onto one line: the message, then the usage in parentheses.
 fn usage_line(err: &clap::Error) -> String {

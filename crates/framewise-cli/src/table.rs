@@ -48,11 +48,6 @@ impl Table {
         self.rows.push(cells);
     }
 
-    /// Whether no rows were added.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
     fn cell<'a>(&self, row: &'a [String], col: usize) -> &'a str {
         row.get(col).map_or("", String::as_str)
     }

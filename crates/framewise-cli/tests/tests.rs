@@ -10,9 +10,11 @@ mod support;
 
 mod attribute;
 mod compare;
+mod demo;
 mod doctor;
 mod errors;
 mod hitches;
 mod inspect;
+mod lists;
 mod summarize;
 mod trace;

@@ -12,8 +12,9 @@ use framewise_analysis::gate::Verdict;
 use framewise_analysis::model::Defect;
 use framewise_analysis::{attribute, AttributeTarget, Attribution, InconclusiveAttribution};
 
-use crate::commands::{defects_console, defects_markdown, exit};
+use crate::commands::{defects_console, defects_markdown, defects_pointer, exit};
 use crate::input::{self, InputArgs, Need};
+use crate::list::{self, ListArgs, Noun};
 use crate::output::{self, OutputArgs, Report};
 use crate::table::{self, Align, Table, NONE};
 
@@ -26,6 +27,8 @@ pub struct Args {
     /// hitches` lists them). Without it: the p95 excess.
     #[arg(long, value_name = "N")]
     pub frame: Option<u64>,
+    #[command(flatten)]
+    pub list: ListArgs,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
@@ -53,6 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         file,
         target,
         result,
+        list: args.list,
     };
     output::emit(&args.output, &view)?;
     Ok(exit(verdict))
@@ -63,7 +67,10 @@ struct AttributeView {
     target: AttributeTarget,
     /// The attribution, or why it is inconclusive.
     result: Result<Attribution, InconclusiveAttribution>,
+    list: ListArgs,
 }
+
+const SCOPES: Noun = Noun("scope", "scopes");
 
 impl AttributeView {
     fn defects(&self) -> &[Defect] {
@@ -82,7 +89,7 @@ impl AttributeView {
         }
     }
 
-    fn table(a: &Attribution) -> Table {
+    fn table(&self, a: &Attribution) -> (Table, usize) {
         let mut t = Table::new(&[
             "rank",
             "scope",
@@ -95,7 +102,8 @@ impl AttributeView {
         .align(0, Align::Right)
         .align(1, Align::Left)
         .align(2, Align::Left);
-        for (i, c) in a.ranking.iter().enumerate() {
+        let (shown, hidden) = self.list.take(&a.ranking);
+        for (i, c) in shown.iter().enumerate() {
             t.row(vec![
                 (i + 1).to_string(),
                 c.scope.clone(),
@@ -106,7 +114,7 @@ impl AttributeView {
                 table::ratio_pct(Some(c.share_of_excess)),
             ]);
         }
-        t
+        (t, hidden)
     }
 
     fn summary_line(a: &Attribution) -> String {
@@ -133,6 +141,10 @@ impl Report for AttributeView {
 
     fn console(&self, out: &mut String) {
         out.push_str(&format!("{}\n", self.file));
+        let file = list::shell_word(&self.file);
+        let next = format!(
+            "next: framewise hitches {file} lists single slow frames; framewise attribute {file} --frame N ranks one\n"
+        );
         match &self.result {
             Err(i) => {
                 out.push_str(&format!(
@@ -140,16 +152,32 @@ impl Report for AttributeView {
                     self.target_words(),
                     i.reason
                 ));
+                defects_pointer(self.defects(), out);
+                if self.target == AttributeTarget::P95Excess {
+                    out.push_str(&format!("\n{next}"));
+                }
             }
             Ok(a) => {
-                out.push_str(&format!("  {}\n\n", Self::summary_line(a)));
-                if a.ranking.is_empty() {
+                out.push_str(&format!("  {}\n", Self::summary_line(a)));
+                defects_pointer(self.defects(), out);
+                out.push('\n');
+                if a.excess_ms <= 0.0 {
+                    out.push_str(&format!(
+                        "nothing to attribute: {} no slower than the baseline (--format json still has the ranking)\n",
+                        if a.frame.is_some() { "this frame is" } else { "these frames are" }
+                    ));
+                } else if a.ranking.is_empty() {
                     out.push_str("no scope spent more than its median\n");
                 } else {
-                    out.push_str("times in ms\n");
-                    Self::table(a).console(out, 0);
+                    out.push_str("times in ms · median: the scope's median per frame · contribution: value − median\n");
+                    let (t, hidden) = self.table(a);
+                    t.console(out, 0);
+                    list::more_console(hidden, SCOPES, 0, out);
+                    out.push_str(&format!("\n{}\n", a.note));
                 }
-                out.push_str(&format!("\n{}\n", a.note));
+                if self.target == AttributeTarget::P95Excess {
+                    out.push_str(&format!("\n{next}"));
+                }
             }
         }
         defects_console(self.defects(), "defects", out);
@@ -168,7 +196,9 @@ impl Report for AttributeView {
                 if a.ranking.is_empty() {
                     out.push_str("No scope spent more than its median.\n");
                 } else {
-                    Self::table(a).markdown(out);
+                    let (t, hidden) = self.table(a);
+                    t.markdown(out);
+                    list::more_markdown(hidden, SCOPES, out);
                 }
                 out.push_str(&format!("\n_{}_\n", a.note));
             }

@@ -15,6 +15,7 @@ use serde_json::json;
 use crate::commands::{defects_console, defects_markdown, exit, serde_name, side_defects};
 use crate::config::{self, ConfigArgs};
 use crate::input::{self, InputArgs, Need};
+use crate::list::{self, ListArgs, Noun};
 use crate::output::{self, Annotation, OutputArgs, Report};
 use crate::table::{self, Align, Table};
 
@@ -25,9 +26,8 @@ pub struct Args {
     pub base: PathBuf,
     /// The candidate capture (after).
     pub cand: PathBuf,
-    /// Console and markdown: list unchanged metrics too (JSON always has every row).
-    #[arg(long)]
-    pub all: bool,
+    #[command(flatten)]
+    pub list: ListArgs,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
@@ -63,13 +63,13 @@ impl InputInfo {
     pub fn line(&self, role: &str) -> String {
         let s = &self.summary;
         format!(
-            "{role} {} · {} · {} frames ({} with a period) · timing {} · {} defects",
+            "{role} {} · {} · {} frames ({} with a period) · timing {} · {}",
             self.file,
             serde_name(&s.capture.source),
             s.capture.frames,
             s.frame.times.count,
             serde_name(&s.grade.timing),
-            s.defects.len()
+            Noun("defect", "defects").count(s.defects.len())
         )
     }
 }
@@ -113,7 +113,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         base,
         cand,
         diff,
-        all: args.all,
+        list: args.list,
     };
     output::emit(&args.output, &view)?;
     Ok(exit(verdict))
@@ -132,31 +132,205 @@ struct DiffView {
     base: InputInfo,
     cand: InputInfo,
     diff: Diff,
-    all: bool,
+    list: ListArgs,
+}
+
+const CHANGED: Noun = Noun("more changed metric", "more changed metrics");
+
+/// The statistics a game developer reads first (`frame.p99`, `scope.render.total`,
+/// `counter.draw_calls.max`), by the path's last segment.
+const HEADLINE: [&str; 8] = [
+    "avg",
+    "p95",
+    "p99",
+    "max",
+    "total",
+    "sum",
+    "fps",
+    "low_1pct_fps",
+];
+
+/// Worse before better, then headline statistics, then the largest relative change (a
+/// change from 0, with no percentage, counts as the largest), then path order.
+fn by_change(a: &DiffRow, b: &DiffRow) -> std::cmp::Ordering {
+    let worse_first = |r: &DiffRow| r.change != Change::Worse;
+    let minor = |r: &DiffRow| {
+        let stat = r.metric.rsplit_once('.').map_or("", |(_, s)| s);
+        !HEADLINE.contains(&stat)
+    };
+    let size = |r: &DiffRow| r.pct.map_or(f64::INFINITY, f64::abs);
+    worse_first(a)
+        .cmp(&worse_first(b))
+        .then_with(|| minor(a).cmp(&minor(b)))
+        .then_with(|| size(b).total_cmp(&size(a)))
+        .then_with(|| a.metric.cmp(&b.metric))
+}
+
+/// A metric path's block: `scope.render.p95` → `scope.render`.
+fn block(metric: &str) -> &str {
+    metric.rsplit_once('.').map_or(metric, |(b, _)| b)
+}
+
+/// What the console and markdown show of a diff.
+struct Rows<'a> {
+    /// The table's rows.
+    table: Vec<&'a DiffRow>,
+    /// Changed rows `--top` left out.
+    hidden_changed: usize,
+    /// Every changed row (better or worse).
+    changed: usize,
+    worse: usize,
+    unchanged: usize,
+    /// Blocks (scopes, passes, counters…) of the rows only one side has, when folded.
+    only_base: Vec<String>,
+    only_cand: Vec<String>,
+    only_base_rows: usize,
+    only_cand_rows: usize,
 }
 
 impl DiffView {
-    fn table(&self) -> (Table, usize) {
+    fn row(&self, t: &mut Table, row: &DiffRow) {
+        t.row(vec![
+            row.metric.clone(),
+            table::unit(&row.metric).to_owned(),
+            table::metric(&row.metric, row.base),
+            table::metric(&row.metric, row.cand),
+            table::metric_delta(&row.metric, row.delta),
+            table::pct(row.pct),
+            change_cell(row, self.diff.timing_comparable),
+        ]);
+    }
+
+    /// What a reader sees. `ranked`: changed rows ranked and cut to `--top`, one-sided rows
+    /// folded to a line per side; otherwise every row that is not unchanged, in path order
+    /// (every row under `--all`).
+    fn rows(&self, ranked: bool) -> Rows<'_> {
+        let all = &self.diff.rows;
+        let count = |c: Change| all.iter().filter(|r| r.change == c).count();
+        let blocks = |c: Change| {
+            let mut names: Vec<String> = Vec::new();
+            for r in all.iter().filter(|r| r.change == c) {
+                let b = block(&r.metric);
+                if !names.iter().any(|n| n == b) {
+                    names.push(b.to_owned());
+                }
+            }
+            names
+        };
+        let mut changed: Vec<&DiffRow> = all
+            .iter()
+            .filter(|r| matches!(r.change, Change::Better | Change::Worse))
+            .collect();
+        let n_changed = changed.len();
+        let mut rows = Rows {
+            table: Vec::new(),
+            hidden_changed: 0,
+            changed: n_changed,
+            worse: count(Change::Worse),
+            unchanged: count(Change::Same),
+            only_base: Vec::new(),
+            only_cand: Vec::new(),
+            only_base_rows: count(Change::OnlyBase),
+            only_cand_rows: count(Change::OnlyCandidate),
+        };
+        if self.list.all {
+            // Every row, in path order, as the JSON has them.
+            rows.table = all.iter().collect();
+        } else if ranked {
+            changed.sort_by(|a, b| by_change(a, b));
+            let (shown, hidden) = self.list.cut(n_changed);
+            changed.truncate(shown);
+            rows.table = changed;
+            rows.hidden_changed = hidden;
+            rows.only_base = blocks(Change::OnlyBase);
+            rows.only_cand = blocks(Change::OnlyCandidate);
+        } else {
+            rows.table = all.iter().filter(|r| r.change != Change::Same).collect();
+        }
+        rows
+    }
+
+    /// Markdown keeps its full path-ordered table when it fits in `--top` rows, and is
+    /// ranked and cut like the console when it does not.
+    fn markdown_rows(&self) -> Rows<'_> {
+        let rows = self.rows(false);
+        if self.list.all || rows.table.len() <= self.list.top {
+            rows
+        } else {
+            self.rows(true)
+        }
+    }
+
+    fn table(&self, rows: &Rows<'_>) -> Table {
         let mut t = Table::new(&["metric", "unit", "base", "cand", "delta", "pct", "change"])
             .align(1, Align::Left)
             .align(6, Align::Left);
-        let mut hidden = 0;
-        for row in &self.diff.rows {
-            if !self.all && row.change == Change::Same {
-                hidden += 1;
-                continue;
-            }
-            t.row(vec![
-                row.metric.clone(),
-                table::unit(&row.metric).to_owned(),
-                table::metric(&row.metric, row.base),
-                table::metric(&row.metric, row.cand),
-                table::metric_delta(&row.metric, row.delta),
-                table::pct(row.pct),
-                change_cell(row, self.diff.timing_comparable),
-            ]);
+        for row in &rows.table {
+            self.row(&mut t, row);
         }
-        (t, hidden)
+        t
+    }
+
+    /// `32 changed (32 worse, 0 better) · 30 unchanged · …`
+    fn counts_line(rows: &Rows<'_>) -> String {
+        let mut parts = vec![format!(
+            "{} changed ({} worse, {} better)",
+            rows.changed,
+            rows.worse,
+            rows.changed - rows.worse
+        )];
+        parts.push(format!("{} unchanged", rows.unchanged));
+        if rows.only_base_rows > 0 {
+            parts.push(format!("{} only in base", rows.only_base_rows));
+        }
+        if rows.only_cand_rows > 0 {
+            parts.push(format!("{} only in the candidate", rows.only_cand_rows));
+        }
+        format!("metrics: {}", parts.join(" · "))
+    }
+
+    /// `… 10 more changed metrics, 40 unchanged and 11 one-sided not shown (…)`, or nothing.
+    fn left_out(rows: &Rows<'_>, all: bool) -> Option<String> {
+        if all {
+            return None;
+        }
+        let mut parts = Vec::new();
+        if rows.hidden_changed > 0 {
+            parts.push(CHANGED.count(rows.hidden_changed));
+        }
+        if rows.unchanged > 0 {
+            parts.push(format!("{} unchanged", rows.unchanged));
+        }
+        let one_sided = rows.only_base_rows + rows.only_cand_rows;
+        if one_sided > 0 {
+            parts.push(format!("{one_sided} one-sided"));
+        }
+        let parts = match parts.len() {
+            0 => return None,
+            1 => parts.remove(0),
+            n => format!("{} and {}", parts[..n - 1].join(", "), parts[n - 1]),
+        };
+        Some(format!(
+            "… {parts} not shown (--all to list every metric, --format json for machines)"
+        ))
+    }
+
+    /// The rows only one side has, folded to one line per side (without `--all`).
+    fn only_lines(rows: &Rows<'_>) -> Vec<String> {
+        let mut out = Vec::new();
+        for (side, n, blocks) in [
+            ("base", rows.only_base_rows, &rows.only_base),
+            ("the candidate", rows.only_cand_rows, &rows.only_cand),
+        ] {
+            if !blocks.is_empty() {
+                let blocks: Vec<String> = blocks.iter().map(|b| format!("{b}.*")).collect();
+                out.push(format!(
+                    "only in {side}: {n} metrics ({})",
+                    list::some_names(&blocks, 4)
+                ));
+            }
+        }
+        out
     }
 
     fn status(&self) -> Option<String> {
@@ -195,19 +369,34 @@ impl Report for DiffView {
         if let Some(status) = self.status() {
             out.push_str(&format!("{status}\n"));
         }
-        out.push('\n');
-        let (t, hidden) = self.table();
-        if t.is_empty() {
+        let rows = self.rows(true);
+        out.push_str(&format!("{}\n\n", Self::counts_line(&rows)));
+        if rows.table.is_empty() {
             out.push_str("no metric differs\n");
         } else {
-            t.console(out, 0);
+            if !self.list.all {
+                let showing = if rows.hidden_changed > 0 {
+                    format!(" (showing {} of {})", rows.table.len(), rows.changed)
+                } else {
+                    String::new()
+                };
+                out.push_str(&format!(
+                    "changed metrics: worse first, headline statistics first, then by size of change{showing}\n"
+                ));
+            }
+            self.table(&rows).console(out, 0);
         }
-        if hidden > 0 {
-            out.push_str(&format!(
-                "({hidden} unchanged metrics not shown; --all lists them)\n"
-            ));
+        for line in Self::only_lines(&rows) {
+            out.push_str(&format!("{line}\n"));
         }
-        out.push_str("a diff reports, it does not decide: `framewise gate` applies tolerances\n");
+        if let Some(line) = Self::left_out(&rows, self.list.all) {
+            out.push_str(&format!("{line}\n"));
+        }
+        out.push_str(&format!(
+            "\na diff reports, it does not decide: framewise gate {} {} applies tolerances\n",
+            list::shell_word(&self.base.file),
+            list::shell_word(&self.cand.file)
+        ));
         let defects = &self.diff.defects;
         defects_console(&side_defects(defects, Side::Base), "base defects", out);
         defects_console(&side_defects(defects, Side::Cand), "candidate defects", out);
@@ -221,14 +410,28 @@ impl Report for DiffView {
         if let Some(status) = self.status() {
             out.push_str(&format!("> {status}\n\n"));
         }
-        let (t, hidden) = self.table();
-        if t.is_empty() {
+        let rows = self.markdown_rows();
+        if rows.table.is_empty() {
             out.push_str("No metric differs.\n");
         } else {
-            t.markdown(out);
+            self.table(&rows).markdown(out);
         }
-        if hidden > 0 {
-            out.push_str(&format!("\n{hidden} unchanged metrics not shown.\n"));
+        let only = Self::only_lines(&rows);
+        if !only.is_empty() {
+            out.push('\n');
+            for line in &only {
+                out.push_str(&format!("- {line}\n"));
+            }
+        }
+        if rows.hidden_changed > 0 || !only.is_empty() {
+            if let Some(line) = Self::left_out(&rows, self.list.all) {
+                out.push_str(&format!("\n_{line}_\n"));
+            }
+        } else if !self.list.all && rows.unchanged > 0 {
+            out.push_str(&format!(
+                "\n{} unchanged metrics not shown.\n",
+                rows.unchanged
+            ));
         }
         let defects = &self.diff.defects;
         defects_markdown(&side_defects(defects, Side::Base), "Base defects", out);

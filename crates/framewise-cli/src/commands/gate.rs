@@ -17,6 +17,7 @@ use crate::commands::diff::{load_pair, InputInfo};
 use crate::commands::{defects_console, defects_markdown, exit, serde_name, side_defects};
 use crate::config::{self, ConfigArgs};
 use crate::input::InputArgs;
+use crate::list::{ListArgs, Noun};
 use crate::output::{self, Annotation, OutputArgs, Report};
 use crate::table::{self, Align, Table, NONE};
 
@@ -36,6 +37,8 @@ pub struct Args {
     /// counter.*.max exact).
     #[arg(long)]
     pub no_default_tolerances: bool,
+    #[command(flatten)]
+    pub list: ListArgs,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
@@ -74,7 +77,15 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let (base, cand) = load_pair(&args.base, &args.cand, &args.input)?;
     let result = gate(&base.summary, &cand.summary, &g);
     let verdict = result.verdict;
-    output::emit(&args.output, &GateView { base, cand, result })?;
+    output::emit(
+        &args.output,
+        &GateView {
+            base,
+            cand,
+            result,
+            list: args.list,
+        },
+    )?;
     Ok(exit(verdict))
 }
 
@@ -82,6 +93,20 @@ struct GateView {
     base: InputInfo,
     cand: InputInfo,
     result: GateResult,
+    list: ListArgs,
+}
+
+/// Checks for people: what decides the verdict first, in the verdict's precedence (path
+/// order within a status).
+fn severity(s: CheckStatus) -> u8 {
+    match s {
+        CheckStatus::Incomparable => 0,
+        CheckStatus::Regressed => 1,
+        CheckStatus::MissingInCandidate => 2,
+        CheckStatus::NotInBase => 3,
+        CheckStatus::Absent => 4,
+        CheckStatus::Pass => 5,
+    }
 }
 
 /// The verdict as a word for people.
@@ -112,7 +137,45 @@ fn tolerance_cell(t: f64) -> String {
 }
 
 impl GateView {
-    fn table(&self) -> Table {
+    /// The checks people see, most decisive first, and a word on those left out.
+    /// `in_order`: keep the result's order when every check fits (markdown's table stays
+    /// as it was unless it must be cut).
+    fn shown(&self, in_order: bool) -> (Vec<&GateCheck>, Option<String>) {
+        let mut checks: Vec<&GateCheck> = self.result.checks.iter().collect();
+        if self.list.all || (in_order && checks.len() <= self.list.top) {
+            return (checks, None);
+        }
+        checks.sort_by_key(|c| severity(c.status));
+        let (shown, hidden) = self.list.cut(checks.len());
+        let mut left: Vec<(CheckStatus, usize)> = Vec::new();
+        for c in &checks[shown..] {
+            match left.iter_mut().find(|(s, _)| *s == c.status) {
+                Some((_, n)) => *n += 1,
+                None => left.push((c.status, 1)),
+            }
+        }
+        checks.truncate(shown);
+        let note = (hidden > 0).then(|| {
+            let by: Vec<String> = left
+                .iter()
+                .map(|(s, n)| format!("{n} {}", serde_name(s)))
+                .collect();
+            format!(
+                "… {} more {} ({}) not shown (--all to list every one, --format json for machines)",
+                hidden,
+                Noun("check", "checks").of(hidden),
+                by.join(", ")
+            )
+        });
+        (checks, note)
+    }
+
+    /// The reasons people read, and how many were left out.
+    fn reasons(&self) -> (&[String], usize) {
+        self.list.take(&self.result.reasons)
+    }
+
+    fn table(checks: &[&GateCheck]) -> Table {
         let mut t = Table::new(&[
             "metric",
             "unit",
@@ -124,7 +187,7 @@ impl GateView {
         ])
         .align(1, Align::Left)
         .align(6, Align::Left);
-        for c in &self.result.checks {
+        for c in checks {
             let mut metric = c.metric.clone();
             if let Some(configured) = &c.configured {
                 metric.push_str(&format!(" (from {configured})"));
@@ -170,11 +233,21 @@ impl Report for GateView {
             self.cand.line("cand")
         ));
         out.push_str(&format!("{}\n", self.headline()));
-        for r in &self.result.reasons {
+        let (reasons, more) = self.reasons();
+        for r in reasons {
             out.push_str(&format!("  {r}\n"));
         }
+        if more > 0 {
+            out.push_str(&format!(
+                "  … and {more} more (every check is in the table)\n"
+            ));
+        }
         out.push('\n');
-        self.table().console(out, 0);
+        let (checks, note) = self.shown(false);
+        Self::table(&checks).console(out, 0);
+        if let Some(note) = note {
+            out.push_str(&format!("{note}\n"));
+        }
         let defects = &self.result.defects;
         defects_console(&side_defects(defects, Side::Base), "base defects", out);
         defects_console(&side_defects(defects, Side::Cand), "candidate defects", out);
@@ -187,11 +260,19 @@ impl Report for GateView {
             self.base.file,
             self.cand.file
         ));
-        for r in &self.result.reasons {
+        let (reasons, more) = self.reasons();
+        for r in reasons {
             out.push_str(&format!("- {r}\n"));
         }
+        if more > 0 {
+            out.push_str(&format!("- … and {more} more\n"));
+        }
         out.push('\n');
-        self.table().markdown(out);
+        let (checks, note) = self.shown(true);
+        Self::table(&checks).markdown(out);
+        if let Some(note) = note {
+            out.push_str(&format!("\n_{note}_\n"));
+        }
         let defects = &self.result.defects;
         defects_markdown(&side_defects(defects, Side::Base), "Base defects", out);
         defects_markdown(&side_defects(defects, Side::Cand), "Candidate defects", out);

@@ -8,12 +8,13 @@ use std::path::PathBuf;
 
 use framewise_analysis::gate::Verdict;
 use framewise_analysis::hitch::Hitch;
-use framewise_analysis::{find_hitches, HitchOptions, HitchReport};
+use framewise_analysis::{find_hitches, summarize, HitchOptions, HitchReport};
 
-use crate::commands::{defects_console, defects_markdown, exit, serde_name};
+use crate::commands::{defects_console, defects_markdown, defects_pointer, exit, serde_name};
 use crate::config::{self, ConfigArgs};
 use crate::input::{self, InputArgs, Need};
-use crate::output::{self, Annotation, OutputArgs, Report};
+use crate::list::{self, ListArgs, Noun};
+use crate::output::{self, Annotation, Format, OutputArgs, Report};
 use crate::table::{self, Align, Table, NONE};
 
 /// `framewise hitches`.
@@ -23,6 +24,8 @@ pub struct Args {
     pub file: PathBuf,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub list: ListArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
     #[command(flatten)]
@@ -47,9 +50,20 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     } else {
         Verdict::Fail
     };
+    // With no hitch, people ask "then what was my slowest frame?": the summary's longest
+    // period and work answer it (console only; the JSON is the report alone).
+    let longest = (report.hitches.is_empty()
+        && report.frames_judged > 0
+        && args.output.stdout_format()? == Format::Console)
+        .then(|| {
+            let s = summarize(&capture);
+            (s.frame.times.max, s.work.times.max)
+        });
     let view = HitchesView {
         file: input::shown(&args.file),
         report,
+        list: args.list,
+        longest,
     };
     output::emit(&args.output, &view)?;
     Ok(exit(verdict))
@@ -58,7 +72,15 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 struct HitchesView {
     file: String,
     report: HitchReport,
+    list: ListArgs,
+    /// The longest period and work, ms, when there is no hitch (console only).
+    longest: Option<(Option<f64>, Option<f64>)>,
 }
+
+const HITCHES: Noun = Noun("hitch", "hitches");
+
+/// How many hitches' evidence the console shows without `--all` (the worst by excess).
+const EVIDENCE: usize = 3;
 
 fn best(h: &Hitch) -> String {
     h.classification.first().map_or_else(
@@ -68,7 +90,7 @@ fn best(h: &Hitch) -> String {
 }
 
 impl HitchesView {
-    fn table(&self) -> Table {
+    fn table(&self, hitches: &[Hitch]) -> Table {
         let mut t = Table::new(&[
             "frame",
             "phase",
@@ -83,7 +105,7 @@ impl HitchesView {
         .align(0, Align::Right)
         .align(1, Align::Left)
         .align(8, Align::Left);
-        for h in &self.report.hitches {
+        for h in hitches {
             t.row(vec![
                 h.frame.to_string(),
                 h.phase.clone().unwrap_or_else(|| NONE.to_owned()),
@@ -126,6 +148,32 @@ impl HitchesView {
         }
     }
 
+    /// `2 hitches`, `no hitches`.
+    fn count_words(&self) -> String {
+        match self.report.hitches.len() {
+            0 => "no hitches".to_owned(),
+            n => HITCHES.count(n),
+        }
+    }
+
+    /// Why "no hitches", with the slowest frame's numbers.
+    fn no_hitch_lines(&self) -> String {
+        let Some((Some(period), work)) = self.longest else {
+            return "no frame's period passed the rule's threshold\n".to_owned();
+        };
+        let mut lines = format!(
+            "the longest period, {}, did not pass the rule's threshold\n",
+            table::ms_unit(Some(period))
+        );
+        if let Some(work) = work.filter(|w| *w > period) {
+            lines.push_str(&format!(
+                "the longest work time, {}, is not judged: the rule judges periods (begin to the next frame's begin), what a player feels\n",
+                table::ms_unit(Some(work))
+            ));
+        }
+        lines
+    }
+
     fn count_line(&self) -> String {
         match self.report.hitches.len() {
             _ if self.report.frames_judged == 0 => {
@@ -144,22 +192,89 @@ impl Report for HitchesView {
     }
 
     fn console(&self, out: &mut String) {
-        out.push_str(&format!("{}\n  {}\n", self.file, self.rule_line()));
+        let r = &self.report;
+        if r.frames_judged == 0 {
+            out.push_str(&format!(
+                "{}: inconclusive: no frame with a known period to judge\n",
+                self.file
+            ));
+        } else {
+            out.push_str(&format!(
+                "{}: {} in {} frames judged\n",
+                self.file,
+                self.count_words(),
+                r.frames_judged
+            ));
+        }
         out.push_str(&format!(
-            "  grade: counters {} · timing {}\n\n{}\n",
-            serde_name(&self.report.grade.counters),
-            serde_name(&self.report.grade.timing),
-            self.count_line()
+            "  rule: {} · budget {}\n",
+            r.rule.rule,
+            table::ms_unit(Some(r.rule.budget_ms))
         ));
-        if !self.report.hitches.is_empty() {
-            out.push_str("times in ms\n");
-            self.table().console(out, 0);
-            for h in &self.report.hitches {
-                out.push_str(&format!("\nframe {}\n", h.frame));
+        out.push_str(&format!(
+            "  grade: counters {} · timing {}\n",
+            serde_name(&r.grade.counters),
+            serde_name(&r.grade.timing),
+        ));
+        defects_pointer(&r.defects, out);
+        if r.frames_judged == 0 {
+            // Said in the first line.
+        } else if r.hitches.is_empty() {
+            out.push('\n');
+            out.push_str(&self.no_hitch_lines());
+        } else {
+            let (shown, hidden) = self.list.take(&r.hitches);
+            out.push_str(
+                "\ntimes in ms · period: begin to the next frame's begin · excess: period − rolling median\n",
+            );
+            self.table(shown).console(out, 0);
+            list::more_console(hidden, HITCHES, 0, out);
+            // Evidence reads long: the worst few hitches, unless every one is asked for.
+            let mut worst: Vec<&Hitch> = r.hitches.iter().collect();
+            worst.sort_by(|a, b| {
+                b.excess_ms
+                    .total_cmp(&a.excess_ms)
+                    .then(a.frame.cmp(&b.frame))
+            });
+            let (with_evidence, _) = if self.list.all {
+                (worst.len(), 0)
+            } else {
+                ListArgs {
+                    top: EVIDENCE.min(self.list.top),
+                    all: false,
+                }
+                .cut(worst.len())
+            };
+            if with_evidence < worst.len() {
+                out.push_str(&format!(
+                    "\nevidence for the worst {with_evidence} of {} by excess (--all for every one)\n",
+                    HITCHES.count(worst.len())
+                ));
+                worst.truncate(with_evidence);
+            } else {
+                worst.sort_by_key(|h| h.frame);
+            }
+            for h in &worst {
+                out.push_str(&format!(
+                    "\nframe {} (excess {}): guesses, best first\n",
+                    h.frame,
+                    table::ms_unit(Some(h.excess_ms))
+                ));
                 Self::guesses(h, "  ", out);
             }
+            if let Some(worst) = r.hitches.iter().max_by(|a, b| {
+                a.excess_ms
+                    .total_cmp(&b.excess_ms)
+                    .then(b.frame.cmp(&a.frame))
+            }) {
+                out.push_str(&format!(
+                    "\nnext: framewise attribute {} --frame {}   (the scopes behind the worst hitch)\n",
+                    list::shell_word(&self.file),
+                    worst.frame,
+                ));
+            }
         }
-        defects_console(&self.report.defects, "defects", out);
+        defects_console(&r.defects, "defects", out);
     }
 
     fn markdown(&self, out: &mut String) {
@@ -170,8 +285,10 @@ impl Report for HitchesView {
             self.rule_line()
         ));
         if !self.report.hitches.is_empty() {
-            self.table().markdown(out);
-            for h in &self.report.hitches {
+            let (shown, hidden) = self.list.take(&self.report.hitches);
+            self.table(shown).markdown(out);
+            list::more_markdown(hidden, HITCHES, out);
+            for h in shown {
                 out.push_str(&format!("\n**Frame {}**\n\n", h.frame));
                 Self::guesses(h, "", out);
             }

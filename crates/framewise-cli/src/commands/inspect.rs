@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::commands::{defects_console, defects_markdown, serde_name};
 use crate::input::{self, Bar, InputArgs, Need};
+use crate::list::{self, ListArgs, Noun};
 use crate::output::{self, OutputArgs, Report};
 use crate::table::{Align, Table, NONE};
 
@@ -22,6 +23,8 @@ use crate::table::{Align, Table, NONE};
 pub struct Args {
     /// The capture: .sgpt, .litecap or Chrome trace JSON.
     pub file: PathBuf,
+    #[command(flatten)]
+    pub list: ListArgs,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
@@ -39,12 +42,19 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut inspection = inspected.map_err(|e| input::load_error(&args.file, &e))?;
     // The path as the user spelled it.
     inspection.file = input::shown(&args.file);
-    output::emit(&args.output, &InspectView { inspection })?;
+    output::emit(
+        &args.output,
+        &InspectView {
+            inspection,
+            list: args.list,
+        },
+    )?;
     Ok(0)
 }
 
 struct InspectView {
     inspection: Inspection,
+    list: ListArgs,
 }
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -63,6 +73,7 @@ struct Style {
     heading: &'static str,
     bullet: &'static str,
     markdown: bool,
+    list: ListArgs,
 }
 
 impl Style {
@@ -72,6 +83,16 @@ impl Style {
             t.markdown(out);
         } else {
             t.console(out, 2);
+        }
+    }
+
+    /// A table, then what `--top` left out of it.
+    fn cut_table(&self, t: &Table, hidden: usize, noun: Noun, out: &mut String) {
+        self.table(t, out);
+        if self.markdown {
+            list::more_markdown(hidden, noun, out);
+        } else {
+            list::more_console(hidden, noun, 2, out);
         }
     }
 }
@@ -95,7 +116,10 @@ impl InspectView {
             Some(m) => {
                 out.push_str(&format!(
                     "{b}meta: level {} · build {} · writer {} · session {}\n",
-                    m.capture_level, m.build_id, m.writer, m.session_id,
+                    m.capture_level,
+                    declared(Some(m.build_id.clone()), ""),
+                    m.writer,
+                    m.session_id,
                 ));
                 out.push_str(&format!(
                     "{b}cpu clock: {} · resolution {} · gpu queues with timestamps: {} · frame budget {}\n",
@@ -142,7 +166,8 @@ impl InspectView {
                 .align(1, Align::Left)
                 .align(2, Align::Left)
                 .align(3, Align::Left);
-            for sym in &s.symbols {
+            let (shown, hidden) = st.list.take(&s.symbols);
+            for sym in shown {
                 let detail = match (&sym.file, sym.line, sym.counter_kind) {
                     (Some(file), line, _) => format!("{file}:{}", opt(line)),
                     (_, _, Some(k)) => serde_name(&k),
@@ -155,12 +180,13 @@ impl InspectView {
                     detail,
                 ]);
             }
-            st.table(&t, out);
+            st.cut_table(&t, hidden, Noun("symbol", "symbols"), out);
         }
         out.push_str(&format!("\n{h}topologies ({})\n", s.topologies.len()));
         if !s.topologies.is_empty() {
             let mut t = Table::new(&["id", "passes", "culled", "resources", "edges"]);
-            for tp in &s.topologies {
+            let (shown, hidden) = st.list.take(&s.topologies);
+            for tp in shown {
                 t.row(vec![
                     tp.id.clone(),
                     tp.passes.to_string(),
@@ -169,7 +195,7 @@ impl InspectView {
                     tp.edges.to_string(),
                 ]);
             }
-            st.table(&t, out);
+            st.cut_table(&t, hidden, Noun("topology", "topologies"), out);
         }
     }
 
@@ -187,32 +213,35 @@ impl InspectView {
         out.push_str(&format!("\n{h}scopes ({})\n", d.scopes.len()));
         if !d.scopes.is_empty() {
             let mut t = Table::new(&["scope", "site"]).align(1, Align::Left);
-            for sc in &d.scopes {
+            let (shown, hidden) = st.list.take(&d.scopes);
+            for sc in shown {
                 t.row(vec![sc.name.clone(), opt(sc.site.as_deref())]);
             }
-            st.table(&t, out);
+            st.cut_table(&t, hidden, Noun("scope", "scopes"), out);
         }
         if !d.passes.is_empty() {
             out.push_str(&format!("\n{h}GPU passes ({})\n", d.passes.len()));
             let mut t = Table::new(&["pass", "queue"]).align(1, Align::Left);
-            for p in &d.passes {
+            let (shown, hidden) = st.list.take(&d.passes);
+            for p in shown {
                 t.row(vec![p.name.clone(), opt(p.queue.as_deref())]);
             }
-            st.table(&t, out);
+            st.cut_table(&t, hidden, Noun("pass", "passes"), out);
         }
         out.push_str(&format!("\n{h}counters ({})\n", d.counters.len()));
         if !d.counters.is_empty() {
             let mut t = Table::new(&["counter", "kind", "values"])
                 .align(1, Align::Left)
                 .align(2, Align::Left);
-            for c in &d.counters {
+            let (shown, hidden) = st.list.take(&d.counters);
+            for c in shown {
                 t.row(vec![
                     c.name.clone(),
                     serde_name(&c.kind),
                     serde_name(&c.numeric),
                 ]);
             }
-            st.table(&t, out);
+            st.cut_table(&t, hidden, Noun("counter", "counters"), out);
         }
         if !d.notes.is_empty() {
             out.push_str(&format!("\n{h}notes\n"));
@@ -229,12 +258,14 @@ impl InspectView {
                 heading: "#### ",
                 bullet: "- ",
                 markdown,
+                list: self.list,
             }
         } else {
             Style {
                 heading: "",
                 bullet: "  ",
                 markdown,
+                list: self.list,
             }
         };
         out.push_str(&format!(

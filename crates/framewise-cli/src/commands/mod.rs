@@ -2,6 +2,7 @@
 //! framewise-analysis for every number, renders, and returns the exit code.
 
 pub mod attribute;
+pub mod demo;
 pub mod diff;
 pub mod doctor;
 pub mod gate;
@@ -46,12 +47,50 @@ pub fn defects_console(defects: &[Defect], title: &str, out: &mut String) {
     }
     out.push_str(&format!("\n{title} ({})\n", defects.len()));
     for d in defects {
-        out.push_str(&format!("  {}: {}", serde_name(&d.kind), d.message));
-        if let Some(offset) = d.offset {
-            out.push_str(&format!(" [offset {offset}]"));
-        }
-        out.push('\n');
+        out.push_str(&format!("  {}\n", defect_line(d)));
     }
+}
+
+/// One defect for people: its kind (unless the message already opens with it), the
+/// message, and the offset (unless the message already names it).
+pub fn defect_line(d: &Defect) -> String {
+    let kind = serde_name(&d.kind);
+    let mut line = if d.message.starts_with(&kind.replace('-', " ")) {
+        d.message.clone()
+    } else {
+        format!("{kind}: {}", d.message)
+    };
+    if let Some(offset) = d.offset {
+        if !d.message.contains(&offset.to_string()) {
+            line.push_str(&format!(" [offset {offset}]"));
+        }
+    }
+    line
+}
+
+/// A pointer near the top of a report when the capture has defects: they are listed at
+/// the end, which a reader of a long report may never reach.
+pub fn defects_pointer(defects: &[Defect], out: &mut String) {
+    if defects.is_empty() {
+        return;
+    }
+    let mut kinds: Vec<String> = Vec::new();
+    for d in defects {
+        let k = serde_name(&d.kind);
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    out.push_str(&format!(
+        "  {} {} ({}), listed at the end: the numbers cover only what was recorded and recovered\n",
+        defects.len(),
+        if defects.len() == 1 {
+            "capture defect"
+        } else {
+            "capture defects"
+        },
+        kinds.join(", ")
+    ));
 }
 
 /// The defects as markdown.

@@ -3,18 +3,21 @@
 //! Exit: 0 summarized; 2 when no frame has a known period (an empty capture is
 //! inconclusive, never a pass); 4 when the file cannot be read.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use framewise_analysis::gate::Verdict;
+
 use framewise_analysis::stats::{
-    Classification, CounterStats, FrameClass, Num, ScopeStats, TimeStats,
+    Classification, CounterStats, FrameClass, NullReasons, Num, ScopeStats, TimeStats,
 };
 use framewise_analysis::summary::NamedMap;
 use framewise_analysis::{summarize_with, Summary, SummaryOptions};
 
-use crate::commands::{defects_console, defects_markdown, exit, serde_name};
+use crate::commands::{defects_console, defects_markdown, defects_pointer, exit, serde_name};
 use crate::config::{self, ConfigArgs};
 use crate::input::{self, InputArgs, Need};
+use crate::list::{self, ListArgs, Noun};
 use crate::output::{self, Annotation, OutputArgs, Report};
 use crate::table::{self, Align, Table, NONE};
 
@@ -25,6 +28,8 @@ pub struct Args {
     pub file: PathBuf,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub list: ListArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
     #[command(flatten)]
@@ -44,6 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let view = SummaryView {
         file: input::shown(&args.file),
         summary,
+        list: args.list,
     };
     output::emit(&args.output, &view)?;
     Ok(exit(if view.summary.is_empty() {
@@ -59,6 +65,8 @@ pub struct SummaryView {
     pub file: String,
     /// The analysis crate's summary.
     pub summary: Summary,
+    /// How much of each long list people see.
+    pub list: ListArgs,
 }
 
 fn class_name(c: Option<FrameClass>) -> String {
@@ -110,7 +118,7 @@ fn bins_line(c: &Classification) -> String {
         .join(" · ")
 }
 
-fn scope_table(first: &str, map: &NamedMap<ScopeStats>, with_sites: bool) -> Table {
+fn scope_table(first: &str, rows: &[(&str, &ScopeStats)], with_sites: bool) -> Table {
     let mut headers = vec![
         first, "frames", "total", "self", "avg", "min", "p50", "p95", "p99", "max", "calls",
     ];
@@ -121,7 +129,7 @@ fn scope_table(first: &str, map: &NamedMap<ScopeStats>, with_sites: bool) -> Tab
     if with_sites {
         t = t.align(headers.len() - 1, Align::Left);
     }
-    for (name, s) in map.iter() {
+    for &(name, s) in rows {
         let mut row = vec![
             name.to_owned(),
             s.count.to_string(),
@@ -147,12 +155,12 @@ fn scope_table(first: &str, map: &NamedMap<ScopeStats>, with_sites: bool) -> Tab
     t
 }
 
-fn counter_table(map: &NamedMap<CounterStats>) -> Table {
+fn counter_table(rows: &[(&str, &CounterStats)]) -> Table {
     let mut t = Table::new(&[
         "counter", "kind", "frames", "sum", "avg", "min", "max", "p01", "p99", "last",
     ])
     .align(1, Align::Left);
-    for (name, c) in map.iter() {
+    for &(name, c) in rows {
         t.row(vec![
             name.to_owned(),
             serde_name(&c.kind),
@@ -169,15 +177,161 @@ fn counter_table(map: &NamedMap<CounterStats>) -> Table {
     t
 }
 
-fn null_reasons<'a>(
-    prefix: &str,
-    reasons: impl Iterator<Item = (&'a String, &'a String)>,
-    out: &mut Vec<String>,
-) {
-    for (k, v) in reasons {
-        out.push(format!("{prefix}.{k}: {v}"));
+/// A statistic that is null, with where it lives and why.
+struct NullStat<'a> {
+    /// The block's path: `frame`, `work`, `scope.render`, `counter.draw_calls`.
+    block: String,
+    /// The statistic's name in the JSON (`p95`, `p999`, `low_1pct_fps`).
+    stat: &'a str,
+    /// The analysis crate's reason, in words.
+    reason: &'a str,
+}
+
+fn null_stats<'a>(block: String, reasons: &'a NullReasons, out: &mut Vec<NullStat<'a>>) {
+    for (stat, reason) in reasons {
+        out.push(NullStat {
+            block: block.clone(),
+            stat,
+            reason,
+        });
     }
 }
+
+/// `(needed, have)` when a reason is the analysis crate's "too few values for this
+/// percentile" (its `NullReason::TooFew` in words; a unit test pins the wording).
+fn too_few(reason: &str) -> Option<(u64, u64)> {
+    let rest = reason.strip_prefix("needs at least ")?;
+    let (needed, have) = rest.split_once(" values (one beyond it), have ")?;
+    Some((needed.parse().ok()?, have.trim().parse().ok()?))
+}
+
+/// Statistics as people name them, in the order the tables show them.
+const STAT_WORDS: [(&str, &str); 8] = [
+    ("p01", "p01"),
+    ("p50", "p50"),
+    ("p90", "p90"),
+    ("p95", "p95"),
+    ("p99", "p99"),
+    ("p999", "p99.9"),
+    ("low_1pct_fps", "1% low"),
+    ("low_01pct_fps", "0.1% low"),
+];
+
+fn stat_rank(stat: &str) -> (usize, &str) {
+    STAT_WORDS
+        .iter()
+        .position(|(name, _)| *name == stat)
+        .map_or((STAT_WORDS.len(), stat), |i| (i, ""))
+}
+
+fn stat_words(stat: &str) -> &str {
+    STAT_WORDS
+        .iter()
+        .find(|(name, _)| *name == stat)
+        .map_or(stat, |(_, words)| words)
+}
+
+/// The null statistics folded into one line per kind of reason, for people: what `—`
+/// means here. Each metric's own reason stays in the JSON's `null_reasons`.
+fn grouped_reasons(stats: &[NullStat<'_>]) -> Vec<String> {
+    let mut needs: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
+    let mut have: Option<(u64, u64)> = None;
+    let mut others: Vec<(&str, Vec<String>)> = Vec::new();
+    for st in stats {
+        if let Some((needed, n)) = too_few(st.reason) {
+            let names = needs.entry(needed).or_default();
+            if !names.contains(&st.stat) {
+                names.push(st.stat);
+            }
+            have = Some(have.map_or((n, n), |(lo, hi)| (lo.min(n), hi.max(n))));
+        } else {
+            let path = format!("{}.{}", st.block, st.stat);
+            match others.iter_mut().find(|(r, _)| *r == st.reason) {
+                Some((_, paths)) => paths.push(path),
+                None => others.push((st.reason, vec![path])),
+            }
+        }
+    }
+    let mut lines = Vec::new();
+    if let Some((lo, hi)) = have {
+        let groups: Vec<String> = needs
+            .into_iter()
+            .map(|(needed, mut names)| {
+                names.sort_by_key(|n| stat_rank(n));
+                let verb = if names.len() == 1 { "needs" } else { "need" };
+                let names: Vec<&str> = names.into_iter().map(stat_words).collect();
+                format!("{} {verb} ≥ {needed}", names.join("/"))
+            })
+            .collect();
+        let have = if lo == hi {
+            format!("{lo} frames")
+        } else {
+            format!("{lo}–{hi} frames")
+        };
+        lines.push(format!(
+            "{NONE} = not enough frames behind it: {} (this capture: {have})",
+            groups.join(", ")
+        ));
+    }
+    for (reason, paths) in others {
+        lines.push(format!(
+            "{NONE} = {reason}: {}",
+            list::some_names(&paths, 4)
+        ));
+    }
+    lines
+}
+
+/// Counters for people: largest sum first (the JSON keeps name order).
+fn counters_by_sum(map: &NamedMap<CounterStats>) -> Vec<(&str, &CounterStats)> {
+    let mut rows: Vec<(&str, &CounterStats)> = map.iter().collect();
+    rows.sort_by(|a, b| {
+        let key = |c: &CounterStats| c.sum.map(Num::as_f64);
+        match (key(a.1), key(b.1)) {
+            (Some(x), Some(y)) => y.total_cmp(&x),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        }
+        .then_with(|| a.0.cmp(b.0))
+    });
+    rows
+}
+
+/// The rows of one long list that people see, and how many were left out.
+struct Shown<'a, T> {
+    rows: Vec<(&'a str, &'a T)>,
+    total: usize,
+    hidden: usize,
+}
+
+impl<'a, T> Shown<'a, T> {
+    fn new(all: Vec<(&'a str, &'a T)>, list: &ListArgs) -> Self {
+        let total = all.len();
+        let (shown, hidden) = list.cut(total);
+        let mut rows = all;
+        rows.truncate(shown);
+        Self {
+            rows,
+            total,
+            hidden,
+        }
+    }
+
+    /// `, top 15 of 120 by total` when cut.
+    fn qualifier(&self, by: &str) -> String {
+        let words = list::top_words(self.rows.len(), self.total, by);
+        if words.is_empty() {
+            words
+        } else {
+            format!(", {words}")
+        }
+    }
+}
+
+const SCOPES: Noun = Noun("scope", "scopes");
+const PASSES: Noun = Noun("pass", "passes");
+const COUNTERS: Noun = Noun("counter", "counters");
 
 impl SummaryView {
     fn header_lines(&self) -> Vec<String> {
@@ -224,19 +378,41 @@ impl SummaryView {
         lines
     }
 
-    fn reasons(&self) -> Vec<String> {
+    fn scopes(&self) -> Shown<'_, ScopeStats> {
+        Shown::new(self.summary.scopes.iter().collect(), &self.list)
+    }
+
+    fn passes(&self) -> Shown<'_, ScopeStats> {
+        Shown::new(self.summary.passes.iter().collect(), &self.list)
+    }
+
+    fn counters(&self) -> Shown<'_, CounterStats> {
+        Shown::new(counters_by_sum(&self.summary.counters), &self.list)
+    }
+
+    /// Every null statistic of the capture (`shown_only`: only those of the rows shown).
+    fn null_stats(&self, shown_only: bool) -> Vec<NullStat<'_>> {
         let s = &self.summary;
         let mut out = Vec::new();
-        null_reasons("frame", s.frame.null_reasons.iter(), &mut out);
-        null_reasons("work", s.work.null_reasons.iter(), &mut out);
-        for (name, st) in s.scopes.iter() {
-            null_reasons(&format!("scope.{name}"), st.null_reasons.iter(), &mut out);
+        null_stats("frame".into(), &s.frame.null_reasons, &mut out);
+        null_stats("work".into(), &s.work.null_reasons, &mut out);
+        let (scopes, passes, counters) = if shown_only {
+            (self.scopes().rows, self.passes().rows, self.counters().rows)
+        } else {
+            (
+                s.scopes.iter().collect(),
+                s.passes.iter().collect(),
+                s.counters.iter().collect(),
+            )
+        };
+        for (name, st) in scopes {
+            null_stats(format!("scope.{name}"), &st.null_reasons, &mut out);
         }
-        for (name, st) in s.passes.iter() {
-            null_reasons(&format!("pass.{name}"), st.null_reasons.iter(), &mut out);
+        for (name, st) in passes {
+            null_stats(format!("pass.{name}"), &st.null_reasons, &mut out);
         }
-        for (name, st) in s.counters.iter() {
-            null_reasons(&format!("counter.{name}"), st.null_reasons.iter(), &mut out);
+        for (name, st) in counters {
+            null_stats(format!("counter.{name}"), &st.null_reasons, &mut out);
         }
         out
     }
@@ -266,6 +442,7 @@ impl Report for SummaryView {
         for line in self.header_lines() {
             out.push_str(&format!("  {line}\n"));
         }
+        defects_pointer(&s.defects, out);
         out.push_str("\nframe time, ms (period: this frame's begin to the next frame's begin)\n");
         time_table(&s.frame.times).console(out, 2);
         out.push_str(&format!("  {}\n", self.fps_line()));
@@ -276,27 +453,43 @@ impl Report for SummaryView {
         if s.scopes.is_empty() {
             out.push_str("\nscopes: none recorded\n");
         } else {
-            out.push_str("\nscopes, ms (per-frame inclusive totals over the frames each ran in)\n");
-            scope_table("scope", &s.scopes, true).console(out, 2);
+            let shown = self.scopes();
+            out.push_str(&format!(
+                "\nscopes, ms (per-frame inclusive totals over the frames each ran in{})\n",
+                shown.qualifier("total")
+            ));
+            scope_table("scope", &shown.rows, true).console(out, 2);
+            list::more_console(shown.hidden, SCOPES, 2, out);
         }
         if s.passes.is_empty() {
             out.push_str("\nGPU passes: none timed\n");
         } else {
-            out.push_str("\nGPU passes, ms (per-frame totals over the frames each ran in)\n");
-            scope_table("pass", &s.passes, false).console(out, 2);
+            let shown = self.passes();
+            out.push_str(&format!(
+                "\nGPU passes, ms (per-frame totals over the frames each ran in{})\n",
+                shown.qualifier("total")
+            ));
+            scope_table("pass", &shown.rows, false).console(out, 2);
+            list::more_console(shown.hidden, PASSES, 2, out);
         }
         if s.counters.is_empty() {
             out.push_str("\ncounters: none recorded\n");
         } else {
-            out.push_str("\ncounters (exact per-frame values)\n");
-            counter_table(&s.counters).console(out, 2);
+            let shown = self.counters();
+            out.push_str(&format!(
+                "\ncounters (exact per-frame values{})\n",
+                shown.qualifier("sum")
+            ));
+            counter_table(&shown.rows).console(out, 2);
+            list::more_console(shown.hidden, COUNTERS, 2, out);
         }
-        let reasons = self.reasons();
+        let reasons = grouped_reasons(&self.null_stats(false));
         if !reasons.is_empty() {
-            out.push_str(&format!("\nnot computed ({NONE})\n"));
+            out.push('\n');
             for r in reasons {
-                out.push_str(&format!("  {r}\n"));
+                out.push_str(&format!("{r}\n"));
             }
+            out.push_str("  each metric's own reason: --format json (null_reasons)\n");
         }
         defects_console(&s.defects, "defects", out);
         if !s.notes.is_empty() {
@@ -326,22 +519,40 @@ impl Report for SummaryView {
         out.push_str("\n**Work time, ms** (this frame's CPU begin to end)\n\n");
         time_table(&s.work.times).markdown(out);
         if !s.scopes.is_empty() {
-            out.push_str("\n**Scopes, ms** (per-frame inclusive totals)\n\n");
-            scope_table("scope", &s.scopes, true).markdown(out);
+            let shown = self.scopes();
+            out.push_str(&format!(
+                "\n**Scopes, ms** (per-frame inclusive totals{})\n\n",
+                shown.qualifier("total")
+            ));
+            scope_table("scope", &shown.rows, true).markdown(out);
+            list::more_markdown(shown.hidden, SCOPES, out);
         }
         if !s.passes.is_empty() {
-            out.push_str("\n**GPU passes, ms**\n\n");
-            scope_table("pass", &s.passes, false).markdown(out);
+            let shown = self.passes();
+            let qualifier = shown.qualifier("total");
+            out.push_str(&if qualifier.is_empty() {
+                "\n**GPU passes, ms**\n\n".to_owned()
+            } else {
+                format!("\n**GPU passes, ms** ({})\n\n", &qualifier[2..])
+            });
+            scope_table("pass", &shown.rows, false).markdown(out);
+            list::more_markdown(shown.hidden, PASSES, out);
         }
         if !s.counters.is_empty() {
-            out.push_str("\n**Counters** (exact)\n\n");
-            counter_table(&s.counters).markdown(out);
+            let shown = self.counters();
+            out.push_str(&format!(
+                "\n**Counters** (exact{})\n\n",
+                shown.qualifier("sum")
+            ));
+            counter_table(&shown.rows).markdown(out);
+            list::more_markdown(shown.hidden, COUNTERS, out);
         }
-        let reasons = self.reasons();
+        // Only the reasons of the rows shown: the rest are in the JSON.
+        let reasons = self.null_stats(true);
         if !reasons.is_empty() {
             out.push_str(&format!("\n**Not computed ({NONE})**\n\n"));
             for r in reasons {
-                out.push_str(&format!("- {r}\n"));
+                out.push_str(&format!("- {}.{}: {}\n", r.block, r.stat, r.reason));
             }
         }
         defects_markdown(&s.defects, "Defects", out);
@@ -373,5 +584,55 @@ impl Report for SummaryView {
             });
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use framewise_analysis::stats::NullReason;
+
+    #[test]
+    fn reads_the_analysis_crates_too_few_reason() {
+        let text = NullReason::TooFew {
+            needed: 20,
+            have: 12,
+        }
+        .to_string();
+        assert_eq!(too_few(&text), Some((20, 12)));
+        assert_eq!(too_few(&NullReason::Empty.to_string()), None);
+    }
+
+    #[test]
+    fn one_line_per_kind_of_reason() {
+        let few = |needed, have| NullReason::TooFew { needed, have }.to_string();
+        let (r20, r100a, r100b, r1000, empty) = (
+            few(20, 12),
+            few(100, 12),
+            few(100, 11),
+            few(1000, 11),
+            NullReason::Empty.to_string(),
+        );
+        let stat = |block: &str, stat, reason| NullStat {
+            block: block.to_owned(),
+            stat,
+            reason,
+        };
+        let stats = vec![
+            stat("frame", "p999", &r1000),
+            stat("frame", "p99", &r100b),
+            stat("frame", "low_1pct_fps", &r100b),
+            stat("scope.a", "p95", &r20),
+            stat("scope.a", "p01", &r100a),
+            stat("scope.b", "p99", &r100a),
+            stat("counter.c", "sum", &empty),
+        ];
+        assert_eq!(
+            grouped_reasons(&stats),
+            vec![
+                "— = not enough frames behind it: p95 needs ≥ 20, p01/p99/1% low need ≥ 100, p99.9 needs ≥ 1000 (this capture: 11–12 frames)".to_owned(),
+                "— = no values: counter.c.sum".to_owned(),
+            ]
+        );
     }
 }

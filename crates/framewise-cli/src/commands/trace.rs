@@ -175,6 +175,10 @@ impl Report for TraceView {
     fn console(&self, out: &mut String) {
         out.push_str(&format!("{}\n", self.line()));
         out.push_str("GPU tracks are on a nominal clock: GPU-measured durations placed at each frame's CPU anchor\n");
+        out.push_str(&format!(
+            "next: open {} in https://ui.perfetto.dev (\"Open trace file\") or chrome://tracing\n",
+            self.out
+        ));
         defects_console(&self.defects, "defects", out);
     }
 

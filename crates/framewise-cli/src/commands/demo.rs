@@ -1,0 +1,126 @@
+//! `framewise demo`: the main job. Runs the instrumented demo game (a flocking simulation
+//! on worker threads, a CPU software renderer as a frame graph, hitches with real causes),
+//! records it, then explains the capture with the same verbs a user would type next:
+//! `summarize` and `hitches`, followed by the exact commands to look further.
+//!
+//! Exit: 0 when the game ran and the capture was recorded and explained (hitches are the
+//! demo's point, not a failure); 4 when the run or the recording failed.
+
+use std::path::Path;
+
+use anyhow::Context;
+use framewise_demo::cli::DemoArgs;
+
+use crate::input;
+use crate::output;
+
+/// `framewise demo`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub demo: DemoArgs,
+}
+
+/// Runs the verb.
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let config = args.demo.to_config()?;
+    let frames = config.frames;
+    let message = match &config.output {
+        Some(path) => format!(
+            "running the demo game: {frames} frames → {}",
+            path.display()
+        ),
+        None => format!("running the demo game: {frames} frames, not recorded"),
+    };
+    let outcome = input::with_spinner(message, || framewise_demo::run(config))
+        .context("the demo game failed")?;
+    let seconds = outcome.wall_ns as f64 / 1e9;
+    let Some(capture) = outcome.capture.clone() else {
+        output::write_stdout(&format!(
+            "ran {} frames in {seconds:.1} s on {} worker threads (not recorded)\n",
+            outcome.frames.len(),
+            outcome.threads
+        ))?;
+        return Ok(0);
+    };
+    if let Some(report) = &outcome.report {
+        if !report.is_complete() {
+            anyhow::bail!(
+                "the recording of {} is incomplete: {} frames closed, {} written, {} dropped, {} lost to an error",
+                capture.display(),
+                report.frames_closed,
+                report.frames_written,
+                report.frames_dropped,
+                report.frames_lost_to_error
+            );
+        }
+    }
+    let bytes = std::fs::metadata(&capture).map(|m| m.len()).unwrap_or(0);
+    let file = capture.display().to_string();
+    let mut head = format!(
+        "framewise demo: recorded {} frames in {seconds:.1} s on {} worker threads → {file} ({:.1} MB)\n",
+        outcome.frames.len(),
+        outcome.threads,
+        bytes as f64 / 1e6
+    );
+    if !outcome.injected.is_empty() {
+        let causes: Vec<String> = outcome
+            .injected
+            .iter()
+            .map(|h| format!("{} at frame {}", h.cause.name(), h.frame))
+            .collect();
+        head.push_str(&format!(
+            "the game injected {} hitches with real causes: {}\n",
+            causes.len(),
+            causes.join(", ")
+        ));
+    }
+    head.push_str(&format!("\n── framewise summarize {file}\n"));
+    output::write_stdout(&head)?;
+    crate::run_verb(["summarize", file.as_str()])?;
+    output::write_stdout(&format!("\n── framewise hitches {file}\n"))?;
+    // `hitches` exits 1 when it finds any: here that is the expected outcome, not a failure.
+    crate::run_verb(["hitches", file.as_str()])?;
+    output::write_stdout(&next_steps(
+        &capture,
+        outcome.injected.first().map(|h| h.frame),
+    ))?;
+    Ok(0)
+}
+
+/// The commands to look further, spelled out for this capture.
+fn next_steps(capture: &Path, hitch_frame: Option<u64>) -> String {
+    let file = capture.display().to_string();
+    let trace = capture.with_extension("trace.json").display().to_string();
+    let frame = hitch_frame.map_or_else(String::new, |f| format!(" --frame {f}"));
+    let rows = [
+        (
+            format!("framewise hitches {file} --format json"),
+            "every hitch with its evidence, for machines",
+        ),
+        (
+            format!("framewise attribute {file}{frame}"),
+            "which scopes (and call sites) made that frame slow",
+        ),
+        (
+            format!("framewise trace {file} -o {trace}"),
+            "a timeline for Perfetto (ui.perfetto.dev) or chrome://tracing",
+        ),
+        (
+            format!(
+                "framewise demo --variant slow -o slow.sgpt && framewise gate {file} slow.sgpt"
+            ),
+            "a real regression (draw calls doubled), caught by the gate: exit 1",
+        ),
+        (
+            format!("framewise inspect {file}"),
+            "the file itself: records, symbols, topology, defects",
+        ),
+    ];
+    let mut out = String::from("\n── next\n");
+    for (command, why) in rows {
+        out.push_str(&format!("  {command}\n      {why}\n"));
+    }
+    out.push_str("  (the web inspector, `framewise view`, is not built yet)\n");
+    out
+}
