@@ -85,3 +85,138 @@ fn the_slow_variant_is_caught_by_the_gate() {
         "draw calls must be among the regressions: {failed:?}\n{gate}"
     );
 }
+
+/// Whether the tests run under CI, where a missing GPU adapter must fail rather than skip.
+fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|value| {
+        let value = value.trim().to_ascii_lowercase();
+        !value.is_empty() && value != "false" && value != "0"
+    })
+}
+
+/// Mesa's lavapipe ICD, when installed: the test points the Vulkan loader at it alone, so
+/// the adapter (and so the truth grade) is the same on every machine that has it.
+fn lavapipe_icd() -> Option<String> {
+    let dir = std::fs::read_dir("/usr/share/vulkan/icd.d").ok()?;
+    dir.filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with("lvp_icd"))
+        })
+        .map(|path| path.display().to_string())
+}
+
+#[test]
+fn the_gpu_demo_records_a_software_gpu_track_in_the_frame_graph() {
+    let dir = Dir::new();
+    let icd = lavapipe_icd();
+    let env: Vec<(&str, &str)> = icd
+        .as_deref()
+        .map(|icd| vec![("VK_DRIVER_FILES", icd), ("VK_ICD_FILENAMES", icd)])
+        .unwrap_or_default();
+    let run = dir.run_env(
+        &[
+            "demo",
+            "--gpu",
+            "--frames",
+            "150",
+            "--quiet",
+            "--fixed-dt",
+            "0.016",
+            "-o",
+            "gpu.sgpt",
+        ],
+        &env,
+    );
+    if run.code == 4 && run.stderr.contains("no GPU to time") {
+        assert!(
+            !under_ci(),
+            "CI=true and no GPU adapter; scripts/install-test-deps installs Mesa's lavapipe \
+             (mesa-vulkan-drivers, libvulkan1):\n{}",
+            run.stderr
+        );
+        eprintln!(
+            "skipping: {} (install mesa-vulkan-drivers and libvulkan1 for lavapipe, or set \
+             CI=true to make this a failure)",
+            run.stderr.trim()
+        );
+        return;
+    }
+    let run = run.expect(0);
+    assert!(
+        run.stdout.contains("GPU track: 150 frames of wgpu passes"),
+        "{}",
+        run.stdout
+    );
+
+    // Every frame has its GPU passes, timed, and they are nodes of the frame graph beside
+    // the CPU renderer's own passes.
+    let capture = framewise_format::read::open(dir.path("gpu.sgpt")).expect("the capture opens");
+    assert!(capture.defects().is_empty(), "{:?}", capture.defects());
+    let name = |id| capture.symbols().name(id).unwrap_or("?").to_owned();
+    let meta = capture.meta().expect("META");
+    let [graph] = capture.topologies() else {
+        panic!("one topology expected, got {}", capture.topologies().len());
+    };
+    let nodes: Vec<String> = graph.passes.iter().map(|p| name(p.label)).collect();
+    for pass in framewise_demo::PASSES
+        .iter()
+        .copied()
+        .chain(["particles.update", "particles.draw"])
+    {
+        assert!(nodes.iter().any(|n| n == pass), "{pass} not in {nodes:?}");
+    }
+    let mut frames = 0;
+    for frame in capture.frames() {
+        let frame = frame.expect("every frame decodes");
+        frames += 1;
+        assert_eq!(frame.topology, Some(graph.id));
+        assert!(
+            frame.gpu.expected && !frame.gpu.results_missing,
+            "frame {}",
+            frame.index
+        );
+        let timed: Vec<String> = frame
+            .gpu
+            .passes
+            .iter()
+            .filter(|p| p.timing.is_some() && nodes.contains(&name(p.pass)))
+            .map(|p| name(p.pass))
+            .collect();
+        assert_eq!(
+            timed,
+            ["particles.update", "particles.draw"],
+            "frame {}",
+            frame.index
+        );
+    }
+    assert_eq!(frames, 150);
+
+    // The adapter's type is in META and decides the truth grade.
+    let summary = dir
+        .run(&["summarize", "gpu.sgpt", "--format", "json"])
+        .expect(0)
+        .json();
+    let adapter_type = match meta.adapter.as_ref().map(|a| a.adapter_type) {
+        Some(framewise_format::model::AdapterType::Software) => "software",
+        Some(framewise_format::model::AdapterType::Hardware) => "hardware",
+        other => panic!("META declares no adapter type: {other:?}"),
+    };
+    if icd.is_some() || under_ci() {
+        assert_eq!(adapter_type, "software", "lavapipe is a software adapter");
+    }
+    assert_eq!(
+        summary["grade"]["timing"], adapter_type,
+        "{}",
+        summary["grade"]
+    );
+    for pass in ["particles.update", "particles.draw"] {
+        assert_eq!(
+            summary["passes"][pass]["count"], 150,
+            "{pass}: {}",
+            summary["passes"]
+        );
+    }
+}

@@ -48,6 +48,11 @@ pub struct DemoArgs {
     /// Do not inject the four hitches and the pause.
     #[arg(long)]
     pub quiet: bool,
+    /// Also run a wgpu workload (particle compute + offscreen render passes) and record its
+    /// GPU pass timings. Fails with the reason when there is no GPU adapter or this build
+    /// lacks the `gpu` feature.
+    #[arg(long, conflicts_with = "no_record")]
+    pub gpu: bool,
 }
 
 fn parse_level(value: &str) -> Option<CaptureLevel> {
@@ -95,6 +100,7 @@ impl DemoArgs {
             snap_bug: self.snap_bug,
             usermark_at: self.usermark_at,
             output: (!self.no_record).then(|| self.output.clone()),
+            gpu: self.gpu,
             fixed_dt,
             golden_frame: self.golden_frame,
             golden_path: self.golden_path.clone(),

@@ -196,8 +196,10 @@ pub struct DemoConfig {
     /// Where the capture goes; `None` runs the game without recording (the overhead
     /// baseline). `FRAMEWISE_CAPTURE`, when set, wins over this.
     pub output: Option<PathBuf>,
-    /// GPU timing. The demo renders on the CPU and has no GPU work to time: `true` is
-    /// refused with an error rather than silently ignored.
+    /// Also run a real wgpu workload each frame and time it (a GPU track in the capture).
+    /// Needs the `gpu` cargo feature, a GPU adapter (a software one such as lavapipe will
+    /// do) and a recording: without any of them the run is refused with the reason, never
+    /// silently run CPU-only.
     pub gpu: bool,
     /// Pins the simulation step; `None` takes `FRAMEWISE_FIXED_DT`, else the measured frame
     /// time (clamped) as a real game would.
@@ -255,11 +257,8 @@ impl DemoConfig {
     /// Checks that the schedule fits the run and the scale is usable.
     pub fn validate(&self) -> Result<(), DemoError> {
         let bad = |reason: String| Err(DemoError::Config { reason });
-        if self.gpu {
-            return bad(
-                "the demo renders on the CPU and has no GPU work to time; run it without --gpu"
-                    .into(),
-            );
+        if self.gpu && !cfg!(feature = "gpu") {
+            return Err(DemoError::GpuNotBuilt);
         }
         if self.frames == 0 {
             return bad("frames must be at least 1".into());
@@ -364,7 +363,14 @@ mod tests {
             gpu: true,
             ..DemoConfig::default()
         };
-        assert!(matches!(gpu.validate(), Err(DemoError::Config { .. })));
+        if cfg!(feature = "gpu") {
+            gpu.validate()
+                .expect("--gpu is valid in a build with the gpu feature");
+        } else {
+            let refused = gpu.validate().expect_err("--gpu needs the gpu feature");
+            assert!(matches!(refused, DemoError::GpuNotBuilt));
+            assert!(refused.to_string().contains("--features gpu"), "{refused}");
+        }
         let mut clash = DemoConfig::default();
         clash.schedule.new_material_at = Some(277);
         assert!(clash.validate().is_err());

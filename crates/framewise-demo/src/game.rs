@@ -8,6 +8,7 @@ use framewise::{
 };
 
 use crate::alloc;
+use crate::gpu::{self, GpuDevice, GpuWork};
 use crate::math::{Rng, Vec2};
 use crate::render::graph::{self, Pass, ALL_PASSES};
 use crate::render::materials::Material;
@@ -79,6 +80,19 @@ pub fn run(mut config: DemoConfig) -> Result<DemoOutcome, DemoError> {
         .build()?;
 
     let capture = env.capture.clone().or_else(|| config.output.clone());
+    // The device comes first: META, written when the session starts, describes it.
+    let gpu_device = if config.gpu {
+        if capture.is_none() {
+            return Err(DemoError::Config {
+                reason: "--gpu records GPU pass timings into the capture; it cannot run \
+                         without recording (--no-record)"
+                    .into(),
+            });
+        }
+        Some(GpuDevice::new()?)
+    } else {
+        None
+    };
     let session = match &capture {
         None => None,
         Some(path) => {
@@ -115,8 +129,15 @@ pub fn run(mut config: DemoConfig) -> Result<DemoOutcome, DemoError> {
             if env.capture.is_some() {
                 builder = builder.apply_env(&env);
             }
+            if let Some(device) = &gpu_device {
+                builder = device.declare(builder);
+            }
             Some(builder.start(path.as_path())?)
         }
+    };
+    let mut gpu_work = match (gpu_device, &session) {
+        (Some(device), Some(session)) => Some(device.start(session)?),
+        _ => None,
     };
     let level = session.as_ref().map(Session::level);
     if let Some(level) = level {
@@ -124,7 +145,14 @@ pub fn run(mut config: DemoConfig) -> Result<DemoOutcome, DemoError> {
     }
 
     let mut game = Game::new(&config, pool);
-    let outcome = game.play(&config, session.as_ref(), capture.as_deref());
+    let outcome = game.play(
+        &config,
+        session.as_ref(),
+        gpu_work.as_mut(),
+        capture.as_deref(),
+    );
+    // The GPU work (profiler, device) ends before the session it recorded into.
+    let gpu = gpu_work.map(|work| work.report());
     let report = match session {
         Some(session) => Some(session.stop().map_err(Box::new)?),
         None => None,
@@ -148,6 +176,7 @@ pub fn run(mut config: DemoConfig) -> Result<DemoOutcome, DemoError> {
         fixed_dt: config.fixed_dt.is_some(),
         threads,
         wall_ns: u64::try_from(wall.elapsed().as_nanos()).unwrap_or(u64::MAX),
+        gpu,
         config,
     })
 }
@@ -203,6 +232,7 @@ impl Game {
         &mut self,
         config: &DemoConfig,
         session: Option<&Session>,
+        mut gpu: Option<&mut GpuWork>,
         capture: Option<&Path>,
     ) -> Result<Played, DemoError> {
         let _count = alloc::count_this_thread();
@@ -214,10 +244,11 @@ impl Game {
             pixels_shaded: s.label("pixels_shaded"),
         });
         let topology = session.map(|s| {
-            s.register_topology(&graph::topology(
-                config.scale.width_px,
-                config.scale.height_px,
-            ))
+            let mut topology = graph::topology(config.scale.width_px, config.scale.height_px);
+            if let Some(gpu) = gpu.as_deref() {
+                gpu::merge_topology(&mut topology, gpu.topology());
+            }
+            s.register_topology(&topology)
         });
         let mut tallies: Vec<FrameTally> = Vec::with_capacity(config.frames as usize);
         let mut snaps = Vec::new();
@@ -423,6 +454,11 @@ impl Game {
                 self.renderer.render(&view, &self.pool)
             };
             pipelines_created += stats.pipelines_created;
+            if let (Some(s), Some(gpu)) = (session, gpu.as_deref_mut()) {
+                let _scope = scope!("gpu_submit");
+                // The last frame waits for every outstanding GPU result before it closes.
+                gpu.run_frame(s, frame + 1 == config.frames)?;
+            }
 
             if config.golden_frame == Some(frame) {
                 let _scope = scope!("golden_capture");

@@ -23,6 +23,11 @@
 //! `motion.camera.x_mm`, `motion.camera.z_mm`); the phase (`boot`, `load`, `play`), pause,
 //! the frame graph's topology (level ≥ 1) and per-pass workloads (level ≥ 2).
 //!
+//! With [`DemoConfig::gpu`] (`--gpu`, cargo feature `gpu`) it also runs a real wgpu workload
+//! each frame — a compute pass updating particles and a render pass drawing them into an
+//! offscreen texture, timed by `framewise-wgpu` — so the capture has a GPU track, and the
+//! GPU passes join the frame graph (see [`gpu`]).
+//!
 //! ```no_run
 //! use framewise_demo::{run, DemoConfig};
 //!
@@ -38,6 +43,7 @@ mod alloc;
 pub mod cli;
 mod config;
 mod game;
+pub mod gpu;
 pub mod math;
 pub mod png;
 pub mod render;
@@ -50,6 +56,7 @@ pub use alloc::{is_measurable as allocations_measurable, CountingAlloc};
 pub use config::{DemoConfig, Scale, Schedule, Variant, DEFAULT_FRAMES};
 pub use framewise::CaptureLevel;
 pub use game::run;
+pub use gpu::GpuReport;
 pub use render::graph::PASSES;
 pub use render::PassStats;
 
@@ -225,6 +232,8 @@ pub struct DemoOutcome {
     pub threads: usize,
     /// Wall time of the whole run, ns.
     pub wall_ns: u64,
+    /// The GPU a `--gpu` run timed its workload on; `None` without `--gpu`.
+    pub gpu: Option<GpuReport>,
 }
 
 impl DemoOutcome {
@@ -263,6 +272,25 @@ pub enum DemoError {
     /// The worker threads could not be started.
     #[error("cannot start the demo's worker threads: {0}")]
     Pool(#[from] rayon::ThreadPoolBuildError),
+    /// `--gpu` was asked for, but this build has no GPU workload: the `gpu` feature was off.
+    #[error(
+        "--gpu: this build has no GPU workload (it was compiled without the `gpu` feature); \
+         rebuild with it: `cargo run --release -p framewise-cli --features gpu -- demo --gpu` \
+         (or `-p framewise-demo --features gpu` for the framewise-demo binary)"
+    )]
+    GpuNotBuilt,
+    /// `--gpu` was asked for, but no GPU device could be made (no adapter, no driver).
+    #[error("--gpu: no GPU to time, so no GPU track can be recorded: {reason}")]
+    NoGpu {
+        /// Why, as wgpu said it.
+        reason: String,
+    },
+    /// The GPU workload failed while the game ran.
+    #[error("the GPU workload failed: {reason}")]
+    Gpu {
+        /// What went wrong.
+        reason: String,
+    },
     /// The golden frame could not be written.
     #[error("cannot write the golden frame to {path}: {source}")]
     Golden {

@@ -57,6 +57,18 @@ fn main() -> ExitCode {
                     h.cause.expected_kind()
                 );
             }
+            if let Some(gpu) = &outcome.gpu {
+                match &gpu.timestamps_absent {
+                    None => println!(
+                        "GPU track: {} frames timed on {} ({} adapter, {})",
+                        gpu.frames_delivered, gpu.adapter, gpu.adapter_type, gpu.backend
+                    ),
+                    Some(reason) => println!(
+                        "GPU passes recorded on {} without times: {reason}",
+                        gpu.adapter
+                    ),
+                }
+            }
             if !outcome.snaps.is_empty() {
                 println!("snap-back bug fired at frames {:?}", outcome.snaps);
             }

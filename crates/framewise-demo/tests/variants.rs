@@ -117,14 +117,21 @@ fn the_snap_bug_jumps_the_unit_back_for_one_frame() {
 
 #[test]
 fn impossible_configurations_are_refused() {
+    // `--gpu` is never run CPU-only in silence: without the feature the run says how to
+    // rebuild; with it, a run that does not record is refused (the GPU track goes nowhere).
     let gpu = DemoConfig {
         gpu: true,
         ..small_config(100)
     };
-    assert!(matches!(
-        framewise_demo::run(gpu),
-        Err(DemoError::Config { .. })
-    ));
+    let refused = framewise_demo::run(gpu).expect_err("--gpu without recording is refused");
+    if cfg!(feature = "gpu") {
+        assert!(
+            matches!(&refused, DemoError::Config { reason } if reason.contains("--no-record")),
+            "{refused}"
+        );
+    } else {
+        assert!(matches!(refused, DemoError::GpuNotBuilt), "{refused}");
+    }
     let mut late = small_config(100);
     late.schedule.pathfind_rebuild_at = Some(100);
     assert!(matches!(

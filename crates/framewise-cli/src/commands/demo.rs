@@ -4,7 +4,9 @@
 //! `summarize` and `hitches`, followed by the exact commands to look further.
 //!
 //! Exit: 0 when the game ran and the capture was recorded and explained (hitches are the
-//! demo's point, not a failure); 4 when the run or the recording failed.
+//! demo's point, not a failure); 4 when the run or the recording failed — including `--gpu`
+//! with no GPU adapter, or in a build without the `gpu` feature (the message says why and,
+//! for the latter, the command that rebuilds with it).
 
 use std::path::Path;
 
@@ -63,6 +65,26 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         outcome.threads,
         bytes as f64 / 1e6
     );
+    if let Some(gpu) = &outcome.gpu {
+        match &gpu.timestamps_absent {
+            None => head.push_str(&format!(
+                "GPU track: {} frames of wgpu passes (particles.update, particles.draw) timed on {} ({} adapter, {}){}\n",
+                gpu.frames_delivered,
+                gpu.adapter,
+                gpu.adapter_type,
+                gpu.backend,
+                if gpu.adapter_type == "software" {
+                    "; software timings, not comparable with a GPU's"
+                } else {
+                    ""
+                }
+            )),
+            Some(reason) => head.push_str(&format!(
+                "GPU passes recorded on {} without times: {reason}\n",
+                gpu.adapter
+            )),
+        }
+    }
     if !outcome.injected.is_empty() {
         let causes: Vec<String> = outcome
             .injected
