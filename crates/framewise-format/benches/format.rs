@@ -1,7 +1,8 @@
 //! Format benchmarks: scan-read throughput (with CRC), opening a CLOSED 1 GB capture by its
 //! directory, frame encode/decode, and the encoded size of a realistic frame.
 //!
-//! `cargo bench -p framewise-format --bench format`
+//! `cargo bench -p framewise-format --bench format` (`-- frame` for the frame group alone:
+//! the scan and open groups build their 200 MiB and 1 GiB inputs only when they run).
 #![allow(missing_docs)]
 
 #[path = "../tests/support/mod.rs"]
@@ -13,6 +14,7 @@ use framewise_format::{payload, read, Writer};
 use std::hint::black_box;
 use std::io::{BufWriter, Cursor};
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// Builds a capture of at least `min_bytes` from realistic frames.
 fn capture_of(min_bytes: u64) -> Vec<u8> {
@@ -121,16 +123,28 @@ fn encoded_size_report() {
 fn benches(c: &mut Criterion) {
     encoded_size_report();
 
-    let bytes = capture_of(200 << 20);
+    // The big inputs are built lazily, inside the benchmarks that use them, so that a filtered
+    // run (`-- frame`) does not spend minutes writing files it will not read.
+    let bytes = OnceLock::new();
+    let bytes = || bytes.get_or_init(|| capture_of(200 << 20));
+    let unclosed = OnceLock::new();
+    let unclosed = || {
+        unclosed.get_or_init(|| {
+            let mut v = bytes().clone();
+            v[8] = 0;
+            v
+        })
+    };
     let mut g = c.benchmark_group("scan");
     g.sample_size(10);
-    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    // The capture is at least 200 MiB and a few KiB more; the figure is per 200 MiB.
+    g.throughput(Throughput::Bytes(200 << 20));
     g.bench_function("scan_records_crc_200MiB", |b| {
-        b.iter(|| black_box(read::scan_records(black_box(&bytes))))
+        let bytes = bytes();
+        b.iter(|| black_box(read::scan_records(black_box(bytes))))
     });
-    let mut unclosed = bytes.clone();
-    unclosed[8] = 0;
     g.bench_function("open_by_scan_200MiB", |b| {
+        let unclosed = unclosed();
         b.iter_batched(
             || unclosed.clone(),
             |v| black_box(read::from_bytes(v).expect("open")),
@@ -138,13 +152,11 @@ fn benches(c: &mut Criterion) {
         )
     });
     g.finish();
-    drop(bytes);
-    drop(unclosed);
 
-    let path = big_file();
     let mut g = c.benchmark_group("open");
     g.sample_size(20);
     g.bench_function("open_closed_1GiB_by_directory", |b| {
+        let path = big_file();
         b.iter(|| {
             let c = read::open(&path).expect("open");
             assert!(c.opened_by_directory());
@@ -153,13 +165,14 @@ fn benches(c: &mut Criterion) {
     });
     g.finish();
 
-    let symbols = support::symbols();
     let mut rng = support::Rng::new(9);
     let frame = support::frame(&mut rng, 100, 5_000_000);
+    let spans: usize = frame.lanes.iter().map(|l| l.spans.len()).sum();
     let mut encoded = Vec::new();
     payload::encode_frame(&mut encoded, &frame, std::iter::empty()).expect("encode");
-    let _ = symbols;
     let mut g = c.benchmark_group("frame");
+    // Elements are CPU spans: criterion's element rate is spans per second.
+    g.throughput(Throughput::Elements(spans as u64));
     g.bench_function("encode_realistic_frame", |b| {
         let mut out = Vec::with_capacity(4096);
         b.iter(|| {
@@ -170,6 +183,68 @@ fn benches(c: &mut Criterion) {
     });
     g.bench_function("decode_realistic_frame", |b| {
         b.iter(|| black_box(payload::decode_frame(black_box(&encoded)).expect("decode")))
+    });
+    g.bench_function("decode_realistic_frame_into", |b| {
+        let mut decoder = payload::FrameDecoder::new();
+        let mut into = Frame::default();
+        b.iter(|| {
+            decoder
+                .decode_frame_into(black_box(&encoded), &mut into)
+                .expect("decode");
+            black_box(into.lanes.len())
+        })
+    });
+    g.finish();
+
+    // The same work over 256 different frames per iteration: a branch predictor can learn the
+    // token pattern of one frame decoded again and again, never those of a whole capture.
+    // Elements are CPU spans, so the element rate is spans per second.
+    let mut rng = support::Rng::new(21);
+    let frames: Vec<Frame> = (0..256)
+        .map(|i| support::frame(&mut rng, i, 1_000_000 + i * 16_700_000))
+        .collect();
+    let payloads: Vec<Vec<u8>> = frames
+        .iter()
+        .map(|f| {
+            let mut out = Vec::new();
+            payload::encode_frame(&mut out, f, std::iter::empty()).expect("encode");
+            out
+        })
+        .collect();
+    let spans: usize = frames
+        .iter()
+        .map(|f| f.lanes.iter().map(|l| l.spans.len()).sum::<usize>())
+        .sum();
+    let mut g = c.benchmark_group("frames");
+    g.throughput(Throughput::Elements(spans as u64));
+    g.bench_function("encode_256_realistic_frames", |b| {
+        let mut out = Vec::with_capacity(4096);
+        b.iter(|| {
+            for f in &frames {
+                out.clear();
+                payload::encode_frame(&mut out, black_box(f), std::iter::empty()).expect("encode");
+            }
+            black_box(out.len())
+        })
+    });
+    g.bench_function("decode_256_realistic_frames", |b| {
+        b.iter(|| {
+            for p in &payloads {
+                black_box(payload::decode_frame(black_box(p)).expect("decode"));
+            }
+        })
+    });
+    g.bench_function("decode_256_realistic_frames_into", |b| {
+        let mut decoder = payload::FrameDecoder::new();
+        let mut into = Frame::default();
+        b.iter(|| {
+            for p in &payloads {
+                decoder
+                    .decode_frame_into(black_box(p), &mut into)
+                    .expect("decode");
+                black_box(into.lanes.len());
+            }
+        })
     });
     g.finish();
 }

@@ -20,7 +20,8 @@ pub const UNARY_LIMIT: u64 = 24;
 pub struct RiceContext {
     /// Running sum of coded values, saturating at `u64::MAX` (then halved like any sum).
     a: u64,
-    n: u32,
+    /// Count, in `1..RESET`. A u64 only so that [`RiceContext::k`] needs no widening.
+    n: u64,
 }
 
 impl RiceContext {
@@ -33,26 +34,24 @@ impl RiceContext {
     }
 
     /// The current Rice parameter: the smallest `k ≤ 63` with `n · 2^k ≥ a`.
-    #[inline]
+    #[inline(always)]
     pub fn k(&self) -> u32 {
-        let n = u64::from(self.n);
-        if self.a <= n {
-            return 0;
-        }
-        // n << (bitlen(a) - bitlen(n)) has a's bit length: it is either ≥ a (and one less
-        // would be shorter than a), or one more shift is needed. No division.
-        let mut k = n.leading_zeros() - self.a.leading_zeros();
-        if (n << k) < self.a {
-            k += 1;
-        }
-        k.min(63)
+        let n = self.n;
+        // d = bitlen(a) - bitlen(n), or 0 when a is the shorter. When a > n, n << d has a's
+        // bit length: it is either ≥ a (and one less would be shorter than a), or one more
+        // shift is needed. When a ≤ n, d = 0 and n ≥ a: k = 0. No division. (A branchless
+        // max(a, n) in place of the saturation measured slower: the branch predicts well
+        // and keeps k off the dependency chain.)
+        let d = n.leading_zeros().saturating_sub(self.a.leading_zeros());
+        (d + u32::from((n << d) < self.a)).min(63)
     }
 
-    #[inline]
-    fn update(&mut self, value: u64) {
+    #[inline(always)]
+    pub(crate) fn update(&mut self, value: u64) {
+        // (A branchless halving measured slower than this rarely taken branch.)
         self.a = self.a.saturating_add(value);
         self.n += 1;
-        if self.n >= RESET {
+        if self.n >= u64::from(RESET) {
             self.a >>= 1;
             self.n >>= 1;
         }
@@ -61,88 +60,227 @@ impl RiceContext {
 
 /// Writes bits MSB-first into a byte vector; the last byte is zero-padded by [`finish`].
 ///
+/// Pending bits sit left-aligned in a 64-bit accumulator. Every write stores the whole
+/// accumulator (8 bytes, big-endian) at the write position and advances it past the
+/// complete bytes only, so a write costs one unaligned store and a few shifts, never a loop
+/// over bytes; fewer than 8 bits are pending between writes. The vector is grown ahead of the
+/// position in steps (zero-filled, never read) and cut back to the bytes written when the
+/// writer is finished or dropped. While the writer lives it holds the vector itself (the
+/// caller's is left empty) and gives it back then.
+///
 /// [`finish`]: BitWriter::finish
 pub struct BitWriter<'a> {
+    /// Where the bytes go back when the writer is finished or dropped.
     out: &'a mut Vec<u8>,
+    /// `out`'s vector, moved here while the writer lives: a local vector whose address no
+    /// call ever sees, so that its pointer and length stay in registers while bytes are
+    /// stored through the pointer (through `&mut Vec` they would be reloaded after each).
+    buf: Vec<u8>,
+    state: WriteState,
+}
+
+/// A bit writer's position and pending bits, apart from its vector: out-of-line paths take
+/// and return it by value, so that a caller's writer never has its address taken and can
+/// live in registers.
+#[derive(Clone, Copy)]
+struct WriteState {
+    /// Where the next complete byte goes; the vector holds exactly the written bytes before
+    /// it.
+    pos: usize,
+    /// Pending bits, left-aligned; the bits below the top `nbits` are zero.
     acc: u64,
+    /// Pending bit count, always `< 8` between calls.
     nbits: u32,
+}
+
+impl WriteState {
+    /// Appends the `n` bits of `value`, `1 ≤ n ≤ 56`; `value` must be below `2^n`.
+    #[inline(always)]
+    fn put_small(&mut self, out: &mut Vec<u8>, value: u64, n: u32) {
+        debug_assert!((1..=56).contains(&n) && self.nbits < 8 && value >> n == 0);
+        // nbits + n ≤ 63, so the shift is in 1..=63.
+        self.acc |= value << (64 - self.nbits - n);
+        self.nbits += n;
+        let word = self.acc.to_be_bytes();
+        match out.get_mut(self.pos..self.pos + 8) {
+            Some(dst) => dst.copy_from_slice(&word),
+            None => *out = grown_and_stored(std::mem::take(out), self.pos, word),
+        }
+        self.pos += (self.nbits / 8) as usize;
+        // nbits & !7 ≤ 56: the complete bytes just stored leave the accumulator.
+        self.acc <<= self.nbits & !7;
+        self.nbits &= 7;
+    }
+
+    /// Writes the low `n ≤ 64` bits of `value`.
+    #[inline]
+    fn put(&mut self, out: &mut Vec<u8>, value: u64, n: u32) {
+        if n > 56 {
+            self.put(out, value >> 32, n - 32);
+            self.put_small(out, value & 0xffff_ffff, 32);
+        } else if n > 0 {
+            self.put_small(out, value & (u64::MAX >> (64 - n)), n);
+        }
+    }
+
+    /// Codes `value` with Rice parameter `k` (the context is the caller's).
+    #[inline(always)]
+    fn rice(&mut self, out: &mut Vec<u8>, k: u32, value: u64) {
+        if let Some((code, n)) = rice_field(k, value) {
+            self.put_small(out, code, n);
+        } else {
+            let taken = std::mem::take(out);
+            (*self, *out) = self.rice_long(taken, k, value);
+        }
+    }
+
+    /// Escapes, and values whose code is longer than one write.
+    #[cold]
+    #[inline(never)]
+    fn rice_long(mut self, mut out: Vec<u8>, k: u32, value: u64) -> (Self, Vec<u8>) {
+        let q = value >> k;
+        if q < UNARY_LIMIT {
+            self.put_small(&mut out, (2u64 << q) - 2, q as u32 + 1);
+            self.put(&mut out, value, k);
+        } else {
+            let len = 64 - value.leading_zeros();
+            // 24 one-bits and the 7-bit length: 31 bits.
+            self.put_small(
+                &mut out,
+                (((1u64 << UNARY_LIMIT) - 1) << 7) | u64::from(len),
+                31,
+            );
+            self.put(&mut out, value, len);
+        }
+        (self, out)
+    }
+}
+
+/// The Rice code of `value` with parameter `k` as one field `(bits, length)` when it is at
+/// most 56 bits long (nearly always, escapes included), so that a caller can join it to the
+/// fields around it into one write; `None` otherwise.
+#[inline(always)]
+pub(crate) fn rice_field(k: u32, value: u64) -> Option<(u64, u32)> {
+    let q = value >> k;
+    if q < UNARY_LIMIT && q as u32 + 1 + k <= 56 {
+        // `q` one-bits, a zero-bit, then the low `k` bits: ((2^(q+1) - 2) << k) + low, where
+        // low = value - (q << k); no mask needed.
+        let head = (2u64 << q) - 2 - q;
+        return Some(((head << k).wrapping_add(value), q as u32 + 1 + k));
+    }
+    let len = 64 - value.leading_zeros();
+    if q >= UNARY_LIMIT && len <= 25 {
+        // An escape: 24 one-bits, the 7-bit length, then the value's `len` bits.
+        let head = (((1u64 << UNARY_LIMIT) - 1) << 7) | u64::from(len);
+        return Some(((head << len) | value, 31 + len));
+    }
+    None
+}
+
+/// Stores `word` at `out[pos..pos + 8]`, growing `out` first. Out of line (a lane grows
+/// its output a few times), and by value, so that the caller's vector never has its
+/// address taken.
+#[cold]
+#[inline(never)]
+fn grown_and_stored(mut out: Vec<u8>, pos: usize, word: [u8; 8]) -> Vec<u8> {
+    let grown = pos + 8 + (out.len() / 2).clamp(256, 1 << 16);
+    out.resize(grown, 0);
+    out[pos..pos + 8].copy_from_slice(&word);
+    out
 }
 
 impl<'a> BitWriter<'a> {
     /// A writer appending to `out`.
     pub fn new(out: &'a mut Vec<u8>) -> Self {
+        let buf = std::mem::take(out);
+        let pos = buf.len();
         Self {
             out,
-            acc: 0,
-            nbits: 0,
+            buf,
+            state: WriteState {
+                pos,
+                acc: 0,
+                nbits: 0,
+            },
         }
     }
 
     /// Writes the low `n` bits of `value`, most significant first.
     #[inline]
     pub fn put(&mut self, value: u64, n: u32) {
-        if n > 56 {
-            self.put(value >> 32, n - 32);
-            self.put(value & 0xffff_ffff, 32);
-            return;
-        }
-        if n == 0 {
-            return;
-        }
-        let masked = value & ((1u64 << n) - 1);
-        self.acc = (self.acc << n) | masked;
-        self.nbits += n;
-        while self.nbits >= 8 {
-            self.nbits -= 8;
-            self.out.push((self.acc >> self.nbits) as u8);
-        }
-        self.acc &= (1u64 << self.nbits) - 1;
+        self.state.put(&mut self.buf, value, n);
     }
 
-    /// Writes `count` one-bits.
-    #[inline]
-    fn ones(&mut self, mut count: u64) {
-        while count > 0 {
-            let chunk = count.min(32) as u32;
-            self.put((1u64 << chunk) - 1, chunk);
-            count -= u64::from(chunk);
-        }
+    /// Writes one bit.
+    #[inline(always)]
+    pub(crate) fn bit(&mut self, bit: bool) {
+        self.state.put_small(&mut self.buf, u64::from(bit), 1);
+    }
+
+    /// Writes a field of `1 ≤ n ≤ 56` bits; `bits` must be below `2^n`.
+    #[inline(always)]
+    pub(crate) fn field(&mut self, bits: u64, n: u32) {
+        self.state.put_small(&mut self.buf, bits, n);
+    }
+
+    /// Codes `value` with Rice parameter `k`; the caller updates the context.
+    #[inline(always)]
+    pub(crate) fn rice_k(&mut self, k: u32, value: u64) {
+        self.state.rice(&mut self.buf, k, value);
     }
 
     /// Codes `value` with the context and updates it.
-    #[inline]
+    #[inline(always)]
     pub fn rice(&mut self, ctx: &mut RiceContext, value: u64) {
-        let k = ctx.k();
-        let q = value >> k;
-        if q < UNARY_LIMIT {
-            self.ones(q);
-            self.put(0, 1);
-            self.put(value, k);
-        } else {
-            self.ones(UNARY_LIMIT);
-            let len = 64 - value.leading_zeros();
-            self.put(u64::from(len), 7);
-            self.put(value, len);
-        }
+        self.state.rice(&mut self.buf, ctx.k(), value);
         ctx.update(value);
     }
 
     /// Pads the last byte with zero bits.
     pub fn finish(mut self) {
-        if self.nbits > 0 {
-            let pad = 8 - self.nbits;
-            self.put(0, pad);
+        if self.state.nbits > 0 {
+            // The pending bits were stored at `pos`, with zeros below them.
+            self.state.pos += 1;
+            self.state.nbits = 0;
         }
+        // Drop cuts the vector back to `pos`.
+    }
+}
+
+impl Drop for BitWriter<'_> {
+    fn drop(&mut self) {
+        // Keep the complete bytes written (and the padded last byte once finished), none of
+        // the space grown ahead of them, and give the vector back.
+        self.buf.truncate(self.state.pos);
+        *self.out = std::mem::take(&mut self.buf);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn end_error(pos: usize, len: usize, needed: u32) -> DecodeError {
+    DecodeError::UnexpectedEnd {
+        offset: pos,
+        needed: (needed as usize).div_ceil(8).max(1),
+        len,
     }
 }
 
 /// Reads bits MSB-first through a 64-bit cache; every read is bounds-checked.
+///
+/// The cache is refilled eight bytes at a time while eight bytes remain (one load, no loop),
+/// then byte by byte. Bits below `avail` in the cache are either zero or the stream's next
+/// bits (a refill may load a byte's bits before it counts them), so a later refill that ORs
+/// the same bits in again changes nothing.
+#[derive(Clone, Copy)]
 pub struct BitReader<'a> {
-    bytes: &'a [u8],
-    /// Next byte to load into the cache.
-    pos: usize,
-    /// Unread bits, left-aligned; bits below `avail` are zero.
+    /// The bytes not yet counted in `avail` (the refill's one bounds check is on its length).
+    rest: &'a [u8],
+    /// The stream's length in bytes.
+    len: usize,
+    /// Unread bits, left-aligned.
     cache: u64,
+    /// Unread bits in the cache, `≤ 63`.
     avail: u32,
 }
 
@@ -150,59 +288,74 @@ impl<'a> BitReader<'a> {
     /// A reader over `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
         Self {
-            bytes,
-            pos: 0,
+            rest: bytes,
+            len: bytes.len(),
             cache: 0,
             avail: 0,
         }
     }
 
+    /// The next byte not yet counted in `avail`.
+    #[inline(always)]
+    fn pos(&self) -> usize {
+        self.len - self.rest.len()
+    }
+
+    /// The error for a read of `needed` bits past the end. It is only ever raised once every
+    /// byte has been loaded, so `pos` is the stream's length.
+    #[inline(always)]
     fn end(&self, needed: u32) -> DecodeError {
-        DecodeError::UnexpectedEnd {
-            offset: self.pos,
-            needed: (needed as usize).div_ceil(8).max(1),
-            len: self.bytes.len(),
-        }
+        end_error(self.pos(), self.len, needed)
     }
 
     /// Bits not yet read.
+    #[inline]
     pub fn remaining_bits(&self) -> usize {
-        (self.bytes.len() - self.pos) * 8 + self.avail as usize
+        self.rest.len() * 8 + self.avail as usize
     }
 
+    /// Bits read so far.
+    #[inline]
+    fn consumed_bits(&self) -> usize {
+        self.pos() * 8 - self.avail as usize
+    }
+
+    /// Tops the cache up to at least 56 unread bits, or to every bit left.
     #[inline(always)]
     fn refill(&mut self) {
-        if self.avail <= 56 {
-            if let Some(chunk) = self.bytes.get(self.pos..self.pos + 8) {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(chunk);
-                let word = u64::from_be_bytes(word);
-                let take = (64 - self.avail) / 8; // whole bytes that fit
-                let new_avail = self.avail + take * 8;
-                let mut bits = word >> self.avail;
-                if new_avail < 64 {
-                    bits &= !(u64::MAX >> new_avail); // keep the invariant: unread bits only
-                }
-                self.cache |= bits;
-                self.avail = new_avail;
-                self.pos += take as usize;
-                return;
-            }
+        if let Some(chunk) = self.rest.first_chunk::<8>() {
+            // avail ≤ 63, so the shift is in range; the bytes it loads past the last whole
+            // one are the stream's own next bits.
+            self.cache |= u64::from_be_bytes(*chunk) >> self.avail;
+            // Whole bytes that fit: ≤ 7 < 8 ≤ rest.len() (the mask tells the compiler so).
+            let take = ((63 - self.avail) >> 3) as usize & 7;
+            self.rest = self.rest.get(take..).unwrap_or_default();
+            self.avail |= 56;
+        } else {
+            *self = self.refilled_tail();
         }
-        while self.avail <= 56 {
-            let Some(&byte) = self.bytes.get(self.pos) else {
+    }
+
+    /// The last bytes of the stream, one at a time. Takes and returns the reader by value
+    /// (here and in the other out-of-line paths) so that a caller's reader never has its
+    /// address taken and can live in registers.
+    #[inline(never)]
+    fn refilled_tail(mut self) -> Self {
+        while self.avail <= 55 {
+            let Some((&byte, rest)) = self.rest.split_first() else {
                 break;
             };
             self.cache |= u64::from(byte) << (56 - self.avail);
             self.avail += 8;
-            self.pos += 1;
+            self.rest = rest;
         }
+        self
     }
 
-    #[inline]
+    #[inline(always)]
     fn consume(&mut self, n: u32) {
-        // n <= avail <= 64
-        self.cache = if n >= 64 { 0 } else { self.cache << n };
+        // n <= avail <= 63
+        self.cache <<= n;
         self.avail -= n;
     }
 
@@ -228,11 +381,97 @@ impl<'a> BitReader<'a> {
         Ok(value)
     }
 
+    /// Tops the cache up before a group of reads: [`BitReader::bit_after_refill`] and
+    /// [`BitReader::rice_no_refill`] then read from the cache as long as it holds enough.
+    #[inline(always)]
+    pub(crate) fn prepare(&mut self) {
+        self.refill();
+    }
+
+    /// Reads one bit, which must be the first read since [`BitReader::prepare`] (the cache
+    /// is then empty only at the end of the stream).
+    #[inline(always)]
+    pub(crate) fn bit_after_refill(&mut self) -> Result<bool, DecodeError> {
+        if self.avail == 0 {
+            return Err(self.end(1));
+        }
+        let value = self.cache >> 63;
+        self.consume(1);
+        Ok(value == 1)
+    }
+
     /// Reads one Rice-coded value with the context and updates it.
     #[inline(always)]
     pub fn rice(&mut self, ctx: &mut RiceContext) -> Result<u64, DecodeError> {
-        let k = ctx.k();
         self.refill();
+        self.rice_no_refill(ctx)
+    }
+
+    /// [`BitReader::rice`] from the cache as it is when the whole code is in it (what a
+    /// refill would add cannot change a code that is already complete); otherwise it
+    /// refills first, out of line.
+    #[inline(always)]
+    pub(crate) fn rice_no_refill(&mut self, ctx: &mut RiceContext) -> Result<u64, DecodeError> {
+        let k = ctx.k();
+        // `| 1`: a cache of all ones counts 63, not 64, and takes the slow path all the same.
+        let ones = (!self.cache | 1).leading_zeros();
+        let used = ones + 1 + k;
+        if ones < UNARY_LIMIT as u32 && used <= self.avail {
+            // The unary run, its zero-bit and the k low bits are all in the cache.
+            // `(c >> 1) >> (63 - k)` is the top k bits of c, and 0 when k = 0.
+            let c = self.cache << (ones + 1);
+            let low = (c >> 1) >> (63 - k);
+            self.cache <<= used;
+            self.avail -= used;
+            let value = (u64::from(ones) << k) | low;
+            ctx.update(value);
+            return Ok(value);
+        }
+        let (r, value) = self.rice_refilled(ctx, k);
+        *self = r;
+        value
+    }
+
+    /// Refills, then reads as [`BitReader::rice`] does.
+    #[inline(never)]
+    fn rice_refilled(mut self, ctx: &mut RiceContext, k: u32) -> (Self, Result<u64, DecodeError>) {
+        self.refill();
+        let ones = (!self.cache | 1).leading_zeros();
+        let used = ones + 1 + k;
+        if ones < UNARY_LIMIT as u32 && used <= self.avail {
+            let c = self.cache << (ones + 1);
+            let low = (c >> 1) >> (63 - k);
+            self.cache <<= used;
+            self.avail -= used;
+            let value = (u64::from(ones) << k) | low;
+            ctx.update(value);
+            return (self, Ok(value));
+        }
+        // Escapes, which real lanes have (a value far above its context's mean): 24 ones,
+        // the 7-bit length L, then L bits, here when L ≤ 32 and they are all in the cache
+        // (an escaped value is taken as given, even 0).
+        if ones >= UNARY_LIMIT as u32 && self.avail >= 31 {
+            let len = ((self.cache << UNARY_LIMIT) >> 57) as u32;
+            if len <= 32 && 31 + len <= self.avail {
+                // The top `len` bits after the length, and 0 when len = 0.
+                let value = ((self.cache << 31) >> 1) >> (63 - len);
+                self.cache <<= 31 + len;
+                self.avail -= 31 + len;
+                ctx.update(value);
+                return (self, Ok(value));
+            }
+        }
+        let value = self.rice_slow_inner(ctx, k);
+        (self, value)
+    }
+
+    /// Escapes, values longer than the cache holds, and the end of the stream, just after a
+    /// refill.
+    #[cold]
+    fn rice_slow_inner(&mut self, ctx: &mut RiceContext, k: u32) -> Result<u64, DecodeError> {
+        // A reader that refilled to 64 bits whenever it could would have its next byte at
+        // this offset when it read the escape's length; the error names it, as it always has.
+        let len_offset = (self.consumed_bits() / 8 + 8).min(self.len);
         let ones = self.cache.leading_ones().min(self.avail);
         let value = if u64::from(ones) >= UNARY_LIMIT {
             self.consume(UNARY_LIMIT as u32);
@@ -241,7 +480,7 @@ impl<'a> BitReader<'a> {
                 return Err(DecodeError::InvalidValue {
                     field: "escaped bit length",
                     value: u64::from(len),
-                    offset: self.pos,
+                    offset: len_offset,
                 });
             }
             self.get(len)?
@@ -295,7 +534,7 @@ mod tests {
             (u64::MAX, 63),
             (12345, 33),
         ] {
-            let ctx = RiceContext { a, n };
+            let ctx = RiceContext { a, n: u64::from(n) };
             let k = ctx.k();
             let brute = (0..=63u32)
                 .find(|&k| (u128::from(n) << k) >= u128::from(a))

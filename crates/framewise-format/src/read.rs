@@ -18,8 +18,8 @@ use crate::container::{
 };
 use crate::error::{DecodeError, OpenError};
 use crate::model::{CounterTrack, Frame, FrameEntry, Meta, SymId, Symbol, SymbolTable, Topology};
-use crate::payload;
 use crate::payload::tracks::FrameTable;
+use crate::payload::{self, FrameDecoder};
 use crate::wire::Cursor;
 
 /// Something wrong inside a capture that the reader worked around.
@@ -755,7 +755,24 @@ impl Capture {
     }
 
     /// Decodes the `i`-th frame record (file order).
+    ///
+    /// To read many frames, [`Capture::read_frame_into`] reuses one frame's allocations.
     pub fn read_frame(&self, i: usize) -> Result<Frame, Defect> {
+        let mut frame = Frame::default();
+        self.read_frame_into(i, &mut FrameDecoder::new(), &mut frame)?;
+        Ok(frame)
+    }
+
+    /// Decodes the `i`-th frame record (file order) into `frame`, reusing its vectors and
+    /// `decoder`'s scratch space: the same result and defect as [`Capture::read_frame`],
+    /// without allocating once the vectors have grown to a frame's size. After a defect,
+    /// `frame` holds an unspecified mix of old and new content.
+    pub fn read_frame_into(
+        &self,
+        i: usize,
+        decoder: &mut FrameDecoder,
+        frame: &mut Frame,
+    ) -> Result<(), Defect> {
         let entry = self.frames.get(i).ok_or(Defect::Corrupt {
             offset: self.file_len,
             bytes_skipped: 0,
@@ -767,7 +784,8 @@ impl Capture {
             error,
         };
         let payload_offset = offset + RECORD_HEADER_LEN as u64;
-        let bytes = if self.by_directory {
+        // The payload is `bytes[skip..]`.
+        let (bytes, skip) = if self.by_directory {
             let (r, bytes) = Self::read_record(&self.source, offset, entry.length, self.file_len)
                 .map_err(|_| Defect::Corrupt {
                 offset,
@@ -779,12 +797,10 @@ impl Capture {
                     bytes_skipped: entry.length,
                 });
             }
-            match bytes {
-                Cow::Owned(mut v) => Cow::Owned(v.split_off(RECORD_HEADER_LEN)),
-                Cow::Borrowed(b) => Cow::Borrowed(&b[RECORD_HEADER_LEN..]),
-            }
+            (bytes, RECORD_HEADER_LEN)
         } else {
-            self.source
+            let bytes = self
+                .source
                 .read_at(
                     payload_offset,
                     entry.length.saturating_sub(RECORD_HEADER_LEN as u64),
@@ -792,9 +808,14 @@ impl Capture {
                 .map_err(|_| Defect::Corrupt {
                     offset,
                     bytes_skipped: entry.length,
-                })?
+                })?;
+            (bytes, 0)
         };
-        payload::decode_frame(&bytes).map(|(_, f)| f).map_err(bad)
+        let payload = bytes.get(skip..).unwrap_or_default();
+        decoder
+            .decode_frame_into(payload, frame)
+            .map(|_| ())
+            .map_err(bad)
     }
 
     /// Decodes every frame in file order.
@@ -839,9 +860,11 @@ impl Capture {
     pub fn verify(&self) -> Vec<Defect> {
         let mut defects = self.defects.clone();
         let mut unresolved: Vec<(SymId, u64)> = Vec::new();
+        let mut decoder = FrameDecoder::new();
+        let mut frame = Frame::default();
         for i in 0..self.frames.len() {
-            match self.read_frame(i) {
-                Ok(frame) => {
+            match self.read_frame_into(i, &mut decoder, &mut frame) {
+                Ok(()) => {
                     for id in self.unresolved(&frame) {
                         if !unresolved.iter().any(|(u, _)| *u == id) {
                             unresolved.push((id, frame_offset(self, i)));

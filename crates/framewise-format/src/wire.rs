@@ -12,6 +12,21 @@ pub fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     out.push(value as u8);
 }
 
+/// `value` as an unsigned LEB128 varint in a buffer, and its length (1–10 bytes): the bytes
+/// [`put_varint`] appends.
+#[inline]
+pub fn varint_bytes(mut value: u64) -> ([u8; 10], usize) {
+    let mut bytes = [0u8; 10];
+    let mut len = 0;
+    while value >= 0x80 {
+        bytes[len] = (value as u8) | 0x80;
+        value >>= 7;
+        len += 1;
+    }
+    bytes[len] = value as u8;
+    (bytes, len + 1)
+}
+
 /// Zigzag-maps a signed value so small magnitudes stay small.
 #[inline]
 pub fn zigzag(value: i64) -> u64 {
@@ -107,8 +122,48 @@ impl<'a> Cursor<'a> {
     }
 
     /// Reads an unsigned LEB128 varint of at most 10 bytes that fits 64 bits.
-    #[inline]
+    #[inline(always)]
     pub fn varint(&mut self) -> Result<u64, DecodeError> {
+        // One byte: most symbol ids, counts, flags and small deltas.
+        if let Some(&byte) = self.bytes.get(self.pos) {
+            if byte < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(byte));
+            }
+        }
+        self.varint_long()
+    }
+
+    /// A varint of two or more bytes (or none left): up to 8 bytes from one load when 8
+    /// remain, byte by byte otherwise and for the errors.
+    #[inline(always)]
+    fn varint_long(&mut self) -> Result<u64, DecodeError> {
+        if let Some(chunk) = self
+            .bytes
+            .get(self.pos..self.pos.wrapping_add(8))
+            .and_then(<[u8]>::first_chunk::<8>)
+        {
+            let word = u64::from_le_bytes(*chunk);
+            // The first byte without its continuation bit ends the varint.
+            let stops = !word & 0x8080_8080_8080_8080;
+            if stops != 0 {
+                let len = stops.trailing_zeros() / 8 + 1; // bytes, 1..=8
+                                                          // The varint's bytes without their continuation bits, then their 7-bit
+                                                          // groups packed together: pairs into 14 bits, quads into 28, all into 56.
+                let mut x = word & 0x7f7f_7f7f_7f7f_7f7f & (u64::MAX >> (64 - 8 * len));
+                x = ((x & 0x7f00_7f00_7f00_7f00) >> 1) | (x & 0x007f_007f_007f_007f);
+                x = ((x & 0x3fff_0000_3fff_0000) >> 2) | (x & 0x0000_3fff_0000_3fff);
+                x = ((x & 0x0fff_ffff_0000_0000) >> 4) | (x & 0x0000_0000_0fff_ffff);
+                self.pos += len as usize;
+                return Ok(x);
+            }
+        }
+        self.varint_bytewise()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn varint_bytewise(&mut self) -> Result<u64, DecodeError> {
         let start = self.pos;
         let mut value: u64 = 0;
         for i in 0..10u32 {
@@ -133,6 +188,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Reads a varint that must fit a u32.
+    #[inline]
     pub fn varint_u32(&mut self, field: &'static str) -> Result<u32, DecodeError> {
         let offset = self.pos;
         let v = self.varint()?;
@@ -144,6 +200,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Reads a zigzag varint.
+    #[inline(always)]
     pub fn svarint(&mut self) -> Result<i64, DecodeError> {
         Ok(unzigzag(self.varint()?))
     }
@@ -227,6 +284,43 @@ mod tests {
             let mut c = Cursor::new(&out);
             assert_eq!(c.varint().unwrap(), v);
             assert_eq!(c.remaining(), 0);
+        }
+    }
+
+    #[test]
+    fn fast_varint_paths_match_the_bytewise_reader() {
+        // xorshift64*; bytes with continuation bits set most of the time, so that every
+        // length from 1 to past 10 occurs, at every distance from the end of the buffer.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        };
+        for _ in 0..200_000 {
+            let len = (next() % 14) as usize;
+            let more = next() % 5;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    let b = next() as u8;
+                    if next() % 5 < more {
+                        b | 0x80
+                    } else {
+                        b & 0x7f
+                    }
+                })
+                .collect();
+            let mut fast = Cursor::new(&bytes);
+            let mut slow = Cursor::new(&bytes);
+            loop {
+                let (a, b) = (fast.varint(), slow.varint_bytewise());
+                assert_eq!(a, b, "{bytes:02x?}");
+                assert_eq!(fast.pos(), slow.pos());
+                if a.is_err() {
+                    break;
+                }
+            }
         }
     }
 

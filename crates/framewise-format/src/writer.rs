@@ -31,6 +31,8 @@ pub struct Writer<W: Write> {
     gpu_periods: HashMap<SymId, f64>,
     frames_written: u64,
     scratch: Vec<u8>,
+    /// A frame's payload, reused from frame to frame.
+    payload: Vec<u8>,
     refs: Vec<SymId>,
 }
 
@@ -53,6 +55,7 @@ impl<W: Write> Writer<W> {
                 .collect(),
             frames_written: 0,
             scratch: Vec::with_capacity(4096),
+            payload: Vec::with_capacity(4096),
             refs: Vec::new(),
         };
         w.write_raw(&Header::new().to_bytes())?;
@@ -157,11 +160,12 @@ impl<W: Write> Writer<W> {
         let result = (|| {
             let defs = self.definitions(&refs, symbols, refresh)?;
             let defines_new = defs.iter().any(|d| !self.emitted.contains(&d.id));
-            let mut payload = Vec::with_capacity(
-                256 + 4 * frame.lanes.iter().map(|l| l.spans.len()).sum::<usize>(),
-            );
-            payload::encode_frame(&mut payload, frame, defs.iter())?;
-            let (offset, length) = self.write_record(FRAM, &payload, &refs)?;
+            let mut payload = std::mem::take(&mut self.payload);
+            payload.clear();
+            let written = payload::encode_frame(&mut payload, frame, defs.iter())
+                .and_then(|()| self.write_record(FRAM, &payload, &refs));
+            self.payload = payload;
+            let (offset, length) = written?;
             self.frames_written += 1;
             self.frames.push(FrameEntry {
                 index: frame.index,

@@ -357,3 +357,40 @@ fn symbols_are_defined_once_then_refreshed() {
     assert!(defines(256), "every 256th frame re-declares its names");
     assert!(defines(512));
 }
+
+#[test]
+fn reading_into_a_reused_frame_gives_what_read_frame_gives() {
+    let (bytes, frames, _) = support::capture(60, 4, true);
+    let mut unclosed = bytes.clone();
+    unclosed[8] = 0;
+    // Damage one frame's payload so that one read fails and the next must still be right.
+    let mut damaged = bytes.clone();
+    let victim = read::from_bytes(bytes.clone())
+        .expect("open")
+        .frame_entries()
+        .nth(20)
+        .expect("entry");
+    damaged[(victim.offset + 40) as usize] ^= 0x5a;
+    for (file, failures) in [(bytes, 0), (unclosed, 0), (damaged, 1)] {
+        let c = read::from_bytes(file).expect("open");
+        assert_eq!(c.frame_count(), 60, "the directory lists the damaged frame");
+        let mut decoder = framewise_format::payload::FrameDecoder::new();
+        let mut frame = Frame::default();
+        let mut failed = 0;
+        for i in 0..c.frame_count() {
+            let into = c.read_frame_into(i, &mut decoder, &mut frame);
+            match c.read_frame(i) {
+                Ok(f) => {
+                    assert_eq!(into, Ok(()));
+                    assert_eq!(frame, f);
+                    assert_eq!(f, frames[f.index as usize]);
+                }
+                Err(d) => {
+                    assert_eq!(into, Err(d));
+                    failed += 1;
+                }
+            }
+        }
+        assert_eq!(failed, failures);
+    }
+}

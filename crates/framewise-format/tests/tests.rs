@@ -4,6 +4,7 @@ mod support;
 
 mod corruption;
 mod directory;
+mod golden;
 mod roundtrip;
 mod sample;
 mod truncation;

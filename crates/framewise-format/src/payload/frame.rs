@@ -1,14 +1,14 @@
 //! The `FRAM` payload: one frame. Byte layout in docs/FORMAT.md; CPU lanes are bit streams
 //! of begin/end events coded with adaptive Rice contexts (see [`crate::bits`]).
 
-use crate::bits::{BitReader, BitWriter, RiceContext};
+use crate::bits::{rice_field, BitReader, BitWriter, RiceContext};
 use crate::error::{DecodeError, EncodeError};
 use crate::model::{
-    Access, Binding, CounterValue, CpuSpan, Frame, GpuAnchor, GpuFrame, GpuPass, GpuQueueFrame,
-    GpuTiming, Lane, Mark, MarkKind, PassWorkload, SymId, Symbol, Workload,
+    Access, Binding, CounterValue, CpuSpan, Frame, GpuAnchor, GpuPass, GpuQueueFrame, GpuTiming,
+    Lane, Mark, MarkKind, PassWorkload, SymId, Symbol, Workload,
 };
 use crate::payload::symbols::{decode_symbol_block, encode_symbol_block};
-use crate::wire::{put_str, put_svarint, put_varint, unzigzag, zigzag, Cursor};
+use crate::wire::{put_str, put_svarint, put_varint, unzigzag, varint_bytes, zigzag, Cursor};
 
 const FLAG_PAUSED: u8 = 1;
 const FLAG_TOPOLOGY: u8 = 2;
@@ -16,12 +16,8 @@ const FLAG_GPU_EXPECTED: u8 = 4;
 const FLAG_GPU_MISSING: u8 = 8;
 const FRAME_FLAGS_KNOWN: u8 = 0x0f;
 
-/// Rice contexts of a lane stream, in the order docs/FORMAT.md lists them.
-const CTX_GAP: usize = 0;
-const CTX_LEAF: usize = 1;
-const CTX_TAIL: usize = 2;
-const CTX_SYM: usize = 3;
-const CTX_DEPTH: usize = 4;
+/// Initial means of a lane stream's Rice contexts, in the order docs/FORMAT.md lists them:
+/// gap, leaf, tail, sym, depth.
 const CTX_INITIAL_MEANS: [u64; 5] = [64, 16384, 64, 4, 1];
 
 fn lane_contexts() -> [RiceContext; 5] {
@@ -60,8 +56,9 @@ pub fn encode_frame<'s>(
     put_varint(out, frame.dropped_frames_before);
 
     put_varint(out, frame.lanes.len() as u64);
+    let mut stack = Vec::new();
     for lane in &frame.lanes {
-        encode_lane(out, lane, begin)?;
+        encode_lane(out, lane, begin, &mut stack)?;
     }
 
     // GPU
@@ -132,117 +129,214 @@ pub fn encode_frame<'s>(
     Ok(())
 }
 
-fn encode_lane(out: &mut Vec<u8>, lane: &Lane, frame_begin_ns: u64) -> Result<(), EncodeError> {
+/// Width of the stream length written before a lane's bits are known: right for streams of
+/// 128 B to 16 KiB; any other length moves the stream once.
+const STREAM_LEN_GUESS: usize = 2;
+
+/// An open span while a lane is encoded.
+#[derive(Clone, Copy)]
+struct OpenSpan {
+    index: usize,
+    depth: u32,
+    start_ns: u64,
+    end_ns: u64,
+}
+
+fn encode_lane(
+    out: &mut Vec<u8>,
+    lane: &Lane,
+    frame_begin_ns: u64,
+    stack: &mut Vec<OpenSpan>,
+) -> Result<(), EncodeError> {
     put_varint(out, u64::from(lane.thread));
     put_varint(out, lane.dropped_spans);
     put_varint(out, lane.spans.len() as u64);
     let base = lane.spans.first().map_or(frame_begin_ns, |s| s.start_ns);
     put_svarint(out, base.wrapping_sub(frame_begin_ns) as i64);
 
-    let mut bits = Vec::with_capacity(lane.spans.len() * 4);
-    {
-        let bad = |index: usize, reason: &'static str| EncodeError::BadNesting {
-            thread: lane.thread,
-            index,
-            reason,
-        };
-        let mut w = BitWriter::new(&mut bits);
-        let mut ctx = lane_contexts();
-        // Open spans: (index, depth, end_ns).
-        let mut stack: Vec<(usize, u32, u64, u64)> = Vec::with_capacity(16);
-        let mut last_ns = base;
-        let mut last_sym: i64 = 0;
-        let mut last_was_begin_of: Option<usize> = None;
-        let total = lane.spans.len();
-        let mut begun = 0usize;
-        let emit_end = |w: &mut BitWriter<'_>,
-                        ctx: &mut [RiceContext; 5],
-                        idx: usize,
-                        end_ns: u64,
-                        last_ns: &mut u64,
-                        last_was_begin_of: &mut Option<usize>,
-                        begun: usize|
-         -> Result<(), EncodeError> {
-            if end_ns < *last_ns {
-                return Err(bad(idx, "ends before an event that precedes its end"));
-            }
-            if begun < total {
-                w.put(0, 1); // token: end
-            }
-            let c = if *last_was_begin_of == Some(idx) {
-                CTX_LEAF
-            } else {
-                CTX_TAIL
-            };
-            w.rice(&mut ctx[c], end_ns - *last_ns);
-            *last_ns = end_ns;
-            *last_was_begin_of = None;
-            Ok(())
-        };
-        for (i, s) in lane.spans.iter().enumerate() {
-            if s.end_ns < s.start_ns {
-                return Err(bad(i, "ends before it starts"));
-            }
-            while let Some(&(idx, depth, start, end)) = stack.last() {
-                let contains = s.start_ns >= start && s.end_ns <= end;
-                if depth >= s.depth || !contains {
-                    stack.pop();
-                    emit_end(
-                        &mut w,
-                        &mut ctx,
-                        idx,
-                        end,
-                        &mut last_ns,
-                        &mut last_was_begin_of,
-                        begun,
-                    )?;
-                } else {
-                    break;
-                }
-            }
-            if let Some(&(_, depth, _, _)) = stack.last() {
-                if depth + 1 != s.depth {
-                    return Err(bad(i, "is inside a span but not exactly one level deeper"));
-                }
-            }
-            if s.start_ns < last_ns {
-                return Err(bad(i, "starts before the previous event (not pre-order)"));
-            }
-            if !stack.is_empty() {
-                w.put(1, 1); // token: begin (only coded when an end is also possible)
-            }
-            w.rice(&mut ctx[CTX_GAP], s.start_ns - last_ns);
-            w.rice(&mut ctx[CTX_SYM], zigzag(i64::from(s.scope) - last_sym));
-            last_sym = i64::from(s.scope);
-            if stack.is_empty() {
-                w.rice(&mut ctx[CTX_DEPTH], u64::from(s.depth));
-            }
-            last_ns = s.start_ns;
-            last_was_begin_of = Some(i);
-            begun += 1;
-            stack.push((i, s.depth, s.start_ns, s.end_ns));
-        }
-        while let Some((idx, _, _, end)) = stack.pop() {
-            emit_end(
-                &mut w,
-                &mut ctx,
-                idx,
-                end,
-                &mut last_ns,
-                &mut last_was_begin_of,
-                begun,
-            )?;
-        }
-        w.finish();
+    // The stream goes straight into `out` after room for its length.
+    let len_at = out.len();
+    out.extend_from_slice(&[0; STREAM_LEN_GUESS]);
+    let stream_at = out.len();
+    encode_lane_stream(out, lane, base, stack)?;
+    let stream_len = out.len() - stream_at;
+    let (len_bytes, width) = varint_bytes(stream_len as u64);
+    if width < STREAM_LEN_GUESS {
+        out.copy_within(stream_at.., len_at + width);
+        out.truncate(len_at + width + stream_len);
+    } else if width > STREAM_LEN_GUESS {
+        out.resize(out.len() + width - STREAM_LEN_GUESS, 0);
+        out.copy_within(stream_at..stream_at + stream_len, len_at + width);
     }
-    put_varint(out, bits.len() as u64);
-    out.extend_from_slice(&bits);
+    out[len_at..len_at + width].copy_from_slice(&len_bytes[..width]);
     Ok(())
 }
 
-fn decode_lane(c: &mut Cursor<'_>, frame_begin_ns: u64) -> Result<Lane, DecodeError> {
-    let thread = c.varint_u32("thread symbol")?;
-    let dropped_spans = c.varint()?;
+/// The lane's event bit stream (docs/FORMAT.md §8.2, "Writer's lane algorithm"), appended
+/// to `out`. The checks, and the order in which they are made, are the specification's.
+///
+/// An event's token and Rice codes are joined into one write when together they fit 56
+/// bits (nearly always); otherwise they are written one by one. The bits are the same.
+fn encode_lane_stream(
+    out: &mut Vec<u8>,
+    lane: &Lane,
+    base: u64,
+    stack: &mut Vec<OpenSpan>,
+) -> Result<(), EncodeError> {
+    let bad = |index: usize, reason: &'static str| EncodeError::BadNesting {
+        thread: lane.thread,
+        index,
+        reason,
+    };
+    let mut w = BitWriter::new(out);
+    // One local per context (not an array), so that each can stay in a register.
+    let [mut gap_ctx, leaf_ctx, tail_ctx, mut sym_ctx, mut depth_ctx] = lane_contexts();
+    // Leaf and tail side by side, picked by index: whether an end is a leaf follows the
+    // shape of the span tree, which a branch would mispredict.
+    let mut end_ctx = [leaf_ctx, tail_ctx];
+    stack.clear();
+    let mut last_ns = base;
+    let mut last_sym: i64 = 0;
+    // Whether the previous event was a begin: then the span on top of the stack is the one
+    // that began, and its end is coded as a leaf.
+    let mut last_was_begin = false;
+    for (i, s) in lane.spans.iter().enumerate() {
+        if s.end_ns < s.start_ns {
+            return Err(bad(i, "ends before it starts"));
+        }
+        while let Some(&top) = stack.last() {
+            let contains = s.start_ns >= top.start_ns && s.end_ns <= top.end_ns;
+            if top.depth < s.depth && contains {
+                break;
+            }
+            stack.pop();
+            if top.end_ns < last_ns {
+                return Err(bad(top.index, "ends before an event that precedes its end"));
+            }
+            // Span i has not begun, so fewer than S have: the token is coded.
+            let ctx = &mut end_ctx[usize::from(!last_was_begin)];
+            write_end(&mut w, ctx, top.end_ns - last_ns, true);
+            last_ns = top.end_ns;
+            last_was_begin = false;
+        }
+        if let Some(top) = stack.last() {
+            if top.depth + 1 != s.depth {
+                return Err(bad(i, "is inside a span but not exactly one level deeper"));
+            }
+        }
+        if s.start_ns < last_ns {
+            return Err(bad(i, "starts before the previous event (not pre-order)"));
+        }
+        // A begin: the 1 token when a span is open (an end is also possible), the gap, the
+        // scope delta, and the depth when nothing is open.
+        let open = !stack.is_empty();
+        let gap = s.start_ns - last_ns;
+        let sym = zigzag(i64::from(s.scope) - last_sym);
+        let depth = u64::from(s.depth);
+        let (k_gap, k_sym, k_depth) = (gap_ctx.k(), sym_ctx.k(), depth_ctx.k());
+        let depth_field = if open {
+            Some((0, 0))
+        } else {
+            rice_field(k_depth, depth)
+        };
+        match (rice_field(k_gap, gap), rice_field(k_sym, sym), depth_field) {
+            (Some((g, gn)), Some((y, yn)), Some((d, dn)))
+                if u32::from(open) + gn + yn + dn <= 56 =>
+            {
+                let code = (((((u64::from(open) << gn) | g) << yn) | y) << dn) | d;
+                w.field(code, u32::from(open) + gn + yn + dn);
+            }
+            _ => {
+                if open {
+                    w.bit(true);
+                }
+                w.rice_k(k_gap, gap);
+                w.rice_k(k_sym, sym);
+                if !open {
+                    w.rice_k(k_depth, depth);
+                }
+            }
+        }
+        gap_ctx.update(gap);
+        sym_ctx.update(sym);
+        if !open {
+            depth_ctx.update(depth);
+        }
+        last_sym = i64::from(s.scope);
+        last_ns = s.start_ns;
+        last_was_begin = true;
+        stack.push(OpenSpan {
+            index: i,
+            depth: s.depth,
+            start_ns: s.start_ns,
+            end_ns: s.end_ns,
+        });
+    }
+    // Every span has begun: the remaining ends carry no token.
+    while let Some(top) = stack.pop() {
+        if top.end_ns < last_ns {
+            return Err(bad(top.index, "ends before an event that precedes its end"));
+        }
+        let ctx = &mut end_ctx[usize::from(!last_was_begin)];
+        write_end(&mut w, ctx, top.end_ns - last_ns, false);
+        last_ns = top.end_ns;
+        last_was_begin = false;
+    }
+    w.finish();
+    Ok(())
+}
+
+/// An end event: the 0 token when it is coded, then `end - t` with the context.
+#[inline(always)]
+fn write_end(w: &mut BitWriter<'_>, ctx: &mut RiceContext, delta: u64, token: bool) {
+    let k = ctx.k();
+    match rice_field(k, delta) {
+        // The 0 token is a leading zero: the same bits, one more of them.
+        Some((code, n)) if n < 56 => w.field(code, n + u32::from(token)),
+        _ => {
+            if token {
+                w.bit(false);
+            }
+            w.rice_k(k, delta);
+        }
+    }
+    ctx.update(delta);
+}
+
+/// A lane-stream value the format does not allow; the offset is the byte holding the
+/// stream's next unread bit, as readers have always reported it.
+#[cold]
+#[inline(never)]
+fn invalid_in_stream(
+    field: &'static str,
+    value: u64,
+    stream_len: usize,
+    r: BitReader<'_>,
+) -> DecodeError {
+    DecodeError::InvalidValue {
+        field,
+        value,
+        offset: stream_len - r.remaining_bits() / 8,
+    }
+}
+
+/// No span open.
+const NO_SPAN: usize = usize::MAX;
+
+/// Decodes a lane into `lane`, reusing its span vector.
+///
+/// The decoder keeps as little state as it can outside the spans, so that the hot loop
+/// keeps it in registers: the stack of open spans lives in the spans themselves (while a
+/// span is open, its `end_ns` holds the index of its parent, [`NO_SPAN`] at the top level;
+/// `top` is the innermost open span); the previous event was a begin exactly when the
+/// innermost open span is the last one begun; the previous begin's scope is that span's.
+fn decode_lane_into(
+    c: &mut Cursor<'_>,
+    frame_begin_ns: u64,
+    lane: &mut Lane,
+) -> Result<(), DecodeError> {
+    lane.thread = c.varint_u32("thread symbol")?;
+    lane.dropped_spans = c.varint()?;
     let span_count_offset = c.pos();
     let span_count = c.varint()?;
     let base = frame_begin_ns.wrapping_add(c.svarint()? as u64);
@@ -258,70 +352,114 @@ fn decode_lane(c: &mut Cursor<'_>, frame_begin_ns: u64) -> Result<Lane, DecodeEr
         });
     }
     let total = span_count as usize;
-    let mut spans: Vec<CpuSpan> = Vec::with_capacity(total);
+    lane.spans.clear();
+    lane.spans.resize(
+        total,
+        CpuSpan {
+            scope: 0,
+            depth: 0,
+            start_ns: 0,
+            end_ns: 0,
+        },
+    );
+    let spans = &mut lane.spans[..];
+    // The reader and the contexts are locals, not fields behind a reference, so that the
+    // hot loop keeps them in registers.
     let mut r = BitReader::new(stream);
-    let mut ctx = lane_contexts();
-    let mut stack: Vec<usize> = Vec::with_capacity(16);
+    let [mut gap_ctx, leaf_ctx, tail_ctx, mut sym_ctx, mut depth_ctx] = lane_contexts();
+    // Leaf and tail side by side, picked by index: whether an end is a leaf follows the
+    // shape of the span tree, which a branch would mispredict.
+    let mut end_ctx = [leaf_ctx, tail_ctx];
     let mut last_ns = base;
-    let mut last_sym: i64 = 0;
-    let mut last_was_begin_of: Option<usize> = None;
-    let invalid = |field: &'static str, value: u64, r: &BitReader<'_>| DecodeError::InvalidValue {
-        field,
-        value,
-        offset: stream.len() - r.remaining_bits() / 8,
-    };
-    while spans.len() < total || !stack.is_empty() {
-        let is_begin = if stack.is_empty() {
-            true
-        } else if spans.len() == total {
-            false
-        } else {
-            r.get(1)? == 1
+    let mut begun = 0usize;
+    let invalid = |field, value, r| invalid_in_stream(field, value, stream.len(), r);
+    // Each pass of the outer loop is a top-level span and everything inside it; each
+    // event refills the cache once, and its token and values are read from the cache while
+    // it holds them (an event rarely needs more than half of it).
+    while begun < spans.len() {
+        // Nothing is open: the event is a begin, with no token, and its depth is coded.
+        r.prepare();
+        let gap = r.rice_no_refill(&mut gap_ctx)?;
+        let Some(start_ns) = last_ns.checked_add(gap) else {
+            return Err(invalid("span gap", gap, r));
         };
-        if is_begin {
-            let gap = r.rice(&mut ctx[CTX_GAP])?;
-            let start_ns = last_ns
-                .checked_add(gap)
-                .ok_or_else(|| invalid("span gap", gap, &r))?;
-            let sym_delta = unzigzag(r.rice(&mut ctx[CTX_SYM])?);
-            let sym = last_sym.wrapping_add(sym_delta);
-            let scope = u32::try_from(sym).map_err(|_| invalid("scope symbol", sym as u64, &r))?;
-            last_sym = sym;
-            let depth = match stack.last() {
-                Some(&parent) => spans[parent]
-                    .depth
-                    .checked_add(1)
-                    .ok_or_else(|| invalid("depth", u64::MAX, &r))?,
-                None => {
-                    let d = r.rice(&mut ctx[CTX_DEPTH])?;
-                    u32::try_from(d).map_err(|_| invalid("depth", d, &r))?
-                }
-            };
-            last_ns = start_ns;
-            last_was_begin_of = Some(spans.len());
-            stack.push(spans.len());
-            spans.push(CpuSpan {
-                scope,
-                depth,
-                start_ns,
-                end_ns: start_ns,
-            });
-        } else {
-            let Some(idx) = stack.pop() else {
-                return Err(invalid("end token with no open span", 0, &r));
-            };
-            let c = if last_was_begin_of == Some(idx) {
-                CTX_LEAF
+        let last_sym = begun
+            .checked_sub(1)
+            .and_then(|i| spans.get(i))
+            .map_or(0, |s| s.scope);
+        let sym = i64::from(last_sym).wrapping_add(unzigzag(r.rice_no_refill(&mut sym_ctx)?));
+        let Ok(scope) = u32::try_from(sym) else {
+            return Err(invalid("scope symbol", sym as u64, r));
+        };
+        let d = r.rice_no_refill(&mut depth_ctx)?;
+        let Ok(depth) = u32::try_from(d) else {
+            return Err(invalid("depth", d, r));
+        };
+        let Some(slot) = spans.get_mut(begun) else {
+            // Unreachable: begun < total.
+            return Err(invalid("span count", span_count, r));
+        };
+        *slot = CpuSpan {
+            scope,
+            depth,
+            start_ns,
+            end_ns: NO_SPAN as u64,
+        };
+        let mut top = begun;
+        begun += 1;
+        last_ns = start_ns;
+
+        // Something is open: a token says which event comes, once both are possible.
+        while top != NO_SPAN {
+            r.prepare();
+            let is_begin = begun < spans.len() && r.bit_after_refill()?;
+            if is_begin {
+                let gap = r.rice_no_refill(&mut gap_ctx)?;
+                let Some(start_ns) = last_ns.checked_add(gap) else {
+                    return Err(invalid("span gap", gap, r));
+                };
+                let (Some(parent), Some(last)) = (spans.get(top), spans.get(begun - 1)) else {
+                    // Unreachable: top < begun.
+                    return Err(invalid("end token with no open span", 0, r));
+                };
+                let parent_depth = parent.depth;
+                let sym =
+                    i64::from(last.scope).wrapping_add(unzigzag(r.rice_no_refill(&mut sym_ctx)?));
+                let Ok(scope) = u32::try_from(sym) else {
+                    return Err(invalid("scope symbol", sym as u64, r));
+                };
+                // The parent's depth + 1, refused when the parent's is u32::MAX.
+                let Some(depth) = parent_depth.checked_add(1) else {
+                    return Err(invalid("depth", u64::MAX, r));
+                };
+                let Some(slot) = spans.get_mut(begun) else {
+                    // Unreachable: begun < total.
+                    return Err(invalid("span count", span_count, r));
+                };
+                *slot = CpuSpan {
+                    scope,
+                    depth,
+                    start_ns,
+                    end_ns: top as u64,
+                };
+                top = begun;
+                begun += 1;
+                last_ns = start_ns;
             } else {
-                CTX_TAIL
-            };
-            let delta = r.rice(&mut ctx[c])?;
-            let end_ns = last_ns
-                .checked_add(delta)
-                .ok_or_else(|| invalid("span end", delta, &r))?;
-            spans[idx].end_ns = end_ns;
-            last_ns = end_ns;
-            last_was_begin_of = None;
+                // A span with no children ends right after its own begin: a leaf.
+                let ctx = &mut end_ctx[usize::from(top + 1 != begun)];
+                let delta = r.rice_no_refill(ctx)?;
+                let Some(end_ns) = last_ns.checked_add(delta) else {
+                    return Err(invalid("span end", delta, r));
+                };
+                let Some(span) = spans.get_mut(top) else {
+                    // Unreachable: top is an open span.
+                    return Err(invalid("end token with no open span", 0, r));
+                };
+                top = span.end_ns as usize;
+                span.end_ns = end_ns;
+                last_ns = end_ns;
+            }
         }
     }
     if r.remaining_bits() >= 8 {
@@ -329,11 +467,7 @@ fn decode_lane(c: &mut Cursor<'_>, frame_begin_ns: u64) -> Result<Lane, DecodeEr
             extra: r.remaining_bits() / 8,
         });
     }
-    Ok(Lane {
-        thread,
-        spans,
-        dropped_spans,
-    })
+    Ok(())
 }
 
 const W_DISPATCHES: u64 = 1 << 0;
@@ -531,32 +665,95 @@ pub fn peek_frame(payload: &[u8]) -> Result<FramePeek, DecodeError> {
 }
 
 /// Reads a FRAM payload: its symbol definitions and the frame.
+///
+/// To decode many frames, a [`FrameDecoder`] and [`FrameDecoder::decode_frame_into`] reuse
+/// one frame's vectors instead of allocating new ones for each.
 pub fn decode_frame(payload: &[u8]) -> Result<(Vec<Symbol>, Frame), DecodeError> {
-    let mut c = Cursor::new(payload);
-    let symbols = decode_symbol_block(&mut c)?;
-    let head = decode_head(&mut c, &symbols)?;
-    let begin = head.peek.cpu_begin_ns;
-    let mut frame = Frame {
-        index: head.peek.index,
-        phase: head.phase,
-        paused: head.peek.paused,
-        topology: head.topology,
-        cpu_begin_ns: begin,
-        cpu_end_ns: head.peek.cpu_end_ns,
-        dropped_frames_before: head.dropped_frames_before,
-        ..Frame::default()
-    };
-    let lanes = c.count(5)?;
-    frame.lanes.reserve(lanes);
-    for _ in 0..lanes {
-        frame.lanes.push(decode_lane(&mut c, begin)?);
+    let mut decoder = FrameDecoder::new();
+    let mut frame = Frame::default();
+    decoder.decode_frame_into(payload, &mut frame)?;
+    Ok((std::mem::take(&mut decoder.symbols), frame))
+}
+
+/// Decodes FRAM payloads one after another into the caller's [`Frame`], reusing its vectors
+/// (and the decoder's own symbol buffer), so that a steady stream of frames allocates
+/// nothing once the vectors have grown to a frame's size.
+///
+/// ```
+/// use framewise_format::model::Frame;
+/// use framewise_format::payload::{encode_frame, FrameDecoder};
+///
+/// let mut payload = Vec::new();
+/// encode_frame(&mut payload, &Frame { index: 7, ..Frame::default() }, std::iter::empty())?;
+/// let mut decoder = FrameDecoder::new();
+/// let mut frame = Frame::default();
+/// for _ in 0..3 {
+///     let symbols = decoder.decode_frame_into(&payload, &mut frame)?;
+///     assert!(symbols.is_empty());
+///     assert_eq!(frame.index, 7);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct FrameDecoder {
+    /// The symbol block of the last payload.
+    symbols: Vec<Symbol>,
+}
+
+impl FrameDecoder {
+    /// A new decoder.
+    pub fn new() -> Self {
+        Self::default()
     }
 
-    let mut gpu = GpuFrame {
-        expected: head.flags & FLAG_GPU_EXPECTED != 0,
-        results_missing: head.flags & FLAG_GPU_MISSING != 0,
-        ..GpuFrame::default()
-    };
+    /// Decodes a FRAM payload into `frame`, overwriting every field and reusing the
+    /// allocations of its vectors (lanes and their spans, GPU passes, counters, …). Returns
+    /// the symbols the payload defines, valid until the next call.
+    ///
+    /// The result, and the error, are exactly [`decode_frame`]'s. After an error `frame`
+    /// holds an unspecified mix of old and new content: decode into it again before use.
+    pub fn decode_frame_into(
+        &mut self,
+        payload: &[u8],
+        frame: &mut Frame,
+    ) -> Result<&[Symbol], DecodeError> {
+        let mut c = Cursor::new(payload);
+        self.symbols = decode_symbol_block(&mut c)?;
+        let head = decode_head(&mut c, &self.symbols)?;
+        decode_body(&mut c, head, frame)?;
+        Ok(&self.symbols)
+    }
+}
+
+/// Everything after the head, into `frame`.
+fn decode_body(c: &mut Cursor<'_>, head: Head, frame: &mut Frame) -> Result<(), DecodeError> {
+    let begin = head.peek.cpu_begin_ns;
+    frame.index = head.peek.index;
+    frame.phase = head.phase;
+    frame.paused = head.peek.paused;
+    frame.topology = head.topology;
+    frame.cpu_begin_ns = begin;
+    frame.cpu_end_ns = head.peek.cpu_end_ns;
+    frame.dropped_frames_before = head.dropped_frames_before;
+
+    let lanes = c.count(5)?;
+    frame.lanes.truncate(lanes);
+    frame.lanes.reserve(lanes - frame.lanes.len());
+    for i in 0..lanes {
+        if i == frame.lanes.len() {
+            frame.lanes.push(Lane::default());
+        }
+        let Some(lane) = frame.lanes.get_mut(i) else {
+            break; // unreachable: lane i exists
+        };
+        decode_lane_into(c, begin, lane)?;
+    }
+
+    let gpu = &mut frame.gpu;
+    gpu.expected = head.flags & FLAG_GPU_EXPECTED != 0;
+    gpu.results_missing = head.flags & FLAG_GPU_MISSING != 0;
+    gpu.queues.clear();
+    gpu.passes.clear();
     let queues = c.count(2)?;
     for _ in 0..queues {
         let queue = c.varint_u32("queue symbol")?;
@@ -612,13 +809,16 @@ pub fn decode_frame(payload: &[u8]) -> Result<(Vec<Symbol>, Frame), DecodeError>
             timing,
         });
     }
-    frame.gpu = gpu;
 
+    frame.workloads.clear();
+    frame.bindings.clear();
+    frame.counters.clear();
+    frame.marks.clear();
     let n = c.count(2)?;
     frame.workloads.reserve(n);
     for _ in 0..n {
         let pass = c.varint_u32("pass symbol")?;
-        let workload = decode_workload(&mut c)?;
+        let workload = decode_workload(c)?;
         frame.workloads.push(PassWorkload { pass, workload });
     }
 
@@ -691,6 +891,8 @@ pub fn decode_frame(payload: &[u8]) -> Result<(Vec<Symbol>, Frame), DecodeError>
             kind,
         });
     }
-    c.finish()?;
-    Ok((symbols, frame))
+    c.finish()
 }
+
+#[cfg(test)]
+mod tests;
