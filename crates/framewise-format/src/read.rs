@@ -263,12 +263,23 @@ impl Source {
                 Ok(Cow::Borrowed(&bytes[range]))
             }
             Source::File(file) => {
-                let mut f = file
+                let mut buf = vec![0u8; usize::try_from(len).map_err(std::io::Error::other)?];
+                let guard = file
                     .lock()
                     .map_err(|_| std::io::Error::other("file lock poisoned"))?;
-                f.seek(SeekFrom::Start(offset))?;
-                let mut buf = vec![0u8; usize::try_from(len).map_err(std::io::Error::other)?];
-                f.read_exact(&mut buf)?;
+                // One positioned read (pread) where the platform has it: a frame read is
+                // one system call, not a seek and a read.
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::FileExt;
+                    guard.read_exact_at(&mut buf, offset)?;
+                }
+                #[cfg(not(unix))]
+                {
+                    let mut f = guard;
+                    f.seek(SeekFrom::Start(offset))?;
+                    f.read_exact(&mut buf)?;
+                }
                 Ok(Cow::Owned(buf))
             }
         }
