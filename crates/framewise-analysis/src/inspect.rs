@@ -654,8 +654,12 @@ fn symbol_info(s: &Symbol) -> SymbolInfo {
     };
     out.kind = match &s.kind {
         SymbolKind::Scope { file, line } => {
-            out.file = Some(file.clone());
-            out.line = Some(*line);
+            // An unknown call site (a topology pass's scope, an imported span) is absent, not
+            // `:0`: the same rule as `ScopeInfo::site`.
+            if !file.is_empty() {
+                out.file = Some(file.clone());
+                out.line = (*line != 0).then_some(*line);
+            }
             "scope"
         }
         SymbolKind::Thread => "thread",

@@ -204,3 +204,88 @@ fn progress_counts_up_to_the_total() {
     inspect_with(&sgpt, &LoadOptions::default(), |p| events.push(p)).expect("inspects");
     assert_eq!(check_progress(&events), vec![Stage::Verifying]);
 }
+
+/// A scope with no call site (a topology pass's scope, an imported span) has no `file` or
+/// `line` in the inspection, rather than an empty file at line 0.
+#[test]
+fn scope_without_call_site_has_no_site() {
+    use framewise_format::model::{CpuSpan, Frame, Lane, Meta, Symbol, SymbolKind, SymbolTable};
+    let mut symbols = SymbolTable::new();
+    for (id, kind, name) in [
+        (1, SymbolKind::Thread, "main"),
+        (
+            2,
+            SymbolKind::Scope {
+                file: String::new(),
+                line: 0,
+            },
+            "shadow",
+        ),
+        (
+            3,
+            SymbolKind::Scope {
+                file: "src/main.rs".into(),
+                line: 0,
+            },
+            "frame",
+        ),
+    ] {
+        symbols.insert(Symbol {
+            id,
+            kind,
+            name: name.into(),
+        });
+    }
+    let frame = Frame {
+        cpu_begin_ns: 1_000,
+        cpu_end_ns: 9_000,
+        lanes: vec![Lane {
+            thread: 1,
+            spans: vec![
+                CpuSpan {
+                    scope: 3,
+                    depth: 0,
+                    start_ns: 1_000,
+                    end_ns: 9_000,
+                },
+                CpuSpan {
+                    scope: 2,
+                    depth: 1,
+                    start_ns: 2_000,
+                    end_ns: 3_000,
+                },
+            ],
+            dropped_spans: 0,
+        }],
+        ..Frame::default()
+    };
+    let mut w =
+        framewise_format::Writer::new(std::io::Cursor::new(Vec::new()), &Meta::default(), &symbols)
+            .expect("writer");
+    w.write_frame(&frame, &symbols).expect("frame");
+    let bytes = w.finish_and_close(&[]).expect("close").into_inner();
+    let t = Temp::new("no-site");
+    let i = inspect(t.write("sites.sgpt", &bytes)).expect("inspects");
+    let json = serde_json::to_value(&i).expect("serializes");
+    let scopes: Vec<&serde_json::Value> = json["symbols"]
+        .as_array()
+        .expect("symbols")
+        .iter()
+        .filter(|s| s["kind"] == "scope")
+        .collect();
+    let by_name = |name: &str| {
+        scopes
+            .iter()
+            .find(|s| s["name"] == name)
+            .copied()
+            .unwrap_or_else(|| panic!("scope {name} in {scopes:?}"))
+    };
+    let shadow = by_name("shadow");
+    assert!(
+        shadow.get("file").is_none() && shadow.get("line").is_none(),
+        "{shadow}"
+    );
+    let frame = by_name("frame");
+    assert_eq!(frame["file"], "src/main.rs");
+    assert!(frame.get("line").is_none(), "{frame}");
+}

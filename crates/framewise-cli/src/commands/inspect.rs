@@ -169,7 +169,8 @@ impl InspectView {
             let (shown, hidden) = st.list.take(&s.symbols);
             for sym in shown {
                 let detail = match (&sym.file, sym.line, sym.counter_kind) {
-                    (Some(file), line, _) => format!("{file}:{}", opt(line)),
+                    (Some(file), Some(line), _) => format!("{file}:{line}"),
+                    (Some(file), None, _) => file.clone(),
                     (_, _, Some(k)) => serde_name(&k),
                     _ => String::new(),
                 };
