@@ -3,7 +3,10 @@
 //! The CPU clock is not guessed: doctor starts a real recorder session into memory (no
 //! frames), stops it, and reads back the clock the recorder declared in META — the same
 //! choice a game linking this build would get (the time-stamp counter when the kernel
-//! trusts it, else the monotonic clock). Everything this build cannot do is listed under
+//! trusts it, else the monotonic clock). The GPU is not guessed either: in a build with the
+//! `gpu` feature doctor opens a headless device exactly as `framewise demo --gpu` and
+//! framewise-wgpu do, and reports the adapter, its type (the timing regime) and which
+//! timestamp kinds it writes. Everything this build cannot do is listed under
 //! `degraded` with the reason; nothing is degraded silently.
 //!
 //! Exit: 0 reported (degraded features are data, not failure); 4 when it cannot run.
@@ -99,6 +102,100 @@ fn environment() -> Value {
     json!({"set": set, "error": error})
 }
 
+/// The GPU as `framewise demo --gpu` (and so framewise-wgpu) would open it: the
+/// `gpu_timestamps` and `timing_regime` blocks, with what is missing added to `degraded`.
+fn probe_gpu(degraded: &mut Vec<Value>) -> (Value, Value) {
+    let cpu_only = |why: &str| {
+        json!({
+            "grade": "hardware",
+            "reason": format!("CPU-only: {why}; CPU timing is graded hardware (DESIGN.md)"),
+        })
+    };
+    let probe = match framewise_demo::gpu::probe() {
+        Ok(probe) => probe,
+        Err(error) => {
+            let built = !matches!(error, framewise_demo::DemoError::GpuNotBuilt);
+            let reason = if built {
+                format!(
+                    "no GPU device could be opened, so no GPU timestamps can be recorded: {error}"
+                )
+            } else {
+                "this build of the CLI cannot open a GPU (it was built without the `gpu` feature: `cargo build --release -p framewise-cli --features gpu`); a game times its passes by linking framewise-wgpu".to_owned()
+            };
+            degraded.push(json!({"feature": "gpu-timestamps", "reason": reason}));
+            let gpu = json!({
+                "built": built,
+                "supported": false,
+                "adapter": Value::Null,
+                "timestamp_period_ns": Value::Null,
+                "kinds": Value::Null,
+                "reason": reason,
+            });
+            let why = if built {
+                "no GPU here"
+            } else {
+                "no GPU probe in this build"
+            };
+            return (gpu, cpu_only(why));
+        }
+    };
+    let kind = |support: &Result<(), String>| match support {
+        Ok(()) => json!({"enabled": true, "reason": Value::Null}),
+        Err(reason) => json!({"enabled": false, "reason": reason}),
+    };
+    let supported = probe.pass_timestamps.is_ok();
+    let reason = match &probe.pass_timestamps {
+        Ok(()) => Value::Null,
+        Err(why) => {
+            let reason = format!(
+                "{} has no pass timestamps ({why}): passes are recorded without GPU times",
+                probe.adapter
+            );
+            degraded.push(json!({"feature": "gpu-timestamps", "reason": reason}));
+            json!(reason)
+        }
+    };
+    if supported && probe.adapter_type != "hardware" {
+        degraded.push(json!({
+            "feature": "gpu-timing-regime",
+            "reason": format!(
+                "the GPU is a {} adapter, {}: its pass times are graded {}, and timing comparisons with hardware-timed captures are refused (incomparable)",
+                probe.adapter_type, probe.adapter, probe.adapter_type
+            ),
+        }));
+    }
+    let gpu = json!({
+        "built": true,
+        "supported": supported,
+        "adapter": {
+            "name": probe.adapter,
+            "vendor": probe.vendor,
+            "driver": probe.driver,
+            "type": probe.adapter_type,
+            "backend": probe.backend,
+        },
+        "timestamp_period_ns": if supported { json!(probe.timestamp_period_ns) } else { Value::Null },
+        "kinds": {
+            "passes": kind(&probe.pass_timestamps),
+            "inside_encoders": kind(&probe.encoder_timestamps),
+            "inside_passes": kind(&probe.in_pass_timestamps),
+        },
+        "reason": reason,
+    });
+    let regime = if supported {
+        json!({
+            "grade": probe.adapter_type,
+            "reason": format!(
+                "GPU work timed on this {} adapter, {}, is graded {}; CPU-only captures are graded hardware (DESIGN.md)",
+                probe.adapter_type, probe.adapter, probe.adapter_type
+            ),
+        })
+    } else {
+        cpu_only("this GPU cannot be timed")
+    };
+    (gpu, regime)
+}
+
 /// Builds the report.
 fn report() -> Value {
     let mut degraded: Vec<Value> = Vec::new();
@@ -123,8 +220,7 @@ fn report() -> Value {
             json!({"source": Value::Null, "resolution_ns": Value::Null, "resolution_declared": false, "error": error})
         }
     };
-    let gpu_reason = "this build has no GPU integration: GPU pass timing arrives with the wgpu integration (framewise-wgpu), which is not in this build; no GPU timestamps can be recorded";
-    degraded.push(json!({"feature": "gpu-timestamps", "reason": gpu_reason}));
+    let (gpu_timestamps, timing_regime) = probe_gpu(&mut degraded);
     let incident_reason = "this build's recorder has no incident log (.framewise/perf.jsonl): hitches are found after the fact by `framewise hitches`, not written as they happen";
     degraded.push(json!({"feature": "incident-log", "reason": incident_reason}));
     degraded.push(json!({
@@ -140,11 +236,8 @@ fn report() -> Value {
             "target_os": std::env::consts::OS,
         },
         "cpu_clock": cpu_clock,
-        "gpu_timestamps": {"supported": false, "adapter": Value::Null, "reason": gpu_reason},
-        "timing_regime": {
-            "grade": "hardware",
-            "reason": "CPU-only: no GPU work can be timed in this build, and CPU timing is graded hardware (DESIGN.md)",
-        },
+        "gpu_timestamps": gpu_timestamps,
+        "timing_regime": timing_regime,
         "incident_log": {"state": "unavailable", "reason": incident_reason},
         "environment": environment(),
         "degraded": degraded,
@@ -209,13 +302,50 @@ impl DoctorView {
                 "not declared by the platform".into()
             },
         ]);
+        let g = &j["gpu_timestamps"];
+        let a = &g["adapter"];
+        t.row(vec![
+            "gpu".into(),
+            match (&g["built"], a.is_null()) {
+                (Value::Bool(false), _) => "not probed: built without the `gpu` feature".into(),
+                (_, true) => "none".into(),
+                (_, false) => format!(
+                    "{} · {} · {} adapter",
+                    s(&a["name"]),
+                    s(&a["backend"]),
+                    s(&a["type"])
+                ),
+            },
+        ]);
+        let kinds: Vec<String> = ["passes", "inside_encoders", "inside_passes"]
+            .iter()
+            .map(|k| {
+                let on = g["kinds"][k]["enabled"] == true;
+                format!("{} {}", k.replace('_', " "), if on { "yes" } else { "no" })
+            })
+            .collect();
         t.row(vec![
             "gpu timestamps".into(),
-            "none in this build (no GPU integration until framewise-wgpu lands)".into(),
+            if g["supported"] == true {
+                format!(
+                    "{} · period {} ns",
+                    kinds.join(", "),
+                    s(&g["timestamp_period_ns"])
+                )
+            } else {
+                "none (see degraded)".into()
+            },
         ]);
         t.row(vec![
             "timing regime".into(),
-            format!("{} (CPU-only)", s(&j["timing_regime"]["grade"])),
+            if a.is_null() || g["supported"] != true {
+                format!("{} (CPU-only)", s(&j["timing_regime"]["grade"]))
+            } else {
+                format!(
+                    "{} for GPU-timed captures · hardware for CPU-only ones",
+                    s(&j["timing_regime"]["grade"])
+                )
+            },
         ]);
         t.row(vec![
             "incident log".into(),
