@@ -164,3 +164,46 @@ fn trace_snapshot() {
     redact_floats(&mut v);
     insta::assert_json_snapshot!("trace", v);
 }
+
+/// A trace `framewise trace` wrote reads back with the same frames: its frame track is taken
+/// as the frames (paused ones included), not as 1,500 scopes named `frame N`, and not
+/// replaced by whichever span happens to be most frequent.
+#[test]
+fn own_export_round_trips_its_frames() {
+    let spec = GameSpec {
+        frames: 400,
+        with_spans: true,
+        ..GameSpec::default()
+    };
+    let original = framewise_analysis::summarize(&game(&spec));
+    let bytes = serde_json::to_vec(&export(&spec, false)).expect("bytes");
+    let back = framewise_analysis::import::chrome::import(&bytes, &LoadOptions::default())
+        .expect("imports");
+    let again = framewise_analysis::summarize(&back);
+    assert_eq!(again.capture.frames, original.capture.frames);
+    assert_eq!(again.capture.frames_paused, original.capture.frames_paused);
+    assert!(original.capture.frames_paused > 0, "the fixture pauses");
+    for path in ["frame.count", "frame.p50", "frame.max", "work.avg"] {
+        let (a, b) = (original.metric(path), again.metric(path));
+        let close = match (a, b) {
+            (Some(a), Some(b)) => (a - b).abs() <= 1e-3 * a.abs().max(1.0),
+            _ => false,
+        };
+        assert!(close, "{path}: {a:?} vs {b:?}");
+    }
+    for (name, _) in &original.scopes.0 {
+        assert!(
+            again.scopes.0.iter().any(|(n, _)| n == name),
+            "scope {name} survives the round trip"
+        );
+    }
+    assert!(
+        !again.scopes.0.iter().any(|(n, _)| n.starts_with("frame ")),
+        "frame markers are frames, not scopes"
+    );
+    assert!(
+        again.notes.iter().any(|n| n.contains("own frame track")),
+        "{:?}",
+        again.notes
+    );
+}

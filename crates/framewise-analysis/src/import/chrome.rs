@@ -7,8 +7,11 @@
 //! events become scopes; `i`/`I`/`R` become marks; `C` become counters (each frame takes
 //! its last sample); `M` name processes and threads.
 //!
-//! A frame is one occurrence of the frame span: `--frame-span NAME`, or the most frequent
-//! top-level span on the thread with the most top-level spans, named in a note. Every span,
+//! A frame is one occurrence of the frame span: `--frame-span NAME`; else the trace's own
+//! frame track when it has one (`X` events of category `frame` whose `args` carry the frame's
+//! `index`, as `framewise trace` writes them: those are frames, not scopes, and their
+//! `args.paused` is kept); else the most frequent top-level span on the thread with the most
+//! top-level spans. A note names the choice. Every span,
 //! mark and counter sample on any thread belongs to the frame in which it starts
 //! (`[begin, next begin)`). Unclosed `B`, `E` without `B`, events out of order within a
 //! thread, spans overlapping their parent and unknown phases are tolerated and reported.
@@ -332,6 +335,8 @@ pub(crate) fn import_reporting(
     // Per thread: B/E events to match, in file order.
     let mut begin_ends: Vec<Vec<(u64, bool, usize)>> = Vec::new();
     let mut spans: Vec<RawSpan> = Vec::new();
+    // The frame track of a trace framewise exported: (begin, end, paused) per frame.
+    let mut frame_track: Vec<(u64, u64, bool)> = Vec::new();
     let mut marks: Vec<(usize, String, u64)> = Vec::new();
     let mut samples: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
     let mut unimported: BTreeMap<String, u64> = BTreeMap::new();
@@ -381,14 +386,27 @@ pub(crate) fn import_reporting(
         match ph {
             "X" => match e.get("dur").and_then(Value::as_f64) {
                 Some(dur) if dur.is_finite() && dur >= 0.0 => {
-                    let (file, line) = site(e.get("args"));
+                    let end_ns = ts_ns.saturating_add((dur * 1000.0).round() as u64);
+                    let args = e.get("args");
+                    let frame_index = args.and_then(|a| a.get("index")).and_then(Value::as_u64);
+                    if e.get("cat").and_then(Value::as_str) == Some("frame")
+                        && frame_index.is_some()
+                    {
+                        let paused = args
+                            .and_then(|a| a.get("paused"))
+                            .and_then(Value::as_bool)
+                            .unwrap_or(false);
+                        frame_track.push((ts_ns, end_ns, paused));
+                        continue;
+                    }
+                    let (file, line) = site(args);
                     spans.push(RawSpan {
                         thread,
                         name: name.to_owned(),
                         file,
                         line,
                         start_ns: ts_ns,
-                        end_ns: ts_ns.saturating_add((dur * 1000.0).round() as u64),
+                        end_ns,
                         depth: 0,
                     });
                 }
@@ -521,7 +539,7 @@ pub(crate) fn import_reporting(
         ));
     }
 
-    if spans.is_empty() {
+    if spans.is_empty() && frame_track.is_empty() {
         return Err(ChromeError::NoSpans {
             events: events.len(),
         });
@@ -585,7 +603,15 @@ pub(crate) fn import_reporting(
             None => format!("pid {pid}/{thread}"),
         }
     };
+    let own_track = options.frame_span.is_none() && !frame_track.is_empty();
     let (frame_thread, frame_name) = match &options.frame_span {
+        None if own_track => {
+            notes.push(format!(
+                "frames from the trace's own frame track (category `frame`, as `framewise trace` writes it: {} frames); pass --frame-span NAME to use a span instead",
+                frame_track.len()
+            ));
+            (usize::MAX, String::new())
+        }
         Some(name) => {
             let best = top_level
                 .iter()
@@ -622,11 +648,15 @@ pub(crate) fn import_reporting(
             (thread, name)
         }
     };
-    let mut frame_spans: Vec<(u64, u64)> = spans
-        .iter()
-        .filter(|s| s.thread == frame_thread && s.name == frame_name)
-        .map(|s| (s.start_ns, s.end_ns))
-        .collect();
+    let mut frame_spans: Vec<(u64, u64, bool)> = if own_track {
+        frame_track
+    } else {
+        spans
+            .iter()
+            .filter(|s| s.thread == frame_thread && s.name == frame_name)
+            .map(|s| (s.start_ns, s.end_ns, false))
+            .collect()
+    };
     frame_spans.sort_unstable();
     frame_spans.dedup_by_key(|f| f.0);
     let begins: Vec<u64> = frame_spans.iter().map(|f| f.0).collect();
@@ -727,10 +757,11 @@ pub(crate) fn import_reporting(
 
     let mut f = FrameInput::default();
     let mut reporter = Reporter::start(progress, Stage::Frames, frame_spans.len() as u64);
-    for (i, &(begin, end)) in frame_spans.iter().enumerate() {
+    for (i, &(begin, end, paused)) in frame_spans.iter().enumerate() {
         reporter.update(i as u64);
         f.clear();
         f.index = i as u64;
+        f.paused = paused;
         f.cpu_begin_ns = begin;
         f.cpu_end_ns = end;
         let list = std::mem::take(&mut per_frame[i]);
