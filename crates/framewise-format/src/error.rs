@@ -50,6 +50,27 @@ pub enum DecodeError {
         /// Where it was read.
         offset: usize,
     },
+    /// A lane's events end a top-level span and begin a deeper, zero-length top-level span
+    /// at the instant it ended. That span lies inside the previous one, where the writer's
+    /// lane algorithm would have nested it: no writer writes these events for these spans
+    /// (docs/FORMAT.md §8.2, "What a reader refuses in a lane", rule 9).
+    #[error(
+        "lane of thread symbol {thread}: span {span} begins with no span open at {start_ns} ns, \
+         where the previous top-level span (depth {previous_depth}) ends, with depth {depth} \
+         and no length: it lies inside that span, where a writer nests it"
+    )]
+    LaneNesting {
+        /// The lane's thread symbol.
+        thread: u32,
+        /// Index of the offending span in the lane.
+        span: usize,
+        /// Its start (and end), ns.
+        start_ns: u64,
+        /// Its depth, as coded.
+        depth: u32,
+        /// The depth of the top-level span before it.
+        previous_depth: u32,
+    },
     /// Bytes were left over after the last field.
     #[error("{extra} unexpected trailing bytes after the last field")]
     TrailingBytes {

@@ -4,6 +4,7 @@ mod support;
 
 mod corruption;
 mod directory;
+mod fuzz_findings;
 mod golden;
 mod roundtrip;
 mod sample;

@@ -320,16 +320,60 @@ fn invalid_in_stream(
     }
 }
 
-/// No span open.
+/// No span: before the first top-level span, there is no previous one.
 const NO_SPAN: usize = usize::MAX;
+
+/// Marks an open top-level span's parent field, which holds the index of the previous
+/// top-level span instead (`ROOT_MARK | NO_SPAN` = [`NO_SPAN`] for the first, which no span
+/// index matches even without the mark). No span index has this bit: a vector of spans
+/// (24 bytes each) has fewer than `isize::MAX / 24` elements.
+const ROOT_MARK: usize = 1 << (usize::BITS - 1);
+
+/// Rule 9 of docs/FORMAT.md §8.2 ("What a reader refuses in a lane"), once top-level span
+/// `span` has ended, `previous` being the top-level span before it (if any).
+///
+/// The writer's lane algorithm keeps a span open while the next span lies inside it and is
+/// deeper. A top-level span that begins when the previous top-level span ends, has no
+/// length and is deeper lies inside that span: the writer would have nested it there (and
+/// coded other events), or refused the lane. Refused here too, so that every lane read is
+/// one the writer writes, with these very events.
+#[inline(always)]
+fn check_top_level(
+    spans: &[CpuSpan],
+    previous: usize,
+    span: usize,
+    thread: SymId,
+) -> Result<(), DecodeError> {
+    if let (Some(r), Some(s)) = (spans.get(previous), spans.get(span)) {
+        if s.start_ns == r.end_ns && s.end_ns == s.start_ns && s.depth > r.depth {
+            return Err(lane_nesting(thread, span, s, r));
+        }
+    }
+    Ok(())
+}
+
+/// The error for [`check_top_level`], out of line: lanes that break the rule are rare.
+#[cold]
+#[inline(never)]
+fn lane_nesting(thread: SymId, span: usize, s: &CpuSpan, r: &CpuSpan) -> DecodeError {
+    DecodeError::LaneNesting {
+        thread,
+        span,
+        start_ns: s.start_ns,
+        depth: s.depth,
+        previous_depth: r.depth,
+    }
+}
 
 /// Decodes a lane into `lane`, reusing its span vector.
 ///
 /// The decoder keeps as little state as it can outside the spans, so that the hot loop
 /// keeps it in registers: the stack of open spans lives in the spans themselves (while a
-/// span is open, its `end_ns` holds the index of its parent, [`NO_SPAN`] at the top level;
-/// `top` is the innermost open span); the previous event was a begin exactly when the
-/// innermost open span is the last one begun; the previous begin's scope is that span's.
+/// span is open, its `end_ns` holds the index of its parent; at the top level, that of the
+/// previous top-level span with [`ROOT_MARK`], for [`check_top_level`] when the span ends;
+/// `top` is the innermost open span); the previous event was a begin
+/// exactly when the innermost open span is the last one begun; the previous begin's scope
+/// is that span's.
 fn decode_lane_into(
     c: &mut Cursor<'_>,
     frame_begin_ns: u64,
@@ -372,6 +416,7 @@ fn decode_lane_into(
     let mut end_ctx = [leaf_ctx, tail_ctx];
     let mut last_ns = base;
     let mut begun = 0usize;
+    let mut last_root = NO_SPAN;
     let invalid = |field, value, r| invalid_in_stream(field, value, stream.len(), r);
     // Each pass of the outer loop is a top-level span and everything inside it; each
     // event refills the cache once, and its token and values are read from the cache while
@@ -403,14 +448,15 @@ fn decode_lane_into(
             scope,
             depth,
             start_ns,
-            end_ns: NO_SPAN as u64,
+            end_ns: (ROOT_MARK | last_root) as u64,
         };
         let mut top = begun;
         begun += 1;
         last_ns = start_ns;
 
-        // Something is open: a token says which event comes, once both are possible.
-        while top != NO_SPAN {
+        // Something is open: a token says which event comes, once both are possible. The
+        // loop ends when the top-level span does, with the top-level span before it.
+        let previous_root = loop {
             r.prepare();
             let is_begin = begun < spans.len() && r.bit_after_refill()?;
             if is_begin {
@@ -456,11 +502,17 @@ fn decode_lane_into(
                     // Unreachable: top is an open span.
                     return Err(invalid("end token with no open span", 0, r));
                 };
-                top = span.end_ns as usize;
+                let parent = span.end_ns as usize;
                 span.end_ns = end_ns;
                 last_ns = end_ns;
+                if parent & ROOT_MARK != 0 {
+                    break parent & !ROOT_MARK;
+                }
+                top = parent;
             }
-        }
+        };
+        check_top_level(spans, previous_root, top, lane.thread)?;
+        last_root = top;
     }
     if r.remaining_bits() >= 8 {
         return Err(DecodeError::TrailingBytes {

@@ -725,7 +725,19 @@ fn lanes_decode_to_the_reference_values_and_errors() {
             }
         };
         let new = decode_new(&bytes, begin, &mut reuse);
-        assert_eq!(new, decode_old(&bytes, begin), "bytes {bytes:02x?}");
+        let old = decode_old(&bytes, begin);
+        if let Err(DecodeError::LaneNesting { .. }) = new.0 {
+            // The one refusal the old reader lacked (spans the writer nests otherwise),
+            // made when the top-level span ends: the old reader read on, to the end or to
+            // an error further on.
+            if let (Ok(lane), len) = &old {
+                let again = encode_old(lane, begin).ok().map(|b| b[3..].to_vec());
+                assert_ne!(again.as_deref(), Some(&bytes[..*len]), "bytes {bytes:02x?}");
+            }
+            failed += 1;
+            continue;
+        }
+        assert_eq!(new, old, "bytes {bytes:02x?}");
         if new.0.is_ok() {
             ok += 1;
         } else {
@@ -881,4 +893,157 @@ fn decoding_into_a_used_frame_gives_what_a_fresh_decode_gives() {
         );
         assert_eq!(frame, f);
     }
+}
+
+/// A random event stream that follows the token grammar of docs/FORMAT.md §8.2 and codes
+/// every value as a writer does (so no needless escape, zero padding), but ignores the
+/// nesting rules: top-level spans of any depth, many zero gaps and zero-length spans at
+/// the same instant. The first gap is 0, as the writer's base is the first span's start.
+/// Returns the span count and the stream.
+fn random_event_stream(rng: &mut Rng) -> (u64, Vec<u8>) {
+    let span_count = rng.below(10);
+    let [mut gap, mut leaf, mut tail, mut sym, mut depth] = lane_contexts();
+    let mut stream = Vec::new();
+    let mut w = BitWriter::new(&mut stream);
+    let small = |rng: &mut Rng| match rng.below(4) {
+        0 | 1 => 0,
+        2 => rng.below(3),
+        _ => rng.below(1 << 20),
+    };
+    // Per open span: whether an event has followed its begin (then its end is a tail).
+    let mut open: Vec<bool> = Vec::new();
+    let mut begun = 0;
+    while begun < span_count || !open.is_empty() {
+        let is_begin = if open.is_empty() {
+            true
+        } else if begun == span_count {
+            false
+        } else {
+            let b = rng.below(2) == 0;
+            w.bit(b);
+            b
+        };
+        if is_begin {
+            // A writer's base is the first span's start.
+            let gap_ns = if begun == 0 { 0 } else { small(rng) };
+            w.rice(&mut gap, gap_ns);
+            // Mostly rising scope ids; now and then one below the last (which may be < 0).
+            w.rice(&mut sym, 2 * rng.below(3) + u64::from(rng.below(8) == 0));
+            if open.is_empty() {
+                w.rice(&mut depth, rng.below(4));
+            }
+            if let Some(parent) = open.last_mut() {
+                *parent = true;
+            }
+            open.push(false);
+            begun += 1;
+        } else if open.pop() == Some(true) {
+            w.rice(&mut tail, small(rng));
+        } else {
+            w.rice(&mut leaf, small(rng));
+        }
+    }
+    w.finish();
+    (span_count, stream)
+}
+
+/// A lane the reader accepts, the writer writes again with the very same bytes; and the
+/// reader refuses exactly the streams whose spans the writer would code otherwise, or not
+/// at all.
+#[test]
+fn every_lane_read_is_written_back_to_the_same_bytes() {
+    let mut rng = Rng::new(6);
+    let mut reuse = Lane::default();
+    let (mut same, mut refused) = (0, 0);
+    for _ in 0..60_000 {
+        let begin = rng.below(1 << 30);
+        let (span_count, stream) = random_event_stream(&mut rng);
+        let base = if span_count == 0 {
+            0
+        } else {
+            rng.below(1 << 20) as i64 - (1 << 19)
+        };
+        let bytes = lane_bytes(span_count, base, &stream);
+        let (new, _) = decode_new(&bytes, begin, &mut reuse);
+        let (old, _) = decode_old(&bytes, begin);
+        let written_again = old
+            .as_ref()
+            .ok()
+            .and_then(|lane| encode_new(lane, begin).ok());
+        let round_trips = written_again.as_ref().map(|b| &b[3..]) == Some(&bytes[..]);
+        match new {
+            Ok(lane) => {
+                assert!(round_trips, "bytes {bytes:02x?} read as {lane:?}");
+                same += 1;
+            }
+            Err(DecodeError::LaneNesting { .. }) => {
+                // The old reader read the spans (or failed further on); the writer
+                // refuses them or writes other bytes.
+                assert!(!round_trips, "bytes {bytes:02x?}");
+                refused += 1;
+            }
+            Err(e) => {
+                // Scope ids below 0 and the like: the old reader refused them too.
+                assert_eq!(old, Err(e), "bytes {bytes:02x?}");
+            }
+        }
+    }
+    assert!(
+        same > 30_000 && refused > 1_000,
+        "{same} written back, {refused} refused"
+    );
+}
+
+/// Lane bytes of the 2026-11 fuzz finding (`frame_roundtrip`): a zero-length top-level
+/// span at u64::MAX, then a top-level span at the same instant with `depth` and no length.
+/// The old reader read it; the writer refused the spans (depth 2) or nested the second in
+/// the first and wrote other bytes (depth 1).
+fn same_instant_lane(depth: u64) -> Vec<u8> {
+    let [mut gap, mut leaf, _, mut sym, mut depth_ctx] = lane_contexts();
+    let mut stream = Vec::new();
+    let mut w = BitWriter::new(&mut stream);
+    w.rice(&mut gap, 0); // begin: gap 0 from base (u64::MAX)
+    w.rice(&mut sym, 0); // scope 0
+    w.rice(&mut depth_ctx, 0); // depth 0
+    w.bit(false); // an end
+    w.rice(&mut leaf, 0); // a leaf of length 0
+    w.rice(&mut gap, 0); // begin, nothing open: gap 0
+    w.rice(&mut sym, 0); // scope 0
+    w.rice(&mut depth_ctx, depth);
+    w.rice(&mut leaf, 0); // all begun: its end, length 0
+    w.finish();
+    lane_bytes(2, -1, &stream)
+}
+
+#[test]
+fn a_deeper_zero_length_top_level_span_where_the_last_ended_is_refused() {
+    // The bytes tests/fuzz_findings.rs spells out by hand.
+    assert_eq!(
+        same_instant_lane(2),
+        [1, 0, 2, 1, 7, 0, 0, 0, 0, 0x18, 0, 0]
+    );
+    for (depth, writer) in [(2u64, false), (1, true)] {
+        let bytes = same_instant_lane(depth);
+        let (old, _) = decode_old(&bytes, 0);
+        let lane = old.expect("the old reader read it");
+        assert_eq!(encode_old(&lane, 0).is_ok(), writer);
+        assert_eq!(
+            decode_new(&bytes, 0, &mut Lane::default()).0,
+            Err(DecodeError::LaneNesting {
+                thread: 1,
+                span: 1,
+                start_ns: u64::MAX,
+                depth: depth as u32,
+                previous_depth: 0,
+            })
+        );
+    }
+    // The same stream with depth 0 is two sibling spans, which the writer writes alike.
+    let bytes = same_instant_lane(0);
+    let (new, _) = decode_new(&bytes, 0, &mut Lane::default());
+    let lane = new.expect("siblings at the same instant");
+    assert_eq!(
+        encode_new(&lane, 0).expect("written").as_slice()[3..],
+        bytes
+    );
 }
