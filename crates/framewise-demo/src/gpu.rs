@@ -72,8 +72,8 @@ pub struct GpuProbe {
 }
 
 /// Opens the GPU as `--gpu` would and reports what it can time, then drops it. Fails with
-/// [`DemoError::GpuNotBuilt`] in a build without the `gpu` feature and
-/// [`DemoError::NoGpu`] when there is no adapter or device.
+/// [`DemoError::GpuNotBuilt`](crate::DemoError::GpuNotBuilt) in a build without the `gpu` feature and
+/// [`DemoError::NoGpu`](crate::DemoError::NoGpu) when there is no adapter or device.
 pub fn probe() -> Result<GpuProbe, crate::DemoError> {
     GpuDevice::new().map(|device| device.probe())
 }
