@@ -5,9 +5,10 @@
 //! `cargo bench -p framewise-analysis --bench analysis`
 //!
 //! With `FRAMEWISE_BENCH_HOUR=1` it also writes a one-hour 60 Hz capture (216,000 frames,
-//! ~43 M spans) under target/ once, then times one `open` + `summarize` on it and prints
-//! the wall time and the peak resident memory against the file size (the targets are
-//! ≤ 3 s and ≤ 1.5 × the file size).
+//! ~43 M spans) once — to `FRAMEWISE_BENCH_HOUR_FILE` if set, else into the target
+//! directory — then times one `open` + `summarize` on it and prints the wall time and the
+//! peak resident memory against the file size (the targets are ≤ 3 s and ≤ 1.5 × the file
+//! size). The same file is what `framewise summarize` is timed on.
 #![allow(missing_docs)]
 
 #[path = "../../framewise-format/tests/support/mod.rs"]
@@ -124,10 +125,22 @@ fn hour() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(216_000);
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("../../target/bench-analysis-{frames}.sgpt"));
+    // FRAMEWISE_BENCH_HOUR_FILE names the file (to time `framewise summarize` on the same
+    // capture); by default it goes in the target directory.
+    let path = match std::env::var_os("FRAMEWISE_BENCH_HOUR_FILE") {
+        Some(p) => PathBuf::from(p),
+        None => std::env::var_os("CARGO_TARGET_DIR")
+            .map_or_else(
+                || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"),
+                PathBuf::from,
+            )
+            .join(format!("bench-analysis-{frames}.sgpt")),
+    };
     if std::fs::metadata(&path).is_err() {
         eprintln!("writing {} (once)…", path.display());
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).expect("the capture's directory");
+        }
         let symbols = support::symbols();
         let mut rng = support::Rng::new(12);
         let pool: Vec<Frame> = (0..512).map(|i| support::frame(&mut rng, i, 0)).collect();

@@ -193,67 +193,98 @@ struct Open {
     children_ns: u64,
 }
 
+#[inline]
+fn slot_of(slots: &mut Vec<Slot>, id: u32) -> &mut Slot {
+    let at = id as usize;
+    if at >= slots.len() {
+        grow(slots, at);
+    }
+    &mut slots[at]
+}
+
+#[cold]
+#[inline(never)]
+fn grow(slots: &mut Vec<Slot>, at: usize) {
+    slots.resize(at + 1, Slot::default());
+}
+
+#[inline]
+fn close(slots: &mut Vec<Slot>, open: Open) {
+    let slot = slot_of(slots, open.id);
+    slot.self_ns = slot
+        .self_ns
+        .saturating_add(open.duration_ns.saturating_sub(open.children_ns));
+    slot.active = slot.active.saturating_sub(1);
+}
+
 /// Folds nested instances into per-id aggregates for one frame.
+///
+/// The builder folds a [`FrameInput`]'s lanes with one; a loader that decodes spans
+/// itself (the `.sgpt` loader) folds them as it goes and hands the folder to
+/// [`CaptureBuilder::push_frame_folded`], so that spans are never copied into a
+/// [`FrameInput`] only to be read once. Either way the same [`Folder::fold_lane`] decides
+/// inclusive totals, self times and calls.
 #[derive(Default)]
-struct Folder {
+pub(crate) struct Folder {
     slots: Vec<Slot>,
     touched: Vec<u32>,
     stack: Vec<Open>,
+    /// Summary-only: per-name totals of the frame being drained, and which are set.
+    group_totals: Vec<Option<u64>>,
+    groups_touched: Vec<u32>,
 }
 
 impl Folder {
+    #[inline]
     fn slot(&mut self, id: u32) -> &mut Slot {
-        let at = id as usize;
-        if at >= self.slots.len() {
-            self.slots.resize(at + 1, Slot::default());
-        }
-        &mut self.slots[at]
+        slot_of(&mut self.slots, id)
     }
 
-    fn close(&mut self, open: Open) {
-        let slot = self.slot(open.id);
-        slot.self_ns = slot
-            .self_ns
-            .saturating_add(open.duration_ns.saturating_sub(open.children_ns));
-        slot.active = slot.active.saturating_sub(1);
-    }
-
-    fn end_lane(&mut self) {
-        while let Some(open) = self.stack.pop() {
-            self.close(open);
-        }
-    }
-
-    /// One instance, in pre-order within its lane.
-    fn instance(&mut self, id: u32, depth: u32, duration_ns: u64) {
-        while let Some(top) = self.stack.last().copied() {
-            if top.depth >= depth {
-                self.stack.pop();
-                self.close(top);
-            } else {
-                break;
+    /// Folds one lane's instances, `(id, depth, duration_ns)` in pre-order: each
+    /// instance's parent is the nearest open instance of smaller depth; every instance
+    /// still open at the end of the lane closes.
+    #[inline]
+    pub(crate) fn fold_lane(&mut self, instances: impl IntoIterator<Item = (u32, u32, u64)>) {
+        // Locals, so that the hot loop keeps their lengths in registers: stores into the
+        // slots could otherwise alias the vectors' own fields.
+        let mut slots = std::mem::take(&mut self.slots);
+        let mut stack = std::mem::take(&mut self.stack);
+        let mut touched = std::mem::take(&mut self.touched);
+        for (id, depth, duration_ns) in instances {
+            while let Some(&top) = stack.last() {
+                if top.depth < depth {
+                    break;
+                }
+                stack.pop();
+                close(&mut slots, top);
             }
+            if let Some(parent) = stack.last_mut() {
+                parent.children_ns = parent.children_ns.saturating_add(duration_ns);
+            }
+            let slot = slot_of(&mut slots, id);
+            let first = slot.calls == 0;
+            slot.calls = slot.calls.saturating_add(1);
+            // A scope running inside itself is counted once in the inclusive total.
+            if slot.active == 0 {
+                slot.total_ns = slot.total_ns.saturating_add(duration_ns);
+            }
+            slot.active += 1;
+            if first {
+                touched.push(id);
+            }
+            stack.push(Open {
+                id,
+                depth,
+                duration_ns,
+                children_ns: 0,
+            });
         }
-        if let Some(parent) = self.stack.last_mut() {
-            parent.children_ns = parent.children_ns.saturating_add(duration_ns);
+        while let Some(open) = stack.pop() {
+            close(&mut slots, open);
         }
-        let slot = self.slot(id);
-        let first = slot.calls == 0;
-        slot.calls = slot.calls.saturating_add(1);
-        // A scope running inside itself is counted once in the inclusive total.
-        if slot.active == 0 {
-            slot.total_ns = slot.total_ns.saturating_add(duration_ns);
-        }
-        slot.active += 1;
-        if first {
-            self.touched.push(id);
-        }
-        self.stack.push(Open {
-            id,
-            depth,
-            duration_ns,
-            children_ns: 0,
-        });
+        self.slots = slots;
+        self.stack = stack;
+        self.touched = touched;
     }
 
     /// A total given directly (no nesting known): inclusive and self are the same.
@@ -269,48 +300,47 @@ impl Folder {
     }
 
     /// Summary-only: folds this frame's per-id aggregates into per-name columns (only
-    /// when `keep`, i.e. the frame is not paused), then resets.
-    fn drain_grouped(
-        &mut self,
-        group_of: &[u32],
-        columns: &mut [NameColumn],
-        keep: bool,
-        scratch: &mut Vec<(u32, u64)>,
-    ) {
-        self.end_lane();
-        scratch.clear();
+    /// when `keep`, i.e. the frame is not paused), then resets. A name's per-frame total
+    /// is the sum over its ids (call sites); saturating sums of unsigned values do not
+    /// depend on their order, so ids are summed in the order they were first seen.
+    fn drain_grouped(&mut self, group_of: &[u32], columns: &mut [NameColumn], keep: bool) {
         for &id in &self.touched {
-            if let Some(slot) = self.slots.get_mut(id as usize) {
-                if keep {
-                    if let Some(&g) = group_of.get(id as usize) {
-                        scratch.push((g, slot.total_ns));
-                        if let Some(col) = columns.get_mut(g as usize) {
-                            col.self_ns = col.self_ns.saturating_add(slot.self_ns);
-                            col.calls = col.calls.saturating_add(u64::from(slot.calls));
+            let Some(slot) = self.slots.get_mut(id as usize) else {
+                continue;
+            };
+            if keep {
+                if let Some(&g) = group_of.get(id as usize) {
+                    if let Some(col) = columns.get_mut(g as usize) {
+                        col.self_ns = col.self_ns.saturating_add(slot.self_ns);
+                        col.calls = col.calls.saturating_add(u64::from(slot.calls));
+                        let at = g as usize;
+                        if at >= self.group_totals.len() {
+                            self.group_totals.resize(at + 1, None);
+                        }
+                        let acc = &mut self.group_totals[at];
+                        match acc {
+                            Some(total) => *total = total.saturating_add(slot.total_ns),
+                            None => {
+                                self.groups_touched.push(g);
+                                *acc = Some(slot.total_ns);
+                            }
                         }
                     }
                 }
-                *slot = Slot::default();
             }
+            *slot = Slot::default();
         }
         self.touched.clear();
-        scratch.sort_unstable_by_key(|&(g, _)| g);
-        let mut i = 0;
-        while i < scratch.len() {
-            let g = scratch[i].0;
-            let mut total = 0u64;
-            while i < scratch.len() && scratch[i].0 == g {
-                total = total.saturating_add(scratch[i].1);
-                i += 1;
-            }
-            if let Some(col) = columns.get_mut(g as usize) {
+        for &g in &self.groups_touched {
+            let total = self.group_totals.get_mut(g as usize).and_then(Option::take);
+            if let (Some(total), Some(col)) = (total, columns.get_mut(g as usize)) {
                 col.totals_ns.push(total);
             }
         }
+        self.groups_touched.clear();
     }
 
     fn drain_into(&mut self, out: &mut PerFrame<Agg>) {
-        self.end_lane();
         self.touched.sort_unstable();
         for &id in &self.touched {
             if let Some(slot) = self.slots.get_mut(id as usize) {
@@ -380,7 +410,8 @@ pub struct CaptureBuilder {
     pass_group: Vec<u32>,
     scope_group_ix: HashMap<String, u32>,
     pass_group_ix: HashMap<String, u32>,
-    group_scratch: Vec<(u32, u64)>,
+    /// The queues of the frame being pushed (kept to reuse its allocation).
+    queue_scratch: Vec<QueueId>,
 }
 
 fn intern<K: std::hash::Hash + Eq>(
@@ -439,7 +470,7 @@ impl CaptureBuilder {
             pass_group: Vec::new(),
             scope_group_ix: HashMap::new(),
             pass_group_ix: HashMap::new(),
-            group_scratch: Vec::new(),
+            queue_scratch: Vec::new(),
         }
     }
 
@@ -614,6 +645,30 @@ impl CaptureBuilder {
     /// Adds one frame. Frames must come in order; a frame out of order is kept, reported
     /// as a defect, and the period before it is left unknown.
     pub fn push_frame(&mut self, f: &FrameInput) {
+        let mut scopes = std::mem::take(&mut self.scope_folder);
+        if f.direct_scopes.is_empty() {
+            for lane in &f.lanes {
+                scopes.fold_lane(
+                    lane.spans
+                        .iter()
+                        .map(|s| (s.scope, s.depth, s.end_ns.saturating_sub(s.start_ns))),
+                );
+            }
+        } else {
+            for &(scope, total_ns) in &f.direct_scopes {
+                scopes.direct(scope, total_ns);
+            }
+        }
+        self.push_frame_folded(f, &mut scopes);
+        self.scope_folder = scopes;
+    }
+
+    /// Adds one frame whose CPU instances a loader has already folded into `scopes`
+    /// (with [`Folder::fold_lane`], lane by lane, as [`Self::push_frame`] would have). `f.lanes` then only
+    /// carry each thread's dropped-span count and, when spans are kept, the spans for the
+    /// span table; `f.direct_scopes` is not read. Leaves `scopes` empty, ready for the
+    /// next frame.
+    pub(crate) fn push_frame_folded(&mut self, f: &FrameInput, scopes: &mut Folder) {
         let row = self.cap.frames.len();
         let row_u32 = u32::try_from(row).unwrap_or(u32::MAX);
         let frames = &mut self.cap.frames;
@@ -648,36 +703,15 @@ impl CaptureBuilder {
 
         // CPU scopes.
         let mut dropped = 0u64;
-        if f.direct_scopes.is_empty() {
-            for lane in &f.lanes {
-                for s in &lane.spans {
-                    self.scope_folder.instance(
-                        s.scope,
-                        s.depth,
-                        s.end_ns.saturating_sub(s.start_ns),
-                    );
-                }
-                self.scope_folder.end_lane();
-            }
-        } else {
-            for &(scope, total_ns) in &f.direct_scopes {
-                self.scope_folder.direct(scope, total_ns);
-            }
-        }
         for lane in &f.lanes {
             dropped = dropped.saturating_add(lane.dropped_spans);
         }
         match self.cap.columns.as_mut() {
             Some(cols) => {
-                self.scope_folder.drain_grouped(
-                    &self.scope_group,
-                    &mut cols.scopes,
-                    !f.paused,
-                    &mut self.group_scratch,
-                );
+                scopes.drain_grouped(&self.scope_group, &mut cols.scopes, !f.paused);
                 self.cap.scope_aggs.close_frame();
             }
-            None => self.scope_folder.drain_into(&mut self.cap.scope_aggs),
+            None => scopes.drain_into(&mut self.cap.scope_aggs),
         }
         if dropped > 0 {
             self.cap.dropped_spans = self.cap.dropped_spans.saturating_add(dropped);
@@ -685,7 +719,8 @@ impl CaptureBuilder {
         }
 
         // GPU passes: fold per queue; the frame's GPU time is the longest queue's span.
-        let mut queues_seen: Vec<QueueId> = Vec::new();
+        let mut queues_seen = std::mem::take(&mut self.queue_scratch);
+        queues_seen.clear();
         for p in &f.gpu {
             if let Some(info) = self.cap.passes.get(p.pass as usize) {
                 if !queues_seen.contains(&info.queue) {
@@ -694,39 +729,36 @@ impl CaptureBuilder {
             }
         }
         let mut gpu_ns: Option<u64> = None;
-        for q in queues_seen {
+        let passes = &self.cap.passes;
+        let mut timed = false;
+        for &q in &queues_seen {
             let mut first: Option<u64> = None;
             let mut last: Option<u64> = None;
-            for p in &f.gpu {
-                let Some(info) = self.cap.passes.get(p.pass as usize) else {
-                    continue;
-                };
+            self.pass_folder.fold_lane(f.gpu.iter().filter_map(|p| {
+                let info = passes.get(p.pass as usize)?;
                 if info.queue != q {
-                    continue;
+                    return None;
                 }
-                let Some((start, end)) = p.nominal_ns else {
-                    continue;
-                };
+                let (start, end) = p.nominal_ns?;
                 let end = end.max(start);
-                self.pass_folder.instance(p.pass, p.depth, end - start);
                 first = Some(first.map_or(start, |v: u64| v.min(start)));
                 last = Some(last.map_or(end, |v: u64| v.max(end)));
-                self.cap.gpu_timed = true;
-            }
-            self.pass_folder.end_lane();
+                timed = true;
+                Some((p.pass, p.depth, end - start))
+            }));
             if let (Some(a), Some(b)) = (first, last) {
                 let span = b.saturating_sub(a);
                 gpu_ns = Some(gpu_ns.map_or(span, |g| g.max(span)));
             }
         }
+        if timed {
+            self.cap.gpu_timed = true;
+        }
+        self.queue_scratch = queues_seen;
         match self.cap.columns.as_mut() {
             Some(cols) => {
-                self.pass_folder.drain_grouped(
-                    &self.pass_group,
-                    &mut cols.passes,
-                    !f.paused,
-                    &mut self.group_scratch,
-                );
+                self.pass_folder
+                    .drain_grouped(&self.pass_group, &mut cols.passes, !f.paused);
                 self.cap.pass_aggs.close_frame();
             }
             None => self.pass_folder.drain_into(&mut self.cap.pass_aggs),

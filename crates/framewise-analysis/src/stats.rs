@@ -89,7 +89,22 @@ impl std::fmt::Display for NullReason {
 
 /// The percentile `q` of ascending `sorted` values, interpolated at `(n − 1) · q`.
 pub fn percentile<T: Copy + Into<f64>>(sorted: &[T], q: Quantile) -> Result<f64, NullReason> {
-    let n = sorted.len() as u64;
+    interpolate(
+        sorted.len() as u64,
+        q,
+        |rank| sorted.get(rank).copied().map(Into::into),
+        f64::NAN,
+    )
+}
+
+/// The percentile `q` of `n` values, interpolated at `(n − 1) · q` between the values at
+/// the two closest ranks, which `at(rank)` gives (as a sorted slice would).
+fn interpolate(
+    n: u64,
+    q: Quantile,
+    at: impl Fn(usize) -> Option<f64>,
+    missing: f64,
+) -> Result<f64, NullReason> {
     if n == 0 {
         return Err(NullReason::Empty);
     }
@@ -100,9 +115,71 @@ pub fn percentile<T: Copy + Into<f64>>(sorted: &[T], q: Quantile) -> Result<f64,
     let num = (n - 1) * u64::from(q.0);
     let lo = (num / 10_000) as usize;
     let frac = (num % 10_000) as f64 / 10_000.0;
-    let a: f64 = sorted.get(lo).copied().map(Into::into).unwrap_or(f64::NAN);
-    let b: f64 = sorted.get(lo + 1).copied().map(Into::into).unwrap_or(a);
+    let a = at(lo).unwrap_or(missing);
+    let b = at(lo + 1).unwrap_or(a);
     Ok(a + (b - a) * frac)
+}
+
+/// The ranks (0-based, ascending, without repeats) whose values the percentiles `qs` of
+/// `n` values interpolate between: what [`interpolate`] reads.
+fn ranks_for(n: usize, qs: &[Quantile]) -> Vec<usize> {
+    let mut ranks = Vec::with_capacity(2 * qs.len());
+    for &q in qs {
+        if n == 0 || (n as u64) < q.required_count() {
+            continue;
+        }
+        let lo = ((n as u64 - 1) * u64::from(q.0) / 10_000) as usize;
+        ranks.push(lo);
+        if lo + 1 < n {
+            ranks.push(lo + 1);
+        }
+    }
+    ranks.sort_unstable();
+    ranks.dedup();
+    ranks
+}
+
+/// The values at `ranks` (ascending, each below `values.len()`) of `values` in ascending
+/// order — what a sorted copy would hold there — found by selection, which reorders
+/// `values` but does not sort it: linear time where a sort is `n log n`.
+///
+/// ```text
+/// values [5, 1, 4, 2, 3], ranks [0, 2] → [(0, 1), (2, 3)]
+/// ```
+fn select_ranks<T: Ord + Copy>(values: &mut [T], ranks: &[usize]) -> Vec<(usize, T)> {
+    fn go<T: Ord + Copy>(
+        values: &mut [T],
+        base: usize,
+        ranks: &[usize],
+        out: &mut Vec<(usize, T)>,
+    ) {
+        let mid = ranks.len() / 2;
+        let Some(&rank) = ranks.get(mid) else {
+            return;
+        };
+        let Some(at) = rank.checked_sub(base).filter(|&at| at < values.len()) else {
+            return;
+        };
+        // The middle rank first: the ranks below it lie in the left part, the others in
+        // the right, so each is found in a shrinking range.
+        let (left, value, right) = values.select_nth_unstable(at);
+        let value = *value;
+        go(left, base, ranks.get(..mid).unwrap_or(&[]), out);
+        out.push((rank, value));
+        go(right, rank + 1, ranks.get(mid + 1..).unwrap_or(&[]), out);
+    }
+    let mut out = Vec::with_capacity(ranks.len());
+    go(values, 0, ranks, &mut out);
+    out
+}
+
+/// The value at `rank` among the selected ones.
+fn selected<T: Copy>(selected: &[(usize, T)], rank: usize) -> Option<T> {
+    selected
+        .binary_search_by_key(&rank, |&(r, _)| r)
+        .ok()
+        .and_then(|at| selected.get(at))
+        .map(|&(_, v)| v)
 }
 
 /// Integer values as f64 for [`percentile`]; `u64` does not implement `Into<f64>`.
@@ -117,20 +194,12 @@ impl From<AsF64> for f64 {
 
 fn pct_u64(sorted_ns: &[u64], q: Quantile) -> Result<f64, NullReason> {
     // Interpolating directly on u64 avoids converting the whole column.
-    let n = sorted_ns.len() as u64;
-    if n == 0 {
-        return Err(NullReason::Empty);
-    }
-    let needed = q.required_count();
-    if n < needed {
-        return Err(NullReason::TooFew { needed, have: n });
-    }
-    let num = (n - 1) * u64::from(q.0);
-    let lo = (num / 10_000) as usize;
-    let frac = (num % 10_000) as f64 / 10_000.0;
-    let a = sorted_ns.get(lo).copied().unwrap_or(0) as f64;
-    let b = sorted_ns.get(lo + 1).copied().map_or(a, |v| v as f64);
-    Ok(a + (b - a) * frac)
+    interpolate(
+        sorted_ns.len() as u64,
+        q,
+        |rank| sorted_ns.get(rank).map(|&v| v as f64),
+        0.0,
+    )
 }
 
 /// Reasons for null statistics, by metric name.
@@ -184,33 +253,87 @@ pub fn mean_ns(values_ns: &[u64]) -> Option<f64> {
     Some(sum as f64 / values_ns.len() as f64)
 }
 
+/// The quantiles of a [`TimeStats`].
+const TIME_QUANTILES: [Quantile; 6] = [P01, P50, P90, P95, P99, P999];
+
 impl TimeStats {
     /// Statistics over ascending `sorted_ns`.
     pub fn from_sorted_ns(sorted_ns: &[u64], reasons: &mut NullReasons) -> Self {
-        let empty = || Err::<f64, _>(NullReason::Empty);
-        let count = sorted_ns.len() as u64;
-        let avg = record(
+        Self::build(
+            sorted_ns.len() as u64,
+            mean_ns(sorted_ns),
+            sorted_ns.first().copied(),
+            sorted_ns.last().copied(),
+            &TIME_QUANTILES,
+            |q| pct_u64(sorted_ns, q),
             reasons,
-            "avg",
-            mean_ns(sorted_ns).map(ms).ok_or(NullReason::Empty),
-        );
+        )
+    }
+
+    /// The same statistics as [`Self::from_sorted_ns`] over `values_ns` in any order,
+    /// without sorting them (they are reordered): the percentiles in `quantiles` are
+    /// taken by selection, the others are left `None` with no reason.
+    pub(crate) fn from_unsorted_ns(
+        values_ns: &mut [u64],
+        quantiles: &[Quantile],
+        reasons: &mut NullReasons,
+    ) -> Self {
+        let mut sum = 0u128;
+        let mut min: Option<u64> = None;
+        let mut max: Option<u64> = None;
+        for &v in values_ns.iter() {
+            sum += u128::from(v);
+            min = Some(min.map_or(v, |m| m.min(v)));
+            max = Some(max.map_or(v, |m| m.max(v)));
+        }
+        let n = values_ns.len();
+        let mean = (n > 0).then(|| sum as f64 / n as f64);
+        let chosen = select_ranks(values_ns, &ranks_for(n, quantiles));
+        Self::build(
+            n as u64,
+            mean,
+            min,
+            max,
+            quantiles,
+            |q| {
+                interpolate(
+                    n as u64,
+                    q,
+                    |rank| selected(&chosen, rank).map(|v| v as f64),
+                    0.0,
+                )
+            },
+            reasons,
+        )
+    }
+
+    fn build(
+        count: u64,
+        mean_ns: Option<f64>,
+        min_ns: Option<u64>,
+        max_ns: Option<u64>,
+        quantiles: &[Quantile],
+        pct: impl Fn(Quantile) -> Result<f64, NullReason>,
+        reasons: &mut NullReasons,
+    ) -> Self {
+        let avg = record(reasons, "avg", mean_ns.map(ms).ok_or(NullReason::Empty));
         let min = record(
             reasons,
             "min",
-            sorted_ns
-                .first()
-                .map(|&v| ms(v as f64))
-                .map_or_else(empty, Ok),
+            min_ns.map(|v| ms(v as f64)).ok_or(NullReason::Empty),
         );
         let max = record(
             reasons,
             "max",
-            sorted_ns
-                .last()
-                .map(|&v| ms(v as f64))
-                .map_or_else(empty, Ok),
+            max_ns.map(|v| ms(v as f64)).ok_or(NullReason::Empty),
         );
-        let mut p = |q: Quantile| record(reasons, &q.name(), pct_u64(sorted_ns, q).map(ms));
+        let mut p = |q: Quantile| {
+            if quantiles.contains(&q) {
+                record(reasons, &q.name(), pct(q).map(ms))
+            } else {
+                None
+            }
+        };
         Self {
             count,
             avg,
@@ -459,12 +582,9 @@ impl ScopeStats {
         calls: u64,
         sites: Vec<String>,
     ) -> Self {
-        totals_ns.sort_unstable();
         let mut reasons = NullReasons::new();
-        let t = TimeStats::from_sorted_ns(&totals_ns, &mut reasons);
-        // The scope block has no p90/p999; drop their reasons.
-        reasons.remove("p90");
-        reasons.remove("p999");
+        // The scope block has no p90/p999.
+        let t = TimeStats::from_unsorted_ns(&mut totals_ns, &[P01, P50, P95, P99], &mut reasons);
         let total: u128 = totals_ns.iter().map(|&v| u128::from(v)).sum();
         Self {
             count: t.count,
@@ -536,8 +656,6 @@ impl CounterStats {
     pub fn of_integers(kind: crate::model::CounterKind, values: &[i64]) -> Self {
         let mut reasons = NullReasons::new();
         let last = values.last().copied().map(Num::Int);
-        let mut sorted = values.to_vec();
-        sorted.sort_unstable();
         let sum128: i128 = values.iter().map(|&v| i128::from(v)).sum();
         let sum = if values.is_empty() {
             reasons.insert("sum".into(), NullReason::Empty.to_string());
@@ -552,15 +670,27 @@ impl CounterStats {
             }
         };
         let avg = (!values.is_empty()).then(|| sum128 as f64 / values.len() as f64);
-        let as_f: Vec<AsF64> = sorted.iter().map(|&v| AsF64(v as f64)).collect();
-        let p01 = record(&mut reasons, "p01", percentile(&as_f, P01));
-        let p99 = record(&mut reasons, "p99", percentile(&as_f, P99));
+        // Percentiles by selection on a copy (the values a sorted copy would hold there;
+        // i64 → f64 keeps the order).
+        let n = values.len();
+        let mut scratch = values.to_vec();
+        let chosen = select_ranks(&mut scratch, &ranks_for(n, &[P01, P99]));
+        let pct = |q| {
+            interpolate(
+                n as u64,
+                q,
+                |rank| selected(&chosen, rank).map(|v| v as f64),
+                f64::NAN,
+            )
+        };
+        let p01 = record(&mut reasons, "p01", pct(P01));
+        let p99 = record(&mut reasons, "p99", pct(P99));
         Self::finish(
             kind,
             sum,
             avg,
-            sorted.first().copied().map(Num::Int),
-            sorted.last().copied().map(Num::Int),
+            values.iter().copied().min().map(Num::Int),
+            values.iter().copied().max().map(Num::Int),
             p01,
             p99,
             last,
@@ -748,6 +878,56 @@ mod props {
                     last = p;
                 }
             }
+        }
+
+        #[test]
+        fn selection_finds_what_a_sort_puts_there(
+            v in proptest::collection::vec(0u64..1_000, 0..600),
+            picks in proptest::collection::vec(0usize..600, 0..12),
+        ) {
+            let mut sorted = v.clone();
+            sorted.sort_unstable();
+            let mut ranks: Vec<usize> = picks.into_iter().filter(|&r| r < v.len()).collect();
+            ranks.sort_unstable();
+            ranks.dedup();
+            let mut w = v.clone();
+            let got = select_ranks(&mut w, &ranks);
+            let want: Vec<(usize, u64)> = ranks.iter().map(|&r| (r, sorted[r])).collect();
+            prop_assert_eq!(got, want);
+        }
+
+        #[test]
+        fn unsorted_time_stats_are_the_sorted_ones(
+            wide in proptest::collection::vec(0u64..u64::MAX / 4096, 0..2500),
+            narrow in proptest::collection::vec(0u64..40, 0..2500),
+        ) {
+            for v in [wide, narrow] {
+                let mut sorted = v.clone();
+                sorted.sort_unstable();
+                let mut want_reasons = NullReasons::new();
+                let want = TimeStats::from_sorted_ns(&sorted, &mut want_reasons);
+                let mut got_reasons = NullReasons::new();
+                let mut w = v.clone();
+                let got = TimeStats::from_unsorted_ns(&mut w, &TIME_QUANTILES, &mut got_reasons);
+                prop_assert_eq!(got, want);
+                prop_assert_eq!(got_reasons, want_reasons);
+            }
+        }
+
+        #[test]
+        fn counter_stats_match_a_sorted_reference(
+            v in proptest::collection::vec(-3_000i64..3_000, 0..400),
+        ) {
+            // The reference: what of_integers computed before it selected instead of
+            // sorting.
+            let c = CounterStats::of_integers(crate::model::CounterKind::Sum, &v);
+            let mut sorted = v.clone();
+            sorted.sort_unstable();
+            let as_f: Vec<AsF64> = sorted.iter().map(|&x| AsF64(x as f64)).collect();
+            prop_assert_eq!(c.min, sorted.first().copied().map(Num::Int));
+            prop_assert_eq!(c.max, sorted.last().copied().map(Num::Int));
+            prop_assert_eq!(c.p01, percentile(&as_f, P01).ok());
+            prop_assert_eq!(c.p99, percentile(&as_f, P99).ok());
         }
 
         #[test]

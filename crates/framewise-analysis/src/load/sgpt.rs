@@ -13,10 +13,11 @@ use framewise_format::model::{
     AdapterType, CaptureLevel, CounterKind as FmtCounterKind, Frame, MarkKind, SymId, SymbolKind,
     SymbolTable,
 };
+use framewise_format::payload::FrameDecoder;
 use framewise_format::read;
 
 use crate::build::{
-    CaptureBuilder, FrameInput, GpuPassInput, LaneInput, LoadOptions, MarkInput, SpanInput,
+    CaptureBuilder, Folder, FrameInput, GpuPassInput, LaneInput, LoadOptions, MarkInput, SpanInput,
 };
 use crate::load::{no_progress, LoadError, Progress, Reporter, Stage};
 use crate::model::{
@@ -106,6 +107,7 @@ struct IdMap {
 impl IdMap {
     const DENSE_LIMIT: usize = 1 << 16;
 
+    #[inline]
     fn get(&self, id: SymId) -> Option<u32> {
         match self.dense.get(id as usize) {
             Some(&v) if v != u32::MAX => Some(v),
@@ -133,9 +135,12 @@ struct Names<'a> {
     unresolved: HashSet<SymId>,
     scopes: IdMap,
     threads: IdMap,
-    passes: HashMap<(SymId, SymId), u32>,
+    /// Pass symbol → (queue symbol, builder id) of the first queue it ran on.
+    passes: Vec<(SymId, u32)>,
+    /// The same label on other queues.
+    passes_elsewhere: HashMap<(SymId, SymId), u32>,
     phases: HashMap<SymId, u32>,
-    counters: HashMap<SymId, u32>,
+    counters: IdMap,
     marks: HashMap<SymId, u32>,
 }
 
@@ -150,10 +155,17 @@ impl<'a> Names<'a> {
         }
     }
 
+    #[inline]
     fn scope(&mut self, b: &mut CaptureBuilder, id: SymId) -> u32 {
-        if let Some(s) = self.scopes.get(id) {
-            return s;
+        match self.scopes.get(id) {
+            Some(s) => s,
+            None => self.new_scope(b, id),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_scope(&mut self, b: &mut CaptureBuilder, id: SymId) -> u32 {
         let name = self.name(id);
         let (file, line) = match self.symbols.get(id).map(|s| &s.kind) {
             Some(SymbolKind::Scope { file, line }) => (file.as_str(), *line),
@@ -175,14 +187,27 @@ impl<'a> Names<'a> {
     }
 
     fn pass(&mut self, b: &mut CaptureBuilder, pass: SymId, queue: SymId) -> u32 {
-        if let Some(&p) = self.passes.get(&(pass, queue)) {
+        let at = pass as usize;
+        if let Some(&(q, p)) = self.passes.get(at) {
+            if q == queue && p != u32::MAX {
+                return p;
+            }
+        }
+        if let Some(&p) = self.passes_elsewhere.get(&(pass, queue)) {
             return p;
         }
         let queue_name = self.name(queue);
         let q = b.queue(&queue_name);
         let name = self.name(pass);
         let p = b.pass(&name, q);
-        self.passes.insert((pass, queue), p);
+        if at < IdMap::DENSE_LIMIT && self.passes.get(at).is_none_or(|&(_, p)| p == u32::MAX) {
+            if at >= self.passes.len() {
+                self.passes.resize(at + 1, (0, u32::MAX));
+            }
+            self.passes[at] = (queue, p);
+        } else {
+            self.passes_elsewhere.insert((pass, queue), p);
+        }
         p
     }
 
@@ -197,7 +222,7 @@ impl<'a> Names<'a> {
     }
 
     fn counter(&mut self, b: &mut CaptureBuilder, id: SymId) -> u32 {
-        if let Some(&c) = self.counters.get(&id) {
+        if let Some(c) = self.counters.get(id) {
             return c;
         }
         let name = self.name(id);
@@ -228,104 +253,151 @@ struct GpuTally {
     reversed: u64,
 }
 
-fn convert_frame(
-    frame: &Frame,
-    b: &mut CaptureBuilder,
-    names: &mut Names<'_>,
-    periods: &HashMap<SymId, f64>,
-    tally: &mut GpuTally,
-    f: &mut FrameInput,
-    spare: &mut Vec<Vec<SpanInput>>,
-) {
-    spare.extend(f.lanes.drain(..).map(|l| l.spans));
-    f.clear();
-    f.index = frame.index;
-    f.phase = frame.phase.map(|p| names.phase(b, p));
-    f.paused = frame.paused;
-    f.topology = frame.topology;
-    f.cpu_begin_ns = frame.cpu_begin_ns;
-    f.cpu_end_ns = frame.cpu_end_ns;
-    f.dropped_frames_before = frame.dropped_frames_before;
-    for lane in &frame.lanes {
-        let thread = names.thread(b, lane.thread);
-        // Reuse the span vectors of earlier frames' lanes.
-        let mut spans = spare.pop().unwrap_or_default();
-        spans.clear();
-        spans.extend(lane.spans.iter().map(|s| SpanInput {
-            scope: names.scope(b, s.scope),
-            depth: s.depth,
-            start_ns: s.start_ns,
-            end_ns: s.end_ns,
-        }));
-        f.lanes.push(LaneInput {
-            thread,
-            spans,
-            dropped_spans: lane.dropped_spans,
-        });
-    }
+/// Turns decoded frames into builder input, reusing every allocation across frames.
+struct Converter {
+    /// The frame handed to the builder: everything but the CPU instances, which are
+    /// folded into `scopes` as they are read (and copied into `input.lanes` only when
+    /// spans are kept).
+    input: FrameInput,
+    scopes: Folder,
+    keep_spans: bool,
+    /// Span vectors of earlier frames' lanes, for reuse.
+    spare: Vec<Vec<SpanInput>>,
+    /// Per queue of the frame: the earliest timed begin, and the declared period.
+    queue_base: Vec<Option<u64>>,
+    queue_period: Vec<Option<f64>>,
+}
 
-    // GPU: per queue, the first timed pass's begin is placed at the queue's anchor.
-    let mut base_ticks: HashMap<u32, u64> = HashMap::new();
-    for p in &frame.gpu.passes {
-        if let Some(t) = p.timing {
-            let e = base_ticks.entry(p.queue_index).or_insert(t.begin_ticks);
-            *e = (*e).min(t.begin_ticks);
+impl Converter {
+    fn new(keep_spans: bool) -> Self {
+        Self {
+            input: FrameInput::default(),
+            scopes: Folder::default(),
+            keep_spans,
+            spare: Vec::new(),
+            queue_base: Vec::new(),
+            queue_period: Vec::new(),
         }
     }
-    for p in &frame.gpu.passes {
-        let Some(q) = frame.gpu.queues.get(p.queue_index as usize) else {
-            continue;
-        };
-        let pass = names.pass(b, p.pass, q.queue);
-        let nominal_ns = match (p.timing, periods.get(&q.queue)) {
-            (Some(t), Some(&period)) if t.end_ticks >= t.begin_ticks => {
-                let base = base_ticks
-                    .get(&p.queue_index)
-                    .copied()
-                    .unwrap_or(t.begin_ticks);
-                let anchor = q.anchor.cpu_submit_ns.unwrap_or(frame.cpu_end_ns);
-                let to_ns = |ticks: u64| (ticks as f64 * period).round() as u64;
-                let start = anchor.saturating_add(to_ns(t.begin_ticks - base));
-                let end = start.saturating_add(to_ns(t.end_ticks - t.begin_ticks));
-                Some((start, end))
-            }
-            (Some(_), Some(_)) => {
-                tally.reversed += 1;
-                None
-            }
-            (Some(_), None) => {
-                tally.no_period += 1;
-                None
-            }
-            (None, _) => None,
-        };
-        f.gpu.push(GpuPassInput {
-            pass,
-            depth: p.depth,
-            nominal_ns,
-        });
-    }
-    f.gpu_results_missing = frame.gpu.results_missing;
 
-    for c in &frame.counters {
-        let id = names.counter(b, c.counter);
-        f.counters.push((id, c.value));
-    }
-    for m in &frame.marks {
-        let name = names.mark(b, m.name);
-        let thread = Some(names.thread(b, m.thread));
-        f.marks.push(MarkInput {
-            name,
-            thread,
-            at_ns: m.at_ns,
-            user: match &m.kind {
-                MarkKind::User { window_ns, note } => Some(UserMark {
-                    window_ns: *window_ns,
-                    note: note.clone(),
-                }),
-                MarkKind::Instant => None,
-            },
-        });
+    fn convert(
+        &mut self,
+        frame: &Frame,
+        b: &mut CaptureBuilder,
+        names: &mut Names<'_>,
+        periods: &HashMap<SymId, f64>,
+        tally: &mut GpuTally,
+    ) {
+        let f = &mut self.input;
+        self.spare.extend(f.lanes.drain(..).map(|l| l.spans));
+        f.clear();
+        f.index = frame.index;
+        f.phase = frame.phase.map(|p| names.phase(b, p));
+        f.paused = frame.paused;
+        f.topology = frame.topology;
+        f.cpu_begin_ns = frame.cpu_begin_ns;
+        f.cpu_end_ns = frame.cpu_end_ns;
+        f.dropped_frames_before = frame.dropped_frames_before;
+        for lane in &frame.lanes {
+            let thread = names.thread(b, lane.thread);
+            // Fold as the builder would (lane by lane, in pre-order), without a copy.
+            self.scopes.fold_lane(lane.spans.iter().map(|s| {
+                (
+                    names.scope(b, s.scope),
+                    s.depth,
+                    s.end_ns.saturating_sub(s.start_ns),
+                )
+            }));
+            let mut spans = self.spare.pop().unwrap_or_default();
+            spans.clear();
+            if self.keep_spans {
+                spans.extend(lane.spans.iter().map(|s| SpanInput {
+                    scope: names.scope(b, s.scope),
+                    depth: s.depth,
+                    start_ns: s.start_ns,
+                    end_ns: s.end_ns,
+                }));
+            }
+            f.lanes.push(LaneInput {
+                thread,
+                spans,
+                dropped_spans: lane.dropped_spans,
+            });
+        }
+
+        // GPU: per queue, the first timed pass's begin is placed at the queue's anchor.
+        let queues = &frame.gpu.queues;
+        self.queue_base.clear();
+        self.queue_base.resize(queues.len(), None);
+        self.queue_period.clear();
+        self.queue_period
+            .extend(queues.iter().map(|q| periods.get(&q.queue).copied()));
+        for p in &frame.gpu.passes {
+            if let (Some(t), Some(base)) =
+                (p.timing, self.queue_base.get_mut(p.queue_index as usize))
+            {
+                *base = Some(base.map_or(t.begin_ticks, |v| v.min(t.begin_ticks)));
+            }
+        }
+        for p in &frame.gpu.passes {
+            let at = p.queue_index as usize;
+            let Some(q) = queues.get(at) else {
+                continue;
+            };
+            let pass = names.pass(b, p.pass, q.queue);
+            let period = self.queue_period.get(at).copied().flatten();
+            let nominal_ns = match (p.timing, period) {
+                (Some(t), Some(period)) if t.end_ticks >= t.begin_ticks => {
+                    let base = self
+                        .queue_base
+                        .get(at)
+                        .copied()
+                        .flatten()
+                        .unwrap_or(t.begin_ticks);
+                    let anchor = q.anchor.cpu_submit_ns.unwrap_or(frame.cpu_end_ns);
+                    let to_ns = |ticks: u64| (ticks as f64 * period).round() as u64;
+                    let start = anchor.saturating_add(to_ns(t.begin_ticks - base));
+                    let end = start.saturating_add(to_ns(t.end_ticks - t.begin_ticks));
+                    Some((start, end))
+                }
+                (Some(_), Some(_)) => {
+                    tally.reversed += 1;
+                    None
+                }
+                (Some(_), None) => {
+                    tally.no_period += 1;
+                    None
+                }
+                (None, _) => None,
+            };
+            f.gpu.push(GpuPassInput {
+                pass,
+                depth: p.depth,
+                nominal_ns,
+            });
+        }
+        f.gpu_results_missing = frame.gpu.results_missing;
+
+        for c in &frame.counters {
+            let id = names.counter(b, c.counter);
+            f.counters.push((id, c.value));
+        }
+        for m in &frame.marks {
+            let name = names.mark(b, m.name);
+            let thread = Some(names.thread(b, m.thread));
+            f.marks.push(MarkInput {
+                name,
+                thread,
+                at_ns: m.at_ns,
+                user: match &m.kind {
+                    MarkKind::User { window_ns, note } => Some(UserMark {
+                        window_ns: *window_ns,
+                        note: note.clone(),
+                    }),
+                    MarkKind::Instant => None,
+                },
+            });
+        }
     }
 }
 
@@ -381,9 +453,10 @@ fn adapt(r: &read::Capture, options: &LoadOptions, progress: &mut dyn FnMut(Prog
         unresolved: HashSet::new(),
         scopes: IdMap::default(),
         threads: IdMap::default(),
-        passes: HashMap::new(),
+        passes: Vec::new(),
+        passes_elsewhere: HashMap::new(),
         phases: HashMap::new(),
-        counters: HashMap::new(),
+        counters: IdMap::default(),
         marks: HashMap::new(),
     };
 
@@ -414,16 +487,16 @@ fn adapt(r: &read::Capture, options: &LoadOptions, progress: &mut dyn FnMut(Prog
     let mut cursors = vec![0usize; tracks.len()];
 
     let mut tally = GpuTally::default();
-    let mut f = FrameInput::default();
-    let mut spare: Vec<Vec<SpanInput>> = Vec::new();
+    let mut conv = Converter::new(options.with_spans);
+    let mut decoder = FrameDecoder::new();
+    let mut frame = Frame::default();
     let mut reporter = Reporter::start(progress, Stage::Frames, r.frame_count() as u64);
     for i in 0..r.frame_count() {
         reporter.update(i as u64);
-        match r.read_frame(i) {
-            Ok(frame) => {
-                convert_frame(
-                    &frame, &mut b, &mut names, &periods, &mut tally, &mut f, &mut spare,
-                );
+        match r.read_frame_into(i, &mut decoder, &mut frame) {
+            Ok(()) => {
+                conv.convert(&frame, &mut b, &mut names, &periods, &mut tally);
+                let f = &mut conv.input;
                 let next = begins.get(i + 1).copied().unwrap_or(u64::MAX);
                 for (t, (id, samples)) in tracks.iter().enumerate() {
                     let mut last = None;
@@ -440,7 +513,7 @@ fn adapt(r: &read::Capture, options: &LoadOptions, progress: &mut dyn FnMut(Prog
                         }
                     }
                 }
-                b.push_frame(&f);
+                b.push_frame_folded(f, &mut conv.scopes);
             }
             Err(d) => b.defect(defect_of(&d)),
         }
