@@ -177,12 +177,37 @@ pub fn float_raw(value: f64) -> i64 {
     value.to_bits() as i64
 }
 
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Slot {
     calls: u32,
+    /// The stack fold: instances of this id open in the lane.
     active: u32,
+    /// The level fold: the level of the shallowest instance of this id open in the lane,
+    /// if `levels[open_level]` still holds it (see [`Folder::fold_levels`]); `u32::MAX`:
+    /// none.
+    open_level: u32,
     total_ns: u64,
     self_ns: u64,
+}
+
+impl Default for Slot {
+    fn default() -> Self {
+        Self {
+            calls: 0,
+            active: 0,
+            open_level: u32::MAX,
+            total_ns: 0,
+            self_ns: 0,
+        }
+    }
+}
+
+/// One instance of a lane, as [`Folder::fold_lane`] takes it.
+#[derive(Clone, Copy)]
+struct Instance {
+    id: u32,
+    depth: u32,
+    duration_ns: u64,
 }
 
 #[derive(Clone, Copy)]
@@ -193,12 +218,31 @@ struct Open {
     children_ns: u64,
 }
 
+/// The level fold's latest instance at one level (depth + 1; level 0 is a root that is
+/// never closed).
+#[derive(Clone, Copy)]
+struct Level {
+    id: u32,
+    duration_ns: u64,
+    children_ns: u64,
+}
+
+impl Level {
+    const EMPTY: Self = Self {
+        id: 0,
+        duration_ns: 0,
+        children_ns: 0,
+    };
+}
+
 #[inline]
 fn slot_of(slots: &mut Vec<Slot>, id: u32) -> &mut Slot {
     let at = id as usize;
     if at >= slots.len() {
         grow(slots, at);
     }
+    // Never out of bounds (grown above); the check is one compare the branch predictor
+    // always gets right.
     &mut slots[at]
 }
 
@@ -208,13 +252,13 @@ fn grow(slots: &mut Vec<Slot>, at: usize) {
     slots.resize(at + 1, Slot::default());
 }
 
+/// An instance closes: its self time is its duration less its direct children's.
 #[inline]
-fn close(slots: &mut Vec<Slot>, open: Open) {
-    let slot = slot_of(slots, open.id);
+fn add_self(slots: &mut Vec<Slot>, id: u32, duration_ns: u64, children_ns: u64) {
+    let slot = slot_of(slots, id);
     slot.self_ns = slot
         .self_ns
-        .saturating_add(open.duration_ns.saturating_sub(open.children_ns));
-    slot.active = slot.active.saturating_sub(1);
+        .saturating_add(duration_ns.saturating_sub(children_ns));
 }
 
 /// Folds nested instances into per-id aggregates for one frame.
@@ -229,6 +273,9 @@ pub(crate) struct Folder {
     slots: Vec<Slot>,
     touched: Vec<u32>,
     stack: Vec<Open>,
+    levels: Vec<Level>,
+    /// The lane being folded.
+    lane: Vec<Instance>,
     /// Summary-only: per-name totals of the frame being drained, and which are set.
     group_totals: Vec<Option<u64>>,
     groups_touched: Vec<u32>,
@@ -240,23 +287,68 @@ impl Folder {
         slot_of(&mut self.slots, id)
     }
 
-    /// Folds one lane's instances, `(id, depth, duration_ns)` in pre-order: each
-    /// instance's parent is the nearest open instance of smaller depth; every instance
-    /// still open at the end of the lane closes.
+    /// Folds one lane's instances, `(id, depth, duration_ns)` in pre-order. An
+    /// instance's parent is the nearest open instance of smaller depth; its self time is
+    /// its duration less its direct children's; a scope running inside itself is counted
+    /// once in the inclusive total; every instance still open at the end of the lane
+    /// closes.
+    ///
+    /// The instances are first copied into a scratch lane (so that whatever maps a
+    /// loader's ids runs in its own tight loop, and the fold in another). A lane whose
+    /// depths never skip a level on the way down (the first at depth 0, each at most one
+    /// deeper than the one before: every lane the recorder writes when no span was open
+    /// across the frame's start) takes [`Self::fold_levels`], which does the same without
+    /// a data-dependent loop; any other lane takes [`Self::fold_stack`]. They agree on
+    /// every lane the first accepts (a property test below).
     #[inline]
     pub(crate) fn fold_lane(&mut self, instances: impl IntoIterator<Item = (u32, u32, u64)>) {
+        let mut lane = std::mem::take(&mut self.lane);
+        lane.clear();
+        let mut next_limit = 0u32;
+        let mut contiguous = true;
+        let mut deepest = 0u32;
+        let mut top_id = 0u32;
+        for (id, depth, duration_ns) in instances {
+            contiguous &= depth <= next_limit;
+            next_limit = depth.saturating_add(1);
+            deepest = deepest.max(depth);
+            top_id = top_id.max(id);
+            lane.push(Instance {
+                id,
+                depth,
+                duration_ns,
+            });
+        }
+        // A level per depth: bounded by the lane's length when contiguous.
+        if contiguous && (deepest as usize) < lane.len() {
+            self.fold_levels(&lane, deepest as usize + 1, top_id);
+        } else {
+            self.fold_stack(&lane);
+        }
+        self.lane = lane;
+    }
+
+    /// The general fold: a stack of open instances, popped as shallower ones arrive.
+    fn fold_stack(&mut self, lane: &[Instance]) {
         // Locals, so that the hot loop keeps their lengths in registers: stores into the
         // slots could otherwise alias the vectors' own fields.
         let mut slots = std::mem::take(&mut self.slots);
         let mut stack = std::mem::take(&mut self.stack);
         let mut touched = std::mem::take(&mut self.touched);
-        for (id, depth, duration_ns) in instances {
+        for &Instance {
+            id,
+            depth,
+            duration_ns,
+        } in lane
+        {
             while let Some(&top) = stack.last() {
                 if top.depth < depth {
                     break;
                 }
                 stack.pop();
-                close(&mut slots, top);
+                add_self(&mut slots, top.id, top.duration_ns, top.children_ns);
+                let slot = slot_of(&mut slots, top.id);
+                slot.active = slot.active.saturating_sub(1);
             }
             if let Some(parent) = stack.last_mut() {
                 parent.children_ns = parent.children_ns.saturating_add(duration_ns);
@@ -264,7 +356,6 @@ impl Folder {
             let slot = slot_of(&mut slots, id);
             let first = slot.calls == 0;
             slot.calls = slot.calls.saturating_add(1);
-            // A scope running inside itself is counted once in the inclusive total.
             if slot.active == 0 {
                 slot.total_ns = slot.total_ns.saturating_add(duration_ns);
             }
@@ -280,11 +371,83 @@ impl Folder {
             });
         }
         while let Some(open) = stack.pop() {
-            close(&mut slots, open);
+            add_self(&mut slots, open.id, open.duration_ns, open.children_ns);
+            let slot = slot_of(&mut slots, open.id);
+            slot.active = slot.active.saturating_sub(1);
         }
         self.slots = slots;
         self.stack = stack;
         self.touched = touched;
+    }
+
+    /// The fold of a lane whose depths never skip a level on the way down, with `levels`
+    /// levels of nesting (deepest depth + 1) and no id above `top_id`. In such a lane the open instances are
+    /// exactly the latest instance at each level above the current one, so one entry per
+    /// level replaces the stack: an instance's parent is the latest instance one level
+    /// up, and the instance it replaces at its own level has closed (its self time is
+    /// added then; instances left deeper close when replaced or at the end of the lane —
+    /// self times are saturating sums of unsigned values, so when does not matter).
+    /// Whether an id runs inside itself is read from the level its shallowest open
+    /// instance was recorded at (`open_level`): that level still holds it exactly when it
+    /// is still open. No branch depends on the shape of the tree.
+    fn fold_levels(&mut self, lane: &[Instance], levels: usize, top_id: u32) {
+        // Plain slices, sized before the loop (every slot up to the lane's largest id):
+        // nothing in it can grow or move them, so their lengths and pointers stay in
+        // registers.
+        if top_id as usize >= self.slots.len() {
+            grow(&mut self.slots, top_id as usize);
+        }
+        self.levels.clear();
+        self.levels.resize(levels + 1, Level::EMPTY);
+        let mut n_touched = self.touched.len();
+        // Room for every instance to be a first one; trimmed below.
+        self.touched.resize(n_touched + lane.len(), 0);
+        let slots: &mut [Slot] = &mut self.slots;
+        let level: &mut [Level] = &mut self.levels;
+        let touched: &mut [u32] = &mut self.touched;
+        // An entry no instance has used yet closes as an empty instance of id 0: it adds
+        // nothing. (Level 0 is the root: the parent of depth 0, never closed.)
+        let close = |slots: &mut [Slot], l: Level| {
+            if let Some(slot) = slots.get_mut(l.id as usize) {
+                slot.self_ns = slot
+                    .self_ns
+                    .saturating_add(l.duration_ns.saturating_sub(l.children_ns));
+            }
+        };
+        for &Instance {
+            id,
+            depth,
+            duration_ns,
+        } in lane
+        {
+            // Level = depth + 1 ≤ levels (the caller checked every depth).
+            let at = (depth as usize + 1).min(levels);
+            close(slots, level[at]);
+            let parent = &mut level[at - 1];
+            parent.children_ns = parent.children_ns.saturating_add(duration_ns);
+            // Never missing: the slots were grown to `top_id`.
+            let Some(slot) = slots.get_mut(id as usize) else {
+                continue;
+            };
+            let open = slot.open_level as usize;
+            let recursive = open < at && level[open.min(at)].id == id;
+            if !recursive {
+                slot.total_ns = slot.total_ns.saturating_add(duration_ns);
+                slot.open_level = at as u32;
+            }
+            touched[n_touched] = id;
+            n_touched += usize::from(slot.calls == 0);
+            slot.calls = slot.calls.saturating_add(1);
+            level[at] = Level {
+                id,
+                duration_ns,
+                children_ns: 0,
+            };
+        }
+        for &l in level.iter().skip(1) {
+            close(slots, l);
+        }
+        self.touched.truncate(n_touched);
     }
 
     /// A total given directly (no nesting known): inclusive and self are the same.
@@ -302,33 +465,40 @@ impl Folder {
     /// Summary-only: folds this frame's per-id aggregates into per-name columns (only
     /// when `keep`, i.e. the frame is not paused), then resets. A name's per-frame total
     /// is the sum over its ids (call sites); saturating sums of unsigned values do not
-    /// depend on their order, so ids are summed in the order they were first seen.
-    fn drain_grouped(&mut self, group_of: &[u32], columns: &mut [NameColumn], keep: bool) {
+    /// depend on their order.
+    fn drain_grouped(&mut self, groups: &NameGroups, columns: &mut [NameColumn], keep: bool) {
         for &id in &self.touched {
-            let Some(slot) = self.slots.get_mut(id as usize) else {
+            let Some(slot) = self.slots.get_mut(id as usize).map(std::mem::take) else {
                 continue;
             };
-            if keep {
-                if let Some(&g) = group_of.get(id as usize) {
-                    if let Some(col) = columns.get_mut(g as usize) {
-                        col.self_ns = col.self_ns.saturating_add(slot.self_ns);
-                        col.calls = col.calls.saturating_add(u64::from(slot.calls));
-                        let at = g as usize;
-                        if at >= self.group_totals.len() {
-                            self.group_totals.resize(at + 1, None);
-                        }
-                        let acc = &mut self.group_totals[at];
-                        match acc {
-                            Some(total) => *total = total.saturating_add(slot.total_ns),
-                            None => {
-                                self.groups_touched.push(g);
-                                *acc = Some(slot.total_ns);
-                            }
-                        }
-                    }
+            if !keep {
+                continue;
+            }
+            let Some(&g) = groups.of_id.get(id as usize) else {
+                continue;
+            };
+            let Some(col) = columns.get_mut(g as usize) else {
+                continue;
+            };
+            col.self_ns = col.self_ns.saturating_add(slot.self_ns);
+            col.calls = col.calls.saturating_add(u64::from(slot.calls));
+            if !groups.shared.get(g as usize).copied().unwrap_or(false) {
+                // The name's only id: its total is the name's.
+                col.totals_ns.push(slot.total_ns);
+                continue;
+            }
+            let at = g as usize;
+            if at >= self.group_totals.len() {
+                self.group_totals.resize(at + 1, None);
+            }
+            let acc = &mut self.group_totals[at];
+            match acc {
+                Some(total) => *total = total.saturating_add(slot.total_ns),
+                None => {
+                    self.groups_touched.push(g);
+                    *acc = Some(slot.total_ns);
                 }
             }
-            *slot = Slot::default();
         }
         self.touched.clear();
         for &g in &self.groups_touched {
@@ -406,12 +576,51 @@ pub struct CaptureBuilder {
     order_problems: u64,
     counter_scratch: Vec<(CounterId, i64)>,
     /// Summary-only: scope id → name column, pass id → name column.
-    scope_group: Vec<u32>,
-    pass_group: Vec<u32>,
-    scope_group_ix: HashMap<String, u32>,
-    pass_group_ix: HashMap<String, u32>,
-    /// The queues of the frame being pushed (kept to reuse its allocation).
+    scope_groups: NameGroups,
+    pass_groups: NameGroups,
+    /// The queues of the frame being pushed, and one queue's timed passes (kept to reuse
+    /// their allocations).
     queue_scratch: Vec<QueueId>,
+    pass_scratch: Vec<(PassId, u32, u64)>,
+}
+
+/// Summary-only: which name column each scope (or pass) id adds to.
+#[derive(Default)]
+struct NameGroups {
+    /// Id → column (`u32::MAX`: none).
+    of_id: Vec<u32>,
+    /// Per column: more than one id (call site) adds to it.
+    shared: Vec<bool>,
+    index: HashMap<String, u32>,
+}
+
+impl NameGroups {
+    /// The name column for a new id.
+    fn assign(&mut self, columns: &mut Vec<NameColumn>, id: u32, name: &str) {
+        let g = match self.index.get(name) {
+            Some(&g) => {
+                if let Some(shared) = self.shared.get_mut(g as usize) {
+                    *shared = true;
+                }
+                g
+            }
+            None => {
+                columns.push(NameColumn {
+                    name: name.to_owned(),
+                    ..NameColumn::default()
+                });
+                self.shared.push(false);
+                let g = u32::try_from(columns.len() - 1).unwrap_or(u32::MAX);
+                self.index.insert(name.to_owned(), g);
+                g
+            }
+        };
+        let at = id as usize;
+        if at >= self.of_id.len() {
+            self.of_id.resize(at + 1, u32::MAX);
+        }
+        self.of_id[at] = g;
+    }
 }
 
 fn intern<K: std::hash::Hash + Eq>(
@@ -466,11 +675,10 @@ impl CaptureBuilder {
             gpu_missing_frames: 0,
             order_problems: 0,
             counter_scratch: Vec::new(),
-            scope_group: Vec::new(),
-            pass_group: Vec::new(),
-            scope_group_ix: HashMap::new(),
-            pass_group_ix: HashMap::new(),
+            scope_groups: NameGroups::default(),
+            pass_groups: NameGroups::default(),
             queue_scratch: Vec::new(),
+            pass_scratch: Vec::new(),
         }
     }
 
@@ -491,28 +699,6 @@ impl CaptureBuilder {
         } else {
             b
         }
-    }
-
-    /// The name column for a new id, in summary-only mode.
-    fn group(
-        columns: &mut Vec<NameColumn>,
-        index: &mut HashMap<String, u32>,
-        group_of: &mut Vec<u32>,
-        id: u32,
-        name: &str,
-    ) {
-        let g = *index.entry(name.to_owned()).or_insert_with(|| {
-            columns.push(NameColumn {
-                name: name.to_owned(),
-                ..NameColumn::default()
-            });
-            u32::try_from(columns.len() - 1).unwrap_or(u32::MAX)
-        });
-        let at = id as usize;
-        if at >= group_of.len() {
-            group_of.resize(at + 1, u32::MAX);
-        }
-        group_of[at] = g;
     }
 
     /// Capture-wide facts, to fill in while loading.
@@ -554,13 +740,7 @@ impl CaptureBuilder {
             },
         );
         if let (Some(cols), true) = (self.cap.columns.as_mut(), self.cap.scopes.len() > known) {
-            Self::group(
-                &mut cols.scopes,
-                &mut self.scope_group_ix,
-                &mut self.scope_group,
-                id,
-                name,
-            );
+            self.scope_groups.assign(&mut cols.scopes, id, name);
         }
         id
     }
@@ -595,13 +775,7 @@ impl CaptureBuilder {
             passes.len() - 1
         });
         if let (Some(cols), true) = (self.cap.columns.as_mut(), self.cap.passes.len() > known) {
-            Self::group(
-                &mut cols.passes,
-                &mut self.pass_group_ix,
-                &mut self.pass_group,
-                id,
-                name,
-            );
+            self.pass_groups.assign(&mut cols.passes, id, name);
         }
         id
     }
@@ -708,7 +882,7 @@ impl CaptureBuilder {
         }
         match self.cap.columns.as_mut() {
             Some(cols) => {
-                scopes.drain_grouped(&self.scope_group, &mut cols.scopes, !f.paused);
+                scopes.drain_grouped(&self.scope_groups, &mut cols.scopes, !f.paused);
                 self.cap.scope_aggs.close_frame();
             }
             None => scopes.drain_into(&mut self.cap.scope_aggs),
@@ -731,10 +905,12 @@ impl CaptureBuilder {
         let mut gpu_ns: Option<u64> = None;
         let passes = &self.cap.passes;
         let mut timed = false;
+        let mut queue_passes = std::mem::take(&mut self.pass_scratch);
         for &q in &queues_seen {
             let mut first: Option<u64> = None;
             let mut last: Option<u64> = None;
-            self.pass_folder.fold_lane(f.gpu.iter().filter_map(|p| {
+            queue_passes.clear();
+            queue_passes.extend(f.gpu.iter().filter_map(|p| {
                 let info = passes.get(p.pass as usize)?;
                 if info.queue != q {
                     return None;
@@ -746,11 +922,13 @@ impl CaptureBuilder {
                 timed = true;
                 Some((p.pass, p.depth, end - start))
             }));
+            self.pass_folder.fold_lane(queue_passes.iter().copied());
             if let (Some(a), Some(b)) = (first, last) {
                 let span = b.saturating_sub(a);
                 gpu_ns = Some(gpu_ns.map_or(span, |g| g.max(span)));
             }
         }
+        self.pass_scratch = queue_passes;
         if timed {
             self.cap.gpu_timed = true;
         }
@@ -758,7 +936,7 @@ impl CaptureBuilder {
         match self.cap.columns.as_mut() {
             Some(cols) => {
                 self.pass_folder
-                    .drain_grouped(&self.pass_group, &mut cols.passes, !f.paused);
+                    .drain_grouped(&self.pass_groups, &mut cols.passes, !f.paused);
                 self.cap.pass_aggs.close_frame();
             }
             None => self.pass_folder.drain_into(&mut self.cap.pass_aggs),
@@ -931,6 +1109,89 @@ impl CaptureBuilder {
             s.gpu.shrink();
         }
         self.cap
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What a folder holds for the frame: per touched id, in first-seen order.
+    fn state(f: &Folder) -> Vec<(u32, u32, u64, u64)> {
+        f.touched
+            .iter()
+            .map(|&id| {
+                let s = f.slots[id as usize];
+                (id, s.calls, s.total_ns, s.self_ns)
+            })
+            .collect()
+    }
+
+    fn duration() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            8 => 0u64..2_000,
+            1 => Just(u64::MAX / 3),
+            1 => Just(u64::MAX),
+        ]
+    }
+
+    proptest! {
+        /// The level fold agrees with the stack fold on every lane it takes: nesting,
+        /// recursion (few ids), zero and saturating durations, several lanes per frame.
+        #[test]
+        fn level_fold_is_the_stack_fold(
+            lanes in proptest::collection::vec(
+                proptest::collection::vec((0u32..5, 0u32..5, duration()), 0..40),
+                1..4,
+            ),
+        ) {
+            let mut by_levels = Folder::default();
+            let mut by_stack = Folder::default();
+            for raw in &lanes {
+                // Depths that never skip a level on the way down.
+                let mut limit = 0u32;
+                let lane: Vec<(u32, u32, u64)> = raw
+                    .iter()
+                    .map(|&(id, depth, duration_ns)| {
+                        let depth = depth.min(limit);
+                        limit = depth + 1;
+                        (id, depth, duration_ns)
+                    })
+                    .collect();
+                let lane: Vec<Instance> = lane
+                    .into_iter()
+                    .map(|(id, depth, duration_ns)| Instance { id, depth, duration_ns })
+                    .collect();
+                let levels = lane.iter().map(|s| s.depth as usize + 1).max().unwrap_or(1);
+                let top_id = lane.iter().map(|s| s.id).max().unwrap_or(0);
+                by_levels.fold_levels(&lane, levels, top_id);
+                by_stack.fold_stack(&lane);
+                prop_assert_eq!(state(&by_levels), state(&by_stack));
+            }
+        }
+
+        /// `fold_lane` takes either fold and always gives the stack fold's answer,
+        /// whatever the depths (gaps, lanes opening deep, depths far past the length).
+        #[test]
+        fn any_lane_folds_as_the_stack_does(
+            lane in proptest::collection::vec((0u32..5, 0u32..6, duration()), 0..40),
+            far in any::<bool>(),
+        ) {
+            let lane: Vec<(u32, u32, u64)> = lane
+                .into_iter()
+                .map(|(id, d, dur)| (id, if far && d == 5 { u32::MAX } else { d }, dur))
+                .collect();
+            let mut a = Folder::default();
+            let mut b = Folder::default();
+            a.fold_lane(lane.iter().copied());
+            let lane: Vec<Instance> = lane
+                .into_iter()
+                .map(|(id, depth, duration_ns)| Instance { id, depth, duration_ns })
+                .collect();
+            b.fold_stack(&lane);
+            prop_assert_eq!(state(&a), state(&b));
+        }
     }
 }
 

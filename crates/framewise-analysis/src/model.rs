@@ -519,16 +519,21 @@ impl<T: Copy> Chunked<T> {
     const CHUNK: usize = 4096;
 
     /// Appends a value.
+    #[inline]
     pub fn push(&mut self, value: T) {
         match self.chunks.last_mut() {
             Some(c) if c.len() < Self::CHUNK => c.push(value),
-            _ => {
-                let mut c = Vec::with_capacity(Self::CHUNK);
-                c.push(value);
-                self.chunks.push(c);
-            }
+            _ => self.push_to_new_chunk(value),
         }
         self.len += 1;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_to_new_chunk(&mut self, value: T) {
+        let mut c = Vec::with_capacity(Self::CHUNK);
+        c.push(value);
+        self.chunks.push(c);
     }
 
     /// Number of values.
@@ -563,14 +568,87 @@ impl<T: Copy> Chunked<T> {
     }
 }
 
+/// Durations in ns, in push order: four bytes a value while every value fits in 32 bits
+/// (up to 4.29 s), eight from the first one that does not (the column is widened once,
+/// keeping every value). A one-hour capture keeps one such column per scope name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NsColumn {
+    narrow: Chunked<u32>,
+    wide: Option<Chunked<u64>>,
+}
+
+impl NsColumn {
+    /// Appends a value.
+    #[inline]
+    pub fn push(&mut self, value_ns: u64) {
+        match &mut self.wide {
+            Some(wide) => wide.push(value_ns),
+            None => match u32::try_from(value_ns) {
+                Ok(narrow) => self.narrow.push(narrow),
+                Err(_) => self.widen(value_ns),
+            },
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn widen(&mut self, value_ns: u64) {
+        let mut wide = Chunked::default();
+        for v in std::mem::take(&mut self.narrow).iter() {
+            wide.push(u64::from(v));
+        }
+        wide.push(value_ns);
+        self.wide = Some(wide);
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        self.wide.as_ref().map_or(self.narrow.len(), Chunked::len)
+    }
+
+    /// Whether empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Values in order.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        let narrow = self.wide.is_none().then(|| self.narrow.iter().map(u64::from));
+        let wide = self.wide.as_ref().map(|w| w.iter());
+        narrow.into_iter().flatten().chain(wide.into_iter().flatten())
+    }
+
+    /// A contiguous copy.
+    pub fn to_vec(&self) -> Vec<u64> {
+        match &self.wide {
+            Some(wide) => wide.to_vec(),
+            None => {
+                let mut out = Vec::with_capacity(self.narrow.len());
+                for c in &self.narrow.chunks {
+                    out.extend(c.iter().map(|&v| u64::from(v)));
+                }
+                out
+            }
+        }
+    }
+
+    pub(crate) fn shrink(&mut self) {
+        self.narrow.shrink();
+        if let Some(w) = self.wide.as_mut() {
+            w.shrink();
+        }
+    }
+}
+
 /// One name's per-frame totals, in frame order over non-paused frames: what a
-/// summary-only load keeps instead of per-frame aggregates (8 bytes per scope per frame).
+/// summary-only load keeps instead of per-frame aggregates (4 bytes per scope per frame,
+/// 8 for a name whose per-frame total ever exceeds 4.29 s).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NameColumn {
     /// The scope or pass name (call sites merged).
     pub name: String,
     /// Per-frame inclusive totals, ns, in the non-paused frames in which it ran.
-    pub totals_ns: Chunked<u64>,
+    pub totals_ns: NsColumn,
     /// Self time over those frames, ns.
     pub self_ns: u64,
     /// Calls over those frames.
@@ -792,6 +870,32 @@ mod tests {
         assert_eq!(pf.frame(1), &[] as &[u32]);
         assert_eq!(pf.frame(2), &[3]);
         assert_eq!(pf.frame(3), &[] as &[u32]);
+    }
+
+    #[test]
+    fn ns_columns_widen_once_and_keep_every_value() {
+        let mut c = NsColumn::default();
+        let values: Vec<u64> = (0..10_000u64)
+            .map(|i| match i {
+                5_000 => u64::from(u32::MAX) + 1,
+                7_777 => u64::MAX,
+                _ => i * 1_000,
+            })
+            .collect();
+        for (n, &v) in values.iter().enumerate() {
+            c.push(v);
+            if n == 4_999 {
+                assert!(c.wide.is_none(), "narrow while every value fits");
+            }
+        }
+        assert!(c.wide.is_some());
+        assert_eq!(c.len(), values.len());
+        assert_eq!(c.to_vec(), values);
+        assert_eq!(c.iter().collect::<Vec<_>>(), values);
+        let mut narrow = NsColumn::default();
+        narrow.push(u64::from(u32::MAX));
+        assert_eq!(narrow.to_vec(), vec![u64::from(u32::MAX)]);
+        assert!(narrow.wide.is_none());
     }
 
     #[test]

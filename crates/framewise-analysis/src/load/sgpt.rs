@@ -157,15 +157,19 @@ impl<'a> Names<'a> {
 
     #[inline]
     fn scope(&mut self, b: &mut CaptureBuilder, id: SymId) -> u32 {
-        match self.scopes.get(id) {
-            Some(s) => s,
-            None => self.new_scope(b, id),
+        match self.scopes.dense.get(id as usize) {
+            Some(&s) if s != u32::MAX => s,
+            _ => self.scope_slow(b, id),
         }
     }
 
+    /// A scope id past the dense table, or not yet seen.
     #[cold]
     #[inline(never)]
-    fn new_scope(&mut self, b: &mut CaptureBuilder, id: SymId) -> u32 {
+    fn scope_slow(&mut self, b: &mut CaptureBuilder, id: SymId) -> u32 {
+        if let Some(s) = self.scopes.get(id) {
+            return s;
+        }
         let name = self.name(id);
         let (file, line) = match self.symbols.get(id).map(|s| &s.kind) {
             Some(SymbolKind::Scope { file, line }) => (file.as_str(), *line),
