@@ -276,6 +276,9 @@ pub(crate) struct Folder {
     levels: Vec<Level>,
     /// The lane being folded.
     lane: Vec<Instance>,
+    /// Tests: fold every lane with the stack (the reference).
+    #[cfg(test)]
+    stack_only: bool,
     /// Summary-only: per-name totals of the frame being drained, and which are set.
     group_totals: Vec<Option<u64>>,
     groups_touched: Vec<u32>,
@@ -320,6 +323,8 @@ impl Folder {
             });
         }
         // A level per depth: bounded by the lane's length when contiguous.
+        #[cfg(test)]
+        let contiguous = contiguous && !self.stack_only;
         if contiguous && (deepest as usize) < lane.len() {
             self.fold_levels(&lane, deepest as usize + 1, top_id);
         } else {
@@ -689,6 +694,14 @@ impl CaptureBuilder {
             self.cap.columns = Some(SummaryColumns::default());
         }
         self
+    }
+
+    /// Tests: fold every lane with the stack fold, the reference the level fold is
+    /// checked against.
+    #[cfg(test)]
+    pub(crate) fn fold_with_stack_only(&mut self) {
+        self.scope_folder.stack_only = true;
+        self.pass_folder.stack_only = true;
     }
 
     /// A builder configured from load options.

@@ -613,9 +613,15 @@ impl NsColumn {
 
     /// Values in order.
     pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
-        let narrow = self.wide.is_none().then(|| self.narrow.iter().map(u64::from));
+        let narrow = self
+            .wide
+            .is_none()
+            .then(|| self.narrow.iter().map(u64::from));
         let wide = self.wide.as_ref().map(|w| w.iter());
-        narrow.into_iter().flatten().chain(wide.into_iter().flatten())
+        narrow
+            .into_iter()
+            .flatten()
+            .chain(wide.into_iter().flatten())
     }
 
     /// A contiguous copy.

@@ -265,6 +265,9 @@ struct Converter {
     input: FrameInput,
     scopes: Folder,
     keep_spans: bool,
+    /// Fold CPU instances as they are read (else only copy them into `input.lanes`, for
+    /// the builder to fold: the general path, kept to check this one against).
+    fold: bool,
     /// Span vectors of earlier frames' lanes, for reuse.
     spare: Vec<Vec<SpanInput>>,
     /// Per queue of the frame: the earliest timed begin, and the declared period.
@@ -273,11 +276,13 @@ struct Converter {
 }
 
 impl Converter {
-    fn new(keep_spans: bool) -> Self {
+    fn new(keep_spans: bool, fold: FoldPath) -> Self {
+        let fold = fold == FoldPath::AsDecoded;
         Self {
             input: FrameInput::default(),
             scopes: Folder::default(),
-            keep_spans,
+            keep_spans: keep_spans || !fold,
+            fold,
             spare: Vec::new(),
             queue_base: Vec::new(),
             queue_period: Vec::new(),
@@ -305,13 +310,15 @@ impl Converter {
         for lane in &frame.lanes {
             let thread = names.thread(b, lane.thread);
             // Fold as the builder would (lane by lane, in pre-order), without a copy.
-            self.scopes.fold_lane(lane.spans.iter().map(|s| {
-                (
-                    names.scope(b, s.scope),
-                    s.depth,
-                    s.end_ns.saturating_sub(s.start_ns),
-                )
-            }));
+            if self.fold {
+                self.scopes.fold_lane(lane.spans.iter().map(|s| {
+                    (
+                        names.scope(b, s.scope),
+                        s.depth,
+                        s.end_ns.saturating_sub(s.start_ns),
+                    )
+                }));
+            }
             let mut spans = self.spare.pop().unwrap_or_default();
             spans.clear();
             if self.keep_spans {
@@ -405,7 +412,28 @@ impl Converter {
     }
 }
 
+/// How CPU instances reach the builder's aggregates.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FoldPath {
+    /// Folded as each frame is decoded, straight from the decoded spans (what loads do).
+    AsDecoded,
+    /// Copied into the frame's lanes and folded by [`CaptureBuilder::push_frame`], as
+    /// every other loader's are, and (in tests) by the stack fold alone: the reference
+    /// the first is tested against.
+    #[cfg_attr(not(test), expect(dead_code, reason = "the reference path, for tests"))]
+    ByBuilder,
+}
+
 fn adapt(r: &read::Capture, options: &LoadOptions, progress: &mut dyn FnMut(Progress)) -> Capture {
+    adapt_with(r, options, progress, FoldPath::AsDecoded)
+}
+
+fn adapt_with(
+    r: &read::Capture,
+    options: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+    fold: FoldPath,
+) -> Capture {
     let mut b = CaptureBuilder::from_options(SourceKind::Sgpt, options);
     b.meta_mut().source_version = Some(u32::from(r.header().format_version));
     let mut periods: HashMap<SymId, f64> = HashMap::new();
@@ -491,7 +519,11 @@ fn adapt(r: &read::Capture, options: &LoadOptions, progress: &mut dyn FnMut(Prog
     let mut cursors = vec![0usize; tracks.len()];
 
     let mut tally = GpuTally::default();
-    let mut conv = Converter::new(options.with_spans);
+    #[cfg(test)]
+    if fold == FoldPath::ByBuilder {
+        b.fold_with_stack_only();
+    }
+    let mut conv = Converter::new(options.with_spans, fold);
     let mut decoder = FrameDecoder::new();
     let mut frame = Frame::default();
     let mut reporter = Reporter::start(progress, Stage::Frames, r.frame_count() as u64);
@@ -517,7 +549,10 @@ fn adapt(r: &read::Capture, options: &LoadOptions, progress: &mut dyn FnMut(Prog
                         }
                     }
                 }
-                b.push_frame_folded(f, &mut conv.scopes);
+                match fold {
+                    FoldPath::AsDecoded => b.push_frame_folded(f, &mut conv.scopes),
+                    FoldPath::ByBuilder => b.push_frame(f),
+                }
             }
             Err(d) => b.defect(defect_of(&d)),
         }
@@ -556,4 +591,273 @@ fn adapt(r: &read::Capture, options: &LoadOptions, progress: &mut dyn FnMut(Prog
         ));
     }
     b.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    //! The fold as decoded against the builder's own, on a capture meant to be awkward:
+    //! several threads, deep nesting, scopes inside themselves, two call sites of one
+    //! name, lanes that open deep or skip levels (spans whose ancestors were still open),
+    //! zero-length spans, GPU passes on two queues (one without a declared period,
+    //! nested, untimed), counters of both kinds, marks, paused frames, dropped spans and
+    //! frames, and damaged records.
+
+    use super::*;
+    use framewise_format::model::{
+        CounterKind as Kind, CounterValue, CpuClock, CpuSpan, GpuAnchor, GpuFrame, GpuPass,
+        GpuQueueClock, GpuQueueFrame, GpuTiming, Lane, Mark, Meta, Symbol,
+    };
+    use framewise_format::Writer;
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n.max(1)
+        }
+    }
+
+    const THREADS: [SymId; 3] = [1, 2, 3];
+    const QUEUES: [SymId; 2] = [10, 11];
+    const PASSES: SymId = 20; // 20..26
+    const COUNTERS: SymId = 30; // 30..34
+    const SCOPES: SymId = 40; // 40..52
+    const PLAY: SymId = 60;
+    const MARK: SymId = 61;
+
+    fn symbols() -> SymbolTable {
+        let mut t = SymbolTable::new();
+        let mut add = |id, kind, name: String| t.insert(Symbol { id, kind, name });
+        for (i, &id) in THREADS.iter().enumerate() {
+            add(id, SymbolKind::Thread, format!("thread-{i}"));
+        }
+        for (i, &id) in QUEUES.iter().enumerate() {
+            add(id, SymbolKind::Queue, format!("queue-{i}"));
+        }
+        for p in 0..6 {
+            add(PASSES + p, SymbolKind::Pass, format!("pass_{}", p % 4));
+        }
+        for c in 0..4 {
+            let kind = if c % 2 == 0 { Kind::Sum } else { Kind::Gauge };
+            add(
+                COUNTERS + c,
+                SymbolKind::Counter(kind),
+                format!("counter_{c}"),
+            );
+        }
+        for s in 0..12 {
+            // scope_0 and scope_1 each have two call sites.
+            let kind = SymbolKind::Scope {
+                file: format!("src/s{}.rs", s % 5),
+                line: s,
+            };
+            add(
+                SCOPES + s,
+                kind,
+                format!("scope_{}", if s >= 10 { s - 10 } else { s }),
+            );
+        }
+        add(PLAY, SymbolKind::Phase, "play".into());
+        add(MARK, SymbolKind::Mark, "gc".into());
+        t
+    }
+
+    /// A tree of spans in `[start, end)`, pre-order, at `depth`; few scopes, so that a
+    /// scope often runs inside itself.
+    fn tree(rng: &mut Rng, out: &mut Vec<CpuSpan>, depth: u32, start: u64, end: u64) {
+        let mut t = start;
+        while t < end && out.len() < 120 {
+            let gap = rng.below(50);
+            let len = if rng.below(8) == 0 {
+                0
+            } else {
+                1 + rng.below((end - t) / 2 + 1)
+            };
+            let s = t + gap;
+            if s + len > end {
+                break;
+            }
+            out.push(CpuSpan {
+                scope: SCOPES + rng.below(if depth > 1 { 3 } else { 12 }) as u32,
+                depth,
+                start_ns: s,
+                end_ns: s + len,
+            });
+            if depth < 5 && len > 4 && rng.below(3) > 0 {
+                tree(rng, out, depth + 1, s, s + len);
+            }
+            t = s + len;
+        }
+    }
+
+    fn frame(rng: &mut Rng, index: u64) -> Frame {
+        let begin = 1_000 + index * 100_000;
+        let lanes = THREADS
+            .iter()
+            .map(|&thread| {
+                let mut spans = Vec::new();
+                match rng.below(4) {
+                    // Opens deep: its ancestors were still open at the frame's start.
+                    0 => {
+                        let depth = 1 + rng.below(3) as u32;
+                        tree(rng, &mut spans, depth, begin, begin + 30_000);
+                    }
+                    // Closed spans, then a span deeper than anything open.
+                    1 => {
+                        tree(rng, &mut spans, 0, begin, begin + 20_000);
+                        let s = begin + 40_000;
+                        spans.push(CpuSpan {
+                            scope: SCOPES + 3,
+                            depth: 3,
+                            start_ns: s,
+                            end_ns: s + 9_000,
+                        });
+                        tree(rng, &mut spans, 4, s, s + 9_000);
+                    }
+                    _ => tree(rng, &mut spans, 0, begin, begin + 80_000),
+                }
+                Lane {
+                    thread,
+                    spans,
+                    dropped_spans: u64::from(index % 17 == 3),
+                }
+            })
+            .collect();
+        let mut passes = Vec::new();
+        let mut ticks = 5_000 + index * 90_000;
+        for p in 0..6u32 {
+            let len = rng.below(3_000);
+            passes.push(GpuPass {
+                pass: PASSES + p,
+                queue_index: p % 2,
+                depth: u32::from(p % 3 == 2),
+                timing: (rng.below(7) != 0).then_some(GpuTiming {
+                    begin_ticks: ticks,
+                    end_ticks: ticks + len,
+                }),
+            });
+            ticks += len + rng.below(100);
+        }
+        let mut counters = Vec::new();
+        for c in 0..4u32 {
+            if rng.below(5) != 0 {
+                counters.push(CounterValue {
+                    counter: COUNTERS + c,
+                    value: rng.below(1_000) as i64 - 300,
+                });
+            }
+        }
+        let marks = index
+            .is_multiple_of(9)
+            .then_some(Mark {
+                name: MARK,
+                thread: THREADS[1],
+                at_ns: begin + 7,
+                kind: MarkKind::Instant,
+            })
+            .into_iter()
+            .collect();
+        Frame {
+            index: index + u64::from(index >= 150),
+            phase: Some(PLAY),
+            paused: index % 23 == 5,
+            topology: None,
+            cpu_begin_ns: begin,
+            cpu_end_ns: begin + 90_000,
+            dropped_frames_before: u64::from(index == 150),
+            lanes,
+            gpu: GpuFrame {
+                expected: true,
+                results_missing: index % 31 == 4,
+                queues: QUEUES
+                    .iter()
+                    .map(|&queue| GpuQueueFrame {
+                        queue,
+                        anchor: GpuAnchor {
+                            cpu_submit_ns: Some(begin + 50_000),
+                            cpu_readback_ns: None,
+                        },
+                    })
+                    .collect(),
+                passes,
+            },
+            workloads: Vec::new(),
+            bindings: Vec::new(),
+            counters,
+            marks,
+        }
+    }
+
+    fn capture() -> Vec<u8> {
+        let symbols = symbols();
+        let meta = Meta {
+            capture_level: 2,
+            cpu_clock: CpuClock {
+                source: "test".into(),
+                resolution_ns: 1.0,
+            },
+            // Queue 1 declares no period: its timings are left untimed, with a defect.
+            gpu_clocks: vec![GpuQueueClock {
+                queue: QUEUES[0],
+                timestamp_period_ns: 1.5,
+            }],
+            ..Meta::default()
+        };
+        let mut w = Writer::new(std::io::Cursor::new(Vec::new()), &meta, &symbols).expect("writer");
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        for i in 0..300 {
+            w.write_frame(&frame(&mut rng, i), &symbols)
+                .expect("a valid frame");
+        }
+        w.finish_and_close(&[]).expect("closes").into_inner()
+    }
+
+    /// Everything a capture holds, as text.
+    fn both(bytes: &[u8], options: &LoadOptions) -> (String, String) {
+        let load = |fold| {
+            let r = read::from_bytes(bytes.to_vec()).expect("opens");
+            let c = adapt_with(&r, options, &mut no_progress, fold);
+            let summary = serde_json::to_string(&crate::summarize(&c)).expect("serializes");
+            format!("{c:?}\n{summary}")
+        };
+        (load(FoldPath::AsDecoded), load(FoldPath::ByBuilder))
+    }
+
+    #[test]
+    fn folding_as_decoded_is_the_builders_fold() {
+        let intact = capture();
+        // Damage: a flipped byte inside a frame's payload, and a cut tail (read by scan).
+        let mut damaged = intact.clone();
+        let at = damaged.len() / 3;
+        damaged[at] ^= 0x5a;
+        let cut = damaged[..damaged.len() * 2 / 3].to_vec();
+        for bytes in [&intact, &damaged, &cut] {
+            for options in [
+                LoadOptions::default(),
+                LoadOptions::default().with_summary_only(true),
+                LoadOptions::default().with_spans(true),
+            ] {
+                let (as_decoded, by_builder) = both(bytes, &options);
+                assert_eq!(as_decoded, by_builder, "{options:?}");
+            }
+        }
+        // The capture exercises what it claims to.
+        let r = read::from_bytes(damaged.clone()).expect("opens");
+        let c = adapt(&r, &LoadOptions::default(), &mut no_progress);
+        assert!(c
+            .defects()
+            .iter()
+            .any(|d| d.kind == DefectKind::CorruptRange));
+        assert!(c.dropped_spans() > 0 && c.gpu_timed());
+        assert!(c
+            .scope_aggs()
+            .all()
+            .iter()
+            .any(|a| a.self_ns == 0 && a.total_ns > 0));
+        let r = read::from_bytes(cut).expect("opens");
+        assert!(!r.opened_by_directory());
+    }
 }
