@@ -511,8 +511,10 @@ pub struct SpanTable {
 /// or doubles what is already there (a one-hour capture has columns of 216,000 values).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Chunked<T> {
-    chunks: Vec<Vec<T>>,
-    len: usize,
+    /// Full chunks of [`Self::CHUNK`] values.
+    full: Vec<Vec<T>>,
+    /// The chunk being filled.
+    tail: Vec<T>,
 }
 
 impl<T: Copy> Chunked<T> {
@@ -521,50 +523,58 @@ impl<T: Copy> Chunked<T> {
     /// Appends a value.
     #[inline]
     pub fn push(&mut self, value: T) {
-        match self.chunks.last_mut() {
-            Some(c) if c.len() < Self::CHUNK => c.push(value),
-            _ => self.push_to_new_chunk(value),
+        if self.tail.len() == self.tail.capacity() {
+            self.make_room();
         }
-        self.len += 1;
+        self.tail.push(value);
     }
 
+    /// Room for one more value in the tail: a whole chunk's, or a fresh tail when full.
     #[cold]
     #[inline(never)]
-    fn push_to_new_chunk(&mut self, value: T) {
-        let mut c = Vec::with_capacity(Self::CHUNK);
-        c.push(value);
-        self.chunks.push(c);
+    fn make_room(&mut self) {
+        if self.tail.len() >= Self::CHUNK {
+            let full = std::mem::replace(&mut self.tail, Vec::with_capacity(Self::CHUNK));
+            self.full.push(full);
+        } else {
+            self.tail.reserve_exact(Self::CHUNK - self.tail.len());
+        }
     }
 
     /// Number of values.
     pub fn len(&self) -> usize {
-        self.len
+        self.full.len() * Self::CHUNK + self.tail.len()
     }
 
     /// Whether empty.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.tail.is_empty() && self.full.is_empty()
+    }
+
+    fn chunks(&self) -> impl Iterator<Item = &[T]> + '_ {
+        self.full
+            .iter()
+            .map(Vec::as_slice)
+            .chain(std::iter::once(self.tail.as_slice()))
     }
 
     /// Values in order.
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        self.chunks.iter().flat_map(|c| c.iter().copied())
+        self.chunks().flat_map(|c| c.iter().copied())
     }
 
     /// A contiguous copy.
     pub fn to_vec(&self) -> Vec<T> {
-        let mut out = Vec::with_capacity(self.len);
-        for c in &self.chunks {
+        let mut out = Vec::with_capacity(self.len());
+        for c in self.chunks() {
             out.extend_from_slice(c);
         }
         out
     }
 
     pub(crate) fn shrink(&mut self) {
-        if let Some(c) = self.chunks.last_mut() {
-            c.shrink_to_fit();
-        }
-        self.chunks.shrink_to_fit();
+        self.tail.shrink_to_fit();
+        self.full.shrink_to_fit();
     }
 }
 
@@ -630,7 +640,7 @@ impl NsColumn {
             Some(wide) => wide.to_vec(),
             None => {
                 let mut out = Vec::with_capacity(self.narrow.len());
-                for c in &self.narrow.chunks {
+                for c in self.narrow.chunks() {
                     out.extend(c.iter().map(|&v| u64::from(v)));
                 }
                 out

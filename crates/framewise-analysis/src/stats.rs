@@ -173,6 +173,76 @@ fn select_ranks<T: Ord + Copy>(values: &mut [T], ranks: &[usize]) -> Vec<(usize,
     out
 }
 
+/// [`select_ranks`] for values with an order-preserving integer `key` (`a ≤ b` exactly
+/// when `key(a) ≤ key(b)`) whose keys lie in `lo..=hi`, taking a shortcut on large inputs: one pass counts the values
+/// in 2048 buckets of equal key width, a second keeps only the values in the buckets
+/// that hold the wanted ranks, and the selection runs on those alone (their order among
+/// themselves is their order in the whole, shifted by the values in lower buckets).
+fn select_ranks_by_key<T: Ord + Copy>(
+    values: &mut [T],
+    ranks: &[usize],
+    key: impl Fn(T) -> u64,
+    (lo, hi): (u64, u64),
+) -> Vec<(usize, T)> {
+    const BUCKET_BITS: u32 = 11;
+    const SMALL: usize = 1 << 12;
+    let n = values.len();
+    if ranks.is_empty() || n < SMALL || ranks.iter().any(|&r| r >= n) || lo > hi {
+        return select_ranks(values, ranks);
+    }
+    let shift = (u64::BITS - (hi - lo).leading_zeros()).saturating_sub(BUCKET_BITS);
+    let bucket = |v: T| ((key(v) - lo) >> shift) as usize;
+    let mut counts = vec![0usize; 1 << BUCKET_BITS];
+    for &v in values.iter() {
+        if let Some(c) = counts.get_mut(bucket(v)) {
+            *c += 1;
+        }
+    }
+    // Each wanted rank's bucket, and how many values lie in lower buckets.
+    let mut wanted = vec![false; counts.len()];
+    let mut below = Vec::with_capacity(ranks.len());
+    let mut start = 0usize;
+    let mut b = 0usize;
+    for &r in ranks {
+        while let Some(&c) = counts.get(b) {
+            if start + c > r {
+                break;
+            }
+            start += c;
+            b += 1;
+        }
+        if let Some(w) = wanted.get_mut(b) {
+            *w = true;
+        }
+        below.push((r, b, start));
+    }
+    let mut kept: Vec<T> = Vec::new();
+    for &v in values.iter() {
+        if wanted.get(bucket(v)).copied().unwrap_or(false) {
+            kept.push(v);
+        }
+    }
+    // A rank's position among the kept values: the values of lower wanted buckets, then
+    // its place within its own bucket.
+    let mut kept_below = vec![0usize; counts.len()];
+    let mut acc = 0usize;
+    for (b, (&w, &c)) in wanted.iter().zip(&counts).enumerate() {
+        if w {
+            kept_below[b] = acc;
+            acc += c;
+        }
+    }
+    let local: Vec<usize> = below
+        .iter()
+        .map(|&(r, b, start)| kept_below[b] + (r - start))
+        .collect();
+    select_ranks(&mut kept, &local)
+        .into_iter()
+        .zip(&below)
+        .map(|((_, v), &(r, _, _))| (r, v))
+        .collect()
+}
+
 /// The value at `rank` among the selected ones.
 fn selected<T: Copy>(selected: &[(usize, T)], rank: usize) -> Option<T> {
     selected
@@ -273,23 +343,31 @@ impl TimeStats {
     /// The same statistics as [`Self::from_sorted_ns`] over `values_ns` in any order,
     /// without sorting them (they are reordered): the percentiles in `quantiles` are
     /// taken by selection, the others are left `None` with no reason.
+    /// The same statistics as [`Self::from_sorted_ns`] over `values_ns` in any order,
+    /// without sorting them (they are reordered), and the exact sum of the values: the
+    /// percentiles in `quantiles` are taken by selection, the others are left `None` with
+    /// no reason.
     pub(crate) fn from_unsorted_ns(
         values_ns: &mut [u64],
         quantiles: &[Quantile],
         reasons: &mut NullReasons,
-    ) -> Self {
+    ) -> (Self, u128) {
         let mut sum = 0u128;
-        let mut min: Option<u64> = None;
-        let mut max: Option<u64> = None;
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
         for &v in values_ns.iter() {
             sum += u128::from(v);
-            min = Some(min.map_or(v, |m| m.min(v)));
-            max = Some(max.map_or(v, |m| m.max(v)));
+            lo = lo.min(v);
+            hi = hi.max(v);
         }
         let n = values_ns.len();
+        let (min, max) = if n > 0 {
+            (Some(lo), Some(hi))
+        } else {
+            (None, None)
+        };
         let mean = (n > 0).then(|| sum as f64 / n as f64);
-        let chosen = select_ranks(values_ns, &ranks_for(n, quantiles));
-        Self::build(
+        let chosen = select_ranks_by_key(values_ns, &ranks_for(n, quantiles), |v| v, (lo, hi));
+        let stats = Self::build(
             n as u64,
             mean,
             min,
@@ -304,7 +382,8 @@ impl TimeStats {
                 )
             },
             reasons,
-        )
+        );
+        (stats, sum)
     }
 
     fn build(
@@ -584,8 +663,8 @@ impl ScopeStats {
     ) -> Self {
         let mut reasons = NullReasons::new();
         // The scope block has no p90/p999.
-        let t = TimeStats::from_unsorted_ns(&mut totals_ns, &[P01, P50, P95, P99], &mut reasons);
-        let total: u128 = totals_ns.iter().map(|&v| u128::from(v)).sum();
+        let (t, total) =
+            TimeStats::from_unsorted_ns(&mut totals_ns, &[P01, P50, P95, P99], &mut reasons);
         Self {
             count: t.count,
             total: ms(total as f64),
@@ -674,7 +753,12 @@ impl CounterStats {
         // i64 → f64 keeps the order).
         let n = values.len();
         let mut scratch = values.to_vec();
-        let chosen = select_ranks(&mut scratch, &ranks_for(n, &[P01, P99]));
+        // i64 → u64 with the sign bit flipped keeps the order.
+        let key = |v: i64| (v as u64) ^ (1 << 63);
+        let min = values.iter().copied().min();
+        let max = values.iter().copied().max();
+        let keys = (min.map_or(u64::MAX, key), max.map_or(0, key));
+        let chosen = select_ranks_by_key(&mut scratch, &ranks_for(n, &[P01, P99]), key, keys);
         let pct = |q| {
             interpolate(
                 n as u64,
@@ -689,8 +773,8 @@ impl CounterStats {
             kind,
             sum,
             avg,
-            values.iter().copied().min().map(Num::Int),
-            values.iter().copied().max().map(Num::Int),
+            min.map(Num::Int),
+            max.map(Num::Int),
             p01,
             p99,
             last,
@@ -866,6 +950,26 @@ mod props {
     use super::*;
     use proptest::prelude::*;
 
+    /// Whether `select` finds, at the valid ranks among `picks`, what a sorted copy of
+    /// `values` holds there.
+    fn selects_as_sorted<T: Ord + Copy>(
+        values: &[T],
+        picks: &[usize],
+        select: impl Fn(&mut [T], &[usize]) -> Vec<(usize, T)>,
+    ) -> bool {
+        let mut sorted = values.to_vec();
+        sorted.sort_unstable();
+        let mut ranks: Vec<usize> = picks
+            .iter()
+            .copied()
+            .filter(|&r| r < values.len())
+            .collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        let want: Vec<(usize, T)> = ranks.iter().map(|&r| (r, sorted[r])).collect();
+        select(&mut values.to_vec(), &ranks) == want
+    }
+
     proptest! {
         #[test]
         fn percentiles_are_monotone_and_bounded(mut v in proptest::collection::vec(0u64..1_000_000_000, 1..400)) {
@@ -885,15 +989,7 @@ mod props {
             v in proptest::collection::vec(0u64..1_000, 0..600),
             picks in proptest::collection::vec(0usize..600, 0..12),
         ) {
-            let mut sorted = v.clone();
-            sorted.sort_unstable();
-            let mut ranks: Vec<usize> = picks.into_iter().filter(|&r| r < v.len()).collect();
-            ranks.sort_unstable();
-            ranks.dedup();
-            let mut w = v.clone();
-            let got = select_ranks(&mut w, &ranks);
-            let want: Vec<(usize, u64)> = ranks.iter().map(|&r| (r, sorted[r])).collect();
-            prop_assert_eq!(got, want);
+            prop_assert!(selects_as_sorted(&v, &picks, select_ranks));
         }
 
         #[test]
@@ -908,7 +1004,9 @@ mod props {
                 let want = TimeStats::from_sorted_ns(&sorted, &mut want_reasons);
                 let mut got_reasons = NullReasons::new();
                 let mut w = v.clone();
-                let got = TimeStats::from_unsorted_ns(&mut w, &TIME_QUANTILES, &mut got_reasons);
+                let (got, sum) =
+                    TimeStats::from_unsorted_ns(&mut w, &TIME_QUANTILES, &mut got_reasons);
+                prop_assert_eq!(sum, v.iter().map(|&x| u128::from(x)).sum::<u128>());
                 prop_assert_eq!(got, want);
                 prop_assert_eq!(got_reasons, want_reasons);
             }
@@ -936,5 +1034,30 @@ mod props {
             let c = Classification::of_ns(&v, &mut r);
             prop_assert_eq!(c.bins.iter().map(|b| b.count).sum::<u64>(), v.len() as u64);
         }
+    }
+
+    proptest! {
+        // Inputs past the bucketing threshold are large: fewer cases.
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn bucketed_selection_finds_what_a_sort_puts_there(
+            v in proptest::collection::vec(
+                prop_oneof![0u64..50, 0u64..u64::MAX, Just(u64::MAX), 1_000u64..1_200],
+                4096..9000,
+            ),
+            signed in proptest::collection::vec(any::<i64>(), 4096..5000),
+            picks in proptest::collection::vec(0usize..9000, 1..12),
+        ) {
+            let keys = (v.iter().min().copied(), v.iter().max().copied());
+            let keys = (keys.0.unwrap_or(u64::MAX), keys.1.unwrap_or(0));
+            let by_key = |w: &mut [u64], ranks: &[usize]| select_ranks_by_key(w, ranks, |x| x, keys);
+            prop_assert!(selects_as_sorted(&v, &picks, by_key));
+            let key = |x: i64| (x as u64) ^ (1 << 63);
+            let keys = (signed.iter().min().map_or(u64::MAX, |&x| key(x)), signed.iter().max().map_or(0, |&x| key(x)));
+            let by_key = |w: &mut [i64], ranks: &[usize]| select_ranks_by_key(w, ranks, key, keys);
+            prop_assert!(selects_as_sorted(&signed, &picks, by_key));
+        }
+
     }
 }

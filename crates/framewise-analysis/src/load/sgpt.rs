@@ -250,6 +250,19 @@ impl<'a> Names<'a> {
     }
 }
 
+/// `x.round() as u64`, exactly, without the library call where truncation gives the
+/// same: below 2^52 the integer part and the fraction of a non-negative `x` are exact.
+#[inline]
+fn rounded_u64(x: f64) -> u64 {
+    const EXACT: f64 = 4_503_599_627_370_496.0; // 2^52
+    if (0.0..EXACT).contains(&x) {
+        let whole = x as u64;
+        whole + u64::from(x - whole as f64 >= 0.5)
+    } else {
+        x.round() as u64
+    }
+}
+
 /// Counters of the GPU conversion, reported once at the end.
 #[derive(Default)]
 struct GpuTally {
@@ -366,7 +379,7 @@ impl Converter {
                         .flatten()
                         .unwrap_or(t.begin_ticks);
                     let anchor = q.anchor.cpu_submit_ns.unwrap_or(frame.cpu_end_ns);
-                    let to_ns = |ticks: u64| (ticks as f64 * period).round() as u64;
+                    let to_ns = |ticks: u64| rounded_u64(ticks as f64 * period);
                     let start = anchor.saturating_add(to_ns(t.begin_ticks - base));
                     let end = start.saturating_add(to_ns(t.end_ticks - t.begin_ticks));
                     Some((start, end))
@@ -824,6 +837,34 @@ mod tests {
             format!("{c:?}\n{summary}")
         };
         (load(FoldPath::AsDecoded), load(FoldPath::ByBuilder))
+    }
+
+    #[test]
+    fn rounding_is_rounds() {
+        let edges = [
+            0.0,
+            0.49999999999999994,
+            0.5,
+            1.5,
+            2.5,
+            1e15 + 0.5,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            9.1e18,
+            1.9e19,
+            -0.5,
+            -3.0,
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        let mut rng = Rng(99);
+        let random = (0..100_000).map(|_| {
+            let exp = rng.below(70) as i32 - 10;
+            rng.below(1 << 53) as f64 / (1u64 << 53) as f64 * 2f64.powi(exp)
+        });
+        for x in edges.into_iter().chain(random) {
+            assert_eq!(rounded_u64(x), x.round() as u64, "{x}");
+        }
     }
 
     #[test]
