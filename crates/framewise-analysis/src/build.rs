@@ -210,6 +210,14 @@ struct Instance {
     duration_ns: u64,
 }
 
+impl Instance {
+    const EMPTY: Self = Self {
+        id: 0,
+        depth: 0,
+        duration_ns: 0,
+    };
+}
+
 #[derive(Clone, Copy)]
 struct Open {
     id: u32,
@@ -304,25 +312,31 @@ impl Folder {
     /// a data-dependent loop; any other lane takes [`Self::fold_stack`]. They agree on
     /// every lane the first accepts (a property test below).
     #[inline]
-    pub(crate) fn fold_lane(&mut self, instances: impl IntoIterator<Item = (u32, u32, u64)>) {
+    pub(crate) fn fold_lane(&mut self, instances: impl ExactSizeIterator<Item = (u32, u32, u64)>) {
         let mut lane = std::mem::take(&mut self.lane);
+        // Written in place, not pushed: the copy loop then needs no room checks.
         lane.clear();
+        lane.resize(instances.len(), Instance::EMPTY);
+        let mut copied = 0;
+        for (to, (id, depth, duration_ns)) in lane.iter_mut().zip(instances) {
+            *to = Instance {
+                id,
+                depth,
+                duration_ns,
+            };
+            copied += 1;
+        }
+        lane.truncate(copied);
         let mut next_limit = 0u32;
         let mut contiguous = true;
         let mut deepest = 0u32;
         let mut top_id = 0u32;
-        for (id, depth, duration_ns) in instances {
-            contiguous &= depth <= next_limit;
-            next_limit = depth.saturating_add(1);
-            deepest = deepest.max(depth);
-            top_id = top_id.max(id);
-            lane.push(Instance {
-                id,
-                depth,
-                duration_ns,
-            });
+        for i in &lane {
+            contiguous &= i.depth <= next_limit;
+            next_limit = i.depth.saturating_add(1);
+            deepest = deepest.max(i.depth);
+            top_id = top_id.max(i.id);
         }
-        // A level per depth: bounded by the lane's length when contiguous.
         #[cfg(test)]
         let contiguous = contiguous && !self.stack_only;
         if contiguous && (deepest as usize) < lane.len() {
