@@ -400,15 +400,15 @@ impl Folder {
     }
 
     /// The fold of a lane whose depths never skip a level on the way down, with `levels`
-    /// levels of nesting (deepest depth + 1) and no id above `top_id`. In such a lane the open instances are
-    /// exactly the latest instance at each level above the current one, so one entry per
-    /// level replaces the stack: an instance's parent is the latest instance one level
-    /// up, and the instance it replaces at its own level has closed (its self time is
-    /// added then; instances left deeper close when replaced or at the end of the lane —
-    /// self times are saturating sums of unsigned values, so when does not matter).
-    /// Whether an id runs inside itself is read from the level its shallowest open
-    /// instance was recorded at (`open_level`): that level still holds it exactly when it
-    /// is still open. No branch depends on the shape of the tree.
+    /// levels of nesting (deepest depth + 1) and no id above `top_id`. In such a lane the
+    /// open instances are exactly the latest instance at each level above the current
+    /// one, so one entry per level replaces the stack: an instance's parent is the latest
+    /// instance one level up, and the instance it replaces at its own level has closed
+    /// (its self time is added then; instances left deeper close when replaced or at the
+    /// end of the lane — self times are saturating sums of unsigned values, so when does
+    /// not matter). Whether an id runs inside itself is read from the level its
+    /// shallowest open instance was recorded at (`open_level`): that level still holds it
+    /// exactly when it is still open. No branch depends on the shape of the tree.
     fn fold_levels(&mut self, lane: &[Instance], levels: usize, top_id: u32) {
         // Plain slices, sized before the loop (every slot up to the lane's largest id):
         // nothing in it can grow or move them, so their lengths and pointers stay in

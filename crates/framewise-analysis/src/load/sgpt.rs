@@ -322,7 +322,8 @@ impl Converter {
         f.dropped_frames_before = frame.dropped_frames_before;
         for lane in &frame.lanes {
             let thread = names.thread(b, lane.thread);
-            // Fold as the builder would (lane by lane, in pre-order), without a copy.
+            // Fold as the builder would (lane by lane, in pre-order), straight from the
+            // decoded spans: no SpanInput is made for them.
             if self.fold {
                 self.scopes.fold_lane(lane.spans.iter().map(|s| {
                     (
