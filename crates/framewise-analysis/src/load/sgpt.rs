@@ -256,8 +256,9 @@ impl<'a> Names<'a> {
 fn rounded_u64(x: f64) -> u64 {
     const EXACT: f64 = 4_503_599_627_370_496.0; // 2^52
     if (0.0..EXACT).contains(&x) {
-        let whole = x as u64;
-        whole + u64::from(x - whole as f64 >= 0.5)
+        // Through i64: in this range one conversion instruction each way.
+        let whole = x as i64;
+        (whole + i64::from(x - whole as f64 >= 0.5)) as u64
     } else {
         x.round() as u64
     }
