@@ -802,12 +802,7 @@ impl Capture {
                 offset,
                 bytes_skipped: entry.length,
             })?;
-            if r.record_type != FRAM {
-                return Err(Defect::Corrupt {
-                    offset,
-                    bytes_skipped: entry.length,
-                });
-            }
+            Self::check_frame_record(r, entry)?;
             (bytes, RECORD_HEADER_LEN)
         } else {
             let bytes = self
@@ -827,6 +822,92 @@ impl Capture {
             .decode_frame_into(payload, frame)
             .map(|_| ())
             .map_err(bad)
+    }
+
+    /// A frame record read by its directory entry must be a `FRAM`.
+    fn check_frame_record(r: RecordRef, entry: FrameEntry) -> Result<(), Defect> {
+        if r.record_type == FRAM {
+            Ok(())
+        } else {
+            Err(Defect::Corrupt {
+                offset: entry.offset,
+                bytes_skipped: entry.length,
+            })
+        }
+    }
+
+    /// Decodes frames `range` (file order) one after another into `frame`, handing each
+    /// frame's index and result to `visit`: the same frames and defects as
+    /// [`Capture::read_frame_into`] called for each index, but a file opened by its
+    /// directory is read in pieces of about 1 MiB that cover many frame records, one
+    /// positioned read each, rather than one read per frame. Indices past the last frame
+    /// are not visited.
+    pub fn read_frames_into(
+        &self,
+        range: std::ops::Range<usize>,
+        decoder: &mut FrameDecoder,
+        frame: &mut Frame,
+        mut visit: impl FnMut(usize, Result<&Frame, Defect>),
+    ) {
+        const PIECE: u64 = 1 << 20;
+        let range = range.start..range.end.min(self.frames.len());
+        if !self.by_directory || !matches!(self.source, Source::File(_)) {
+            for i in range {
+                let result = self.read_frame_into(i, decoder, frame);
+                visit(i, result.map(|()| &*frame));
+            }
+            return;
+        }
+        // `piece` holds the file's bytes from `piece_at`.
+        let mut piece: Vec<u8> = Vec::new();
+        let mut piece_at = 0u64;
+        for i in range {
+            let result = (|| {
+                let entry = self.frames.get(i).ok_or(Defect::Corrupt {
+                    offset: self.file_len,
+                    bytes_skipped: 0,
+                })?;
+                let corrupt = || Defect::Corrupt {
+                    offset: entry.offset,
+                    bytes_skipped: entry.length,
+                };
+                let end = entry
+                    .offset
+                    .checked_add(entry.length)
+                    .filter(|&e| e <= self.file_len && entry.length >= RECORD_HEADER_LEN as u64)
+                    .ok_or_else(corrupt)?;
+                if entry.offset < piece_at || end > piece_at + piece.len() as u64 {
+                    // The next piece starts at this record and runs on over the ones after;
+                    // if that cannot be read, the record alone, as `read_frame_into` would.
+                    let len = PIECE.max(entry.length).min(self.file_len - entry.offset);
+                    piece = match self.source.read_at(entry.offset, len) {
+                        Ok(bytes) => bytes.into_owned(),
+                        Err(_) => self
+                            .source
+                            .read_at(entry.offset, entry.length)
+                            .map_err(|_| corrupt())?
+                            .into_owned(),
+                    };
+                    piece_at = entry.offset;
+                }
+                let from = usize::try_from(entry.offset - piece_at).map_err(|_| corrupt())?;
+                let to = usize::try_from(end - piece_at).map_err(|_| corrupt())?;
+                let bytes = piece.get(from..to).ok_or_else(corrupt)?;
+                let r = record_at(bytes, 0)
+                    .filter(|r| r.length() == entry.length)
+                    .ok_or_else(corrupt)?;
+                Self::check_frame_record(r, entry)?;
+                decoder
+                    .decode_frame_into(bytes.get(RECORD_HEADER_LEN..).unwrap_or_default(), frame)
+                    .map(|_| ())
+                    .map_err(|error| Defect::BadPayload {
+                        offset: entry.offset,
+                        record_type: FRAM,
+                        error,
+                    })
+            })();
+            visit(i, result.map(|()| &*frame));
+        }
     }
 
     /// Decodes every frame in file order.
