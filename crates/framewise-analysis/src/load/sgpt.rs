@@ -542,36 +542,41 @@ fn adapt_with(
     let mut decoder = FrameDecoder::new();
     let mut frame = Frame::default();
     let mut reporter = Reporter::start(progress, Stage::Frames, r.frame_count() as u64);
-    for i in 0..r.frame_count() {
-        reporter.update(i as u64);
-        match r.read_frame_into(i, &mut decoder, &mut frame) {
-            Ok(()) => {
-                conv.convert(&frame, &mut b, &mut names, &periods, &mut tally);
-                let f = &mut conv.input;
-                let next = begins.get(i + 1).copied().unwrap_or(u64::MAX);
-                for (t, (id, samples)) in tracks.iter().enumerate() {
-                    let mut last = None;
-                    while let Some(&(at, v)) = samples.get(cursors[t]) {
-                        if at >= next {
-                            break;
+    r.read_frames_into(
+        0..r.frame_count(),
+        &mut decoder,
+        &mut frame,
+        |i, decoded| {
+            reporter.update(i as u64);
+            match decoded {
+                Ok(frame) => {
+                    conv.convert(frame, &mut b, &mut names, &periods, &mut tally);
+                    let f = &mut conv.input;
+                    let next = begins.get(i + 1).copied().unwrap_or(u64::MAX);
+                    for (t, (id, samples)) in tracks.iter().enumerate() {
+                        let mut last = None;
+                        while let Some(&(at, v)) = samples.get(cursors[t]) {
+                            if at >= next {
+                                break;
+                            }
+                            cursors[t] += 1;
+                            last = Some(v);
                         }
-                        cursors[t] += 1;
-                        last = Some(v);
+                        if let Some(v) = last {
+                            if !f.counters.iter().any(|(c, _)| c == id) {
+                                f.counters.push((*id, v));
+                            }
+                        }
                     }
-                    if let Some(v) = last {
-                        if !f.counters.iter().any(|(c, _)| c == id) {
-                            f.counters.push((*id, v));
-                        }
+                    match fold {
+                        FoldPath::AsDecoded => b.push_frame_folded(f, &mut conv.scopes),
+                        FoldPath::ByBuilder => b.push_frame(f),
                     }
                 }
-                match fold {
-                    FoldPath::AsDecoded => b.push_frame_folded(f, &mut conv.scopes),
-                    FoldPath::ByBuilder => b.push_frame(f),
-                }
+                Err(d) => b.defect(defect_of(&d)),
             }
-            Err(d) => b.defect(defect_of(&d)),
-        }
-    }
+        },
+    );
     reporter.finish();
 
     if tally.no_period > 0 {
