@@ -132,7 +132,7 @@ fn next_steps(capture: &Path, hitch_frame: Option<u64>) -> String {
             format!(
                 "framewise demo --variant slow -o slow.sgpt && framewise gate {file} slow.sgpt"
             ),
-            "a real regression (draw calls doubled), caught by the gate: exit 1",
+            "a real regression (batching off: far more draw calls), caught by the gate: exit 1",
         ),
         (
             format!("framewise inspect {file}"),
