@@ -11,7 +11,7 @@ use crate::model::{
     Agg, Capture, CaptureMeta, CounterEntry, CounterId, CounterInfo, CounterKind, Defect,
     DefectKind, FrameTable, GpuSpanRow, MarkNameId, MarkRow, NameColumn, Numeric, PassId, PassInfo,
     PerFrame, PhaseId, QueueId, ScopeId, ScopeInfo, SpanRow, SpanTable, SummaryColumns, ThreadId,
-    TopologySummary, UserMark,
+    TopologyDetail, TopologySummary, UserMark,
 };
 
 /// How a loader should build the capture.
@@ -670,6 +670,9 @@ impl CaptureBuilder {
                 counter_values: PerFrame::default(),
                 marks: Vec::new(),
                 topologies: Vec::new(),
+                topology_details: Vec::new(),
+                topology_runs: Vec::new(),
+                dropped_by_row: Vec::new(),
                 defects: Vec::new(),
                 spans: with_spans.then(SpanTable::default),
                 columns: None,
@@ -747,6 +750,13 @@ impl CaptureBuilder {
     pub fn topology(&mut self, summary: TopologySummary) {
         if !self.cap.topologies.iter().any(|t| t.id == summary.id) {
             self.cap.topologies.push(summary);
+        }
+    }
+
+    /// Records a topology in full, its names resolved (the inspector's structure view).
+    pub fn topology_detail(&mut self, detail: TopologyDetail) {
+        if !self.cap.topology_details.iter().any(|t| t.id == detail.id) {
+            self.cap.topology_details.push(detail);
         }
     }
 
@@ -901,6 +911,9 @@ impl CaptureBuilder {
         if let Some(t) = f.topology {
             *self.topology_frames.entry(t).or_insert(0) += 1;
         }
+        if self.cap.topology_runs.last().map(|&(_, t)| t) != Some(f.topology) {
+            self.cap.topology_runs.push((row, f.topology));
+        }
 
         // CPU scopes.
         let mut dropped = 0u64;
@@ -915,6 +928,7 @@ impl CaptureBuilder {
             None => scopes.drain_into(&mut self.cap.scope_aggs),
         }
         if dropped > 0 {
+            self.cap.dropped_by_row.push((row, dropped));
             self.cap.dropped_spans = self.cap.dropped_spans.saturating_add(dropped);
             self.dropped_span_frames += 1;
         }

@@ -146,6 +146,38 @@ pub fn diff(base: &Summary, cand: &Summary) -> Diff {
     }
 }
 
+/// One input of a comparison as `diff` and `gate` JSON show it (`inputs.base`,
+/// `inputs.cand`): `file` is the path as the user gave it. Its defects are in the
+/// result's own `defects`, tagged by side.
+pub fn input_json(file: &str, summary: &Summary) -> serde_json::Value {
+    let c = &summary.capture;
+    serde_json::json!({
+        "file": file,
+        "source": c.source,
+        "frames": c.frames,
+        "frames_with_period": summary.frame.times.count,
+        "grade": summary.grade,
+        "notes": summary.notes,
+    })
+}
+
+/// `framewise diff BASE CAND --format json`: the diff with both inputs, so that every
+/// surface (the CLI, the inspector's `/api/diff`) prints the same document.
+pub fn diff_json(
+    diff: &Diff,
+    base: (&str, &Summary),
+    cand: (&str, &Summary),
+) -> Result<serde_json::Value, serde_json::Error> {
+    let mut v = serde_json::to_value(diff)?;
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert(
+            "inputs".into(),
+            serde_json::json!({"base": input_json(base.0, base.1), "cand": input_json(cand.0, cand.1)}),
+        );
+    }
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,8 @@
 //! whose JSON is `summarize --format json` and whose paths (`frame.p99`,
 //! `scope.render.p95`) [`diff()`] and [`gate()`] speak; [`find_hitches`] applies
 //! [`hitch_rule`] and classifies; [`attribute()`] ranks scopes; [`write_trace`] exports a
-//! Chrome trace; [`inspect()`] describes a file's structure. Every result carries the
+//! Chrome trace; [`inspect()`] describes a file's structure; [`view`] reads one frame,
+//! one name across frames, or two frames side by side for the inspector. Every result carries the
 //! capture's defects, and every verdict maps to an exit code through
 //! [`Verdict::exit_code`].
 //!
@@ -51,6 +52,7 @@ pub mod load;
 pub mod model;
 pub mod stats;
 pub mod summary;
+pub mod view;
 
 pub use attribute::{
     attribute, AttributeError, AttributeTarget, Attribution, InconclusiveAttribution,
@@ -64,7 +66,7 @@ pub use gate::{gate, GateConfig, GateResult, Verdict};
 pub use hitch::{find_hitches, HitchKind, HitchOptions, HitchReport};
 pub use inspect::{inspect, Inspection};
 pub use load::{open, open_with_progress, LoadError, Progress, Stage};
-pub use model::{Capture, Defect, DefectKind, Grade, SourceKind, TimingGrade};
+pub use model::{Capture, Defect, DefectKind, Grade, SourceKind, TimingGrade, TopologyDetail};
 pub use summary::{
     format_metric, summarize, summarize_with, Direction, MetricTable, MetricUnit, Summary,
     SummaryOptions,

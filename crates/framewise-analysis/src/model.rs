@@ -172,6 +172,18 @@ pub enum DefectKind {
     Other,
 }
 
+impl DefectKind {
+    /// Whether the capture had to be recovered from its bytes: the file ends inside a
+    /// record, bytes were skipped as corrupt, the writer never closed it, or its directory
+    /// was unusable and it was scanned. (The inspector's "recovered" banner.)
+    pub fn is_recovery(self) -> bool {
+        matches!(
+            self,
+            Self::TruncatedTail | Self::CorruptRange | Self::Unclosed | Self::DirectoryUnusable
+        )
+    }
+}
+
 /// One defect: a kind, a sentence with the numbers, and where applicable a byte offset and
 /// a count.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -284,6 +296,103 @@ pub struct TopologySummary {
     pub edges: u32,
     /// Frames that ran it.
     pub frames: u64,
+}
+
+/// A frame-graph topology in full, its symbols resolved to names: what the inspector's
+/// structure view draws. Loaders keep every topology a capture carries (a handful per
+/// capture, a few kilobytes), and each frame's topology id as a run ([`Capture::topology_of`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopologyDetail {
+    /// The topology's content hash.
+    pub id: u64,
+    /// Pass nodes in execution order.
+    pub passes: Vec<TopologyPass>,
+    /// Resource nodes.
+    pub resources: Vec<TopologyResource>,
+    /// Edges between them.
+    pub edges: Vec<TopologyEdge>,
+}
+
+/// What a frame-graph pass does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TopologyPassKind {
+    /// Rasterisation.
+    Render,
+    /// Compute.
+    Compute,
+    /// Copies and transfers.
+    Copy,
+    /// Anything else.
+    Other,
+}
+
+/// A pass node of a [`TopologyDetail`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopologyPass {
+    /// The pass label (`#` and the symbol id when no intact record names it).
+    pub label: String,
+    /// Render, compute, copy, other.
+    pub kind: TopologyPassKind,
+    /// The graph culled it (declared but not executed).
+    pub culled: bool,
+    /// The CPU scope that records it, if declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+}
+
+/// What a frame-graph resource is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TopologyResourceKind {
+    /// A buffer.
+    Buffer,
+    /// A texture or render target.
+    Texture,
+    /// Anything else.
+    Other,
+}
+
+/// A resource node of a [`TopologyDetail`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopologyResource {
+    /// The resource label.
+    pub label: String,
+    /// Buffer, texture, other.
+    pub kind: TopologyResourceKind,
+    /// Its format label (`rgba8unorm`), if declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// Declared size in bytes, if declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// Lives only within the frame.
+    pub transient: bool,
+}
+
+/// How a pass uses a resource version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopologyAccess {
+    /// Reads it.
+    Read,
+    /// Writes it.
+    Write,
+    /// Reads and writes it.
+    ReadWrite,
+}
+
+/// An edge of a [`TopologyDetail`]: a pass reads or writes a version of a resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TopologyEdge {
+    /// Position in [`TopologyDetail::passes`].
+    pub pass: u32,
+    /// Position in [`TopologyDetail::resources`].
+    pub resource: u32,
+    /// The resource version read or produced.
+    pub version: u32,
+    /// Read, write or both.
+    pub access: TopologyAccess,
 }
 
 /// One row of the frame table, by value.
@@ -701,6 +810,11 @@ pub struct Capture {
     pub(crate) counter_values: PerFrame<CounterEntry>,
     pub(crate) marks: Vec<MarkRow>,
     pub(crate) topologies: Vec<TopologySummary>,
+    pub(crate) topology_details: Vec<TopologyDetail>,
+    /// `(first row, topology)` each time the frames' topology changes.
+    pub(crate) topology_runs: Vec<(usize, Option<u64>)>,
+    /// `(row, spans dropped)` for the frames that dropped any.
+    pub(crate) dropped_by_row: Vec<(usize, u64)>,
     pub(crate) defects: Vec<Defect>,
     pub(crate) spans: Option<SpanTable>,
     pub(crate) columns: Option<SummaryColumns>,
@@ -816,6 +930,37 @@ impl Capture {
     /// Topologies seen.
     pub fn topologies(&self) -> &[TopologySummary] {
         &self.topologies
+    }
+
+    /// Topologies in full, for the ones the loader could read (`.sgpt` only).
+    pub fn topology_details(&self) -> &[TopologyDetail] {
+        &self.topology_details
+    }
+
+    /// The full topology with this id, if the capture carries it.
+    pub fn topology_detail(&self, id: u64) -> Option<&TopologyDetail> {
+        self.topology_details.iter().find(|t| t.id == id)
+    }
+
+    /// The id of the topology frame `row` ran, if it declared one.
+    pub fn topology_of(&self, row: usize) -> Option<u64> {
+        if row >= self.frame_count() {
+            return None;
+        }
+        let at = self
+            .topology_runs
+            .partition_point(|&(first, _)| first <= row);
+        at.checked_sub(1)
+            .and_then(|i| self.topology_runs.get(i))
+            .and_then(|&(_, id)| id)
+    }
+
+    /// Spans the recorder dropped in frame `row` (0 when it dropped none).
+    pub fn dropped_spans_in(&self, row: usize) -> u64 {
+        match self.dropped_by_row.binary_search_by_key(&row, |&(r, _)| r) {
+            Ok(i) => self.dropped_by_row.get(i).map_or(0, |&(_, n)| n),
+            Err(_) => 0,
+        }
     }
 
     /// Defects, as reported by the loader and found while building.

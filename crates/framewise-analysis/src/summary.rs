@@ -7,6 +7,7 @@
 //! disagree with what `summarize` prints.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -420,6 +421,7 @@ fn ns_to_ms(ns: u64) -> f64 {
 /// Groups ids by name and collects per-frame totals per name over non-paused frames.
 fn named_stats(
     capture: &Capture,
+    rows: &Range<usize>,
     aggs: &crate::model::PerFrame<crate::model::Agg>,
     names: &[String],
     sites: &[Option<String>],
@@ -446,7 +448,7 @@ fn named_stats(
     }
     let mut frame_acc = vec![0u64; groups];
     let mut touched: Vec<usize> = Vec::new();
-    for row in 0..capture.frame_count() {
+    for row in rows.clone() {
         if capture.frames.paused.get(row).copied().unwrap_or(false) {
             continue;
         }
@@ -492,21 +494,28 @@ type Blocks = (
 );
 
 /// Scope, pass and counter inputs from per-frame aggregates.
-fn aggregate_stats(capture: &Capture) -> Blocks {
+fn aggregate_stats(capture: &Capture, rows: &Range<usize>) -> Blocks {
     let f = capture.frames();
     let scope_names: Vec<String> = capture.scopes().iter().map(|s| s.name.clone()).collect();
     let scope_sites: Vec<Option<String>> = capture.scopes().iter().map(|s| s.site()).collect();
-    let scopes = named_stats(capture, capture.scope_aggs(), &scope_names, &scope_sites);
+    let scopes = named_stats(
+        capture,
+        rows,
+        capture.scope_aggs(),
+        &scope_names,
+        &scope_sites,
+    );
     let pass_names: Vec<String> = capture.passes().iter().map(|p| p.name.clone()).collect();
     let passes = named_stats(
         capture,
+        rows,
         capture.pass_aggs(),
         &pass_names,
         &vec![None; pass_names.len()],
     );
     let mut counter_ints: Vec<Vec<i64>> = vec![Vec::new(); capture.counters().len()];
     let mut counter_floats: Vec<Vec<f64>> = vec![Vec::new(); capture.counters().len()];
-    for row in 0..capture.frame_count() {
+    for row in rows.clone() {
         if f.paused.get(row).copied().unwrap_or(false) {
             continue;
         }
@@ -586,6 +595,13 @@ pub struct SummaryOptions {
     /// `None`: the capture's declared budget, else 60 Hz. The statistics do not depend on
     /// it; `budget_ms` reports it.
     pub budget_ns: Option<u64>,
+    /// Rows of the frame table to summarize (`from..to`, 0-based positions); `None`: every
+    /// frame. A range past the end is cut at the last frame. Each frame's period is still
+    /// its own begin to the next frame's begin, so the last row of a range keeps its
+    /// period. A summary-only load ([`crate::LoadOptions::with_summary_only`]) has no
+    /// per-frame aggregates to restrict: a partial range then leaves the scope, pass and
+    /// counter blocks empty and says so in `notes`.
+    pub rows: Option<Range<usize>>,
 }
 
 impl SummaryOptions {
@@ -599,6 +615,29 @@ impl SummaryOptions {
         self.budget_ns = budget_ns;
         self
     }
+
+    /// Summarizes only rows `rows` of the frame table (the inspector's selected range).
+    ///
+    /// ```
+    /// use framewise_analysis::{summarize_with, CaptureBuilder, FrameInput, SourceKind, SummaryOptions};
+    ///
+    /// let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+    /// let mut f = FrameInput::default();
+    /// for i in 0..10u64 {
+    ///     f.clear();
+    ///     f.index = i;
+    ///     f.cpu_begin_ns = i * 16_000_000;
+    ///     f.cpu_end_ns = f.cpu_begin_ns + 1_000_000;
+    ///     b.push_frame(&f);
+    /// }
+    /// let s = summarize_with(&b.finish(), &SummaryOptions::new().with_rows(2..5));
+    /// assert_eq!(s.capture.frames, 3);
+    /// assert_eq!(s.frame.times.count, 3); // row 4's period reaches row 5's begin
+    /// ```
+    pub fn with_rows(mut self, rows: Range<usize>) -> Self {
+        self.rows = Some(rows);
+        self
+    }
 }
 
 /// Summarizes a capture with the default [`SummaryOptions`].
@@ -609,11 +648,16 @@ pub fn summarize(capture: &Capture) -> Summary {
 /// Summarizes a capture.
 pub fn summarize_with(capture: &Capture, options: &SummaryOptions) -> Summary {
     let f = capture.frames();
-    let mut periods = Vec::with_capacity(f.len());
-    let mut work = Vec::with_capacity(f.len());
+    let all = 0..f.len();
+    let rows = match &options.rows {
+        Some(r) => r.start.min(f.len())..r.end.min(f.len()).max(r.start.min(f.len())),
+        None => all.clone(),
+    };
+    let mut periods = Vec::with_capacity(rows.len());
+    let mut work = Vec::with_capacity(rows.len());
     let mut paused = 0u64;
     let mut without_period = 0u64;
-    for row in f.rows() {
+    for row in rows.clone().filter_map(|r| f.row(r)) {
         if row.paused {
             paused += 1;
             continue;
@@ -625,9 +669,23 @@ pub fn summarize_with(capture: &Capture, options: &SummaryOptions) -> Summary {
         }
     }
 
+    let mut notes = capture.meta().notes.clone();
     let (scopes, passes, counter_ints, counter_floats) = match capture.summary_columns() {
-        Some(cols) => columns_stats(capture, cols),
-        None => aggregate_stats(capture),
+        Some(cols) if rows == all => columns_stats(capture, cols),
+        Some(_) => {
+            notes.push(format!(
+                "rows {}..{} of a summary-only load: its per-name columns cannot be cut to a range, so scopes, passes and counters are left out",
+                rows.start, rows.end
+            ));
+            let n = capture.counters().len();
+            (
+                NamedMap::default(),
+                NamedMap::default(),
+                vec![Vec::new(); n],
+                vec![Vec::new(); n],
+            )
+        }
+        None => aggregate_stats(capture, &rows),
     };
     let mut counters: Vec<(String, CounterStats)> = capture
         .counters()
@@ -657,7 +715,7 @@ pub fn summarize_with(capture: &Capture, options: &SummaryOptions) -> Summary {
             build: meta.build.clone(),
             adapter: meta.adapter,
             adapter_name: meta.adapter_name.clone(),
-            frames: capture.frame_count() as u64,
+            frames: rows.len() as u64,
             frames_paused: paused,
             frames_without_period: without_period,
             dropped_spans: capture.dropped_spans(),
@@ -676,13 +734,92 @@ pub fn summarize_with(capture: &Capture, options: &SummaryOptions) -> Summary {
         passes,
         counters: NamedMap(counters),
         defects: capture.defects().to_vec(),
-        notes: meta.notes.clone(),
+        notes,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ten frames 16 ms apart; `work` runs 1 ms in frames 0–4 and 3 ms in frames 5–9.
+    fn ten_frames(summary_only: bool) -> Capture {
+        use crate::build::{CaptureBuilder, FrameInput, LaneInput, SpanInput};
+        let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+        if summary_only {
+            b = b.summary_only();
+        }
+        let work = b.scope("work", "w.rs", 1);
+        let thread = b.thread("main");
+        let mut f = FrameInput::default();
+        for i in 0..10u64 {
+            f.clear();
+            f.index = i;
+            f.cpu_begin_ns = i * 16_000_000;
+            f.cpu_end_ns = f.cpu_begin_ns + 5_000_000;
+            let len = if i < 5 { 1_000_000 } else { 3_000_000 };
+            f.lanes.push(LaneInput {
+                thread,
+                spans: vec![SpanInput {
+                    scope: work,
+                    depth: 0,
+                    start_ns: f.cpu_begin_ns,
+                    end_ns: f.cpu_begin_ns + len,
+                }],
+                dropped_spans: 0,
+            });
+            b.push_frame(&f);
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn a_row_range_summarizes_only_its_frames() {
+        let c = ten_frames(false);
+        let all = summarize(&c);
+        assert_eq!(all.scopes.get("work").map(|s| s.calls), Some(10));
+        let late = summarize_with(&c, &SummaryOptions::new().with_rows(5..10));
+        assert_eq!(late.capture.frames, 5);
+        // Row 9 is the last frame: no period.
+        assert_eq!(late.frame.times.count, 4);
+        assert_eq!(late.capture.frames_without_period, 1);
+        let w = late.scopes.get("work").expect("work ran");
+        assert_eq!((w.calls, w.min, w.max), (5, Some(3.0), Some(3.0)));
+        let early = summarize_with(&c, &SummaryOptions::new().with_rows(0..5));
+        assert_eq!(early.frame.times.count, 5, "row 4 keeps its period");
+        assert_eq!(early.scopes.get("work").and_then(|s| s.max), Some(1.0));
+        // The whole range is the whole summary; a range past the end is cut.
+        assert_eq!(
+            summarize_with(&c, &SummaryOptions::new().with_rows(0..10)),
+            all
+        );
+        assert_eq!(
+            summarize_with(&c, &SummaryOptions::new().with_rows(8..99))
+                .capture
+                .frames,
+            2
+        );
+        assert_eq!(
+            summarize_with(&c, &SummaryOptions::new().with_rows(50..60))
+                .capture
+                .frames,
+            0
+        );
+    }
+
+    #[test]
+    fn a_partial_range_of_a_summary_only_load_says_what_it_left_out() {
+        let c = ten_frames(true);
+        assert_eq!(summarize(&c), summarize(&ten_frames(false)));
+        let part = summarize_with(&c, &SummaryOptions::new().with_rows(2..4));
+        assert!(part.scopes.is_empty());
+        assert!(
+            part.notes.iter().any(|n| n.contains("summary-only")),
+            "{:?}",
+            part.notes
+        );
+        assert_eq!(part.frame.times.count, 2);
+    }
 
     #[test]
     fn paths_split_on_first_and_last_dot() {

@@ -54,6 +54,8 @@ enum Command {
     Doctor(commands::doctor::Args),
     /// Run the instrumented demo game, record it, and explain the capture (the main job).
     Demo(commands::demo::Args),
+    /// The web inspector: serve a capture's views on 127.0.0.1 until interrupted.
+    View(commands::view::Args),
 }
 
 fn run(command: Command) -> anyhow::Result<u8> {
@@ -67,6 +69,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
         Command::Attribute(args) => commands::attribute::run(args),
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Demo(args) => commands::demo::run(args),
+        Command::View(args) => commands::view::run(args),
     }
 }
 

@@ -18,3 +18,4 @@ mod inspect;
 mod lists;
 mod summarize;
 mod trace;
+mod view;

@@ -21,8 +21,9 @@ use crate::build::{
 };
 use crate::load::{no_progress, LoadError, Progress, Reporter, Stage};
 use crate::model::{
-    AdapterKind, Capture, CounterKind, Defect, DefectKind, Numeric, SourceKind, TopologySummary,
-    UserMark,
+    AdapterKind, Capture, CounterKind, Defect, DefectKind, Numeric, SourceKind, TopologyAccess,
+    TopologyDetail, TopologyEdge, TopologyPass, TopologyPassKind, TopologyResource,
+    TopologyResourceKind, TopologySummary, UserMark,
 };
 
 /// Loads an `.sgpt` file.
@@ -253,6 +254,61 @@ impl<'a> Names<'a> {
 /// `x.round() as u64`, exactly, without the library call where truncation gives the
 /// same: below 2^52 the integer part and the fraction of a non-negative `x` are exact.
 #[inline]
+/// A topology with its symbols resolved to names.
+fn topology_detail(t: &framewise_format::model::Topology, names: &mut Names) -> TopologyDetail {
+    use framewise_format::model::{Access, PassKind, ResourceKind};
+    let passes = t
+        .passes
+        .iter()
+        .map(|p| TopologyPass {
+            label: names.name(p.label),
+            kind: match p.kind {
+                PassKind::Render => TopologyPassKind::Render,
+                PassKind::Compute => TopologyPassKind::Compute,
+                PassKind::Copy => TopologyPassKind::Copy,
+                PassKind::Other => TopologyPassKind::Other,
+            },
+            culled: p.culled,
+            scope: p.scope.map(|s| names.name(s)),
+        })
+        .collect();
+    let resources = t
+        .resources
+        .iter()
+        .map(|r| TopologyResource {
+            label: names.name(r.label),
+            kind: match r.kind {
+                ResourceKind::Buffer => TopologyResourceKind::Buffer,
+                ResourceKind::Texture => TopologyResourceKind::Texture,
+                ResourceKind::Other => TopologyResourceKind::Other,
+            },
+            format: r.format.map(|f| names.name(f)),
+            bytes: r.declared_bytes,
+            transient: r.transient,
+        })
+        .collect();
+    let edges = t
+        .edges
+        .iter()
+        .map(|e| TopologyEdge {
+            pass: e.pass,
+            resource: e.resource,
+            version: e.version,
+            access: match e.access {
+                Access::Read => TopologyAccess::Read,
+                Access::Write => TopologyAccess::Write,
+                Access::ReadWrite => TopologyAccess::ReadWrite,
+            },
+        })
+        .collect();
+    TopologyDetail {
+        id: t.id,
+        passes,
+        resources,
+        edges,
+    }
+}
+
 fn rounded_u64(x: f64) -> u64 {
     const EXACT: f64 = 4_503_599_627_370_496.0; // 2^52
     if (0.0..EXACT).contains(&x) {
@@ -506,6 +562,10 @@ fn adapt_with(
         counters: IdMap::default(),
         marks: HashMap::new(),
     };
+    for t in r.topologies() {
+        let detail = topology_detail(t, &mut names);
+        b.topology_detail(detail);
+    }
 
     // Sampled counter tracks: each frame takes the last sample in [begin, next begin).
     let mut tracks: Vec<(u32, Vec<(u64, i64)>)> = Vec::new();

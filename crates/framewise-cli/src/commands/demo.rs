@@ -21,6 +21,10 @@ use crate::output;
 pub struct Args {
     #[command(flatten)]
     pub demo: DemoArgs,
+    /// After the report, serve the capture in the web inspector (`framewise view`) and
+    /// print its address; serves until Ctrl-C.
+    #[arg(long, conflicts_with = "no_record")]
+    pub view: bool,
 }
 
 /// Runs the verb.
@@ -107,6 +111,16 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         &capture,
         outcome.injected.first().map(|h| h.frame),
     ))?;
+    if args.view {
+        output::write_stdout(&format!("\n── framewise view {file}\n"))?;
+        return crate::commands::view::serve(
+            &capture,
+            None,
+            0,
+            None,
+            &crate::input::InputArgs::default(),
+        );
+    }
     Ok(0)
 }
 
@@ -116,6 +130,10 @@ fn next_steps(capture: &Path, hitch_frame: Option<u64>) -> String {
     let trace = capture.with_extension("trace.json").display().to_string();
     let frame = hitch_frame.map_or_else(String::new, |f| format!(" --frame {f}"));
     let rows = [
+        (
+            format!("framewise view {file}"),
+            "the web inspector: frame strip, timelines, statistics over a range, structure",
+        ),
         (
             format!("framewise hitches {file} --format json"),
             "every hitch with its evidence, for machines",
@@ -143,6 +161,5 @@ fn next_steps(capture: &Path, hitch_frame: Option<u64>) -> String {
     for (command, why) in rows {
         out.push_str(&format!("  {command}\n      {why}\n"));
     }
-    out.push_str("  (the web inspector, `framewise view`, is not built yet)\n");
     out
 }

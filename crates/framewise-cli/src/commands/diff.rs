@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use framewise_analysis::diff::{Change, DiffRow};
 use framewise_analysis::gate::Verdict;
 use framewise_analysis::{diff, summarize, Diff, Side, Summary};
-use serde_json::json;
 
 use crate::commands::{defects_console, defects_markdown, exit, serde_name, side_defects};
 use crate::config::{self, ConfigArgs};
@@ -48,15 +47,7 @@ pub struct InputInfo {
 impl InputInfo {
     /// The `inputs.base` / `inputs.cand` JSON.
     pub fn json(&self) -> serde_json::Value {
-        let c = &self.summary.capture;
-        json!({
-            "file": self.file,
-            "source": c.source,
-            "frames": c.frames,
-            "frames_with_period": self.summary.frame.times.count,
-            "grade": self.summary.grade,
-            "notes": self.summary.notes,
-        })
+        framewise_analysis::diff::input_json(&self.file, &self.summary)
     }
 
     /// One console line.
@@ -350,14 +341,11 @@ impl DiffView {
 
 impl Report for DiffView {
     fn json(&self) -> anyhow::Result<serde_json::Value> {
-        let mut v = serde_json::to_value(&self.diff)?;
-        if let Some(obj) = v.as_object_mut() {
-            obj.insert(
-                "inputs".into(),
-                json!({"base": self.base.json(), "cand": self.cand.json()}),
-            );
-        }
-        Ok(v)
+        Ok(framewise_analysis::diff::diff_json(
+            &self.diff,
+            (&self.base.file, &self.base.summary),
+            (&self.cand.file, &self.cand.summary),
+        )?)
     }
 
     fn console(&self, out: &mut String) {

@@ -225,7 +225,7 @@ fn report() -> Value {
     degraded.push(json!({"feature": "incident-log", "reason": incident_reason}));
     degraded.push(json!({
         "feature": "verbs",
-        "reason": "not in this build: view (the web inspector), bench, check, init, mcp",
+        "reason": "not in this build: bench, check, init, mcp",
     }));
     json!({
         "schema": "framewise.doctor/1",

@@ -10,6 +10,7 @@ pub mod hitches;
 pub mod inspect;
 pub mod summarize;
 pub mod trace;
+pub mod view;
 
 use framewise_analysis::gate::Verdict;
 use framewise_analysis::model::Defect;

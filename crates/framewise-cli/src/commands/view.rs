@@ -1,0 +1,73 @@
+//! `framewise view CAPTURE [--compare OTHER] [--port N]`: the web inspector.
+//!
+//! Loads the capture through framewise-analysis (with the usual progress bar on stderr
+//! when it is a terminal), hands it to framewise-inspector, prints the address line
+//! `inspector: http://127.0.0.1:PORT/?token=TOKEN` on stdout and serves until Ctrl-C or
+//! SIGTERM. The server, the API and the web app live in framewise-inspector
+//! (docs/INSPECTOR.md); this file only loads, prints and maps errors.
+//!
+//! Exit: 0 after a clean shutdown; 4 when a capture cannot be read or the port cannot be
+//! bound.
+
+use std::path::{Path, PathBuf};
+
+use framewise_inspector::{Compared, Inspector, Server};
+
+use crate::input::{self, InputArgs, Need};
+use crate::output;
+
+/// `framewise view`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The capture to inspect.
+    pub capture: PathBuf,
+    /// A second capture: the inspector also shows `framewise diff CAPTURE OTHER`.
+    #[arg(long, value_name = "OTHER")]
+    pub compare: Option<PathBuf>,
+    /// The port on 127.0.0.1 (0: any free port).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Serve the web app's files from DIR instead of the embedded copies (for editing
+    /// them: a reload shows the change).
+    #[arg(long, value_name = "DIR")]
+    pub web_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// Runs the verb.
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    serve(
+        &args.capture,
+        args.compare.as_deref(),
+        args.port,
+        args.web_dir,
+        &args.input,
+    )
+}
+
+/// Loads `capture` (and `compare`), prints the address line and serves until interrupted
+/// (also `framewise demo --view`).
+pub fn serve(
+    capture: &Path,
+    compare: Option<&Path>,
+    port: u16,
+    web_dir: Option<PathBuf>,
+    input_args: &InputArgs,
+) -> anyhow::Result<u8> {
+    // Every span is kept so that any frame's timeline answers at once (docs/INSPECTOR.md
+    // states the memory this costs).
+    let loaded = input::load(capture, &input_args.options(Need::Spans))?;
+    let compared = match compare {
+        Some(path) => Some(Compared {
+            file: input::shown(path),
+            capture: input::load(path, &input_args.options(Need::Summary))?,
+        }),
+        None => None,
+    };
+    let inspector = Inspector::new(loaded, &input::shown(capture), compared);
+    let server = Server::new(inspector, port)?.with_web_dir(web_dir);
+    output::write_stdout(&format!("inspector: {}\n", server.url()))?;
+    server.run()?;
+    Ok(0)
+}

@@ -1,0 +1,146 @@
+//! `framewise view`: the binary prints the address line, serves the API on loopback with
+//! the token (the same hitches JSON as the `hitches` verb), and refuses an unreadable
+//! capture or a taken port with one line and exit 4.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+
+use crate::support::{write_game, Dir, Game};
+use serde_json::Value;
+
+/// GETs `path` over a raw HTTP/1.1 connection; the status line and the body.
+fn get(addr: &str, path: &str) -> (String, String) {
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("write the request");
+    let mut response = String::new();
+    stream
+        .read_to_string(&mut response)
+        .expect("read the response");
+    let (head, body) = response.split_once("\r\n\r\n").expect("a head and a body");
+    (
+        head.lines().next().unwrap_or("").to_owned(),
+        body.to_owned(),
+    )
+}
+
+/// A running `framewise view`, killed when dropped.
+struct Viewer(std::process::Child);
+
+impl Drop for Viewer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `framewise view game.sgpt` on a synthetic capture; the viewer and its first
+/// stdout line.
+fn start(dir: &Dir) -> (Viewer, String) {
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_framewise"))
+        .args(["view", "game.sgpt"])
+        .current_dir(dir.tmp.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn framewise view");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("read the address line");
+    (Viewer(child), line)
+}
+
+#[test]
+fn view_prints_its_address_and_serves_the_capture() {
+    let dir = Dir::new();
+    let (viewer, line) = start(&dir);
+    let url = line
+        .trim_end()
+        .strip_prefix("inspector: http://")
+        .unwrap_or_else(|| panic!("address line: {line:?}"));
+    let (addr, token) = url.split_once("/?token=").unwrap();
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    assert_eq!(token.len(), 32);
+
+    let (status, body) = get(addr, &format!("/api/capture?token={token}"));
+    assert!(status.contains("200"), "{status}");
+    let capture: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(capture["frame_count"], 300);
+    assert_eq!(capture["file"], "game.sgpt");
+
+    let (status, _) = get(addr, "/api/capture");
+    assert!(status.contains("403"), "{status}");
+
+    // The inspector's hitches are the `hitches` verb's JSON.
+    let (_, body) = get(addr, &format!("/api/hitches?token={token}"));
+    let served: Value = serde_json::from_str(&body).unwrap();
+    let cli = dir
+        .run(&["hitches", "game.sgpt", "--format", "json"])
+        .expect(1)
+        .json();
+    assert_eq!(served, cli);
+    // And its statistics are `summarize`'s, plus the range.
+    let (_, body) = get(addr, &format!("/api/stats?token={token}"));
+    let mut served: Value = serde_json::from_str(&body).unwrap();
+    served.as_object_mut().unwrap().remove("range");
+    let cli = dir
+        .run(&["summarize", "game.sgpt", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(served, cli);
+    drop(viewer);
+}
+
+#[cfg(unix)]
+#[test]
+fn view_stops_cleanly_on_sigterm() {
+    let dir = Dir::new();
+    let (mut viewer, line) = start(&dir);
+    assert!(line.starts_with("inspector: "), "{line:?}");
+    let status = Command::new("kill")
+        .args(["-TERM", &viewer.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let code = viewer.0.wait().unwrap().code();
+    let mut stderr = String::new();
+    if let Some(mut e) = viewer.0.stderr.take() {
+        e.read_to_string(&mut stderr).unwrap();
+    }
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
+fn view_refuses_a_file_that_is_not_a_capture() {
+    let dir = Dir::new();
+    dir.write("notes.txt", "hello\n");
+    let run = dir.run(&["view", "notes.txt"]).expect(4);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    let line = run.one_error_line();
+    assert!(line.starts_with("framewise: error: notes.txt: "), "{line}");
+    let run = dir.run(&["view", "missing.sgpt"]).expect(4);
+    run.one_error_line();
+}
+
+#[test]
+fn view_refuses_a_port_in_use() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let taken = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let run = dir.run(&["view", "game.sgpt", "--port", &port]).expect(4);
+    let line = run.one_error_line();
+    assert!(
+        line.starts_with(&format!(
+            "framewise: error: cannot listen on 127.0.0.1:{port}"
+        )),
+        "{line}"
+    );
+    assert!(run.stdout.is_empty());
+}

@@ -1,0 +1,608 @@
+//! `/api/*`: the documents of docs/INSPECTOR.md, each shaped from what framewise-analysis
+//! computed. Nothing here derives a number: the handlers pick rows, rename fields, convert
+//! absolute times to offsets from a frame's begin, and serialize.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use framewise_analysis::hitch::Hitch;
+use framewise_analysis::view::{self, SeriesKind};
+use framewise_analysis::{
+    diff, find_hitches, load, summarize, summarize_with, Capture, HitchOptions, HitchReport,
+    LoadError, LoadOptions, SummaryOptions,
+};
+use serde_json::{json, Map, Value};
+
+use crate::Token;
+
+/// A capture, read once through framewise-analysis, and what the API serves from it.
+///
+/// Memory: the capture is loaded with every span kept ([`LoadOptions::with_spans`]), so
+/// that `/api/frame` answers any row at once; that costs the spans in memory (about the
+/// file's size again for an `.sgpt`) on top of the per-frame aggregates. The documents
+/// that cover the whole capture (`/api/capture`, `/api/strip`, `/api/stats` without a
+/// range, `/api/hitches`, `/api/diff`) are computed once, here, and served as bytes.
+pub struct Inspector {
+    capture: Capture,
+    hitches: HitchReport,
+    /// Capture row → position in `hitches.hitches`.
+    hitch_rows: HashMap<usize, usize>,
+    capture_doc: Vec<u8>,
+    strip_doc: Vec<u8>,
+    stats_doc: Value,
+    hitches_doc: Vec<u8>,
+    diff_doc: Option<Vec<u8>>,
+}
+
+/// A second capture to compare against (`framewise view A --compare B`).
+pub struct Compared {
+    /// The path as the user gave it.
+    pub file: String,
+    /// The capture (a summary-only load is enough).
+    pub capture: Capture,
+}
+
+fn to_bytes(value: &Value) -> Vec<u8> {
+    serde_json::to_vec(value)
+        .unwrap_or_else(|e| format!("{{\"error\": \"serializing: {e}\"}}").into_bytes())
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or_else(|e| json!({"error": format!("serializing: {e}")}))
+}
+
+/// `Some(v)` as `v`, `None` as absent: the object gets the key only when there is a value.
+fn put_opt<T: serde::Serialize>(obj: &mut Map<String, Value>, key: &str, value: Option<T>) {
+    if let Some(v) = value {
+        obj.insert(key.to_owned(), to_json(&v));
+    }
+}
+
+/// `to − from` in ns, signed: a span on another thread may begin before the frame did.
+fn offset_ns(at_ns: u64, from_ns: u64) -> i64 {
+    let d = i128::from(at_ns) - i128::from(from_ns);
+    i64::try_from(d).unwrap_or(if d < 0 { i64::MIN } else { i64::MAX })
+}
+
+impl Inspector {
+    /// Loads `capture` (every span kept) and, when given, `compare` (summary only) through
+    /// framewise-analysis.
+    pub fn open(capture: &Path, compare: Option<&Path>) -> Result<Self, LoadError> {
+        let main = load::open(capture, &LoadOptions::new().with_spans(true))?;
+        let compared = match compare {
+            Some(path) => Some(Compared {
+                file: path.display().to_string(),
+                capture: load::open(path, &LoadOptions::new().with_summary_only(true))?,
+            }),
+            None => None,
+        };
+        Ok(Self::new(main, &capture.display().to_string(), compared))
+    }
+
+    /// Serves an already loaded capture (`file`: its path as the user gave it). Load it
+    /// with spans ([`LoadOptions::with_spans`]) or `/api/frame` has no lanes to show.
+    pub fn new(capture: Capture, file: &str, compare: Option<Compared>) -> Self {
+        let hitches = find_hitches(&capture, &HitchOptions::default());
+        let hitch_rows = hitches
+            .hitches
+            .iter()
+            .enumerate()
+            .filter_map(|(at, h)| capture.row_of_index(h.frame).map(|row| (row, at)))
+            .collect();
+        let file_bytes = std::fs::metadata(file).map_or(0, |m| m.len());
+        let summary = summarize(&capture);
+        let diff_doc = compare.as_ref().map(|other| {
+            let theirs = summarize(&other.capture);
+            let d = diff(&summary, &theirs);
+            match diff::diff_json(&d, (file, &summary), (&other.file, &theirs)) {
+                Ok(v) => to_bytes(&v),
+                Err(e) => to_bytes(&json!({"error": format!("serializing: {e}")})),
+            }
+        });
+        let mut inspector = Self {
+            hitches_doc: to_bytes(&to_json(&hitches)),
+            stats_doc: to_json(&summary),
+            hitches,
+            hitch_rows,
+            capture_doc: Vec::new(),
+            strip_doc: Vec::new(),
+            diff_doc,
+            capture,
+        };
+        inspector.strip_doc = to_bytes(&inspector.strip());
+        inspector.capture_doc = to_bytes(&inspector.capture_json(file, file_bytes, &compare));
+        inspector
+    }
+
+    /// The capture it serves.
+    pub fn capture(&self) -> &Capture {
+        &self.capture
+    }
+
+    fn capture_json(&self, file: &str, file_bytes: u64, compare: &Option<Compared>) -> Value {
+        let c = &self.capture;
+        let meta = c.meta();
+        let mut obj = Map::new();
+        obj.insert("schema".into(), json!("framewise.inspector.capture/1"));
+        obj.insert("file".into(), json!(file));
+        obj.insert("file_bytes".into(), json!(file_bytes));
+        obj.insert("source".into(), to_json(&meta.source));
+        put_opt(&mut obj, "source_version", meta.source_version);
+        put_opt(&mut obj, "level", meta.level.as_ref());
+        put_opt(&mut obj, "build", meta.build.as_ref());
+        obj.insert("adapter".into(), to_json(&meta.adapter));
+        put_opt(&mut obj, "adapter_name", meta.adapter_name.as_ref());
+        obj.insert("grade".into(), to_json(&c.grade()));
+        obj.insert("frame_count".into(), json!(c.frame_count()));
+        obj.insert("frame_budget_ns".into(), json!(c.frame_budget_ns()));
+        obj.insert("gpu_timed".into(), json!(c.gpu_timed()));
+        obj.insert("dropped_spans".into(), json!(c.dropped_spans()));
+        obj.insert(
+            "recovered".into(),
+            json!(c.defects().iter().any(|d| d.kind.is_recovery())),
+        );
+        obj.insert("defects".into(), to_json(&c.defects()));
+        obj.insert("notes".into(), to_json(&meta.notes));
+        obj.insert("threads".into(), to_json(&c.threads()));
+        obj.insert("queues".into(), to_json(&c.queues()));
+        obj.insert("phases".into(), to_json(&c.phases()));
+        let scopes: Vec<Value> = c
+            .scopes()
+            .iter()
+            .map(|s| {
+                let mut o = Map::new();
+                o.insert("name".into(), json!(s.name));
+                put_opt(&mut o, "site", s.site());
+                Value::Object(o)
+            })
+            .collect();
+        obj.insert("scopes".into(), Value::Array(scopes));
+        let mut passes: Vec<&str> = Vec::new();
+        for p in c.passes() {
+            if !passes.contains(&p.name.as_str()) {
+                passes.push(&p.name);
+            }
+        }
+        obj.insert("passes".into(), to_json(&passes));
+        let counters: Vec<Value> = c
+            .counters()
+            .iter()
+            .map(|k| json!({"name": k.name, "kind": k.kind}))
+            .collect();
+        obj.insert("counters".into(), Value::Array(counters));
+        if let Some(other) = compare {
+            obj.insert(
+                "compare".into(),
+                json!({"file": other.file, "frame_count": other.capture.frame_count()}),
+            );
+        }
+        Value::Object(obj)
+    }
+
+    fn strip(&self) -> Value {
+        let c = &self.capture;
+        let f = c.frames();
+        let first = f.cpu_begin_ns.first().copied().unwrap_or(0);
+        let phase_name = |p: &Option<u32>| p.and_then(|p| c.phases().get(p as usize).cloned());
+        json!({
+            "schema": "framewise.inspector.strip/1",
+            "index": f.index,
+            "begin_ns": f.cpu_begin_ns.iter().map(|&b| b.saturating_sub(first)).collect::<Vec<_>>(),
+            "period_ns": f.period_ns,
+            "work_ns": f.rows().map(|r| r.work_ns()).collect::<Vec<_>>(),
+            "gpu_ns": f.gpu_ns,
+            "paused": f.paused,
+            "phase": f.phase.iter().map(phase_name).collect::<Vec<_>>(),
+            "hitch": (0..f.len()).map(|r| self.hitch_rows.contains_key(&r)).collect::<Vec<_>>(),
+            "budget_ns": self.budget_ns(),
+        })
+    }
+
+    /// The budget the hitch rule judged against, ns (the capture's, else 60 Hz).
+    fn budget_ns(&self) -> u64 {
+        self.capture.frame_budget_ns()
+    }
+
+    fn hitch_of(&self, row: usize) -> Option<&Hitch> {
+        self.hitch_rows
+            .get(&row)
+            .and_then(|&at| self.hitches.hitches.get(at))
+    }
+
+    fn frame_json(&self, row: usize) -> Option<Value> {
+        let c = &self.capture;
+        let r = c.frames().row(row)?;
+        let begin = r.cpu_begin_ns;
+        let mut obj = Map::new();
+        obj.insert("schema".into(), json!("framewise.inspector.frame/1"));
+        obj.insert("row".into(), json!(row));
+        obj.insert("index".into(), json!(r.index));
+        put_opt(
+            &mut obj,
+            "phase",
+            r.phase.and_then(|p| c.phases().get(p as usize)),
+        );
+        obj.insert("paused".into(), json!(r.paused));
+        obj.insert("begin_ns".into(), json!(r.cpu_begin_ns));
+        obj.insert("end_ns".into(), json!(r.cpu_end_ns));
+        put_opt(&mut obj, "period_ns", r.period_ns);
+        obj.insert("work_ns".into(), json!(r.work_ns()));
+        put_opt(&mut obj, "gpu_ns", r.gpu_ns);
+        obj.insert("dropped_spans".into(), json!(c.dropped_spans_in(row)));
+
+        let mut lanes: Vec<(u32, Vec<Value>)> = Vec::new();
+        let mut gpu: Vec<Value> = Vec::new();
+        if let Some(spans) = c.spans() {
+            for s in spans.cpu.frame(row) {
+                let mut o = Map::new();
+                let scope = c.scopes().get(s.scope as usize);
+                o.insert(
+                    "scope".into(),
+                    json!(scope.map_or("?", |s| s.name.as_str())),
+                );
+                put_opt(&mut o, "site", scope.and_then(|s| s.site()));
+                o.insert("depth".into(), json!(s.depth));
+                o.insert("start_ns".into(), json!(offset_ns(s.start_ns, begin)));
+                o.insert("dur_ns".into(), json!(s.end_ns.saturating_sub(s.start_ns)));
+                match lanes.iter_mut().find(|(t, _)| *t == s.thread) {
+                    Some((_, v)) => v.push(Value::Object(o)),
+                    None => lanes.push((s.thread, vec![Value::Object(o)])),
+                }
+            }
+            for g in spans.gpu.frame(row) {
+                gpu.push(json!({
+                    "pass": c.passes().get(g.pass as usize).map_or("?", |p| p.name.as_str()),
+                    "depth": g.depth,
+                    "start_ns": offset_ns(g.nominal_start_ns, begin),
+                    "dur_ns": g.nominal_end_ns.saturating_sub(g.nominal_start_ns),
+                }));
+            }
+        }
+        lanes.sort_by_key(|(t, _)| *t);
+        let lanes: Vec<Value> = lanes
+            .into_iter()
+            .map(|(t, spans)| {
+                json!({
+                    "thread": c.threads().get(t as usize).map_or("?", String::as_str),
+                    "spans": spans,
+                })
+            })
+            .collect();
+        obj.insert("lanes".into(), Value::Array(lanes));
+        obj.insert("gpu".into(), json!({"nominal": true, "spans": gpu}));
+
+        let totals = view::frame_totals(c, row);
+        obj.insert("scopes".into(), to_json(&totals.scopes));
+        let passes: Vec<Value> = totals
+            .passes
+            .iter()
+            .map(|p| json!({"name": p.name, "calls": p.calls, "total_ns": p.total_ns}))
+            .collect();
+        obj.insert("passes".into(), Value::Array(passes));
+        obj.insert("counters".into(), to_json(&totals.counters));
+        let marks: Vec<Value> = c
+            .marks()
+            .iter()
+            .filter(|m| m.frame_row as usize == row)
+            .map(|m| {
+                let mut o = Map::new();
+                o.insert(
+                    "name".into(),
+                    json!(c
+                        .mark_names()
+                        .get(m.name as usize)
+                        .map_or("?", String::as_str)),
+                );
+                put_opt(
+                    &mut o,
+                    "thread",
+                    m.thread.and_then(|t| c.threads().get(t as usize)),
+                );
+                o.insert("at_ns".into(), json!(offset_ns(m.at_ns, begin)));
+                put_opt(&mut o, "note", m.user.as_ref().map(|u| &u.note));
+                Value::Object(o)
+            })
+            .collect();
+        obj.insert("marks".into(), Value::Array(marks));
+        obj.insert(
+            "hitch".into(),
+            self.hitch_of(row).map_or(Value::Null, to_json),
+        );
+        Some(Value::Object(obj))
+    }
+
+    fn stats_json(&self, from: Option<usize>, to: Option<usize>) -> Result<Value, ApiError> {
+        let n = self.capture.frame_count();
+        let (from_row, to_row) = (from.unwrap_or(0), to.unwrap_or(n));
+        if from_row > to_row || to_row > n {
+            return Err(ApiError::bad(format!(
+                "rows {from_row}..{to_row} are not a range of this capture's {n} frames (0 ≤ from ≤ to ≤ {n})"
+            )));
+        }
+        let mut doc = if from.is_none() && to.is_none() {
+            self.stats_doc.clone()
+        } else {
+            to_json(&summarize_with(
+                &self.capture,
+                &SummaryOptions::new().with_rows(from_row..to_row),
+            ))
+        };
+        if let Some(obj) = doc.as_object_mut() {
+            obj.insert("range".into(), json!({"from": from_row, "to": to_row}));
+        }
+        Ok(doc)
+    }
+
+    fn structure_json(&self, row: usize) -> Value {
+        let c = &self.capture;
+        let mut obj = Map::new();
+        obj.insert("schema".into(), json!("framewise.inspector.structure/1"));
+        obj.insert("row".into(), json!(row));
+        let level_below_1 = matches!(c.meta().level.as_deref(), Some("timing"));
+        let found = c.topology_of(row).map(|id| (id, c.topology_detail(id)));
+        let reason = match found {
+            Some((id, Some(t))) => {
+                let mut topo = to_json(t);
+                if let Some(o) = topo.as_object_mut() {
+                    o.insert("id".into(), json!(format!("{id:016x}")));
+                }
+                obj.insert("topology".into(), topo);
+                return Value::Object(obj);
+            }
+            Some((id, None)) => format!(
+                "the frame ran topology {id:016x}, whose record was not found intact in the file"
+            ),
+            None if level_below_1 => {
+                "the capture level is timing (0): frame graphs are recorded from level 1 (structure)".to_owned()
+            }
+            None => "this frame declared no frame-graph topology".to_owned(),
+        };
+        obj.insert("topology".into(), Value::Null);
+        obj.insert("reason".into(), json!(reason));
+        Value::Object(obj)
+    }
+
+    fn series_json(&self, kind: SeriesKind, name: &str) -> Option<Value> {
+        let values = view::series(&self.capture, kind, name)?;
+        Some(json!({
+            "schema": "framewise.inspector.series/1",
+            "kind": kind,
+            "name": name,
+            "unit": kind.unit(),
+            "values": values,
+        }))
+    }
+
+    fn compare_json(&self, a: usize, b: usize) -> Option<Value> {
+        let c = &self.capture;
+        let rows = view::compare_frames(c, a, b)?;
+        let index = |r: usize| c.frames().index.get(r).copied();
+        let rows: Vec<Value> = rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "kind": r.kind, "name": r.name, "a": r.a, "b": r.b, "delta": r.delta,
+                    "direction": "lower-is-better",
+                })
+            })
+            .collect();
+        Some(json!({
+            "schema": "framewise.inspector.compare/1",
+            "a": {"row": a, "index": index(a)},
+            "b": {"row": b, "index": index(b)},
+            "rows": rows,
+        }))
+    }
+}
+
+/// An API error: a status and `{"error": "one line"}`.
+#[derive(Debug)]
+pub(crate) struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    fn bad(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::BAD_REQUEST,
+            message: message.into(),
+        }
+    }
+
+    fn not_found(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::NOT_FOUND,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = to_bytes(&json!({"error": self.message}));
+        (
+            self.status,
+            [(header::CONTENT_TYPE, "application/json")],
+            body,
+        )
+            .into_response()
+    }
+}
+
+fn json_bytes(body: Vec<u8>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+fn json_value(value: &Value) -> Response {
+    json_bytes(to_bytes(value))
+}
+
+type Params = Result<Query<Vec<(String, String)>>, QueryRejection>;
+
+/// The query's parameters, or a 400 when the query string does not parse.
+fn params(query: Params) -> Result<Vec<(String, String)>, ApiError> {
+    match query {
+        Ok(Query(p)) => Ok(p),
+        Err(e) => Err(ApiError::bad(format!("bad query string: {e}"))),
+    }
+}
+
+fn param<'a>(params: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    params
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// A row parameter: missing or not a number is 400; a number is returned as is (the
+/// caller decides whether the row exists, 404).
+fn row_param(params: &[(String, String)], name: &str) -> Result<Option<usize>, ApiError> {
+    match param(params, name) {
+        None => Ok(None),
+        Some(text) => text.parse::<usize>().map(Some).map_err(|_| {
+            ApiError::bad(format!(
+                "{name}={text:?} is not a row (a whole number from 0)"
+            ))
+        }),
+    }
+}
+
+fn required_row(params: &[(String, String)], name: &str) -> Result<usize, ApiError> {
+    row_param(params, name)?.ok_or_else(|| ApiError::bad(format!("missing parameter {name}")))
+}
+
+fn no_such_row(inspector: &Inspector, row: usize) -> ApiError {
+    ApiError::not_found(format!(
+        "no frame at row {row}: the capture has {} frames (rows 0..{})",
+        inspector.capture.frame_count(),
+        inspector.capture.frame_count()
+    ))
+}
+
+type Shared = State<Arc<Inspector>>;
+
+async fn capture(State(s): Shared) -> Response {
+    json_bytes(s.capture_doc.clone())
+}
+
+async fn strip(State(s): Shared) -> Response {
+    json_bytes(s.strip_doc.clone())
+}
+
+async fn frame(State(s): Shared, query: Params) -> Result<Response, ApiError> {
+    let p = params(query)?;
+    let row = required_row(&p, "row")?;
+    let doc = s.frame_json(row).ok_or_else(|| no_such_row(&s, row))?;
+    Ok(json_value(&doc))
+}
+
+async fn stats(State(s): Shared, query: Params) -> Result<Response, ApiError> {
+    let p = params(query)?;
+    let doc = s.stats_json(row_param(&p, "from")?, row_param(&p, "to")?)?;
+    Ok(json_value(&doc))
+}
+
+async fn hitches(State(s): Shared) -> Response {
+    json_bytes(s.hitches_doc.clone())
+}
+
+async fn structure(State(s): Shared, query: Params) -> Result<Response, ApiError> {
+    let p = params(query)?;
+    let row = required_row(&p, "row")?;
+    if row >= s.capture.frame_count() {
+        return Err(no_such_row(&s, row));
+    }
+    Ok(json_value(&s.structure_json(row)))
+}
+
+async fn series(State(s): Shared, query: Params) -> Result<Response, ApiError> {
+    let p = params(query)?;
+    let kind_text = param(&p, "kind").ok_or_else(|| ApiError::bad("missing parameter kind"))?;
+    let kind = SeriesKind::from_name(kind_text).ok_or_else(|| {
+        ApiError::bad(format!(
+            "kind={kind_text:?} is not one of scope, pass, counter"
+        ))
+    })?;
+    let name = param(&p, "name").ok_or_else(|| ApiError::bad("missing parameter name"))?;
+    let doc = s.series_json(kind, name).ok_or_else(|| {
+        ApiError::not_found(format!("the capture has no {kind_text} named {name:?}"))
+    })?;
+    Ok(json_value(&doc))
+}
+
+async fn compare(State(s): Shared, query: Params) -> Result<Response, ApiError> {
+    let p = params(query)?;
+    let a = required_row(&p, "a")?;
+    let b = required_row(&p, "b")?;
+    for row in [a, b] {
+        if row >= s.capture.frame_count() {
+            return Err(no_such_row(&s, row));
+        }
+    }
+    let doc = s.compare_json(a, b).ok_or_else(|| no_such_row(&s, a))?;
+    Ok(json_value(&doc))
+}
+
+async fn diff_route(State(s): Shared) -> Result<Response, ApiError> {
+    match &s.diff_doc {
+        Some(doc) => Ok(json_bytes(doc.clone())),
+        None => Err(ApiError::not_found(
+            "no capture to diff against: start the inspector with --compare OTHER",
+        )),
+    }
+}
+
+/// Answers 403 to a request without this run's token (query `token` or header
+/// `X-Framewise-Token`).
+async fn require_token(
+    State(token): State<Arc<Token>>,
+    headers: HeaderMap,
+    request: Request,
+    next: Next,
+) -> Response {
+    let from_header = headers
+        .get("x-framewise-token")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| token.matches(v));
+    let from_query = request.uri().query().is_some_and(|q| {
+        q.split('&')
+            .filter_map(|pair| pair.strip_prefix("token="))
+            .any(|v| token.matches(v))
+    });
+    if from_header || from_query {
+        next.run(request).await
+    } else {
+        ApiError {
+            status: StatusCode::FORBIDDEN,
+            message: "missing or wrong token: open the address `framewise view` printed".into(),
+        }
+        .into_response()
+    }
+}
+
+pub(crate) fn routes(inspector: Arc<Inspector>, token: Token) -> Router {
+    Router::new()
+        .route("/api/capture", get(capture))
+        .route("/api/strip", get(strip))
+        .route("/api/frame", get(frame))
+        .route("/api/stats", get(stats))
+        .route("/api/hitches", get(hitches))
+        .route("/api/structure", get(structure))
+        .route("/api/series", get(series))
+        .route("/api/compare", get(compare))
+        .route("/api/diff", get(diff_route))
+        .with_state(inspector)
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(token),
+            require_token,
+        ))
+}

@@ -1,0 +1,199 @@
+//! framewise-inspector is the local web inspector behind `framewise view`: an HTTP server
+//! on the loopback interface that hands a browser the pictures' data for one capture (and
+//! optionally a second one to compare), and the embedded web app that draws them.
+//!
+//! Who should use it: the `framewise` CLI (`framewise view`, `framewise demo --view`), and
+//! tests that drive its API. Programs that want numbers should link `framewise-analysis`
+//! instead: this crate never computes a number itself. Every statistic, hitch, series,
+//! comparison and topology it serves is read through `framewise-analysis`, and the
+//! documents it shares with the CLI (`summarize`, `hitches`, `diff` JSON) are the analysis
+//! crate's own serializations, so the page and the CLI can never disagree. It binds
+//! `127.0.0.1` only, never another interface, and answers `/api/*` only to requests that
+//! carry the per-run token ([`Token`]). The API is specified in `docs/INSPECTOR.md`.
+//!
+//! ```no_run
+//! use std::path::Path;
+//!
+//! // Loads the capture through framewise-analysis, binds 127.0.0.1 on a free port.
+//! let server = framewise_inspector::Server::bind(Path::new("game.sgpt"), None, 0)?;
+//! println!("inspector: {}", server.url());
+//! server.run()?; // until Ctrl-C or SIGTERM
+//! # Ok::<(), framewise_inspector::ServeError>(())
+//! ```
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use framewise_analysis::LoadError;
+
+mod api;
+mod assets;
+mod token;
+
+pub use api::{Compared, Inspector};
+pub use token::Token;
+
+/// Why the inspector could not load, listen or serve.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// A capture could not be loaded.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The port could not be bound (in use, or not allowed).
+    #[error("cannot listen on 127.0.0.1:{port}: {source}")]
+    Bind {
+        /// The port asked for (0: any free port).
+        port: u16,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// No random token could be drawn from the operating system.
+    #[error("cannot draw a random token: {0}")]
+    Token(String),
+    /// The server's runtime or socket failed while serving.
+    #[error("serving failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The inspector bound to its loopback socket, with this run's token: call [`Server::run`]
+/// (blocking until Ctrl-C or SIGTERM), [`Server::run_until`], or [`Server::spawn`].
+#[derive(Debug)]
+pub struct Server {
+    listener: std::net::TcpListener,
+    token: Token,
+    inspector: Inspector,
+    web_dir: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for Inspector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inspector")
+            .field("frames", &self.capture().frame_count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Loads `capture` (and `compare`, when given) through framewise-analysis and binds
+    /// `127.0.0.1:port` (0: any free port).
+    pub fn bind(capture: &Path, compare: Option<&Path>, port: u16) -> Result<Self, ServeError> {
+        Self::new(Inspector::open(capture, compare)?, port)
+    }
+
+    /// Binds `127.0.0.1:port` (0: any free port) for an inspector already built, and draws
+    /// this run's token.
+    pub fn new(inspector: Inspector, port: u16) -> Result<Self, ServeError> {
+        let listener = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port))
+            .map_err(|source| ServeError::Bind { port, source })?;
+        Ok(Self {
+            listener,
+            token: Token::random()?,
+            inspector,
+            web_dir: None,
+        })
+    }
+
+    /// Serves the web app's files from `dir` instead of the embedded copies (read on every
+    /// request, so that edits show on reload).
+    pub fn with_web_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.web_dir = dir;
+        self
+    }
+
+    /// The socket address it listens on (always `127.0.0.1`).
+    pub fn addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .unwrap_or_else(|_| SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, 0)))
+    }
+
+    /// This run's token.
+    pub fn token(&self) -> &str {
+        self.token.as_str()
+    }
+
+    /// The address to open: `http://127.0.0.1:PORT/?token=TOKEN`.
+    pub fn url(&self) -> String {
+        format!("http://{}/?token={}", self.addr(), self.token.as_str())
+    }
+
+    /// Serves until Ctrl-C (SIGINT) or SIGTERM.
+    pub fn run(self) -> Result<(), ServeError> {
+        self.run_until(shutdown_signal())
+    }
+
+    /// Serves until `shutdown` completes, on a single-threaded runtime on the calling
+    /// thread (one browser on the same machine needs no more); requests being answered
+    /// are finished first.
+    pub fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
+        let app = router(self.inspector, self.token, self.web_dir);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()?;
+        self.listener.set_nonblocking(true)?;
+        let listener = self.listener;
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            axum::serve(listener, app)
+                .with_graceful_shutdown(shutdown)
+                .await
+        })?;
+        Ok(())
+    }
+
+    /// Serves on a background thread named `framewise-inspector` until the process exits
+    /// (tests: read [`Self::addr`] and [`Self::token`] first).
+    pub fn spawn(self) -> std::io::Result<std::thread::JoinHandle<Result<(), ServeError>>> {
+        std::thread::Builder::new()
+            .name("framewise-inspector".into())
+            .spawn(move || self.run_until(std::future::pending()))
+    }
+}
+
+/// The inspector's routes: `/` and `/app/*` (the web app, no token needed: they hold no
+/// capture data) and `/api/*` (token required). Tests drive it in-process.
+pub fn router(inspector: Inspector, token: Token, web_dir: Option<PathBuf>) -> axum::Router {
+    let api = api::routes(Arc::new(inspector), token);
+    assets::routes(web_dir)
+        .merge(api)
+        .fallback(|| async {
+            (
+                axum::http::StatusCode::NOT_FOUND,
+                [(axum::http::header::CONTENT_TYPE, "application/json")],
+                r#"{"error":"no such path (the API is under /api, see docs/INSPECTOR.md)"}"#,
+            )
+        })
+        .layer(axum::middleware::from_fn(assets::headers))
+}
+
+/// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM: when `framewise view` should stop.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        // If the handler cannot be installed, only SIGTERM (or killing) stops the server.
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}

@@ -1,0 +1,563 @@
+//! The inspector's API against a real capture: the demo game recorded for a few hundred
+//! frames, read back through framewise-analysis, and each endpoint checked against what the
+//! analysis crate itself says (the CLI prints the same serializations). The router is driven
+//! in-process, and once over a real TCP socket with a hand-written HTTP/1.1 request.
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "a test fails loudly on a broken fixture"
+)]
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use framewise_analysis::view::{self, SeriesKind};
+use framewise_analysis::{
+    diff, find_hitches, load, summarize, summarize_with, Capture, HitchOptions, LoadOptions,
+    SummaryOptions,
+};
+use framewise_inspector::{router, Inspector, Server, Token};
+use serde_json::Value;
+use tower::ServiceExt;
+
+const FRAMES: u64 = 240;
+const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+/// Two demo captures (normal and slow), recorded once for every test.
+fn captures() -> &'static (tempfile::TempDir, PathBuf, PathBuf) {
+    static DIR: OnceLock<(tempfile::TempDir, PathBuf, PathBuf)> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let record = |name: &str, variant| {
+            let path = dir.path().join(name);
+            let mut config = framewise_demo::DemoConfig::with_frames(FRAMES);
+            config.output = Some(path.clone());
+            config.use_env = false;
+            config.threads = 2;
+            config.variant = variant;
+            config.fixed_dt = Some(std::time::Duration::from_millis(16));
+            framewise_demo::run(config).unwrap();
+            path
+        };
+        let normal = record("demo.sgpt", framewise_demo::Variant::Normal);
+        let slow = record("slow.sgpt", framewise_demo::Variant::Slow);
+        (dir, normal, slow)
+    })
+}
+
+fn demo() -> &'static Path {
+    &captures().1
+}
+
+fn with_spans(path: &Path) -> Capture {
+    load::open(path, &LoadOptions::new().with_spans(true)).unwrap()
+}
+
+fn app(path: &Path) -> axum::Router {
+    let inspector = Inspector::open(path, None).unwrap();
+    router(inspector, Token::from_string(TOKEN), None)
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+}
+
+/// One GET through the router: the status and the body.
+fn get_raw(app: &axum::Router, uri: &str, header_token: Option<&str>) -> (StatusCode, Vec<u8>) {
+    let mut request = Request::get(uri);
+    if let Some(t) = header_token {
+        request = request.header("X-Framewise-Token", t);
+    }
+    let request = request.body(Body::empty()).unwrap();
+    runtime().block_on(async {
+        let response = app.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (status, body.to_vec())
+    })
+}
+
+/// A GET with the token in the query; the body as JSON.
+fn get(app: &axum::Router, path: &str) -> (StatusCode, Value) {
+    let sep = if path.contains('?') { '&' } else { '?' };
+    let (status, body) = get_raw(app, &format!("{path}{sep}token={TOKEN}"), None);
+    let json = serde_json::from_slice(&body)
+        .unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {}", String::from_utf8_lossy(&body)));
+    (status, json)
+}
+
+fn ok(app: &axum::Router, path: &str) -> Value {
+    let (status, json) = get(app, path);
+    assert_eq!(status, StatusCode::OK, "{path}: {json}");
+    json
+}
+
+#[test]
+fn every_api_request_needs_the_token() {
+    let app = app(demo());
+    for path in [
+        "/api/capture",
+        "/api/strip",
+        "/api/frame?row=0",
+        "/api/diff",
+    ] {
+        let (status, body) = get_raw(&app, path, None);
+        assert_eq!(status, StatusCode::FORBIDDEN, "{path} without a token");
+        let json: Value = serde_json::from_slice(&body).unwrap();
+        assert!(json["error"].is_string(), "{json}");
+        let wrong = format!(
+            "{path}{}token=0123456789abcdef0123456789abcdee",
+            if path.contains('?') { '&' } else { '?' }
+        );
+        assert_eq!(
+            get_raw(&app, &wrong, None).0,
+            StatusCode::FORBIDDEN,
+            "{path}, wrong token"
+        );
+        assert_eq!(
+            get_raw(&app, path, Some("nope")).0,
+            StatusCode::FORBIDDEN,
+            "{path}, wrong header"
+        );
+    }
+    assert_eq!(get_raw(&app, "/api/capture", Some(TOKEN)).0, StatusCode::OK);
+    assert_eq!(get(&app, "/api/capture").0, StatusCode::OK);
+    // The page's own files hold no capture data and need no token.
+    let (status, body) = get_raw(&app, "/", None);
+    assert_eq!(status, StatusCode::OK);
+    assert!(String::from_utf8_lossy(&body).contains("/app/app.js"));
+    assert_eq!(get_raw(&app, "/app/app.js", None).0, StatusCode::OK);
+    assert_eq!(get_raw(&app, "/app/nope.js", None).0, StatusCode::NOT_FOUND);
+    assert_eq!(
+        get_raw(&app, "/favicon.ico", None).0,
+        StatusCode::NO_CONTENT
+    );
+}
+
+#[test]
+fn capture_and_strip_match_the_analysis_crates_reading() {
+    let app = app(demo());
+    let capture = with_spans(demo());
+    let doc = ok(&app, "/api/capture");
+    assert_eq!(doc["schema"], "framewise.inspector.capture/1");
+    assert_eq!(doc["frame_count"], capture.frame_count());
+    assert_eq!(doc["frame_count"], FRAMES);
+    assert_eq!(doc["threads"], serde_json::json!(capture.threads()));
+    assert_eq!(doc["recovered"], false);
+    assert_eq!(doc["level"], "workload");
+    assert_eq!(doc["file_bytes"], std::fs::metadata(demo()).unwrap().len());
+    assert!(doc.get("compare").is_none());
+
+    let strip = ok(&app, "/api/strip");
+    for column in [
+        "index",
+        "begin_ns",
+        "period_ns",
+        "work_ns",
+        "gpu_ns",
+        "paused",
+        "phase",
+        "hitch",
+    ] {
+        assert_eq!(
+            strip[column].as_array().map(Vec::len),
+            Some(capture.frame_count()),
+            "{column}"
+        );
+    }
+    // The last frame has no period: null, never 0.
+    assert_eq!(strip["period_ns"][capture.frame_count() - 1], Value::Null);
+    assert_eq!(strip["begin_ns"][0], 0);
+    let report = find_hitches(&capture, &HitchOptions::default());
+    assert!(!report.hitches.is_empty(), "the demo injects hitches");
+    let flagged: Vec<u64> = strip["hitch"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.as_bool() == Some(true))
+        .map(|(row, _)| strip["index"][row].as_u64().unwrap())
+        .collect();
+    let found: Vec<u64> = report.hitches.iter().map(|h| h.frame).collect();
+    assert_eq!(flagged, found);
+}
+
+#[test]
+fn a_frame_holds_the_capture_spans_of_its_row() {
+    let app = app(demo());
+    let capture = with_spans(demo());
+    let spans = capture.spans().unwrap();
+    let report = find_hitches(&capture, &HitchOptions::default());
+    let hitch_row = capture.row_of_index(report.hitches[0].frame).unwrap();
+    for row in [0, 57, hitch_row, capture.frame_count() - 1] {
+        let doc = ok(&app, &format!("/api/frame?row={row}"));
+        let r = capture.frames().row(row).unwrap();
+        assert_eq!(doc["row"], row);
+        assert_eq!(doc["index"], r.index);
+        assert_eq!(doc["begin_ns"], r.cpu_begin_ns);
+        assert_eq!(doc["work_ns"], r.work_ns());
+        // Every span of the row, in order per thread, at its offset from the frame's begin.
+        let mut expected: Vec<(String, String, u64, i64, u64)> = spans
+            .cpu
+            .frame(row)
+            .iter()
+            .map(|s| {
+                (
+                    capture.threads()[s.thread as usize].clone(),
+                    capture.scopes()[s.scope as usize].name.clone(),
+                    u64::from(s.depth),
+                    s.start_ns as i64 - r.cpu_begin_ns as i64,
+                    s.end_ns - s.start_ns,
+                )
+            })
+            .collect();
+        let mut served: Vec<(String, String, u64, i64, u64)> = Vec::new();
+        for lane in doc["lanes"].as_array().unwrap() {
+            for s in lane["spans"].as_array().unwrap() {
+                served.push((
+                    lane["thread"].as_str().unwrap().to_owned(),
+                    s["scope"].as_str().unwrap().to_owned(),
+                    s["depth"].as_u64().unwrap(),
+                    s["start_ns"].as_i64().unwrap(),
+                    s["dur_ns"].as_u64().unwrap(),
+                ));
+            }
+        }
+        assert!(!served.is_empty(), "row {row} has spans");
+        expected.sort();
+        served.sort();
+        assert_eq!(served, expected, "row {row}");
+        assert_eq!(doc["gpu"]["nominal"], true);
+        let totals = view::frame_totals(&capture, row);
+        assert_eq!(doc["scopes"], serde_json::to_value(&totals.scopes).unwrap());
+        assert_eq!(
+            doc["counters"],
+            serde_json::to_value(&totals.counters).unwrap()
+        );
+        if row == hitch_row {
+            assert_eq!(
+                doc["hitch"],
+                serde_json::to_value(&report.hitches[0]).unwrap()
+            );
+        }
+    }
+    let plain = ok(&app, "/api/frame?row=1");
+    assert_eq!(plain["hitch"], Value::Null);
+}
+
+/// The served body as text, asserting a 200. (Compare documents as text: serde_json's
+/// default parser may read a float back one ulp off, so a parsed document is not the
+/// document that was served.)
+fn ok_text(app: &axum::Router, path: &str) -> String {
+    let sep = if path.contains('?') { '&' } else { '?' };
+    let (status, body) = get_raw(app, &format!("{path}{sep}token={TOKEN}"), None);
+    let text = String::from_utf8(body).unwrap();
+    assert_eq!(status, StatusCode::OK, "{path}: {text}");
+    text
+}
+
+/// `document` with `"range"` added, as the inspector serializes it.
+fn with_range<T: serde::Serialize>(document: &T, from: usize, to: usize) -> String {
+    let mut v = serde_json::to_value(document).unwrap();
+    v.as_object_mut()
+        .unwrap()
+        .insert("range".into(), serde_json::json!({"from": from, "to": to}));
+    serde_json::to_string(&v).unwrap()
+}
+
+#[test]
+fn statistics_are_summarize_over_the_range() {
+    let app = app(demo());
+    let capture = with_spans(demo());
+    // What `framewise summarize --format json` computes, read as the CLI reads it
+    // (summary-only), plus the range: byte for byte.
+    let cli = load::open(demo(), &LoadOptions::new().with_summary_only(true)).unwrap();
+    let frames = FRAMES as usize;
+    assert_eq!(
+        ok_text(&app, "/api/stats"),
+        with_range(&summarize(&cli), 0, frames)
+    );
+    assert_eq!(
+        ok_text(&app, &format!("/api/stats?from=0&to={frames}")),
+        with_range(&summarize(&cli), 0, frames)
+    );
+
+    let range = summarize_with(&capture, &SummaryOptions::new().with_rows(40..120));
+    assert_eq!(
+        ok_text(&app, "/api/stats?from=40&to=120"),
+        with_range(&range, 40, 120)
+    );
+    let part = ok(&app, "/api/stats?from=40&to=120");
+    assert_eq!(part["capture"]["frames"], 80);
+    assert_ne!(
+        part["frame"]["count"],
+        ok(&app, "/api/stats")["frame"]["count"]
+    );
+
+    for bad in ["from=5&to=4", "to=100000", "from=x"] {
+        let (status, json) = get(&app, &format!("/api/stats?{bad}"));
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {json}");
+        assert!(json["error"].is_string());
+    }
+}
+
+#[test]
+fn hitches_are_the_hitches_verb() {
+    let app = app(demo());
+    let cli = load::open(demo(), &LoadOptions::new()).unwrap();
+    // The CLI prints the report through `serde_json::to_value` (keys in order).
+    let report = serde_json::to_value(find_hitches(&cli, &HitchOptions::default())).unwrap();
+    let expected = serde_json::to_string(&report).unwrap();
+    assert_eq!(ok_text(&app, "/api/hitches"), expected);
+}
+
+#[test]
+fn structure_lists_the_frame_graphs_passes() {
+    let app = app(demo());
+    let doc = ok(&app, "/api/structure?row=100");
+    let topology = &doc["topology"];
+    assert!(topology.is_object(), "{doc}");
+    assert_eq!(topology["id"].as_str().map(str::len), Some(16));
+    let labels: Vec<&str> = topology["passes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["label"].as_str().unwrap())
+        .collect();
+    for pass in framewise_demo::PASSES {
+        assert!(labels.contains(&pass), "{pass} not in {labels:?}");
+    }
+    let resources = topology["resources"].as_array().unwrap().len();
+    for e in topology["edges"].as_array().unwrap() {
+        assert!(e["pass"].as_u64().unwrap() < labels.len() as u64);
+        assert!(e["resource"].as_u64().unwrap() < resources as u64);
+        assert!(["read", "write", "read-write"].contains(&e["access"].as_str().unwrap()));
+    }
+    assert_eq!(
+        get(&app, "/api/structure?row=99999").0,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[test]
+fn a_timing_level_capture_has_no_structure_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("timing.sgpt");
+    let mut config = framewise_demo::DemoConfig::with_frames(120);
+    config.output = Some(path.clone());
+    config.use_env = false;
+    config.threads = 1;
+    config.level = framewise_demo::CaptureLevel::Timing;
+    framewise_demo::run(config).unwrap();
+    let doc = ok(&app(&path), "/api/structure?row=10");
+    assert_eq!(doc["topology"], Value::Null);
+    assert!(doc["reason"].as_str().unwrap().contains("level"), "{doc}");
+}
+
+#[test]
+fn series_have_one_value_per_row_and_null_where_absent() {
+    let app = app(demo());
+    let capture = with_spans(demo());
+    let doc = ok(&app, "/api/series?kind=scope&name=build_shading_table");
+    assert_eq!(doc["unit"], "ns");
+    let values = doc["values"].as_array().unwrap();
+    assert_eq!(values.len(), capture.frame_count());
+    assert!(
+        values.iter().any(Value::is_null),
+        "it runs on first use only"
+    );
+    assert!(values.iter().any(Value::is_u64));
+    let expected = view::series(&capture, SeriesKind::Scope, "build_shading_table").unwrap();
+    assert_eq!(doc["values"], serde_json::to_value(expected).unwrap());
+    let draws = ok(&app, "/api/series?kind=counter&name=draw_calls");
+    assert_eq!(draws["unit"], "count");
+    assert_eq!(
+        draws["values"].as_array().unwrap().len(),
+        capture.frame_count()
+    );
+
+    let (status, json) = get(&app, "/api/series?kind=scope&name=no_such_scope");
+    assert_eq!(status, StatusCode::NOT_FOUND, "{json}");
+    assert_eq!(
+        get(&app, "/api/series?kind=wat&name=render").0,
+        StatusCode::BAD_REQUEST
+    );
+    assert_eq!(
+        get(&app, "/api/series?kind=scope").0,
+        StatusCode::BAD_REQUEST
+    );
+}
+
+#[test]
+fn compare_rows_carry_b_minus_a() {
+    let app = app(demo());
+    let capture = with_spans(demo());
+    let doc = ok(&app, "/api/compare?a=30&b=31");
+    assert_eq!(doc["a"]["row"], 30);
+    assert_eq!(doc["b"]["index"], capture.frames().index[31]);
+    let rows = doc["rows"].as_array().unwrap();
+    let frame = rows.iter().find(|r| r["kind"] == "frame").unwrap();
+    let (a, b) = (
+        capture.frames().period_ns[30].unwrap() as i64,
+        capture.frames().period_ns[31].unwrap() as i64,
+    );
+    assert_eq!(
+        (frame["a"].as_i64(), frame["b"].as_i64()),
+        (Some(a), Some(b))
+    );
+    assert_eq!(frame["delta"].as_i64(), Some(b - a));
+    for r in rows {
+        assert_eq!(r["direction"], "lower-is-better");
+        if r["a"].is_null() || r["b"].is_null() {
+            assert!(r["delta"].is_null(), "{r}");
+        }
+    }
+    assert!(rows.iter().any(|r| r["kind"] == "scope"));
+    assert!(rows.iter().any(|r| r["kind"] == "counter"));
+}
+
+#[test]
+fn bad_rows_are_400_and_missing_ones_404() {
+    let app = app(demo());
+    for (path, status) in [
+        ("/api/frame", StatusCode::BAD_REQUEST),
+        ("/api/frame?row=-1", StatusCode::BAD_REQUEST),
+        ("/api/frame?row=abc", StatusCode::BAD_REQUEST),
+        ("/api/frame?row=240", StatusCode::NOT_FOUND),
+        ("/api/compare?a=0", StatusCode::BAD_REQUEST),
+        ("/api/compare?a=0&b=9999", StatusCode::NOT_FOUND),
+        ("/api/diff", StatusCode::NOT_FOUND),
+    ] {
+        let (got, json) = get(&app, path);
+        assert_eq!(got, status, "{path}: {json}");
+        assert!(
+            json["error"].as_str().is_some_and(|e| !e.contains('\n')),
+            "{json}"
+        );
+    }
+}
+
+#[test]
+fn with_a_second_capture_diff_is_the_diff_verb() {
+    let (_, normal, slow) = captures();
+    let inspector = Inspector::open(normal, Some(slow)).unwrap();
+    let app = router(inspector, Token::from_string(TOKEN), None);
+    let text = ok_text(&app, "/api/diff");
+    let summary_only = LoadOptions::new().with_summary_only(true);
+    let a = summarize(&load::open(normal, &summary_only).unwrap());
+    let b = summarize(&load::open(slow, &summary_only).unwrap());
+    let expected = diff::diff_json(
+        &diff(&a, &b),
+        (&normal.display().to_string(), &a),
+        (&slow.display().to_string(), &b),
+    )
+    .unwrap();
+    assert_eq!(text, serde_json::to_string(&expected).unwrap());
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let draw_calls = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "counter.draw_calls.max")
+        .unwrap();
+    assert_eq!(draw_calls["change"], "worse", "the slow variant draws more");
+    let capture = ok(&app, "/api/capture");
+    assert_eq!(capture["compare"]["frame_count"], FRAMES);
+}
+
+#[test]
+fn a_truncated_capture_is_served_as_recovered() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(demo()).unwrap();
+    let path = dir.path().join("cut.sgpt");
+    // Cut in the middle of a frame record, well past the start.
+    std::fs::write(&path, &bytes[..bytes.len() * 2 / 3 + 7]).unwrap();
+    let app = app(&path);
+    let doc = ok(&app, "/api/capture");
+    assert_eq!(doc["recovered"], true, "{doc}");
+    let kinds: Vec<&str> = doc["defects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"truncated-tail"), "{kinds:?}");
+    let frames = doc["frame_count"].as_u64().unwrap();
+    assert!(frames > 0 && frames < FRAMES, "{frames}");
+    let strip = ok(&app, "/api/strip");
+    assert_eq!(strip["index"].as_array().unwrap().len() as u64, frames);
+    ok(&app, &format!("/api/frame?row={}", frames - 1));
+    ok(&app, "/api/stats");
+}
+
+#[test]
+fn a_file_that_is_not_a_capture_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.txt");
+    std::fs::write(&path, "not a capture\n").unwrap();
+    let err = Server::bind(&path, None, 0).unwrap_err();
+    assert!(err.to_string().contains("not a capture"), "{err}");
+}
+
+#[test]
+fn it_serves_over_a_real_socket_on_loopback() {
+    let server = Server::bind(demo(), None, 0).unwrap();
+    let addr = server.addr();
+    assert!(addr.ip().is_loopback());
+    let token = server.token().to_owned();
+    assert_eq!(token.len(), 32);
+    assert_eq!(server.url(), format!("http://{addr}/?token={token}"));
+    server.spawn().unwrap();
+
+    let request = |path: &str| {
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        response
+    };
+    let response = request(&format!("/api/capture?token={token}"));
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let lower = head.to_ascii_lowercase();
+    assert!(lower.contains("content-type: application/json"), "{head}");
+    assert!(lower.contains("cache-control: no-store"), "{head}");
+    assert!(
+        lower.contains("content-security-policy: default-src 'self'"),
+        "{head}"
+    );
+    let doc: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(doc["frame_count"], FRAMES);
+
+    let forbidden = request("/api/capture");
+    assert!(forbidden.starts_with("HTTP/1.1 403"), "{forbidden}");
+    let page = request("/app/app.js");
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    assert!(page
+        .to_ascii_lowercase()
+        .contains("content-type: text/javascript"));
+}
+
+#[test]
+fn a_port_in_use_is_an_error_not_a_panic() {
+    let taken = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let inspector = Inspector::open(demo(), None).unwrap();
+    let err = Server::new(inspector, port).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with(&format!("cannot listen on 127.0.0.1:{port}")),
+        "{err}"
+    );
+}
