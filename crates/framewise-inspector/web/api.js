@@ -1,14 +1,172 @@
-// GET /api/<path> with the per-run token from the page's address (docs/INSPECTOR.md).
+// The server's API (docs/INSPECTOR.md) and the small helpers every view shares: formatting
+// that never invents precision, and DOM building that never parses capture text as HTML.
+
+/** The per-run token from the page's own address, or null when the address has none. */
+export function token() {
+  return new URLSearchParams(location.search).get("token");
+}
+
+/** An API answer that was not 200: `status` and the server's one-line `error`. */
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** GET /api/<path> with the token (query parameter and header); resolves to the JSON. */
 export async function get(path, params = {}) {
-  const token = new URLSearchParams(location.search).get("token") ?? "";
-  const query = new URLSearchParams({ ...params, token });
-  const response = await fetch(`/api/${path}?${query}`, { headers: { "X-Framewise-Token": token } });
-  const body = await response.json();
-  if (!response.ok) throw new Error(body.error ?? `${response.status}`);
+  const query = new URLSearchParams({ ...params, token: token() ?? "" });
+  const response = await fetch(`/api/${path}?${query}`, {
+    headers: { "X-Framewise-Token": token() ?? "" },
+  });
+  let body = null;
+  try {
+    body = await response.json();
+  } catch {
+    // A non-JSON answer: reported below by its status.
+  }
+  if (!response.ok) {
+    throw new ApiError(response.status, body?.error ?? `${response.status} ${response.statusText}`);
+  }
   return body;
 }
 
-/** Text into an element, never parsed as HTML. */
-export function text(id, value) {
-  document.getElementById(id).textContent = value;
+export const DASH = "—";
+
+/** Milliseconds as the analysis reports them, with precision that shrinks with the value. */
+export function fmtMs(ms) {
+  if (ms === null || ms === undefined) return DASH;
+  const abs = Math.abs(ms);
+  if (abs >= 100) return `${ms.toFixed(1)} ms`;
+  if (abs >= 1) return `${ms.toFixed(2)} ms`;
+  if (abs >= 0.01 || abs === 0) return `${ms.toFixed(3)} ms`;
+  return `${(ms * 1000).toFixed(2)} µs`;
+}
+
+/** Integer nanoseconds in the unit that reads best (ns, µs or ms); the exact value is `nsExact`. */
+export function fmtNs(ns) {
+  if (ns === null || ns === undefined) return DASH;
+  const abs = Math.abs(ns);
+  if (abs >= 1e6) return fmtMs(ns / 1e6);
+  if (abs >= 1e3) return `${(ns / 1e3).toFixed(abs >= 1e5 ? 0 : abs >= 1e4 ? 1 : 2)} µs`;
+  return `${ns} ns`;
+}
+
+/** The exact recorded value: "1 234 567 ns". */
+export function nsExact(ns) {
+  if (ns === null || ns === undefined) return DASH;
+  return `${fmtCount(ns)} ns`;
+}
+
+/** A count or other plain number, grouped; fractions keep up to three decimals. */
+export function fmtCount(value) {
+  if (value === null || value === undefined) return DASH;
+  const digits = Number.isInteger(value) ? 0 : 3;
+  return value.toLocaleString("en-US", { maximumFractionDigits: digits }).replace(/,/g, "\u2009");
+}
+
+/** A fraction as a percentage: 0.051 → "5.1%". */
+export function fmtPct(fraction) {
+  if (fraction === null || fraction === undefined) return DASH;
+  return `${(fraction * 100).toFixed(1)}%`;
+}
+
+/**
+ * Builds an element: `h("td", {class: "num", title: "…", onclick: f}, "text", child)`.
+ * Strings become text nodes (capture names are never parsed as HTML); null children are
+ * skipped; `dataset` takes an object.
+ */
+export function h(tag, attrs = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs ?? {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "dataset") Object.assign(element.dataset, value);
+    else if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
+    else element.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : String(child));
+  }
+  return element;
+}
+
+/** Replaces an element's children. */
+export function fill(element, ...children) {
+  element.replaceChildren();
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined && child !== false) element.append(child);
+  }
+  return element;
+}
+
+/** A table: `columns` are header labels (a leading "#" right-aligns nothing special). */
+export function table(columns, rows, attrs = {}) {
+  return h(
+    "table",
+    attrs,
+    h("thead", {}, h("tr", {}, columns.map((label) => h("th", {}, label)))),
+    h("tbody", {}, rows),
+  );
+}
+
+/** A table cell for a value that may be null: "—", with the null reason as its title. */
+export function cell(text, { reason = null, num = true, id = null } = {}) {
+  const empty = text === DASH;
+  return h(
+    "td",
+    { class: [num ? "num" : "", empty ? "null" : ""].join(" ").trim() || null, title: empty ? reason : null, id },
+    text,
+  );
+}
+
+/**
+ * A canvas sized to its CSS box at the device's pixel ratio; returns the 2D context scaled
+ * to CSS pixels and the CSS size, so drawing code never thinks about HiDPI.
+ */
+export function fitCanvas(canvas, cssHeight) {
+  const ratio = window.devicePixelRatio || 1;
+  const width = Math.max(1, Math.floor(canvas.clientWidth));
+  if (cssHeight !== undefined) canvas.style.height = `${cssHeight}px`;
+  const height = Math.max(1, Math.floor(cssHeight ?? canvas.clientHeight));
+  if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+  }
+  const context = canvas.getContext("2d");
+  context.setTransform(ratio, 0, 0, ratio, 0, 0);
+  context.clearRect(0, 0, width, height);
+  return { context, width, height };
+}
+
+/** The colours the canvases share, read once from the stylesheet's custom properties. */
+export function palette() {
+  const style = getComputedStyle(document.documentElement);
+  const read = (name) => style.getPropertyValue(name).trim();
+  return {
+    fg: read("--fg"),
+    muted: read("--muted"),
+    grid: read("--grid"),
+    bg: read("--panel"),
+    period: read("--period"),
+    work: read("--work"),
+    gpu: read("--gpu"),
+    hitch: read("--hitch"),
+    paused: read("--paused"),
+    budget: read("--budget"),
+    select: read("--select"),
+    range: read("--range"),
+    pinned: read("--pinned"),
+    better: read("--better"),
+    worse: read("--worse"),
+  };
+}
+
+/** A stable colour per name (scopes, passes), so a scope keeps its colour across frames. */
+export function nameColour(name, lightness = 62) {
+  let hash = 2166136261;
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 16777619);
+  const hue = (hash >>> 0) % 360;
+  return `hsl(${hue} 55% ${lightness}%)`;
 }

@@ -1,25 +1,231 @@
-import { get, text } from "./api.js";
-import { drawStrip } from "./strip.js";
-import { describeFrame } from "./timeline.js";
-import { describeStats } from "./stats.js";
-import { describeStructure } from "./structure.js";
-import { describeCompare } from "./compare.js";
+// The inspector's page: loads the capture's views from the server (every number comes from
+// the API), wires the selection (a frame, a range, a pinned frame) between them, and marks
+// the body for tests: data-ready after the first full render, data-selected-row after each
+// frame's views are drawn, data-error when the page cannot show the capture.
 
-async function main() {
-  const capture = await get("capture");
-  text("capture", `${capture.file}: ${capture.frame_count} frames`);
-  if (capture.recovered) {
-    const banner = document.getElementById("banner");
-    banner.hidden = false;
-    banner.textContent = "recovered: " + capture.defects.map((d) => d.message).join("; ");
-  }
-  drawStrip(document.getElementById("strip"), await get("strip"));
-  text("stats", describeStats(await get("stats")));
-  if (capture.frame_count > 0) {
-    text("frame", describeFrame(await get("frame", { row: 0 })));
-    text("structure", describeStructure(await get("structure", { row: 0 })));
-    text("compare", describeCompare(await get("compare", { a: 0, b: capture.frame_count - 1 })));
+import { ApiError, DASH, fill, fmtCount, fmtMs, fmtNs, get, h, table, token } from "./api.js";
+import { Strip } from "./strip.js";
+import { Timeline } from "./timeline.js";
+import { Detail, renderStats } from "./stats.js";
+import { renderStructure } from "./structure.js";
+import { renderCompare, renderDiff } from "./compare.js";
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  capture: null,
+  strip: null,
+  hitches: null,
+  rowOfIndex: new Map(),
+  selected: null,
+  range: null,
+  pinned: null,
+  selectSeq: 0,
+  statsSeq: 0,
+};
+let strip;
+let timeline;
+let detail;
+
+function showError(kind, message) {
+  document.body.dataset.error = kind;
+  fill($("error"), message);
+  $("error").hidden = false;
+}
+
+function failed(error) {
+  if (error instanceof ApiError && error.status === 403) {
+    showError(
+      "token",
+      "The server refused this page's token (403). Each `framewise view` run has its own token: " +
+        "open the exact address it printed (…/?token=…).",
+    );
+  } else {
+    showError("api", `Could not load the capture: ${error.message}`);
   }
 }
 
-main().catch((e) => text("capture", `error: ${e.message}`));
+function renderHeader(capture) {
+  const facts = [
+    ["file", capture.file],
+    ["source", capture.source_version === undefined ? capture.source : `${capture.source} v${capture.source_version}`],
+    ["level", capture.level ?? DASH],
+    ["build", capture.build ?? DASH],
+    ["timing", capture.grade.timing, `timing regime; counters are ${capture.grade.counters}`],
+    ["adapter", capture.adapter_name ? `${capture.adapter} (${capture.adapter_name})` : capture.adapter],
+    ["frames", fmtCount(capture.frame_count)],
+    ["budget", fmtNs(capture.frame_budget_ns)],
+    ["GPU timed", capture.gpu_timed ? "yes" : "no"],
+    ["dropped spans", fmtCount(capture.dropped_spans), "spans the recorder could not keep; counted, never hidden"],
+  ];
+  fill(
+    $("capture-facts"),
+    facts.map(([term, value, title]) =>
+      h("div", { title, id: `fact-${term.replace(/ /g, "-")}`, class: term === "dropped spans" && capture.dropped_spans > 0 ? "warn" : null }, h("dt", {}, term), h("dd", {}, value)),
+    ),
+  );
+  document.title = `${capture.file} — framewise inspector`;
+  const banner = $("banner");
+  if (capture.recovered) {
+    fill(
+      banner,
+      h("strong", {}, "This capture was recovered: "),
+      "it was cut off or damaged, and what is shown is what survived.",
+      h("ul", { id: "defects" }, capture.defects.map((defect) => h("li", {}, h("code", {}, defect.kind), " ", defect.message))),
+    );
+    banner.hidden = false;
+  }
+  if (capture.notes.length > 0) {
+    $("header").append(h("ul", { class: "notes small" }, capture.notes.map((note) => h("li", {}, note))));
+  }
+}
+
+function renderHitches(hitches) {
+  const rows = hitches.hitches.map((hitch) => {
+    const row = state.rowOfIndex.get(hitch.frame);
+    const [top, ...rest] = hitch.classification;
+    return h(
+      "tr",
+      { class: "pick", id: `hitch-${hitch.frame}`, dataset: { row: String(row), frame: String(hitch.frame) }, onclick: () => row !== undefined && select(row) },
+      h("td", { class: "num" }, String(hitch.frame)),
+      h("td", {}, hitch.phase ?? DASH),
+      h("td", { class: "num" }, fmtMs(hitch.duration_ms)),
+      h("td", { class: "num" }, `+${fmtMs(hitch.excess_ms)}`),
+      h(
+        "td",
+        { class: "guess" },
+        top ? [h("b", {}, top.guess), ` (${top.confidence})`, h("div", { class: "evidence" }, top.evidence)] : DASH,
+        rest.map((guess) => h("div", { class: "evidence muted", title: guess.evidence }, `also ${guess.guess} (${guess.confidence})`)),
+      ),
+    );
+  });
+  fill(
+    $("hitches"),
+    h("h2", {}, `Hitches `, h("span", { class: "muted" }, `${rows.length} in ${fmtCount(hitches.frames_judged)} frames judged`)),
+    h("p", { class: "muted small" }, hitches.rule.rule),
+    rows.length
+      ? h("div", { class: "scroll" }, table(["frame", "phase", "period", "excess", "best guess · evidence"], rows, { id: "hitch-table", class: "data" }))
+      : h("p", {}, "No frame broke the hitch rule."),
+  );
+  $("hitches").dataset.count = String(rows.length);
+}
+
+async function loadStats() {
+  const seq = ++state.statsSeq;
+  const params = state.range ? { from: state.range.from, to: state.range.to } : {};
+  const stats = await get("stats", params);
+  if (seq !== state.statsSeq) return;
+  renderStats($("stats"), stats, (kind, name) => detail.show(kind, name).catch(failed));
+  document.body.dataset.range = `${stats.range.from}-${stats.range.to}`;
+}
+
+function setRange(range) {
+  state.range = range && range.to - range.from > 0 ? range : null;
+  strip.setRange(state.range);
+  loadStats().catch(failed);
+}
+
+async function select(row) {
+  row = Math.max(0, Math.min(state.capture.frame_count - 1, row));
+  const seq = ++state.selectSeq;
+  state.selected = row;
+  strip.setSelected(row);
+  detail.setSelected(row);
+  const comparing = state.pinned !== null && state.pinned !== row;
+  const [frame, structure, compare] = await Promise.all([
+    get("frame", { row }),
+    get("structure", { row }),
+    comparing ? get("compare", { a: state.pinned, b: row }) : null,
+  ]);
+  if (seq !== state.selectSeq) return;
+  timeline.setFrame(frame);
+  renderCaption(frame);
+  renderStructure($("structure"), structure);
+  renderComparePanel(compare);
+  for (const tr of document.querySelectorAll("#hitches tr.selected")) tr.classList.remove("selected");
+  $(`hitch-${frame.index}`)?.classList.add("selected");
+  document.body.dataset.selectedRow = String(row);
+}
+
+function renderCaption(frame) {
+  const dropped = frame.dropped_spans;
+  fill(
+    $("timeline-caption"),
+    `frame ${frame.index} (row ${frame.row})${frame.phase ? ` · ${frame.phase}` : ""}${frame.paused ? " · paused" : ""}`,
+    ` · work ${fmtNs(frame.work_ns)} · period ${frame.period_ns === null || frame.period_ns === undefined ? `${DASH} (unknown)` : fmtNs(frame.period_ns)}`,
+    ` · GPU ${fmtNs(frame.gpu_ns ?? null)} · `,
+    h("span", { id: "timeline-dropped", class: dropped > 0 ? "warn" : null }, `dropped spans: ${fmtCount(dropped)}`),
+    frame.hitch ? h("span", { class: "hitch-tag" }, ` HITCH: ${frame.hitch.classification[0]?.guess ?? "unclassified"}`) : null,
+  );
+}
+
+function renderComparePanel(compare) {
+  renderCompare($("compare"), {
+    pinned: state.pinned,
+    selected: state.selected,
+    compare,
+    onPin: () => pin(state.selected),
+    onUnpin: () => pin(null),
+  });
+}
+
+function pin(row) {
+  state.pinned = row;
+  strip.setPinned(row);
+  document.body.dataset.pinnedRow = row === null ? "" : String(row);
+  renderComparePanel(null);
+}
+
+function onKey(event) {
+  if (state.selected === null || event.target.closest?.("input, textarea, select")) return;
+  const step = event.shiftKey ? 10 : 1;
+  const moves = { ArrowLeft: -step, ArrowRight: step, Home: -Infinity, End: Infinity };
+  if (event.key in moves) {
+    event.preventDefault();
+    const target = state.selected + moves[event.key];
+    select(Number.isFinite(target) ? target : target < 0 ? 0 : state.capture.frame_count - 1).catch(failed);
+  } else if (event.key === "p" || event.key === "P") {
+    pin(state.selected);
+  } else if (event.key === "Escape") {
+    setRange(null);
+  }
+}
+
+async function main() {
+  if (!token()) {
+    showError(
+      "token",
+      "This page needs the token from the address `framewise view` printed (http://127.0.0.1:PORT/?token=…). " +
+        "Open that exact address; the token changes with every run.",
+    );
+    return;
+  }
+  const [capture, stripData, hitches] = await Promise.all([get("capture"), get("strip"), get("hitches")]);
+  state.capture = capture;
+  state.strip = stripData;
+  state.hitches = hitches;
+  stripData.index.forEach((index, row) => state.rowOfIndex.set(index, row));
+  renderHeader(capture);
+  $("main").hidden = false;
+  if (capture.frame_count === 0) {
+    showError("empty", "This capture has no frames: nothing to show.");
+    return;
+  }
+  strip = new Strip($("strip"), $("tooltip"), stripData, {
+    onSelect: (row) => select(row).catch(failed),
+    onRange: setRange,
+  });
+  timeline = new Timeline($("timeline"), $("tooltip"));
+  detail = new Detail($("detail"));
+  strip.draw();
+  renderHitches(hitches);
+  document.addEventListener("keydown", onKey);
+  const diff = capture.compare ? get("diff").then((body) => {
+    renderDiff($("diff"), body, capture.compare);
+    $("diff").hidden = false;
+  }) : null;
+  await Promise.all([loadStats(), select(0), diff]);
+  document.body.dataset.ready = "1";
+}
+
+main().catch(failed);

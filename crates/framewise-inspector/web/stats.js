@@ -1,6 +1,183 @@
-// The statistics of the selected range, in one line, with the note every statistics view carries.
-export function describeStats(stats) {
-  const f = stats.frame;
-  return `rows ${stats.range.from}–${stats.range.to}: ${f.count} periods, avg ${f.avg ?? "—"} ms, p99 ${f.p99 ?? "—"} ms. ` +
-    "A single GPU frame may be quantized; aggregates are the honest reading.";
+// Statistics over the selected range: `framewise summarize` restricted to those rows, shown
+// as the analysis computed them (milliseconds), never recomputed. A null is "—" with its
+// reason. Clicking a scope, pass or counter opens its per-frame sparkline (pass detail).
+
+import { DASH, cell, fill, fitCanvas, fmtCount, fmtMs, fmtPct, get, h, palette, table } from "./api.js";
+
+export const QUANTIZATION_NOTE =
+  "A single GPU frame's times may be quantized by the device's timestamp resolution; " +
+  "aggregates over many frames are the honest reading.";
+
+const FRAME_STATS = ["count", "avg", "min", "p01", "p50", "p90", "p95", "p99", "p999", "max"];
+const TIMED_COLUMNS = ["p50", "p95", "max", "total", "self"];
+
+/** Renders /api/stats into `root`; `onPick(kind, name)` opens a series. */
+export function renderStats(root, stats, onPick) {
+  const frame = stats.frame;
+  const reasons = { ...(frame.null_reasons ?? {}) };
+  const rangeText = `rows ${stats.range.from}–${stats.range.to - 1} (${fmtCount(stats.range.to - stats.range.from)} rows, ` +
+    `${fmtCount(frame.count)} frames with a period, paused excluded)`;
+  const frameRow = (label, block, id) =>
+    h(
+      "tr",
+      { id },
+      h("th", {}, label),
+      FRAME_STATS.map((key) =>
+        key === "count"
+          ? cell(fmtCount(block[key]))
+          : cell(fmtMs(block[key]), { reason: block.null_reasons?.[key], id: id === "stat-frame" ? `stat-frame-${key}` : null }),
+      ),
+    );
+  const lows = h(
+    "p",
+    { class: "lows", id: "stat-lows" },
+    h("span", {}, "fps ", h("b", { id: "stat-fps" }, fmtFps(frame.fps))),
+    h("span", { title: reasons.low_1pct_fps }, "1% low ", h("b", { id: "stat-low1" }, fmtFps(frame.low_1pct_fps))),
+    h("span", { title: reasons.low_01pct_fps }, "0.1% low ", h("b", { id: "stat-low01" }, fmtFps(frame.low_01pct_fps))),
+    h(
+      "span",
+      { class: `class class-${frame.class ?? "none"}`, id: "stat-class", title: "a label, not a verdict" },
+      frame.class ?? DASH,
+    ),
+    h("span", { class: "muted" }, `jank ${fmtPct(frame.jank_ratio)} · spike ${fmtPct(frame.spike_ratio)}`),
+  );
+  const nullNotes = Object.entries(reasons).map(([key, reason]) => h("li", {}, `${key}: ${DASH} ${reason}`));
+  fill(
+    root,
+    h("h2", {}, "Statistics ", h("span", { class: "muted", id: "stats-range" }, rangeText)),
+    h("p", { class: "note", id: "quant-note" }, QUANTIZATION_NOTE),
+    table(["", ...FRAME_STATS], [frameRow("frame (period)", frame, "stat-frame"), frameRow("work", stats.work, "stat-work")], {
+      id: "frame-table",
+    }),
+    lows,
+    nullNotes.length ? h("ul", { class: "null-reasons" }, nullNotes) : null,
+    h("p", { class: "muted small" }, stats.methods?.percentile ?? "", " · ", stats.methods?.low_fps ?? ""),
+    timedTable("Scopes (CPU, per-frame inclusive totals)", "scope", stats.scopes, onPick),
+    timedTable("GPU passes (per-frame totals, as measured)", "pass", stats.passes, onPick),
+    counterTable(stats.counters, onPick),
+  );
+}
+
+/** `crates/game/src/render/mod.rs:42` → `mod.rs:42` (the full site is the cell's title). */
+function shortSite(site) {
+  return site.split(/[\\/]/).pop();
+}
+
+function fmtFps(fps) {
+  return fps === null || fps === undefined ? DASH : `${fps.toFixed(1)}`;
+}
+
+function timedTable(title, kind, block, onPick) {
+  const entries = Object.entries(block ?? {});
+  if (entries.length === 0) return h("p", { class: "muted" }, `${title}: none recorded in this range.`);
+  const rows = entries.map(([name, stat]) =>
+    h(
+      "tr",
+      { class: "pick", dataset: { kind, name }, title: `${name}: click for its value per frame`, onclick: () => onPick(kind, name) },
+      h(
+        "td",
+        { class: "name" },
+        name,
+        stat.sites?.length ? h("span", { class: "site", title: stat.sites.join("\n") }, ` ${stat.sites.map(shortSite).join(", ")}`) : null,
+      ),
+      TIMED_COLUMNS.map((key) => cell(fmtMs(stat[key]), { reason: stat.null_reasons?.[key] })),
+      cell(fmtCount(stat.calls)),
+      cell(fmtCount(stat.count)),
+    ),
+  );
+  return h(
+    "section",
+    {},
+    h("h3", {}, title),
+    table(["name", ...TIMED_COLUMNS, "calls", "frames"], rows, { id: `${kind}-table`, class: "data" }),
+  );
+}
+
+function counterTable(block, onPick) {
+  const entries = Object.entries(block ?? {});
+  if (entries.length === 0) return h("p", { class: "muted" }, "Counters: none recorded in this range.");
+  const columns = ["sum", "avg", "min", "max", "p99", "last"];
+  const rows = entries.map(([name, stat]) =>
+    h(
+      "tr",
+      { class: "pick", dataset: { kind: "counter", name }, title: `${name}: click for its value per frame`, onclick: () => onPick("counter", name) },
+      h("td", { class: "name" }, name, h("span", { class: "site" }, ` ${stat.kind}`)),
+      columns.map((key) => cell(fmtCount(stat[key]), { reason: stat.null_reasons?.[key] })),
+    ),
+  );
+  return h("section", {}, h("h3", {}, "Counters (exact)"), table(["name", ...columns], rows, { id: "counter-table", class: "data" }));
+}
+
+/** Pass detail: a series' value per row as a sparkline, gaps where it did not run. */
+export class Detail {
+  constructor(root) {
+    this.root = root;
+    this.series = null;
+    this.selected = null;
+  }
+
+  async show(kind, name) {
+    const series = await get("series", { kind, name });
+    this.series = series;
+    const ran = series.values.filter((value) => value !== null);
+    const [min, max] = ran.reduce(([lo, hi], value) => [Math.min(lo, value), Math.max(hi, value)], [Infinity, -Infinity]);
+    const fmt = series.unit === "ns" ? (v) => fmtMs(v / 1e6) : fmtCount;
+    this.canvas = h("canvas", { id: "sparkline", dataset: { kind, name, points: String(ran.length) } });
+    fill(
+      this.root,
+      h("h3", {}, `${kind} `, h("b", {}, name), " per frame"),
+      h(
+        "p",
+        { class: "muted small" },
+        `ran in ${fmtCount(ran.length)} of ${fmtCount(series.values.length)} rows · ` +
+          `min ${ran.length ? fmt(min) : DASH} · max ${ran.length ? fmt(max) : DASH} · ` +
+          "gaps are rows where it did not run (never drawn as 0)",
+      ),
+      this.canvas,
+    );
+    this.draw();
+  }
+
+  setSelected(row) {
+    this.selected = row;
+    if (this.series) this.draw();
+  }
+
+  draw() {
+    const { context: g, width, height } = fitCanvas(this.canvas, 64);
+    const colours = palette();
+    const values = this.series.values;
+    let max = 0;
+    for (const value of values) if (value !== null && value > max) max = value;
+    const columns = Math.max(1, Math.min(values.length, Math.floor(width)));
+    const per = values.length / columns;
+    const y = (value) => height - 2 - (max > 0 ? (value / max) * (height - 6) : 0);
+    g.strokeStyle = colours.work;
+    g.lineWidth = 1.25;
+    g.beginPath();
+    let pen = false;
+    for (let column = 0; column < columns; column++) {
+      let best = null;
+      for (let row = Math.floor(column * per); row < Math.max(Math.floor((column + 1) * per), Math.floor(column * per) + 1); row++) {
+        if (values[row] !== null && (best === null || values[row] > best)) best = values[row];
+      }
+      const px = (column + 0.5) * (width / columns);
+      if (best === null) {
+        pen = false; // a gap: the line lifts, it does not drop to zero
+        continue;
+      }
+      if (pen) g.lineTo(px, y(best));
+      else {
+        g.moveTo(px, y(best));
+        g.fillStyle = colours.work;
+        g.fillRect(px - 0.75, y(best) - 0.75, 1.5, 1.5);
+      }
+      pen = true;
+    }
+    g.stroke();
+    if (this.selected !== null) {
+      g.fillStyle = colours.select;
+      g.fillRect(Math.floor(this.selected / per) * (width / columns), 0, 1.5, height);
+    }
+  }
 }
