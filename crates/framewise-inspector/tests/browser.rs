@@ -1,0 +1,248 @@
+//! The web app in a real browser: a demo capture is recorded, served by the inspector on
+//! loopback, and `tests/browser/inspector.test.mjs` drives Debian's chromium through it
+//! (playwright-core, never a browser it downloads), checking what the page renders against
+//! the API. A truncated copy of the capture must show the recovered banner.
+//!
+//! Needs node, `npm ci` in tests/browser and chromium: `scripts/install-test-deps` installs
+//! them. Without them the tests skip with a note, unless `CI` or `FRAMEWISE_REQUIRE_BROWSER`
+//! is set, where a missing browser is a failure (a suite must not turn green by skipping).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use framewise::{GpuPassTiming, Session, WriterMode};
+use framewise_demo::{DemoConfig, Scale, Schedule};
+use framewise_inspector::Server;
+
+/// How long one run of the browser script may take before it is killed.
+const SCRIPT_TIMEOUT: Duration = Duration::from_secs(180);
+
+fn flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|value| {
+        let value = value.trim().to_ascii_lowercase();
+        !value.is_empty() && value != "false" && value != "0"
+    })
+}
+
+/// Whether a missing browser must fail the test rather than skip it.
+fn browser_required() -> bool {
+    flag("CI") || flag("FRAMEWISE_REQUIRE_BROWSER")
+}
+
+fn script_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser")
+}
+
+fn on_path(program: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// What is missing of node, the script's node_modules and chromium; `None` when nothing.
+fn browser_missing() -> Option<String> {
+    let mut missing = Vec::new();
+    if !on_path("node") {
+        missing.push("node");
+    }
+    if !script_dir().join("node_modules/playwright-core").is_dir() {
+        missing.push("tests/browser/node_modules (npm ci)");
+    }
+    if std::env::var_os("FRAMEWISE_CHROMIUM").is_none()
+        && !on_path("chromium")
+        && !on_path("chromium-browser")
+    {
+        missing.push("chromium");
+    }
+    (!missing.is_empty()).then(|| missing.join(", "))
+}
+
+/// Whether the browser tests can run; panics under CI when they cannot.
+fn browser_available() -> bool {
+    match browser_missing() {
+        None => true,
+        Some(missing) if browser_required() => panic!(
+            "the inspector's browser tests need {missing}; run scripts/install-test-deps \
+             (CI or FRAMEWISE_REQUIRE_BROWSER is set, so this fails rather than skips)"
+        ),
+        Some(missing) => {
+            eprintln!(
+                "skipping the inspector's browser tests: no {missing}; run \
+                 scripts/install-test-deps, or set CI=true to make this a failure"
+            );
+            false
+        }
+    }
+}
+
+/// A process records one session at a time.
+static SESSION: Mutex<()> = Mutex::new(());
+
+struct Recorded {
+    _dir: tempfile::TempDir,
+    capture: PathBuf,
+    truncated: PathBuf,
+}
+
+/// One demo run for every test here (a process records one session at a time): a small
+/// world, 300 frames with every injected hitch and the pause, and a copy cut off mid-file.
+fn recorded() -> &'static Recorded {
+    static RUN: OnceLock<Recorded> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let capture = dir.path().join("demo.sgpt");
+        let frames = 300;
+        // A small world and a small streamed texture: quick, and every hitch still fires.
+        let scale = Scale {
+            agents: 600,
+            wave_agents: 1000,
+            detail_texture_px: 512,
+            ..Scale::default()
+        };
+        let config = DemoConfig {
+            seed: 7,
+            frames,
+            threads: 2,
+            schedule: Schedule::for_run(frames, scale.agents),
+            scale,
+            fixed_dt: Some(Duration::from_secs_f64(1.0 / 60.0)),
+            output: Some(capture.clone()),
+            use_env: false,
+            ..DemoConfig::default()
+        };
+        {
+            let _session = SESSION.lock().unwrap_or_else(PoisonError::into_inner);
+            framewise_demo::run(config).expect("the demo runs");
+        }
+        // Cut off at 70% of the file: mid-record, with no directory, as after a crash.
+        let bytes = std::fs::read(&capture).expect("read the capture");
+        let truncated = dir.path().join("demo-truncated.sgpt");
+        std::fs::write(&truncated, &bytes[..bytes.len() * 7 / 10]).expect("write the copy");
+        Recorded {
+            _dir: dir,
+            capture,
+            truncated,
+        }
+    })
+}
+
+/// A short CPU + GPU recording (the demo runs without a GPU): two passes on a `graphics`
+/// queue every frame, delivered in the frame that submitted them, beside CPU scopes.
+fn gpu_recording(dir: &Path) -> PathBuf {
+    let path = dir.join("gpu.sgpt");
+    let _session = SESSION.lock().unwrap_or_else(PoisonError::into_inner);
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .build_id("browser-test")
+        .gpu_queue("graphics", 1.0)
+        .start(path.as_path())
+        .expect("the session starts");
+    let queue = session
+        .gpu_queue("graphics")
+        .expect("the queue was declared");
+    let (shadow, lighting) = (session.pass_label("shadow"), session.pass_label("lighting"));
+    session.set_phase("play");
+    for frame in 0..150_u64 {
+        let _frame = session.frame();
+        {
+            let _update = framewise::scope!("update");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let ticket = session.gpu_submit(queue);
+        let base = frame * 16_000_000;
+        let pass = |pass, begin: u64, end: u64| GpuPassTiming {
+            pass,
+            depth: 0,
+            begin_ticks: Some(base + begin),
+            end_ticks: Some(base + end),
+        };
+        session.gpu_deliver(
+            ticket,
+            &[
+                pass(shadow, 0, 1_200_000),
+                pass(lighting, 1_300_000, 3_900_000),
+            ],
+        );
+    }
+    session.stop().expect("the session stops");
+    path
+}
+
+/// Serves `capture` (compared with `compare`) on a background thread; the address
+/// `framewise view` would print.
+fn serve(capture: &Path, compare: Option<&Path>) -> String {
+    let server = Server::bind(capture, compare, 0).expect("the inspector binds");
+    let url = server.url();
+    server.spawn().expect("the server thread starts");
+    url
+}
+
+/// Runs the browser script against `url`; panics with its output unless it exits 0.
+fn run_script(url: &str, extra: &[&str], screenshot: bool) {
+    let mut command = Command::new("node");
+    command
+        .current_dir(script_dir())
+        .arg("inspector.test.mjs")
+        .arg(url)
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped());
+    if !screenshot {
+        command.env_remove("FRAMEWISE_BROWSER_SHOT");
+    }
+    let mut child = command.spawn().expect("node starts");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for node") {
+            break status;
+        }
+        if started.elapsed() > SCRIPT_TIMEOUT {
+            let _ = child.kill();
+            panic!("inspector.test.mjs ran past {SCRIPT_TIMEOUT:?} against {url}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut output = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        std::io::Read::read_to_string(&mut stdout, &mut output).expect("read node's output");
+    }
+    println!("{}", output.trim_end());
+    assert!(
+        status.success(),
+        "inspector.test.mjs {extra:?} against {url} exited {status}: {}",
+        output.trim_end()
+    );
+}
+
+#[test]
+fn the_page_renders_a_demo_capture() {
+    if !browser_available() {
+        return;
+    }
+    let url = serve(&recorded().capture, None);
+    run_script(&url, &[], true);
+}
+
+#[test]
+fn a_truncated_capture_shows_the_recovered_banner_and_the_capture_comparison() {
+    if !browser_available() {
+        return;
+    }
+    let recorded = recorded();
+    let url = serve(&recorded.truncated, Some(&recorded.capture));
+    run_script(&url, &["--expect-recovered"], false);
+}
+
+#[test]
+fn a_gpu_capture_has_a_nominal_gpu_track() {
+    if !browser_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = serve(&gpu_recording(dir.path()), None);
+    run_script(&url, &["--expect-gpu"], false);
+}

@@ -1,0 +1,253 @@
+// Drives the inspector in Debian's chromium and checks what it renders against the API,
+// which this script fetches itself with the page's token.
+//
+//   node inspector.test.mjs URL [--expect-recovered] [--expect-gpu]
+//
+// URL is the address `framewise view` printed (http://127.0.0.1:PORT/?token=…). Env:
+// FRAMEWISE_CHROMIUM (default: chromium on PATH), FRAMEWISE_BROWSER_SHOT (save a screenshot).
+// Exit 0 when every check holds; else 1 with one line naming the first that did not.
+
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const args = process.argv.slice(2);
+const address = args.find((arg) => !arg.startsWith("--"));
+const expectRecovered = args.includes("--expect-recovered");
+const expectGpu = args.includes("--expect-gpu");
+const TIMEOUT_MS = 30_000;
+
+class Failure extends Error {}
+function check(condition, message) {
+  if (!condition) throw new Failure(message);
+}
+
+function chromiumPath() {
+  if (process.env.FRAMEWISE_CHROMIUM) return process.env.FRAMEWISE_CHROMIUM;
+  try {
+    return execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"], { encoding: "utf8" }).trim();
+  } catch {
+    throw new Failure("no chromium on PATH (scripts/install-test-deps installs Debian's chromium)");
+  }
+}
+
+/** The API, asked directly (not through the page), with the token from the address. */
+function apiClient(base) {
+  const token = base.searchParams.get("token");
+  return async (path, params = {}) => {
+    const url = new URL(`/api/${path}`, base);
+    for (const [key, value] of Object.entries({ ...params, token })) url.searchParams.set(key, String(value));
+    const response = await fetch(url);
+    check(response.ok, `GET /api/${path} answered ${response.status}`);
+    return response.json();
+  };
+}
+
+/** A displayed "12.34 ms" / "5.6 µs" must be the API's milliseconds to the digits shown. */
+function sameMs(text, ms, what) {
+  if (ms === null || ms === undefined) {
+    check(text.trim() === "—", `${what}: the API says null, the page shows "${text}"`);
+    return;
+  }
+  const match = /^(-?[\d.]+) (ms|µs)$/.exec(text.trim());
+  check(match, `${what}: "${text}" is not a time`);
+  const shown = Number(match[1]) / (match[2] === "µs" ? 1000 : 1);
+  const decimals = (match[1].split(".")[1] ?? "").length + (match[2] === "µs" ? 3 : 0);
+  check(Math.abs(shown - ms) <= 0.5 * 10 ** -decimals + 1e-12, `${what}: page shows ${text}, API says ${ms} ms`);
+}
+
+/** Waits for `selector`; a time-out fails with `what` and any page error seen so far. */
+async function waitFor(page, selector, what, problems) {
+  try {
+    await page.waitForSelector(selector, { timeout: TIMEOUT_MS });
+  } catch {
+    throw new Failure(`${what}: ${selector} did not appear in ${TIMEOUT_MS / 1000} s${problems[0] ? ` (${problems[0]})` : ""}`);
+  }
+}
+
+async function run(browserContext) {
+  const base = new URL(address);
+  const api = apiClient(base);
+  const [capture, strip, hitches, stats] = await Promise.all([api("capture"), api("strip"), api("hitches"), api("stats")]);
+  const page = await browserContext.newPage();
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  const problems = [];
+  page.on("console", (message) => message.type() === "error" && problems.push(`console error: ${message.text()}`));
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`));
+
+  await page.goto(base.href);
+  await waitFor(page, "body[data-ready='1'], body[data-error]", "the first render", problems);
+  const error = await page.getAttribute("body", "data-error");
+  check(!error, `the page shows an error (${error}): ${await page.textContent("#error")}`);
+
+  // Header and banner.
+  check((await page.textContent("#fact-file dd")) === capture.file, "the header does not name the capture's file");
+  check(capture.frame_count > 0 && capture.frame_count === strip.period_ns.length, "the API's frame count and strip disagree");
+  const bannerShown = await page.isVisible("#banner");
+  if (expectRecovered) {
+    check(capture.recovered === true, "--expect-recovered, but /api/capture says recovered: false");
+    check(bannerShown, "the capture is recovered and the page shows no banner");
+    const banner = await page.textContent("#banner");
+    for (const defect of capture.defects) check(banner.includes(defect.kind), `the banner does not list defect ${defect.kind}`);
+  } else {
+    check(capture.recovered === false, `the capture is recovered (${capture.defects.map((d) => d.kind).join(", ")}) and --expect-recovered was not given`);
+    check(!bannerShown, "a banner is shown for a capture that was not recovered");
+  }
+
+  // The strip drew every frame; hitches are marked.
+  const drawn = Number(await page.getAttribute("#strip", "data-frames"));
+  check(drawn === capture.frame_count, `the strip drew ${drawn} frames of ${capture.frame_count}`);
+  const marks = Number(await page.getAttribute("#strip", "data-hitch-marks"));
+  check((marks > 0) === strip.hitch.some(Boolean), `the strip marks ${marks} hitch columns; the API has ${strip.hitch.filter(Boolean).length} hitches`);
+
+  // Hitches list.
+  const hitchRows = await page.locator("#hitch-table tbody tr").count();
+  check(hitchRows === hitches.hitches.length, `the hitch list has ${hitchRows} rows, /api/hitches ${hitches.hitches.length}`);
+
+  // Statistics over the whole capture, and the note that always goes with them.
+  sameMs(await page.textContent("#stat-frame-p50"), stats.frame.p50, "frame p50");
+  sameMs(await page.textContent("#stat-frame-p95"), stats.frame.p95, "frame p95");
+  const note = (await page.textContent("#quant-note")) ?? "";
+  check(note.includes("quantized") && note.includes("aggregates"), "the statistics do not carry the quantization note");
+
+  // With `--compare OTHER`, the capture comparison lists every changed metric of /api/diff.
+  if (capture.compare) {
+    const diff = await api("diff");
+    const changed = diff.rows.filter((r) => r.change === "better" || r.change === "worse").length;
+    const shown = await page.locator("#diff-table tbody tr").count();
+    check(shown === Math.min(changed, 200), `the capture comparison shows ${shown} rows, /api/diff has ${changed} changed`);
+  } else {
+    check(!(await page.isVisible("#diff")), "a capture comparison is shown without --compare");
+  }
+
+  // Clicking the first hitch selects its row; the timeline shows that frame's lanes.
+  let row = 0;
+  if (hitches.hitches.length > 0) {
+    const first = hitches.hitches[0];
+    row = strip.index.indexOf(first.frame);
+    check(row >= 0, `hitch frame ${first.frame} is not in the strip`);
+    // Move away first (End selects the last row), so that the click has something to change.
+    const last = capture.frame_count - 1;
+    await page.focus("#strip");
+    await page.keyboard.press(row === last ? "Home" : "End");
+    await waitFor(page, `body[data-selected-row='${row === last ? 0 : last}']`, "the End / Home key", problems);
+    await page.click("#hitch-table tbody tr >> nth=0");
+    await waitFor(page, `body[data-selected-row='${row}']`, "clicking the first hitch", problems);
+  }
+  const frame = await api("frame", { row });
+  const expectedLanes = frame.lanes.map((lane) => lane.thread);
+  if (frame.gpu.spans.length > 0) expectedLanes.push("GPU (nominal)");
+  check(!expectGpu || frame.gpu.spans.length > 0, `--expect-gpu, but row ${row} has no GPU spans`);
+  const lanes = JSON.parse((await page.getAttribute("#timeline", "data-lanes")) ?? "[]");
+  check(JSON.stringify(lanes) === JSON.stringify(expectedLanes), `timeline lanes ${JSON.stringify(lanes)}, frame has ${JSON.stringify(expectedLanes)}`);
+  check(Number(await page.getAttribute("#timeline", "data-row")) === row, "the timeline is not of the selected row");
+  const dropped = await page.textContent("#timeline-dropped");
+  check(dropped.includes(String(frame.dropped_spans)), `the timeline shows "${dropped}", the frame dropped ${frame.dropped_spans}`);
+
+  // Structure of the selected frame.
+  const structure = await api("structure", { row });
+  if (structure.topology) {
+    const labels = await page.locator("#pass-structure tbody tr td.name").allTextContents();
+    check(labels.length === structure.topology.passes.length, `structure lists ${labels.length} passes, the frame has ${structure.topology.passes.length}`);
+    for (const pass of structure.topology.passes) check(labels.includes(pass.label), `structure does not list pass ${pass.label}`);
+  } else {
+    check((await page.textContent("#structure-reason")).includes(structure.reason ?? ""), "structure does not say why there is no topology");
+  }
+
+  // Pass detail: the first scope's sparkline has a point for each row it ran in.
+  const firstScope = Object.keys(stats.scopes)[0];
+  if (firstScope !== undefined) {
+    await page.click(`#scope-table tbody tr >> nth=0`);
+    await waitFor(page, "#sparkline", `clicking scope ${firstScope}`, problems);
+    const series = await api("series", { kind: "scope", name: firstScope });
+    const points = Number(await page.getAttribute("#sparkline", "data-points"));
+    check(points === series.values.filter((value) => value !== null).length, `the sparkline of ${firstScope} has ${points} points`);
+  }
+
+  // Comparison: pin the selection (P), move to the next frame (→), the table appears.
+  check(capture.frame_count > 1, "one frame: nothing to compare");
+  const b = row + 1 < capture.frame_count ? row + 1 : row - 1;
+  await page.focus("#strip");
+  await page.keyboard.press("p");
+  await page.keyboard.press(b > row ? "ArrowRight" : "ArrowLeft");
+  await waitFor(page, `body[data-selected-row='${b}']`, "the arrow key", problems);
+  await waitFor(page, "#compare-table", "pinning a frame and selecting another", problems);
+  const compare = await api("compare", { a: row, b });
+  const compareRows = await page.locator("#compare-table tbody tr").count();
+  check(compareRows === compare.rows.length, `the comparison has ${compareRows} rows, /api/compare ${compare.rows.length}`);
+
+  // Dragging across the strip restricts the statistics to that range.
+  const box = await page.locator("#strip").boundingBox();
+  await page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  await waitFor(page, `body:not([data-range='0-${capture.frame_count}'])`, "dragging across the strip", problems);
+  const [from, to] = (await page.getAttribute("body", "data-range")).split("-").map(Number);
+  const near = (value, share) => Math.abs(value - share * capture.frame_count) <= capture.frame_count / 50 + 2;
+  check(near(from, 0.2) && near(to, 0.5), `a drag over 20–50% of the strip selected rows ${from}–${to} of ${capture.frame_count}`);
+  const rangeStats = await api("stats", { from, to });
+  sameMs(await page.textContent("#stat-frame-p50"), rangeStats.frame.p50, `frame p50 over rows ${from}–${to}`);
+
+  if (process.env.FRAMEWISE_BROWSER_SHOT) {
+    await page.mouse.move(0, 0); // no tooltip over the picture
+    await page.screenshot({ path: process.env.FRAMEWISE_BROWSER_SHOT, fullPage: true });
+  }
+  check(problems.length === 0, problems[0]);
+  await page.close();
+
+  // Without the token the page says what to do instead of failing silently; with a wrong
+  // one the server's 403 is explained the same way.
+  for (const [label, href] of [
+    ["no token", new URL("/", base).href],
+    ["a wrong token", new URL("/?token=00000000000000000000000000000000", base).href],
+  ]) {
+    const tokenPage = await browserContext.newPage();
+    const errors = [];
+    tokenPage.on("pageerror", (e) => errors.push(e.message));
+    await tokenPage.goto(href);
+    await waitFor(tokenPage, "body[data-error]", `opening the page with ${label}`, errors);
+    check((await tokenPage.getAttribute("body", "data-error")) === "token", `with ${label} the page does not report a token problem`);
+    check((await tokenPage.textContent("#error")).includes("token"), `with ${label} the message does not mention the token`);
+    check(errors.length === 0, `with ${label}: page error ${errors[0]}`);
+    await tokenPage.close();
+  }
+  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows`;
+}
+
+async function main() {
+  check(address, "usage: node inspector.test.mjs URL [--expect-recovered] [--expect-gpu]");
+  const profile = mkdtempSync(join(tmpdir(), "framewise-chromium-"));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: chromiumPath(),
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
+        "--no-first-run",
+      ],
+      timeout: TIMEOUT_MS,
+    });
+    const summary = await run(context);
+    console.log(`ok: inspector ${summary}${expectRecovered ? ", recovered banner shown" : ""}${expectGpu ? ", GPU track shown" : ""}`);
+  } finally {
+    await context?.close().catch(() => {});
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  const message = error instanceof Failure ? error.message : `${error.name}: ${error.message}`;
+  console.log(`FAIL: ${message.split("\n")[0]}`);
+  process.exit(1);
+});
