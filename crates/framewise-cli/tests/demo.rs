@@ -30,6 +30,12 @@ fn the_demo_records_explains_and_names_each_hitch_by_its_cause() {
         run.stdout
     );
     assert!(
+        run.stdout.contains("  framewise view demo.sgpt\n"),
+        "the next steps name the inspector:\n{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("not built yet"), "{}", run.stdout);
+    assert!(
         run.stderr.is_empty(),
         "stderr is for progress on a terminal only: {}",
         run.stderr

@@ -97,6 +97,50 @@ fn view_prints_its_address_and_serves_the_capture() {
     drop(viewer);
 }
 
+#[test]
+fn demo_view_serves_the_capture_it_just_wrote() {
+    let dir = Dir::new();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_framewise"))
+        .args([
+            "demo",
+            "--frames",
+            "120",
+            "--threads",
+            "2",
+            "-o",
+            "d.sgpt",
+            "--view",
+        ])
+        .current_dir(dir.tmp.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn framewise demo --view");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let _viewer = Viewer(child);
+    let mut report = String::new();
+    let mut address = None;
+    for line in BufReader::new(stdout).lines() {
+        let line = line.expect("read stdout");
+        if let Some(url) = line.strip_prefix("inspector: http://") {
+            address = Some(url.to_owned());
+            break;
+        }
+        report.push_str(&line);
+        report.push('\n');
+    }
+    let url = address.unwrap_or_else(|| panic!("no address line after:\n{report}"));
+    // The demo's own report comes first, then the inspector's section.
+    assert!(report.contains("── framewise hitches d.sgpt"), "{report}");
+    assert!(report.ends_with("── framewise view d.sgpt\n"), "{report}");
+    let (addr, token) = url.split_once("/?token=").expect("a token");
+    let (status, body) = get(addr, &format!("/api/capture?token={token}"));
+    assert!(status.contains("200"), "{status}");
+    let capture: Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(capture["frame_count"], 120);
+    assert_eq!(capture["file"], "d.sgpt");
+}
+
 #[cfg(unix)]
 #[test]
 fn view_stops_cleanly_on_sigterm() {

@@ -123,15 +123,39 @@ impl Server {
 
     /// Serves until Ctrl-C (SIGINT) or SIGTERM.
     pub fn run(self) -> Result<(), ServeError> {
-        self.run_until(shutdown_signal())
+        self.run_announced(|_| Ok(()))
     }
 
-    /// Serves until `shutdown` completes, on a single-threaded runtime on the calling
-    /// thread (one browser on the same machine needs no more); requests being answered
-    /// are finished first.
+    /// Serves until Ctrl-C (SIGINT) or SIGTERM, calling `ready` with [`Self::url`] once
+    /// the signal handlers are installed (where `framewise view` prints its address line:
+    /// whoever reads it may stop the server at once, and a SIGTERM then is a clean stop,
+    /// never the default kill).
+    pub fn run_announced(
+        self,
+        ready: impl FnOnce(&str) -> std::io::Result<()>,
+    ) -> Result<(), ServeError> {
+        let url = self.url();
+        self.serve(move || {
+            let shutdown = shutdown_signals()?;
+            ready(&url)?;
+            Ok(shutdown)
+        })
+    }
+
+    /// Serves until `shutdown` completes; requests being answered are finished first.
     pub fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
+        self.serve(move || Ok(shutdown))
+    }
+
+    /// Serves on a single-threaded runtime on the calling thread (one browser on the same
+    /// machine needs no more) until the future `start` returns (made inside the runtime)
+    /// completes.
+    fn serve<F: Future<Output = ()> + Send + 'static>(
+        self,
+        start: impl FnOnce() -> std::io::Result<F>,
     ) -> Result<(), ServeError> {
         let app = router(self.inspector, self.token, self.web_dir);
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -141,6 +165,7 @@ impl Server {
         let listener = self.listener;
         runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener)?;
+            let shutdown = start()?;
             axum::serve(listener, app)
                 .with_graceful_shutdown(shutdown)
                 .await
@@ -173,27 +198,28 @@ pub fn router(inspector: Inspector, token: Token, web_dir: Option<PathBuf>) -> a
         .layer(axum::middleware::from_fn(assets::headers))
 }
 
-/// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM: when `framewise view` should stop.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        // If the handler cannot be installed, only SIGTERM (or killing) stops the server.
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
+/// Installs the handlers for Ctrl-C (SIGINT) and, on Unix, SIGTERM, now; the future
+/// completes on the first of them. Call inside the runtime.
+fn shutdown_signals() -> std::io::Result<impl Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {},
+                _ = terminate.recv() => {},
             }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
+        })
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
+    {
+        Ok(async {
+            // If the handler cannot be installed, only killing the process stops it.
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        })
     }
 }

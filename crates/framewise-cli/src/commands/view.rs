@@ -9,12 +9,12 @@
 //! Exit: 0 after a clean shutdown; 4 when a capture cannot be read or the port cannot be
 //! bound.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use framewise_inspector::{Compared, Inspector, Server};
 
 use crate::input::{self, InputArgs, Need};
-use crate::output;
 
 /// `framewise view`.
 #[derive(Debug, clap::Args)]
@@ -67,7 +67,12 @@ pub fn serve(
     };
     let inspector = Inspector::new(loaded, &input::shown(capture), compared);
     let server = Server::new(inspector, port)?.with_web_dir(web_dir);
-    output::write_stdout(&format!("inspector: {}\n", server.url()))?;
-    server.run()?;
+    // Printed once Ctrl-C and SIGTERM stop the server cleanly, and flushed at once: a
+    // script reads this line to find the server.
+    server.run_announced(|url| {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "inspector: {url}")?;
+        out.flush()
+    })?;
     Ok(0)
 }
