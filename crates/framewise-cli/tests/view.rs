@@ -40,9 +40,15 @@ impl Drop for Viewer {
 /// Starts `framewise view game.sgpt` on a synthetic capture; the viewer and its first
 /// stdout line.
 fn start(dir: &Dir) -> (Viewer, String) {
+    start_with(dir, &[])
+}
+
+/// The same with extra arguments.
+fn start_with(dir: &Dir, extra: &[&str]) -> (Viewer, String) {
     write_game(&dir.path("game.sgpt"), &Game::default());
     let mut child = Command::new(env!("CARGO_BIN_EXE_framewise"))
         .args(["view", "game.sgpt"])
+        .args(extra)
         .current_dir(dir.tmp.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -95,6 +101,33 @@ fn view_prints_its_address_and_serves_the_capture() {
         .json();
     assert_eq!(served, cli);
     drop(viewer);
+}
+
+#[test]
+fn view_compare_serves_the_diff_verbs_json() {
+    let dir = Dir::new();
+    let slower = Game {
+        render_extra_ns: 2_000_000,
+        ..Game::default()
+    };
+    write_game(&dir.path("slow.sgpt"), &slower);
+    let (_viewer, line) = start_with(&dir, &["--compare", "slow.sgpt"]);
+    let url = line
+        .trim_end()
+        .strip_prefix("inspector: http://")
+        .unwrap_or_else(|| panic!("address line: {line:?}"));
+    let (addr, token) = url.split_once("/?token=").expect("a token");
+    let (status, body) = get(addr, &format!("/api/diff?token={token}"));
+    assert!(status.contains("200"), "{status}");
+    let served: Value = serde_json::from_str(&body).expect("JSON");
+    let cli = dir
+        .run(&["diff", "game.sgpt", "slow.sgpt", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(served, cli);
+    let (_, body) = get(addr, &format!("/api/capture?token={token}"));
+    let capture: Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(capture["compare"]["file"], "slow.sgpt");
 }
 
 #[test]

@@ -561,3 +561,21 @@ fn a_port_in_use_is_an_error_not_a_panic() {
         "{err}"
     );
 }
+
+#[test]
+fn a_web_dir_is_read_from_disk_and_never_left() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("app.js"), "// edited\n").unwrap();
+    let inspector = Inspector::open(demo(), None).unwrap();
+    let app = router(
+        inspector,
+        Token::from_string(TOKEN),
+        Some(dir.path().to_owned()),
+    );
+    let (status, body) = get_raw(&app, "/app/app.js", None);
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body, b"// edited\n");
+    for path in ["/app/..%2Fsecret.js", "/app/.hidden.js", "/app/style.css"] {
+        assert_eq!(get_raw(&app, path, None).0, StatusCode::NOT_FOUND, "{path}");
+    }
+}
