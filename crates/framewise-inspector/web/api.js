@@ -153,6 +153,7 @@ export function palette() {
     work: read("--work"),
     gpu: read("--gpu"),
     hitch: read("--hitch"),
+    hitchWork: read("--hitch-work"),
     paused: read("--paused"),
     budget: read("--budget"),
     select: read("--select"),

@@ -38,6 +38,12 @@ export class Strip {
     return columns;
   }
 
+  /** The frame a click at `x` means: the column's tallest (the bar drawn), else its first. */
+  peakAt(x) {
+    const column = Math.max(0, Math.min((this.peaks?.length ?? 1) - 1, Math.floor(x / this.barWidth)));
+    return this.peaks ? this.peaks[column] : this.rowAt(x);
+  }
+
   rowAt(x) {
     const column = Math.floor(x / this.barWidth);
     return Math.max(0, Math.min(this.count - 1, Math.floor(column * this.perColumn)));
@@ -60,6 +66,7 @@ export class Strip {
     let hitchesMarked = 0;
     let lastLabelX = -Infinity;
     const over = [];
+    this.peaks = new Int32Array(columns);
     for (let column = 0; column < columns; column++) {
       const first = Math.floor(column * this.perColumn);
       const last = Math.max(first, Math.floor((column + 1) * this.perColumn) - 1);
@@ -78,6 +85,7 @@ export class Strip {
         anyHitch ||= hitch[row];
         allPaused &&= paused[row];
       }
+      this.peaks[column] = maxRow;
       const x = column * this.barWidth;
       const w = Math.max(1, this.barWidth - gap);
       if (anyHitch) {
@@ -90,7 +98,7 @@ export class Strip {
       g.fillStyle = allPaused ? colours.paused : anyHitch ? colours.hitch : colours.period;
       g.fillRect(x, y(maxPeriod), w, base - y(maxPeriod));
       if (!allPaused) {
-        g.fillStyle = colours.work;
+        g.fillStyle = anyHitch ? colours.hitchWork : colours.work;
         g.fillRect(x, y(Math.min(maxWork, maxPeriod)), w, base - y(Math.min(maxWork, maxPeriod)));
       }
       if (maxPeriod > this.ceiling) over.push({ x: x + w / 2, ns: maxPeriod, row: maxRow });
@@ -130,12 +138,10 @@ export class Strip {
       g.lineTo(width, Math.round(y(budget)) + 0.5);
       g.stroke();
       g.setLineDash([]);
-      g.fillStyle = colours.budget;
-      g.fillText(`budget ${fmtNs(budget)}`, 4, y(budget) - 3);
+      backedText(g, `budget ${fmtNs(budget)}`, 4, y(budget) - 3, colours.budget, colours.bg);
     }
-    g.fillStyle = colours.muted;
     g.textAlign = "right";
-    g.fillText(`ceiling ${fmtNs(this.ceiling)}`, width - 4, TOP + 9);
+    backedText(g, `ceiling ${fmtNs(this.ceiling)}`, width - 4, TOP + 9, colours.muted, colours.bg);
     g.textAlign = "left";
     g.fillText(`row 0`, 2, base + MARK + 10);
     g.textAlign = "right";
@@ -196,11 +202,11 @@ export class Strip {
 
   pointerUp(event) {
     if (!this.drag) return;
-    const { moved, startRow } = this.drag;
+    const { moved, startX } = this.drag;
     const range = moved ? this.span(event.offsetX) : null;
     this.drag = null;
     if (range) this.onRange(range);
-    else this.onSelect(startRow);
+    else this.onSelect(this.peakAt(startX));
   }
 
   /** The rows a drag from its start to `x` covers, as a half-open range. */
@@ -212,14 +218,14 @@ export class Strip {
   }
 
   hover(event) {
-    const row = this.rowAt(event.offsetX);
+    const row = this.peakAt(event.offsetX);
     const d = this.data;
     const lines = [
       `row ${row} · frame ${d.index[row]}${d.phase[row] ? ` · ${d.phase[row]}` : ""}`,
       `period ${d.period_ns[row] === null ? "— (unknown)" : fmtNs(d.period_ns[row])} · work ${fmtNs(d.work_ns[row])}`,
       `gpu ${fmtNs(d.gpu_ns[row])}${d.paused[row] ? " · paused" : ""}${d.hitch[row] ? " · HITCH" : ""}`,
     ];
-    if (this.perColumn > 1) lines.push(`(one column = ${this.perColumn.toFixed(1)} frames; bar = their max)`);
+    if (this.perColumn > 1) lines.push(`(one column = ${this.perColumn.toFixed(1)} frames; the bar and a click are their tallest)`);
     this.tooltip.textContent = lines.join("\n");
     this.tooltip.hidden = false;
     const box = this.canvas.getBoundingClientRect();
@@ -240,4 +246,16 @@ export function ceilingNs(strip) {
   const p99 = periods[Math.floor((periods.length - 1) * 0.99)];
   const ceiling = Math.max(budget * 3, p99 * 1.25);
   return max <= ceiling ? Math.max(max, budget * 1.25) : ceiling;
+}
+
+/** Text on a backing box of the panel's colour, so it stays readable over bars. */
+function backedText(g, text, x, y, colour, background) {
+  const width = g.measureText(text).width;
+  const left = g.textAlign === "right" ? x - width : x;
+  g.globalAlpha = 0.8;
+  g.fillStyle = background;
+  g.fillRect(left - 2, y - 9, width + 4, 12);
+  g.globalAlpha = 1;
+  g.fillStyle = colour;
+  g.fillText(text, x, y);
 }

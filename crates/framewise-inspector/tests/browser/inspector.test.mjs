@@ -179,8 +179,18 @@ async function run(browserContext) {
   const compareRows = await page.locator("#compare-table tbody tr").count();
   check(compareRows === compare.rows.length, `the comparison has ${compareRows} rows, /api/compare ${compare.rows.length}`);
 
-  // Dragging across the strip restricts the statistics to that range.
+  // A click on the strip selects the frame under it (with more frames than pixels, the
+  // column's tallest, which is the bar drawn there).
   const box = await page.locator("#strip").boundingBox();
+  const threeQuarters = Math.floor(capture.frame_count * 0.75);
+  const target = threeQuarters === b ? threeQuarters - 1 : threeQuarters;
+  await page.mouse.click(box.x + ((target + 0.5) * box.width) / capture.frame_count, box.y + box.height / 2);
+  await waitFor(page, `body:not([data-selected-row='${b}'])`, "clicking the strip", problems);
+  const clicked = Number(await page.getAttribute("body", "data-selected-row"));
+  const perPixel = Math.max(1, capture.frame_count / box.width);
+  check(Math.abs(clicked - target) <= 2 * perPixel, `a click on row ${target} of the strip selected row ${clicked}`);
+
+  // Dragging across the strip restricts the statistics to that range.
   await page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2);
   await page.mouse.down();
   await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2, { steps: 5 });
