@@ -127,7 +127,9 @@ export class Timeline {
     }
     const marksOutside = frame.marks.filter((mark) => !mark.thread || !this.tracks.some((t) => t.label === mark.thread));
     for (const mark of marksOutside) this.tick(g, x(mark.at_ns), RULER - 6, height - RULER, colours.pinned);
-    this.canvas.dataset.view = `${Math.round(this.view.from)}-${Math.round(this.view.to)}`;
+    this.canvas.dataset.view = JSON.stringify([Math.round(this.view.from), Math.round(this.view.to)]);
+    // Where things were drawn, for tests that point at a span: the gutter, each lane's top.
+    this.canvas.dataset.layout = JSON.stringify({ gutter: GUTTER, row: ROW, tops: this.layout.map((lane) => lane.top) });
   }
 
   drawRuler(g, width, x, colours) {

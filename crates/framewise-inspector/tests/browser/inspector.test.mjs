@@ -147,6 +147,31 @@ async function run(browserContext) {
   const dropped = await page.textContent("#timeline-dropped");
   check(dropped.includes(String(frame.dropped_spans)), `the timeline shows "${dropped}", the frame dropped ${frame.dropped_spans}`);
 
+  // Hovering the widest span of the first lane names its scope, its site and its duration
+  // as recorded, with the exact ns.
+  if (frame.lanes.length > 0) {
+    const [viewFrom, viewTo] = JSON.parse(await page.getAttribute("#timeline", "data-view"));
+    const layout = JSON.parse(await page.getAttribute("#timeline", "data-layout"));
+    const widest = frame.lanes[0].spans.filter((s) => s.depth === 0).sort((p, q) => q.dur_ns - p.dur_ns)[0];
+    const tl = await page.locator("#timeline").boundingBox();
+    const mid = widest.start_ns + widest.dur_ns / 2;
+    await page.mouse.move(
+      tl.x + layout.gutter + ((mid - viewFrom) / (viewTo - viewFrom)) * (tl.width - layout.gutter),
+      tl.y + layout.tops[0] + layout.row / 2,
+    );
+    const tip = ((await page.textContent("#tooltip")) ?? "").replace(/\u2009/g, "");
+    check(await page.isVisible("#tooltip"), "hovering a span shows no tooltip");
+    check(tip.includes(widest.scope) && tip.includes(`${widest.dur_ns} ns`), `the tooltip over ${widest.scope} (${widest.dur_ns} ns) says "${tip}"`);
+    check(!widest.site || tip.includes(widest.site), `the tooltip over ${widest.scope} does not name its site ${widest.site}`);
+    // The wheel zooms in around the pointer; a double-click resets the view.
+    await page.mouse.wheel(0, -400);
+    await page.waitForFunction((before) => document.getElementById("timeline").dataset.view !== before, JSON.stringify([viewFrom, viewTo]), { timeout: 5000 }).catch(() => {});
+    const [zoomFrom, zoomTo] = JSON.parse(await page.getAttribute("#timeline", "data-view"));
+    check(zoomTo - zoomFrom < (viewTo - viewFrom) * 0.9 && zoomFrom <= mid && mid <= zoomTo, "the wheel does not zoom the timeline at the pointer");
+    await page.mouse.dblclick(tl.x + tl.width / 2, tl.y + layout.tops[0]);
+    check(JSON.stringify(JSON.parse(await page.getAttribute("#timeline", "data-view"))) === JSON.stringify([viewFrom, viewTo]), "a double-click does not reset the timeline");
+  }
+
   // Structure of the selected frame.
   const structure = await api("structure", { row });
   if (structure.topology) {
