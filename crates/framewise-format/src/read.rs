@@ -348,6 +348,48 @@ pub fn from_bytes(bytes: Vec<u8>) -> Result<Capture, OpenError> {
     Capture::from_bytes(bytes)
 }
 
+/// Reads the one frame record `entry` locates (its offset and length, as
+/// [`Capture::frame_entry`] gave them) from `file` and decodes it into `frame`: what
+/// [`Capture::read_frame_into`] does for a capture opened by its directory, without the
+/// opened capture. For a program that keeps a file open and re-reads frames on demand
+/// long after it read the file (the inspector's timeline). The record must still be an
+/// intact `FRAM` of that length at that offset (sync, length, checksum), else
+/// [`Defect::Corrupt`] (nothing there, or something else) or [`Defect::BadPayload`] (a
+/// record that does not decode): a file changed since it was read never panics here.
+pub fn read_frame_at(
+    file: &File,
+    entry: FrameEntry,
+    decoder: &mut FrameDecoder,
+    frame: &mut Frame,
+) -> Result<(), Defect> {
+    let corrupt = || Defect::Corrupt {
+        offset: entry.offset,
+        bytes_skipped: entry.length,
+    };
+    // The length comes from a file: checked against what the file holds now before
+    // anything is allocated.
+    let file_len = file.metadata().map_err(|_| corrupt())?.len();
+    let end = entry.offset.checked_add(entry.length).ok_or_else(corrupt)?;
+    if entry.length < RECORD_HEADER_LEN as u64 || end > file_len {
+        return Err(corrupt());
+    }
+    let mut bytes = vec![0u8; usize::try_from(entry.length).map_err(|_| corrupt())?];
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(&mut bytes, entry.offset)
+            .map_err(|_| corrupt())?;
+    }
+    #[cfg(not(unix))]
+    {
+        let mut f = file;
+        f.seek(SeekFrom::Start(entry.offset))
+            .and_then(|_| f.read_exact(&mut bytes))
+            .map_err(|_| corrupt())?;
+    }
+    Capture::decode_frame_record(&bytes, entry, decoder, frame)
+}
+
 impl Capture {
     /// See [`open`].
     pub fn open(path: impl AsRef<Path>) -> Result<Self, OpenError> {
@@ -824,6 +866,31 @@ impl Capture {
             .map_err(bad)
     }
 
+    /// Decodes `bytes`, the whole record `entry` locates (framing included), into `frame`:
+    /// it must be an intact `FRAM` of the entry's length.
+    fn decode_frame_record(
+        bytes: &[u8],
+        entry: FrameEntry,
+        decoder: &mut FrameDecoder,
+        frame: &mut Frame,
+    ) -> Result<(), Defect> {
+        let r = record_at(bytes, 0)
+            .filter(|r| r.length() == entry.length)
+            .ok_or(Defect::Corrupt {
+                offset: entry.offset,
+                bytes_skipped: entry.length,
+            })?;
+        Self::check_frame_record(r, entry)?;
+        decoder
+            .decode_frame_into(bytes.get(RECORD_HEADER_LEN..).unwrap_or_default(), frame)
+            .map(|_| ())
+            .map_err(|error| Defect::BadPayload {
+                offset: entry.offset,
+                record_type: FRAM,
+                error,
+            })
+    }
+
     /// A frame record read by its directory entry must be a `FRAM`.
     fn check_frame_record(r: RecordRef, entry: FrameEntry) -> Result<(), Defect> {
         if r.record_type == FRAM {
@@ -893,18 +960,7 @@ impl Capture {
                 let from = usize::try_from(entry.offset - piece_at).map_err(|_| corrupt())?;
                 let to = usize::try_from(end - piece_at).map_err(|_| corrupt())?;
                 let bytes = piece.get(from..to).ok_or_else(corrupt)?;
-                let r = record_at(bytes, 0)
-                    .filter(|r| r.length() == entry.length)
-                    .ok_or_else(corrupt)?;
-                Self::check_frame_record(r, entry)?;
-                decoder
-                    .decode_frame_into(bytes.get(RECORD_HEADER_LEN..).unwrap_or_default(), frame)
-                    .map(|_| ())
-                    .map_err(|error| Defect::BadPayload {
-                        offset: entry.offset,
-                        record_type: FRAM,
-                        error,
-                    })
+                Self::decode_frame_record(bytes, entry, decoder, frame)
             })();
             visit(i, result.map(|()| &*frame));
         }

@@ -151,3 +151,37 @@ fn frames_read_in_pieces_are_the_frames_read_one_by_one() {
         "pieces of 1 MiB must not cover the file"
     );
 }
+
+#[test]
+fn a_frame_read_at_its_offset_is_the_frame_read_by_the_capture() {
+    // Closed (read by the directory) and cut (read by scanning, the file's offsets all
+    // the same): every frame read again from the file by its entry is the same frame, and
+    // a file changed afterwards gives a defect, never a panic.
+    let (bytes, _, _) = support::capture(60, 4, true);
+    let cut = bytes[..bytes.len() * 2 / 3].to_vec();
+    for (name, bytes) in [("at.sgpt", &bytes), ("at-cut.sgpt", &cut)] {
+        let p = temp(name, bytes);
+        let c = read::open(&p).expect("open");
+        let file = std::fs::File::open(&p).expect("open");
+        let mut decoder = framewise_format::payload::FrameDecoder::new();
+        let mut frame = framewise_format::model::Frame::default();
+        for i in 0..c.frame_count() {
+            let entry = c.frame_entry(i).expect("entry");
+            read::read_frame_at(&file, entry, &mut decoder, &mut frame).expect("reads");
+            assert_eq!(frame, c.read_frame(i).expect("frame"), "{name}: frame {i}");
+        }
+        let last = c.frame_entry(c.frame_count() - 1).expect("entry");
+        let mut wrong = last;
+        wrong.offset += 1;
+        assert!(matches!(
+            read::read_frame_at(&file, wrong, &mut decoder, &mut frame),
+            Err(Defect::Corrupt { .. })
+        ));
+        // Overwritten in place, shorter: the last frame is no longer there.
+        std::fs::write(&p, &bytes[..last.offset as usize + 20]).expect("write");
+        assert!(matches!(
+            read::read_frame_at(&file, last, &mut decoder, &mut frame),
+            Err(Defect::Corrupt { .. })
+        ));
+    }
+}
