@@ -651,6 +651,35 @@ fn intern<K: std::hash::Hash + Eq>(
         .or_insert_with(|| u32::try_from(add()).unwrap_or(u32::MAX))
 }
 
+/// Appends one frame's spans to a span table: what a load with spans keeps of each frame
+/// ([`CaptureBuilder::push_frame`]), and what a frame re-read on demand is turned into
+/// ([`crate::load::FrameSource`]), so that the two can never differ.
+pub(crate) fn push_frame_spans(spans: &mut SpanTable, f: &FrameInput) {
+    for lane in &f.lanes {
+        for s in &lane.spans {
+            spans.cpu.push_item(SpanRow {
+                thread: lane.thread,
+                scope: s.scope,
+                depth: s.depth,
+                start_ns: s.start_ns,
+                end_ns: s.end_ns.max(s.start_ns),
+            });
+        }
+    }
+    spans.cpu.close_frame();
+    for p in &f.gpu {
+        if let Some((start, end)) = p.nominal_ns {
+            spans.gpu.push_item(GpuSpanRow {
+                pass: p.pass,
+                depth: p.depth,
+                nominal_start_ns: start,
+                nominal_end_ns: end.max(start),
+            });
+        }
+    }
+    spans.gpu.close_frame();
+}
+
 impl CaptureBuilder {
     /// A builder for a capture from `source`; `with_spans` keeps individual spans.
     pub fn new(source: crate::model::SourceKind, with_spans: bool) -> Self {
@@ -1048,30 +1077,21 @@ impl CaptureBuilder {
 
         if let Some(spans) = self.cap.spans.as_mut() {
             debug_assert!(self.with_spans);
-            for lane in &f.lanes {
-                for s in &lane.spans {
-                    spans.cpu.push_item(SpanRow {
-                        thread: lane.thread,
-                        scope: s.scope,
-                        depth: s.depth,
-                        start_ns: s.start_ns,
-                        end_ns: s.end_ns.max(s.start_ns),
-                    });
-                }
-            }
-            spans.cpu.close_frame();
-            for p in &f.gpu {
-                if let Some((start, end)) = p.nominal_ns {
-                    spans.gpu.push_item(GpuSpanRow {
-                        pass: p.pass,
-                        depth: p.depth,
-                        nominal_start_ns: start,
-                        nominal_end_ns: end.max(start),
-                    });
-                }
-            }
-            spans.gpu.close_frame();
+            push_frame_spans(spans, f);
         }
+    }
+
+    /// Whether no name of any kind has been interned (a builder used only to resolve a
+    /// re-read frame's names, which must all be known already).
+    pub(crate) fn interned_nothing(&self) -> bool {
+        let c = &self.cap;
+        c.scopes.is_empty()
+            && c.threads.is_empty()
+            && c.queues.is_empty()
+            && c.passes.is_empty()
+            && c.phases.is_empty()
+            && c.counters.is_empty()
+            && c.mark_names.is_empty()
     }
 
     /// Finishes: computes periods, fills in topology frame counts, states defects.

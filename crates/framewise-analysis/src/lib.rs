@@ -65,7 +65,10 @@ pub use export::chrome::{write_trace, ExportError, TraceOptions};
 pub use gate::{gate, GateConfig, GateResult, Verdict};
 pub use hitch::{find_hitches, HitchKind, HitchOptions, HitchReport};
 pub use inspect::{inspect, Inspection};
-pub use load::{open, open_with_progress, LoadError, Progress, Stage};
+pub use load::{
+    open, open_with_frame_source, open_with_progress, FrameReadError, FrameSource, LoadError,
+    Progress, Stage,
+};
 pub use model::{Capture, Defect, DefectKind, Grade, SourceKind, TimingGrade, TopologyDetail};
 pub use summary::{
     format_metric, summarize, summarize_with, Direction, MetricTable, MetricUnit, Summary,

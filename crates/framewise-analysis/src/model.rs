@@ -616,6 +616,28 @@ pub struct SpanTable {
     pub gpu: PerFrame<GpuSpanRow>,
 }
 
+impl SpanTable {
+    /// Frame `row`'s spans (none for a row past the end).
+    pub fn frame_spans(&self, row: usize) -> FrameSpans {
+        FrameSpans {
+            cpu: self.cpu.frame(row).to_vec(),
+            gpu: self.gpu.frame(row).to_vec(),
+        }
+    }
+}
+
+/// One frame's spans, as a load with spans keeps them: CPU spans in pre-order per
+/// thread (threads in the order the source gave them), timed GPU pass instances in
+/// submission order. From [`SpanTable::frame_spans`], or read from the file on demand
+/// by [`crate::load::FrameSource`]; the two are the same rows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FrameSpans {
+    /// CPU spans.
+    pub cpu: Vec<SpanRow>,
+    /// Timed GPU pass instances, placed nominally on the CPU axis.
+    pub gpu: Vec<GpuSpanRow>,
+}
+
 /// An append-only column stored in fixed-size chunks, so that growing it never copies
 /// or doubles what is already there (a one-hour capture has columns of 216,000 values).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

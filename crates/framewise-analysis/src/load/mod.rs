@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::build::LoadOptions;
 use crate::import::{chrome, litecap};
-use crate::model::Capture;
+use crate::model::{Capture, FrameSpans};
 
 pub mod sgpt;
 
@@ -63,6 +63,92 @@ pub enum LoadError {
         /// What the reader said.
         message: String,
     },
+}
+
+/// Why one frame's spans could not be read ([`FrameSource::frame_spans`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FrameReadError {
+    /// The capture has no such row.
+    #[error("no frame at row {row}: the capture has {frames} frames")]
+    NoSuchRow {
+        /// The row asked for.
+        row: usize,
+        /// How many rows there are.
+        frames: usize,
+    },
+    /// The frame's record no longer reads back from the file as it was loaded.
+    #[error("{}: frame {index} (row {row}) no longer reads back as it was loaded, so the file changed after it was loaded: {reason}", path.display())]
+    Changed {
+        /// The file.
+        path: PathBuf,
+        /// The row asked for.
+        row: usize,
+        /// The frame's index as it was loaded.
+        index: u64,
+        /// What was found instead.
+        reason: String,
+    },
+}
+
+/// Where a capture's spans come from, one frame at a time: its own span table (a capture
+/// loaded with spans), or its `.sgpt` file, kept open and read again for the one frame
+/// asked for ([`open_with_frame_source`]). Either way the spans are the rows a load with
+/// spans keeps for that frame ([`crate::model::SpanTable::frame_spans`]): a re-read frame
+/// goes through the loader's own conversion and span-table code.
+pub struct FrameSource {
+    from: SpansFrom,
+}
+
+enum SpansFrom {
+    Kept,
+    File(Box<sgpt::FrameFile>),
+}
+
+impl std::fmt::Debug for FrameSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.from {
+            SpansFrom::Kept => f.write_str("FrameSource::Kept"),
+            SpansFrom::File(file) => write!(f, "FrameSource::File({})", file.path().display()),
+        }
+    }
+}
+
+impl FrameSource {
+    /// Spans from the capture's own span table (none when it was loaded without spans).
+    pub fn kept() -> Self {
+        Self {
+            from: SpansFrom::Kept,
+        }
+    }
+
+    /// The file frames are read from on demand, if they are.
+    pub fn file(&self) -> Option<&Path> {
+        match &self.from {
+            SpansFrom::Kept => None,
+            SpansFrom::File(file) => Some(file.path()),
+        }
+    }
+
+    /// Frame `row`'s spans. `capture` is the capture this source came with (from
+    /// [`open_with_frame_source`], or the one loaded with spans for [`Self::kept`]).
+    ///
+    /// A file that was truncated or overwritten since it was loaded is an error
+    /// ([`FrameReadError::Changed`]), never a panic and never another frame's spans; a
+    /// file deleted or renamed over after its load is still read (it stays open).
+    pub fn frame_spans(&self, capture: &Capture, row: usize) -> Result<FrameSpans, FrameReadError> {
+        match &self.from {
+            SpansFrom::File(file) => file.frame_spans(capture, row),
+            SpansFrom::Kept if row < capture.frame_count() => Ok(capture
+                .spans()
+                .map(|t| t.frame_spans(row))
+                .unwrap_or_default()),
+            SpansFrom::Kept => Err(FrameReadError::NoSuchRow {
+                row,
+                frames: capture.frame_count(),
+            }),
+        }
+    }
 }
 
 /// What a load is doing, for a progress display.
@@ -226,6 +312,63 @@ pub fn open_with_progress(
 ) -> Result<Capture, LoadError> {
     let path = path.as_ref();
     let progress: &mut dyn FnMut(Progress) = &mut on_progress;
+    // Peek first: an .sgpt goes to the format crate's own reader, which opens the file.
+    let len = peek(path)?;
+    if len.sgpt {
+        return sgpt::open_reporting(path, options, progress);
+    }
+    let bytes = read_reporting(path, len.bytes, progress).map_err(|source| LoadError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    from_bytes_reporting(bytes, options, progress)
+}
+
+/// Loads a capture for browsing frame by frame (the inspector): an `.sgpt` file is loaded
+/// without its spans, whatever `options.with_spans` says, and the [`FrameSource`] keeps
+/// it open to read one frame's spans again when asked; any other kind (`.litecap`, Chrome
+/// JSON: small, and read whole anyway) is loaded with its spans, which the source then
+/// hands out. Progress is reported as by [`open_with_progress`].
+///
+/// ```no_run
+/// use framewise_analysis::{load, LoadOptions};
+///
+/// let (capture, frames) =
+///     load::open_with_frame_source("game.sgpt", &LoadOptions::default(), |_| {})?;
+/// let spans = frames.frame_spans(&capture, 0)?;
+/// println!("{} CPU spans in the first frame", spans.cpu.len());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn open_with_frame_source(
+    path: impl AsRef<Path>,
+    options: &LoadOptions,
+    mut on_progress: impl FnMut(Progress),
+) -> Result<(Capture, FrameSource), LoadError> {
+    let path = path.as_ref();
+    if peek(path)?.sgpt {
+        let (capture, file) = sgpt::open_with_frames(path, options, &mut on_progress)?;
+        return Ok((
+            capture,
+            FrameSource {
+                from: SpansFrom::File(Box::new(file)),
+            },
+        ));
+    }
+    let capture = open_with_progress(path, &options.clone().with_spans(true), on_progress)?;
+    Ok((capture, FrameSource::kept()))
+}
+
+/// What [`peek`] found.
+struct Peeked {
+    /// The file's length as its metadata gives it.
+    bytes: u64,
+    /// It starts with the `.sgpt` magic.
+    sgpt: bool,
+}
+
+/// A file's length and whether it is an `.sgpt`, from its first bytes: an error for a
+/// directory, an empty or unreadable file.
+fn peek(path: &Path) -> Result<Peeked, LoadError> {
     let io = |source| LoadError::Io {
         path: path.to_owned(),
         source,
@@ -236,7 +379,6 @@ pub fn open_with_progress(
             path: path.to_owned(),
         });
     }
-    // Peek first: an .sgpt goes to the format crate's own reader, which opens the file.
     let mut head = [0u8; 4];
     let n = {
         use std::io::Read;
@@ -246,11 +388,10 @@ pub fn open_with_progress(
     if n == 0 {
         return Err(LoadError::Empty);
     }
-    if detect(head.get(..n).unwrap_or(&[])) == Some(FileKind::Sgpt) {
-        return sgpt::open_reporting(path, options, progress);
-    }
-    let bytes = read_reporting(path, meta.len(), progress).map_err(io)?;
-    from_bytes_reporting(bytes, options, progress)
+    Ok(Peeked {
+        bytes: meta.len(),
+        sgpt: detect(head.get(..n).unwrap_or(&[])) == Some(FileKind::Sgpt),
+    })
 }
 
 /// Reads a whole file in pieces, reporting bytes read.

@@ -7,23 +7,24 @@
 //! the frame's CPU end): a nominal placement; the durations are the GPU's own.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use framewise_format::model::{
-    AdapterType, CaptureLevel, CounterKind as FmtCounterKind, Frame, MarkKind, SymId, SymbolKind,
-    SymbolTable,
+    AdapterType, CaptureLevel, CounterKind as FmtCounterKind, Frame, FrameEntry, MarkKind, SymId,
+    SymbolKind, SymbolTable,
 };
 use framewise_format::payload::FrameDecoder;
 use framewise_format::read;
 
 use crate::build::{
-    CaptureBuilder, Folder, FrameInput, GpuPassInput, LaneInput, LoadOptions, MarkInput, SpanInput,
+    push_frame_spans, CaptureBuilder, Folder, FrameInput, GpuPassInput, LaneInput, LoadOptions,
+    MarkInput, SpanInput,
 };
-use crate::load::{no_progress, LoadError, Progress, Reporter, Stage};
+use crate::load::{no_progress, FrameReadError, LoadError, Progress, Reporter, Stage};
 use crate::model::{
-    AdapterKind, Capture, CounterKind, Defect, DefectKind, Numeric, SourceKind, TopologyAccess,
-    TopologyDetail, TopologyEdge, TopologyPass, TopologyPassKind, TopologyResource,
-    TopologyResourceKind, TopologySummary, UserMark,
+    AdapterKind, Capture, CounterKind, Defect, DefectKind, FrameSpans, Numeric, SourceKind,
+    SpanTable, TopologyAccess, TopologyDetail, TopologyEdge, TopologyPass, TopologyPassKind,
+    TopologyResource, TopologyResourceKind, TopologySummary, UserMark,
 };
 
 /// Loads an `.sgpt` file.
@@ -99,7 +100,7 @@ pub(crate) fn defect_of(d: &read::Defect) -> Defect {
 }
 
 /// SymId → builder id: a dense vector for the small ids writers hand out, a map beyond.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct IdMap {
     dense: Vec<u32>,
     sparse: HashMap<SymId, u32>,
@@ -130,9 +131,10 @@ impl IdMap {
     }
 }
 
-/// Interns format symbols into builder ids, remembering which were never defined.
-struct Names<'a> {
-    symbols: &'a SymbolTable,
+/// Format symbol → builder id, per kind, and the symbols no intact record defined: what
+/// a load learnt about names, kept to re-read frames later ([`FrameSource`]).
+#[derive(Clone, Default)]
+struct Ids {
     unresolved: HashSet<SymId>,
     scopes: IdMap,
     threads: IdMap,
@@ -145,12 +147,18 @@ struct Names<'a> {
     marks: HashMap<SymId, u32>,
 }
 
+/// Interns format symbols into builder ids, remembering which were never defined.
+struct Names<'a> {
+    symbols: &'a SymbolTable,
+    ids: Ids,
+}
+
 impl<'a> Names<'a> {
     fn name(&mut self, id: SymId) -> String {
         match self.symbols.name(id) {
             Some(n) => n.to_owned(),
             None => {
-                self.unresolved.insert(id);
+                self.ids.unresolved.insert(id);
                 format!("#{id}")
             }
         }
@@ -158,7 +166,7 @@ impl<'a> Names<'a> {
 
     #[inline]
     fn scope(&mut self, b: &mut CaptureBuilder, id: SymId) -> u32 {
-        match self.scopes.dense.get(id as usize) {
+        match self.ids.scopes.dense.get(id as usize) {
             Some(&s) if s != u32::MAX => s,
             _ => self.scope_slow(b, id),
         }
@@ -168,7 +176,7 @@ impl<'a> Names<'a> {
     #[cold]
     #[inline(never)]
     fn scope_slow(&mut self, b: &mut CaptureBuilder, id: SymId) -> u32 {
-        if let Some(s) = self.scopes.get(id) {
+        if let Some(s) = self.ids.scopes.get(id) {
             return s;
         }
         let name = self.name(id);
@@ -177,57 +185,57 @@ impl<'a> Names<'a> {
             _ => ("", 0),
         };
         let s = b.scope(&name, file, line);
-        self.scopes.insert(id, s);
+        self.ids.scopes.insert(id, s);
         s
     }
 
     fn thread(&mut self, b: &mut CaptureBuilder, id: SymId) -> u32 {
-        if let Some(t) = self.threads.get(id) {
+        if let Some(t) = self.ids.threads.get(id) {
             return t;
         }
         let name = self.name(id);
         let t = b.thread(&name);
-        self.threads.insert(id, t);
+        self.ids.threads.insert(id, t);
         t
     }
 
     fn pass(&mut self, b: &mut CaptureBuilder, pass: SymId, queue: SymId) -> u32 {
         let at = pass as usize;
-        if let Some(&(q, p)) = self.passes.get(at) {
+        if let Some(&(q, p)) = self.ids.passes.get(at) {
             if q == queue && p != u32::MAX {
                 return p;
             }
         }
-        if let Some(&p) = self.passes_elsewhere.get(&(pass, queue)) {
+        if let Some(&p) = self.ids.passes_elsewhere.get(&(pass, queue)) {
             return p;
         }
         let queue_name = self.name(queue);
         let q = b.queue(&queue_name);
         let name = self.name(pass);
         let p = b.pass(&name, q);
-        if at < IdMap::DENSE_LIMIT && self.passes.get(at).is_none_or(|&(_, p)| p == u32::MAX) {
-            if at >= self.passes.len() {
-                self.passes.resize(at + 1, (0, u32::MAX));
+        if at < IdMap::DENSE_LIMIT && self.ids.passes.get(at).is_none_or(|&(_, p)| p == u32::MAX) {
+            if at >= self.ids.passes.len() {
+                self.ids.passes.resize(at + 1, (0, u32::MAX));
             }
-            self.passes[at] = (queue, p);
+            self.ids.passes[at] = (queue, p);
         } else {
-            self.passes_elsewhere.insert((pass, queue), p);
+            self.ids.passes_elsewhere.insert((pass, queue), p);
         }
         p
     }
 
     fn phase(&mut self, b: &mut CaptureBuilder, id: SymId) -> u32 {
-        if let Some(&p) = self.phases.get(&id) {
+        if let Some(&p) = self.ids.phases.get(&id) {
             return p;
         }
         let name = self.name(id);
         let p = b.phase(&name);
-        self.phases.insert(id, p);
+        self.ids.phases.insert(id, p);
         p
     }
 
     fn counter(&mut self, b: &mut CaptureBuilder, id: SymId) -> u32 {
-        if let Some(c) = self.counters.get(id) {
+        if let Some(c) = self.ids.counters.get(id) {
             return c;
         }
         let name = self.name(id);
@@ -236,17 +244,17 @@ impl<'a> Names<'a> {
             _ => CounterKind::Sum,
         };
         let c = b.counter(&name, kind, Numeric::Integer);
-        self.counters.insert(id, c);
+        self.ids.counters.insert(id, c);
         c
     }
 
     fn mark(&mut self, b: &mut CaptureBuilder, id: SymId) -> u32 {
-        if let Some(&m) = self.marks.get(&id) {
+        if let Some(&m) = self.ids.marks.get(&id) {
             return m;
         }
         let name = self.name(id);
         let m = b.mark_name(&name);
-        self.marks.insert(id, m);
+        self.ids.marks.insert(id, m);
         m
     }
 }
@@ -493,6 +501,9 @@ enum FoldPath {
     /// the first is tested against.
     #[cfg_attr(not(test), expect(dead_code, reason = "the reference path, for tests"))]
     ByBuilder,
+    /// Nothing folded: only the spans are copied into the frame's lanes (a frame re-read
+    /// for its spans, whose aggregates the load already has).
+    SpansOnly,
 }
 
 fn adapt(r: &read::Capture, options: &LoadOptions, progress: &mut dyn FnMut(Progress)) -> Capture {
@@ -505,6 +516,25 @@ fn adapt_with(
     progress: &mut dyn FnMut(Progress),
     fold: FoldPath,
 ) -> Capture {
+    adapt_full(r, options, progress, fold, false).capture
+}
+
+/// A load, and what it learnt that re-reading one of its frames needs.
+struct Adapted {
+    capture: Capture,
+    ids: Ids,
+    periods: HashMap<SymId, f64>,
+    /// Per row: its frame record's offset and length (only when asked for).
+    rows: Vec<(u64, u64)>,
+}
+
+fn adapt_full(
+    r: &read::Capture,
+    options: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+    fold: FoldPath,
+    keep_rows: bool,
+) -> Adapted {
     let mut b = CaptureBuilder::from_options(SourceKind::Sgpt, options);
     b.meta_mut().source_version = Some(u32::from(r.header().format_version));
     let mut periods: HashMap<SymId, f64> = HashMap::new();
@@ -553,14 +583,7 @@ fn adapt_with(
 
     let mut names = Names {
         symbols: r.symbols(),
-        unresolved: HashSet::new(),
-        scopes: IdMap::default(),
-        threads: IdMap::default(),
-        passes: Vec::new(),
-        passes_elsewhere: HashMap::new(),
-        phases: HashMap::new(),
-        counters: IdMap::default(),
-        marks: HashMap::new(),
+        ids: Ids::default(),
     };
     for t in r.topologies() {
         let detail = topology_detail(t, &mut names);
@@ -599,6 +622,7 @@ fn adapt_with(
         b.fold_with_stack_only();
     }
     let mut conv = Converter::new(options.with_spans, fold);
+    let mut rows: Vec<(u64, u64)> = Vec::with_capacity(if keep_rows { r.frame_count() } else { 0 });
     let mut decoder = FrameDecoder::new();
     let mut frame = Frame::default();
     let mut reporter = Reporter::start(progress, Stage::Frames, r.frame_count() as u64);
@@ -610,6 +634,10 @@ fn adapt_with(
             reporter.update(i as u64);
             match decoded {
                 Ok(frame) => {
+                    if keep_rows {
+                        let e = r.frame_entry(i).unwrap_or_default();
+                        rows.push((e.offset, e.length));
+                    }
                     conv.convert(frame, &mut b, &mut names, &periods, &mut tally);
                     let f = &mut conv.input;
                     let next = begins.get(i + 1).copied().unwrap_or(u64::MAX);
@@ -630,7 +658,7 @@ fn adapt_with(
                     }
                     match fold {
                         FoldPath::AsDecoded => b.push_frame_folded(f, &mut conv.scopes),
-                        FoldPath::ByBuilder => b.push_frame(f),
+                        FoldPath::ByBuilder | FoldPath::SpansOnly => b.push_frame(f),
                     }
                 }
                 Err(d) => b.defect(defect_of(&d)),
@@ -656,8 +684,8 @@ fn adapt_with(
             ),
         ));
     }
-    if !names.unresolved.is_empty() {
-        let mut ids: Vec<SymId> = names.unresolved.iter().copied().collect();
+    if !names.ids.unresolved.is_empty() {
+        let mut ids: Vec<SymId> = names.ids.unresolved.iter().copied().collect();
         ids.sort_unstable();
         let shown: Vec<String> = ids.iter().take(8).map(|i| format!("#{i}")).collect();
         b.defect(Defect::new(
@@ -670,7 +698,125 @@ fn adapt_with(
             ),
         ));
     }
-    b.finish()
+    Adapted {
+        capture: b.finish(),
+        ids: names.ids,
+        periods,
+        rows,
+    }
+}
+
+/// Loads an `.sgpt` file without its spans (whatever `options.with_spans` says) and
+/// keeps it open, with where each row's frame record lies, to read one frame's spans
+/// again on demand ([`FrameFile::frame_spans`]).
+pub(crate) fn open_with_frames(
+    path: &Path,
+    options: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Capture, FrameFile), LoadError> {
+    // Opened before the reader: should the path be replaced in between, the re-reads
+    // still come from the file that was opened, and the checks below say it differs.
+    let file = std::fs::File::open(path).map_err(|source| LoadError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let reader = open_reader(path)?;
+    let options = options.clone().with_spans(false);
+    let a = adapt_full(&reader, &options, progress, FoldPath::AsDecoded, true);
+    Ok((
+        a.capture,
+        FrameFile {
+            path: path.to_owned(),
+            file,
+            rows: a.rows,
+            ids: a.ids,
+            periods: a.periods,
+        },
+    ))
+}
+
+/// An `.sgpt` file kept open after its load, to read one frame's spans on demand: the
+/// frame's record is read again at its offset through framewise-format's reader and
+/// converted as the load converted it (the same name maps, the same conversion, the
+/// same span rows: [`crate::build::push_frame_spans`]).
+pub(crate) struct FrameFile {
+    path: PathBuf,
+    file: std::fs::File,
+    /// Per row: the offset and length of its frame record.
+    rows: Vec<(u64, u64)>,
+    ids: Ids,
+    periods: HashMap<SymId, f64>,
+}
+
+impl FrameFile {
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Frame `row`'s spans; `capture` is the capture this file was loaded as.
+    pub(crate) fn frame_spans(
+        &self,
+        capture: &Capture,
+        row: usize,
+    ) -> Result<FrameSpans, FrameReadError> {
+        let frames = capture.frames();
+        let (Some(&(offset, length)), Some(&index), Some(&begin_ns)) = (
+            self.rows.get(row),
+            frames.index.get(row),
+            frames.cpu_begin_ns.get(row),
+        ) else {
+            return Err(FrameReadError::NoSuchRow {
+                row,
+                frames: capture.frame_count().min(self.rows.len()),
+            });
+        };
+        let changed = |reason: String| FrameReadError::Changed {
+            path: self.path.clone(),
+            row,
+            index,
+            reason,
+        };
+        let entry = FrameEntry {
+            index,
+            offset,
+            length,
+            ..FrameEntry::default()
+        };
+        let mut frame = Frame::default();
+        read::read_frame_at(&self.file, entry, &mut FrameDecoder::new(), &mut frame)
+            .map_err(|d| changed(d.to_string()))?;
+        if frame.index != index || frame.cpu_begin_ns != begin_ns {
+            return Err(changed(format!(
+                "the record at offset {offset} is frame {} beginning at {} ns, not frame {index} beginning at {begin_ns} ns",
+                frame.index, frame.cpu_begin_ns
+            )));
+        }
+        // Every name this frame uses was interned when it was loaded: resolved through the
+        // load's maps, none reaches this builder, and should one (a different file now),
+        // its id would mean nothing in `capture`.
+        let symbols = SymbolTable::new();
+        let mut names = Names {
+            symbols: &symbols,
+            ids: self.ids.clone(),
+        };
+        let mut b = CaptureBuilder::new(SourceKind::Sgpt, true);
+        let mut conv = Converter::new(true, FoldPath::SpansOnly);
+        conv.convert(
+            &frame,
+            &mut b,
+            &mut names,
+            &self.periods,
+            &mut GpuTally::default(),
+        );
+        if !b.interned_nothing() {
+            return Err(changed(
+                "the record names symbols the loaded file did not".to_owned(),
+            ));
+        }
+        let mut table = SpanTable::default();
+        push_frame_spans(&mut table, &conv.input);
+        Ok(table.frame_spans(0))
+    }
 }
 
 #[cfg(test)]
@@ -934,14 +1080,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn folding_as_decoded_is_the_builders_fold() {
+    /// The capture intact; damaged (a flipped byte inside a frame's payload); and that cut
+    /// two thirds in (read by scan).
+    fn three_captures() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
         let intact = capture();
-        // Damage: a flipped byte inside a frame's payload, and a cut tail (read by scan).
         let mut damaged = intact.clone();
         let at = damaged.len() / 3;
         damaged[at] ^= 0x5a;
         let cut = damaged[..damaged.len() * 2 / 3].to_vec();
+        (intact, damaged, cut)
+    }
+
+    #[test]
+    fn folding_as_decoded_is_the_builders_fold() {
+        let (intact, damaged, cut) = three_captures();
         for bytes in [&intact, &damaged, &cut] {
             for options in [
                 LoadOptions::default(),
@@ -967,5 +1119,68 @@ mod tests {
             .any(|a| a.self_ns == 0 && a.total_ns > 0));
         let r = read::from_bytes(cut).expect("opens");
         assert!(!r.opened_by_directory());
+    }
+
+    #[test]
+    fn frames_read_again_are_the_frames_loaded_with_spans() {
+        let (intact, damaged, cut) = three_captures();
+        let dir = std::env::temp_dir().join(format!("framewise-reread-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        for (name, bytes) in [("intact", &intact), ("damaged", &damaged), ("cut", &cut)] {
+            let path = dir.join(format!("{name}.sgpt"));
+            std::fs::write(&path, bytes).expect("written");
+            let with =
+                crate::load::open(&path, &LoadOptions::default().with_spans(true)).expect("loads");
+            let (c, frames) =
+                crate::load::open_with_frame_source(&path, &LoadOptions::default(), |_| {})
+                    .expect("loads");
+            assert!(c.spans().is_none(), "{name}: spans are not kept");
+            assert_eq!(frames.file(), Some(path.as_path()));
+            assert_eq!(c.frames(), with.frames(), "{name}");
+            let table = with.spans().expect("kept");
+            assert!(c.frame_count() > 100, "{name}");
+            for row in 0..c.frame_count() {
+                let spans = frames.frame_spans(&c, row).expect("reads");
+                assert_eq!(spans, table.frame_spans(row), "{name}: row {row}");
+            }
+            assert!(matches!(
+                frames.frame_spans(&c, c.frame_count()),
+                Err(FrameReadError::NoSuchRow { .. })
+            ));
+        }
+
+        // The file changes under the source: overwritten in place with its own first two
+        // thirds, then with a damaged copy. Rows still intact read as before; the others
+        // are errors, never another frame's spans.
+        let path = dir.join("changing.sgpt");
+        std::fs::write(&path, &intact).expect("written");
+        let with =
+            crate::load::open(&path, &LoadOptions::default().with_spans(true)).expect("loads");
+        let (c, frames) =
+            crate::load::open_with_frame_source(&path, &LoadOptions::default(), |_| {})
+                .expect("loads");
+        let table = with.spans().expect("kept");
+        std::fs::write(&path, &intact[..intact.len() / 2]).expect("overwritten");
+        let (mut fine, mut changed) = (0, 0);
+        for row in 0..c.frame_count() {
+            match frames.frame_spans(&c, row) {
+                Ok(spans) => {
+                    assert_eq!(spans, table.frame_spans(row), "row {row}");
+                    fine += 1;
+                }
+                Err(e @ FrameReadError::Changed { .. }) => {
+                    assert!(e.to_string().contains("changed after it was loaded"), "{e}");
+                    changed += 1;
+                }
+                Err(e) => panic!("row {row}: {e}"),
+            }
+        }
+        assert!(fine > 0 && changed > 0, "{fine} intact, {changed} changed");
+        std::fs::write(&path, &damaged).expect("overwritten");
+        let errors = (0..c.frame_count())
+            .filter(|&row| frames.frame_spans(&c, row).is_err())
+            .count();
+        assert_eq!(errors, 1, "one frame's record no longer checks");
+        std::fs::remove_dir_all(&dir).expect("cleaned up");
     }
 }
