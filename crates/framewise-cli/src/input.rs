@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use framewise_analysis::load::LoadError;
-use framewise_analysis::{Capture, LoadOptions, Progress, Stage};
+use framewise_analysis::{Capture, FrameSource, LoadOptions, Progress, Stage};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Options every verb that reads a capture accepts.
@@ -151,6 +151,19 @@ impl Bar {
 pub fn load(path: &Path, options: &LoadOptions) -> anyhow::Result<Capture> {
     let mut bar = Bar::new(path.display().to_string());
     let loaded = framewise_analysis::load::open_with_progress(path, options, |p| bar.update(p));
+    bar.finish();
+    loaded.map_err(|err| load_error(path, &err))
+}
+
+/// Loads one capture for browsing frame by frame (`framewise view`): an `.sgpt` without
+/// its spans, with a [`FrameSource`] that reads one frame's spans from the file when
+/// asked; another kind with its spans.
+pub fn load_with_frames(
+    path: &Path,
+    options: &LoadOptions,
+) -> anyhow::Result<(Capture, FrameSource)> {
+    let mut bar = Bar::new(path.display().to_string());
+    let loaded = framewise_analysis::load::open_with_frame_source(path, options, |p| bar.update(p));
     bar.finish();
     loaded.map_err(|err| load_error(path, &err))
 }

@@ -16,8 +16,8 @@ use axum::Router;
 use framewise_analysis::hitch::Hitch;
 use framewise_analysis::view::{self, SeriesKind};
 use framewise_analysis::{
-    diff, find_hitches, load, summarize, summarize_with, Capture, HitchOptions, HitchReport,
-    LoadError, LoadOptions, SummaryOptions,
+    diff, find_hitches, load, summarize, summarize_with, Capture, FrameReadError, FrameSource,
+    HitchOptions, HitchReport, LoadError, LoadOptions, SummaryOptions,
 };
 use serde_json::{json, Map, Value};
 
@@ -25,13 +25,17 @@ use crate::Token;
 
 /// A capture, read once through framewise-analysis, and what the API serves from it.
 ///
-/// Memory: the capture is loaded with every span kept ([`LoadOptions::with_spans`]), so
-/// that `/api/frame` answers any row at once; that costs the spans in memory (about the
-/// file's size again for an `.sgpt`) on top of the per-frame aggregates. The documents
-/// that cover the whole capture (`/api/capture`, `/api/strip`, `/api/stats` without a
-/// range, `/api/hitches`, `/api/diff`) are computed once, here, and served as bytes.
+/// Memory: an `.sgpt` capture is held as its per-frame aggregates (what hitches,
+/// statistics, series and comparisons read), without its spans: `/api/frame` reads the
+/// one frame's spans from the file, kept open, when it is asked for
+/// ([`framewise_analysis::load::open_with_frame_source`]). Other kinds are small and keep
+/// their spans in memory. The documents that cover the whole capture (`/api/capture`,
+/// `/api/strip`, `/api/stats` without a range, `/api/hitches`, `/api/diff`) are computed
+/// once, here, and served as bytes.
 pub struct Inspector {
     capture: Capture,
+    /// Where `/api/frame` gets a frame's spans.
+    frames: FrameSource,
     hitches: HitchReport,
     /// Capture row → position in `hitches.hitches`.
     hitch_rows: HashMap<usize, usize>,
@@ -73,10 +77,11 @@ fn offset_ns(at_ns: u64, from_ns: u64) -> i64 {
 }
 
 impl Inspector {
-    /// Loads `capture` (every span kept) and, when given, `compare` (summary only) through
+    /// Loads `capture` (an `.sgpt` without its spans, read a frame at a time on demand;
+    /// another kind with them) and, when given, `compare` (summary only) through
     /// framewise-analysis.
     pub fn open(capture: &Path, compare: Option<&Path>) -> Result<Self, LoadError> {
-        let main = load::open(capture, &LoadOptions::new().with_spans(true))?;
+        let (main, frames) = load::open_with_frame_source(capture, &LoadOptions::new(), |_| {})?;
         let compared = match compare {
             Some(path) => Some(Compared {
                 file: path.display().to_string(),
@@ -84,12 +89,29 @@ impl Inspector {
             }),
             None => None,
         };
-        Ok(Self::new(main, &capture.display().to_string(), compared))
+        Ok(Self::with_frames(
+            main,
+            frames,
+            &capture.display().to_string(),
+            compared,
+        ))
     }
 
-    /// Serves an already loaded capture (`file`: its path as the user gave it). Load it
-    /// with spans ([`LoadOptions::with_spans`]) or `/api/frame` has no lanes to show.
+    /// Serves an already loaded capture (`file`: its path as the user gave it), its spans
+    /// from its own span table: load it with spans ([`LoadOptions::with_spans`]) or
+    /// `/api/frame` has no lanes to show.
     pub fn new(capture: Capture, file: &str, compare: Option<Compared>) -> Self {
+        Self::with_frames(capture, FrameSource::kept(), file, compare)
+    }
+
+    /// Serves an already loaded capture whose frames' spans come from `frames` (as
+    /// [`framewise_analysis::load::open_with_frame_source`] returned them with it).
+    pub fn with_frames(
+        capture: Capture,
+        frames: FrameSource,
+        file: &str,
+        compare: Option<Compared>,
+    ) -> Self {
         let hitches = find_hitches(&capture, &HitchOptions::default());
         let hitch_rows = hitches
             .hitches
@@ -116,8 +138,9 @@ impl Inspector {
             strip_doc: Vec::new(),
             diff_doc,
             capture,
+            frames,
         };
-        inspector.strip_doc = to_bytes(&inspector.strip());
+        inspector.strip_doc = inspector.strip_bytes();
         inspector.capture_doc = to_bytes(&inspector.capture_json(file, file_bytes, &compare));
         inspector
     }
@@ -187,23 +210,32 @@ impl Inspector {
         Value::Object(obj)
     }
 
-    fn strip(&self) -> Value {
+    /// `/api/strip`, serialized straight from the frame table's columns: one value per
+    /// row and column is written, none is built first (216,000 rows for an hour at 60
+    /// Hz). The keys are in the order a `serde_json::Map` keeps them (sorted), as they
+    /// always were.
+    fn strip_bytes(&self) -> Vec<u8> {
         let c = &self.capture;
         let f = c.frames();
         let first = f.cpu_begin_ns.first().copied().unwrap_or(0);
-        let phase_name = |p: &Option<u32>| p.and_then(|p| c.phases().get(p as usize).cloned());
-        json!({
-            "schema": "framewise.inspector.strip/1",
-            "index": f.index,
-            "begin_ns": f.cpu_begin_ns.iter().map(|&b| b.saturating_sub(first)).collect::<Vec<_>>(),
-            "period_ns": f.period_ns,
-            "work_ns": f.rows().map(|r| r.work_ns()).collect::<Vec<_>>(),
-            "gpu_ns": f.gpu_ns,
-            "paused": f.paused,
-            "phase": f.phase.iter().map(phase_name).collect::<Vec<_>>(),
-            "hitch": (0..f.len()).map(|r| self.hitch_rows.contains_key(&r)).collect::<Vec<_>>(),
-            "budget_ns": self.budget_ns(),
-        })
+        let doc = StripDoc {
+            begin_ns: Seq(|| f.cpu_begin_ns.iter().map(move |&b| b.saturating_sub(first))),
+            budget_ns: self.budget_ns(),
+            gpu_ns: &f.gpu_ns,
+            hitch: Seq(|| (0..f.len()).map(|r| self.hitch_rows.contains_key(&r))),
+            index: &f.index,
+            paused: &f.paused,
+            period_ns: &f.period_ns,
+            phase: Seq(|| {
+                f.phase
+                    .iter()
+                    .map(|p| p.and_then(|p| c.phases().get(p as usize)))
+            }),
+            schema: "framewise.inspector.strip/1",
+            work_ns: Seq(|| f.rows().map(|r| r.work_ns())),
+        };
+        serde_json::to_vec(&doc)
+            .unwrap_or_else(|e| format!("{{\"error\": \"serializing: {e}\"}}").into_bytes())
     }
 
     /// The budget the hitch rule judged against, ns (the capture's, else 60 Hz).
@@ -217,9 +249,13 @@ impl Inspector {
             .and_then(|&at| self.hitches.hitches.get(at))
     }
 
-    fn frame_json(&self, row: usize) -> Option<Value> {
+    fn frame_json(&self, row: usize) -> Result<Value, ApiError> {
         let c = &self.capture;
-        let r = c.frames().row(row)?;
+        let r = c.frames().row(row).ok_or_else(|| no_such_row(self, row))?;
+        let spans = self.frames.frame_spans(c, row).map_err(|e| match e {
+            FrameReadError::NoSuchRow { .. } => no_such_row(self, row),
+            other => ApiError::internal(other.to_string()),
+        })?;
         let begin = r.cpu_begin_ns;
         let mut obj = Map::new();
         obj.insert("schema".into(), json!("framewise.inspector.frame/1"));
@@ -240,8 +276,8 @@ impl Inspector {
 
         let mut lanes: Vec<(u32, Vec<Value>)> = Vec::new();
         let mut gpu: Vec<Value> = Vec::new();
-        if let Some(spans) = c.spans() {
-            for s in spans.cpu.frame(row) {
+        {
+            for s in &spans.cpu {
                 let mut o = Map::new();
                 let scope = c.scopes().get(s.scope as usize);
                 o.insert(
@@ -257,7 +293,7 @@ impl Inspector {
                     None => lanes.push((s.thread, vec![Value::Object(o)])),
                 }
             }
-            for g in spans.gpu.frame(row) {
+            for g in &spans.gpu {
                 gpu.push(json!({
                     "pass": c.passes().get(g.pass as usize).map_or("?", |p| p.name.as_str()),
                     "depth": g.depth,
@@ -316,7 +352,7 @@ impl Inspector {
             "hitch".into(),
             self.hitch_of(row).map_or(Value::Null, to_json),
         );
-        Some(Value::Object(obj))
+        Ok(Value::Object(obj))
     }
 
     fn stats_json(&self, from: Option<usize>, to: Option<usize>) -> Result<Value, ApiError> {
@@ -403,6 +439,35 @@ impl Inspector {
     }
 }
 
+/// `/api/strip`'s document, its fields in the order serde_json's map sorts them.
+#[derive(serde::Serialize)]
+struct StripDoc<'a, B, H, P, W> {
+    begin_ns: B,
+    budget_ns: u64,
+    gpu_ns: &'a [Option<u64>],
+    hitch: H,
+    index: &'a [u64],
+    paused: &'a [bool],
+    period_ns: &'a [Option<u64>],
+    phase: P,
+    schema: &'a str,
+    work_ns: W,
+}
+
+/// A JSON array of the items an iterator yields, serialized as they come.
+struct Seq<F>(F);
+
+impl<F, I> serde::Serialize for Seq<F>
+where
+    F: Fn() -> I,
+    I: Iterator,
+    I::Item: serde::Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq((self.0)())
+    }
+}
+
 /// An API error: a status and `{"error": "one line"}`.
 #[derive(Debug)]
 pub(crate) struct ApiError {
@@ -421,6 +486,14 @@ impl ApiError {
     fn not_found(message: impl Into<String>) -> Self {
         Self {
             status: StatusCode::NOT_FOUND,
+            message: message.into(),
+        }
+    }
+
+    /// The server could not answer (the capture's file changed under it): 500.
+    fn internal(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
             message: message.into(),
         }
     }
@@ -501,7 +574,7 @@ async fn strip(State(s): Shared) -> Response {
 async fn frame(State(s): Shared, query: Params) -> Result<Response, ApiError> {
     let p = params(query)?;
     let row = required_row(&p, "row")?;
-    let doc = s.frame_json(row).ok_or_else(|| no_such_row(&s, row))?;
+    let doc = s.frame_json(row)?;
     Ok(json_value(&doc))
 }
 

@@ -252,6 +252,128 @@ fn a_frame_holds_the_capture_spans_of_its_row() {
     assert_eq!(plain["hitch"], Value::Null);
 }
 
+/// The demo capture cut in the middle of a frame record, well past the start (in a
+/// temporary directory, removed when it is dropped).
+fn cut_demo() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(demo()).unwrap();
+    let path = dir.path().join("cut.sgpt");
+    std::fs::write(&path, &bytes[..bytes.len() * 2 / 3 + 7]).unwrap();
+    (dir, path)
+}
+
+/// The inspector as it was before frames were read on demand: the capture loaded with
+/// every span kept, each frame's spans from its span table.
+fn app_with_spans(path: &Path) -> axum::Router {
+    let inspector = Inspector::new(with_spans(path), &path.display().to_string(), None);
+    router(inspector, Token::from_string(TOKEN), None)
+}
+
+#[test]
+fn frames_read_on_demand_are_the_frames_loaded_with_spans() {
+    let (_dir, cut) = cut_demo();
+    for path in [demo(), cut.as_path()] {
+        let capture = with_spans(path);
+        let report = find_hitches(&capture, &HitchOptions::default());
+        let hitch_rows: Vec<usize> = report
+            .hitches
+            .iter()
+            .filter_map(|h| capture.row_of_index(h.frame))
+            .take(2)
+            .collect();
+        assert!(
+            !hitch_rows.is_empty(),
+            "{}: the demo injects hitches",
+            path.display()
+        );
+        let n = capture.frame_count();
+        let (on_demand, kept) = (app(path), app_with_spans(path));
+        let mut rows = vec![0, 1, n / 2, n - 1];
+        rows.extend(hitch_rows);
+        for row in rows {
+            let uri = format!("/api/frame?row={row}");
+            let served = ok_text(&on_demand, &uri);
+            assert!(served.contains("\"scope\""), "row {row} has spans");
+            assert_eq!(
+                served,
+                ok_text(&kept, &uri),
+                "{}: row {row}",
+                path.display()
+            );
+        }
+        for uri in ["/api/strip", "/api/capture", "/api/hitches", "/api/stats"] {
+            assert_eq!(ok_text(&on_demand, uri), ok_text(&kept, uri), "{uri}");
+        }
+    }
+}
+
+#[test]
+fn the_strip_is_the_frame_table_column_by_column() {
+    // Built as a JSON value, column by column, from the analysis crate's frame table:
+    // the served document is that value's serialization, byte for byte.
+    let capture = with_spans(demo());
+    let f = capture.frames();
+    let report = find_hitches(&capture, &HitchOptions::default());
+    let hitch_rows: Vec<usize> = report
+        .hitches
+        .iter()
+        .filter_map(|h| capture.row_of_index(h.frame))
+        .collect();
+    let phase = |p: &Option<u32>| p.and_then(|p| capture.phases().get(p as usize).cloned());
+    let expected = serde_json::json!({
+        "schema": "framewise.inspector.strip/1",
+        "index": f.index,
+        "begin_ns": f.cpu_begin_ns.iter().map(|&b| b - f.cpu_begin_ns[0]).collect::<Vec<_>>(),
+        "period_ns": f.period_ns,
+        "work_ns": f.rows().map(|r| r.work_ns()).collect::<Vec<_>>(),
+        "gpu_ns": f.gpu_ns,
+        "paused": f.paused,
+        "phase": f.phase.iter().map(phase).collect::<Vec<_>>(),
+        "hitch": (0..f.len()).map(|r| hitch_rows.contains(&r)).collect::<Vec<_>>(),
+        "budget_ns": capture.frame_budget_ns(),
+    });
+    assert_eq!(
+        ok_text(&app(demo()), "/api/strip"),
+        serde_json::to_string(&expected).unwrap()
+    );
+}
+
+#[test]
+fn a_capture_that_changes_under_the_server_is_a_500_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(demo()).unwrap();
+    let path = dir.path().join("changing.sgpt");
+    std::fs::write(&path, &bytes).unwrap();
+    let on_demand = app(&path);
+    let kept = app_with_spans(demo());
+    let last = format!("/api/frame?row={}", FRAMES - 1);
+    assert_eq!(ok_text(&on_demand, &last), ok_text(&kept, &last));
+    // Overwritten in place, cut short: the frames past the cut are gone.
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let (status, json) = get(&on_demand, &last);
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{json}");
+    let error = json["error"].as_str().unwrap();
+    assert!(
+        error.contains("changed after it was loaded") && !error.contains('\n'),
+        "{error}"
+    );
+    // The frames still there are served as they were; other documents are unaffected.
+    assert_eq!(
+        ok_text(&on_demand, "/api/frame?row=0"),
+        ok_text(&kept, "/api/frame?row=0")
+    );
+    ok(&on_demand, "/api/strip");
+    // Replaced by another capture, then deleted: the file that was loaded stays open, so
+    // its frames are still its own.
+    let other = dir.path().join("other.sgpt");
+    std::fs::write(&path, &bytes).unwrap();
+    std::fs::copy(&captures().2, &other).unwrap();
+    std::fs::rename(&other, &path).unwrap();
+    assert_eq!(ok_text(&on_demand, &last), ok_text(&kept, &last));
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(ok_text(&on_demand, &last), ok_text(&kept, &last));
+}
+
 /// The served body as text, asserting a 200. (Compare documents as text: serde_json's
 /// default parser may read a float back one ulp off, so a parsed document is not the
 /// document that was served.)
@@ -474,11 +596,7 @@ fn with_a_second_capture_diff_is_the_diff_verb() {
 
 #[test]
 fn a_truncated_capture_is_served_as_recovered() {
-    let dir = tempfile::tempdir().unwrap();
-    let bytes = std::fs::read(demo()).unwrap();
-    let path = dir.path().join("cut.sgpt");
-    // Cut in the middle of a frame record, well past the start.
-    std::fs::write(&path, &bytes[..bytes.len() * 2 / 3 + 7]).unwrap();
+    let (_dir, path) = cut_demo();
     let app = app(&path);
     let doc = ok(&app, "/api/capture");
     assert_eq!(doc["recovered"], true, "{doc}");

@@ -55,9 +55,9 @@ pub fn serve(
     web_dir: Option<PathBuf>,
     input_args: &InputArgs,
 ) -> anyhow::Result<u8> {
-    // Every span is kept so that any frame's timeline answers at once (docs/INSPECTOR.md
-    // states the memory this costs).
-    let loaded = input::load(capture, &input_args.options(Need::Spans))?;
+    // Per-frame aggregates only: a frame's spans are read from the file when the page asks
+    // for its timeline (docs/INSPECTOR.md, "Memory").
+    let (loaded, frames) = input::load_with_frames(capture, &input_args.options(Need::Frames))?;
     let compared = match compare {
         Some(path) => Some(Compared {
             file: input::shown(path),
@@ -65,7 +65,7 @@ pub fn serve(
         }),
         None => None,
     };
-    let inspector = Inspector::new(loaded, &input::shown(capture), compared);
+    let inspector = Inspector::with_frames(loaded, frames, &input::shown(capture), compared);
     let server = Server::new(inspector, port)?.with_web_dir(web_dir);
     // Printed once Ctrl-C and SIGTERM stop the server cleanly, and flushed at once: a
     // script reads this line to find the server.
