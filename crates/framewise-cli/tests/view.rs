@@ -221,3 +221,51 @@ fn view_refuses_a_port_in_use() {
     );
     assert!(run.stdout.is_empty());
 }
+
+/// A capture recovered from a cut says so on stderr (stdout stays the one address line a
+/// script reads), as the page's banner does; an intact one prints nothing there.
+#[cfg(unix)]
+#[test]
+fn view_names_a_recovered_captures_defects_on_stderr() {
+    fn stderr_after_sigterm(dir: &Dir, file: &str) -> (String, String) {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_framewise"))
+            .args(["view", file])
+            .current_dir(dir.tmp.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn framewise view");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped stdout"))
+            .read_line(&mut line)
+            .expect("read the address line");
+        let mut viewer = Viewer(child);
+        let status = Command::new("kill")
+            .args(["-TERM", &viewer.0.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert_eq!(viewer.0.wait().unwrap().code(), Some(0));
+        let mut stderr = String::new();
+        if let Some(mut e) = viewer.0.stderr.take() {
+            e.read_to_string(&mut stderr).unwrap();
+        }
+        (line, stderr)
+    }
+
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let bytes = std::fs::read(dir.path("game.sgpt")).unwrap();
+    std::fs::write(dir.path("cut.sgpt"), &bytes[..bytes.len() * 7 / 10]).unwrap();
+
+    let (line, stderr) = stderr_after_sigterm(&dir, "cut.sgpt");
+    assert!(line.starts_with("inspector: http://127.0.0.1:"), "{line:?}");
+    assert!(
+        stderr.starts_with("cut.sgpt: capture defects ("),
+        "{stderr}"
+    );
+    assert!(stderr.contains("truncated"), "{stderr}");
+
+    let (_, stderr) = stderr_after_sigterm(&dir, "game.sgpt");
+    assert!(!stderr.contains("defect"), "{stderr}");
+}

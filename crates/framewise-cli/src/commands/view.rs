@@ -65,6 +65,22 @@ pub fn serve(
         }),
         None => None,
     };
+    // stdout carries only the address line (a script reads it); what the reader had to
+    // recover goes to stderr as well as to the page's banner, so it is never missed.
+    let mut notes = String::new();
+    super::defects_console(
+        loaded.defects(),
+        &format!("{}: capture defects", input::shown(capture)),
+        &mut notes,
+    );
+    if let Some(other) = &compared {
+        super::defects_console(
+            other.capture.defects(),
+            &format!("{}: capture defects", other.file),
+            &mut notes,
+        );
+    }
+    eprint!("{}", notes.trim_start_matches('\n'));
     let inspector = Inspector::with_frames(loaded, frames, &input::shown(capture), compared);
     let server = Server::new(inspector, port)?.with_web_dir(web_dir);
     // Printed once Ctrl-C and SIGTERM stop the server cleanly, and flushed at once: a
