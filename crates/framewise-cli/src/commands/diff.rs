@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use framewise_analysis::diff::{Change, DiffRow};
 use framewise_analysis::gate::Verdict;
-use framewise_analysis::{diff, summarize, Diff, Side, Summary};
+use framewise_analysis::{diff, summarize, Diff, Summary};
 
-use crate::commands::{defects_console, defects_markdown, exit, serde_name, side_defects};
+use crate::commands::{exit, serde_name, side_defects_console, side_defects_markdown};
 use crate::config::{self, ConfigArgs};
 use crate::input::{self, InputArgs, Need};
 use crate::list::{self, ListArgs, Noun};
@@ -385,9 +385,7 @@ impl Report for DiffView {
             list::shell_word(&self.base.file),
             list::shell_word(&self.cand.file)
         ));
-        let defects = &self.diff.defects;
-        defects_console(&side_defects(defects, Side::Base), "base defects", out);
-        defects_console(&side_defects(defects, Side::Cand), "candidate defects", out);
+        side_defects_console(&self.diff.defects, out);
     }
 
     fn markdown(&self, out: &mut String) {
@@ -421,9 +419,7 @@ impl Report for DiffView {
                 rows.unchanged
             ));
         }
-        let defects = &self.diff.defects;
-        defects_markdown(&side_defects(defects, Side::Base), "Base defects", out);
-        defects_markdown(&side_defects(defects, Side::Cand), "Candidate defects", out);
+        side_defects_markdown(&self.diff.defects, out);
     }
 
     fn annotations(&self) -> Vec<Annotation> {

@@ -10,11 +10,11 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use framewise_analysis::gate::{CheckStatus, GateCheck};
-use framewise_analysis::{gate, GateConfig, GateResult, Side, Verdict};
+use framewise_analysis::{gate, GateConfig, GateResult, Verdict};
 use serde_json::json;
 
 use crate::commands::diff::{load_pair, InputInfo};
-use crate::commands::{defects_console, defects_markdown, exit, serde_name, side_defects};
+use crate::commands::{exit, serde_name, side_defects_console, side_defects_markdown};
 use crate::config::{self, ConfigArgs};
 use crate::input::InputArgs;
 use crate::list::{ListArgs, Noun};
@@ -248,9 +248,7 @@ impl Report for GateView {
         if let Some(note) = note {
             out.push_str(&format!("{note}\n"));
         }
-        let defects = &self.result.defects;
-        defects_console(&side_defects(defects, Side::Base), "base defects", out);
-        defects_console(&side_defects(defects, Side::Cand), "candidate defects", out);
+        side_defects_console(&self.result.defects, out);
     }
 
     fn markdown(&self, out: &mut String) {
@@ -273,9 +271,7 @@ impl Report for GateView {
         if let Some(note) = note {
             out.push_str(&format!("\n_{note}_\n"));
         }
-        let defects = &self.result.defects;
-        defects_markdown(&side_defects(defects, Side::Base), "Base defects", out);
-        defects_markdown(&side_defects(defects, Side::Cand), "Candidate defects", out);
+        side_defects_markdown(&self.result.defects, out);
     }
 
     fn annotations(&self) -> Vec<Annotation> {

@@ -33,12 +33,25 @@ pub fn serde_name<T: serde::Serialize>(value: &T) -> String {
 }
 
 /// One side's defects of a comparison's result.
-pub fn side_defects(defects: &[SideDefect], side: Side) -> Vec<Defect> {
+fn side_defects(defects: &[SideDefect], side: Side) -> Vec<Defect> {
     defects
         .iter()
         .filter(|d| d.side == side)
         .map(|d| d.defect.clone())
         .collect()
+}
+
+/// A comparison's defects for people: the base's, then the candidate's, each under its own
+/// title (nothing for a side without any).
+pub fn side_defects_console(defects: &[SideDefect], out: &mut String) {
+    defects_console(&side_defects(defects, Side::Base), "base defects", out);
+    defects_console(&side_defects(defects, Side::Cand), "candidate defects", out);
+}
+
+/// A comparison's defects as markdown, as [`side_defects_console`] lists them.
+pub fn side_defects_markdown(defects: &[SideDefect], out: &mut String) {
+    defects_markdown(&side_defects(defects, Side::Base), "Base defects", out);
+    defects_markdown(&side_defects(defects, Side::Cand), "Candidate defects", out);
 }
 
 /// The defects table, or nothing when there are none.
