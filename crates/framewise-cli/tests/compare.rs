@@ -174,13 +174,7 @@ fn tolerances_decide() {
 fn gate_inconclusive() {
     let dir = Dir::new();
     write_game(&dir.path("base.sgpt"), &Game::default());
-    write_game(
-        &dir.path("empty.sgpt"),
-        &Game {
-            frames: 0,
-            ..Game::default()
-        },
-    );
+    write_game(&dir.path("empty.sgpt"), &Game::empty());
     let run = dir.run(&["gate", "base.sgpt", "empty.sgpt"]).expect(2);
     assert!(
         run.stdout.contains("INCONCLUSIVE (exit 2)"),
@@ -368,13 +362,7 @@ fn diff_reports() {
         .run(&["diff", "base.sgpt", "base.sgpt", "--all"])
         .expect(0);
     assert!(run.stdout.contains("frame.p50"), "{}", run.stdout);
-    write_game(
-        &dir.path("empty.sgpt"),
-        &Game {
-            frames: 0,
-            ..Game::default()
-        },
-    );
+    write_game(&dir.path("empty.sgpt"), &Game::empty());
     dir.run(&["diff", "base.sgpt", "empty.sgpt"]).expect(2);
 }
 

@@ -46,13 +46,7 @@ fn hitches_found_with_evidence() {
 #[test]
 fn no_hitch_passes_and_budget_comes_from_config() {
     let dir = Dir::new();
-    write_game(
-        &dir.path("steady.sgpt"),
-        &Game {
-            long_frames: vec![],
-            ..Game::default()
-        },
-    );
+    write_game(&dir.path("steady.sgpt"), &Game::steady());
     let run = dir.run(&["hitches", "steady.sgpt"]).expect(0);
     assert!(run.stdout.contains("no hitches"), "{}", run.stdout);
     // A 40 ms budget puts the bar at 60 ms: the 45 ms frames are no longer hitches.
@@ -74,13 +68,7 @@ fn no_hitch_passes_and_budget_comes_from_config() {
 #[test]
 fn nothing_to_judge_is_inconclusive() {
     let dir = Dir::new();
-    write_game(
-        &dir.path("empty.sgpt"),
-        &Game {
-            frames: 0,
-            ..Game::default()
-        },
-    );
+    write_game(&dir.path("empty.sgpt"), &Game::empty());
     let run = dir.run(&["hitches", "empty.sgpt"]).expect(2);
     assert!(run.stdout.contains("inconclusive"), "{}", run.stdout);
 }

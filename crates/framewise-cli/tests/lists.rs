@@ -172,13 +172,7 @@ fn hitches_lists_the_first_n_and_the_evidence_of_the_worst() {
 #[test]
 fn no_hitch_says_what_the_slowest_frame_was() {
     let dir = Dir::new();
-    write_game(
-        &dir.path("steady.sgpt"),
-        &Game {
-            long_frames: vec![],
-            ..Game::default()
-        },
-    );
+    write_game(&dir.path("steady.sgpt"), &Game::steady());
     let run = dir.run(&["hitches", "steady.sgpt"]).expect(0);
     assert!(
         run.stdout

@@ -78,13 +78,7 @@ fn config_budget_is_reported() {
 #[test]
 fn empty_capture_is_inconclusive() {
     let dir = Dir::new();
-    write_game(
-        &dir.path("empty.sgpt"),
-        &Game {
-            frames: 0,
-            ..Game::default()
-        },
-    );
+    write_game(&dir.path("empty.sgpt"), &Game::empty());
     let run = dir.run(&["summarize", "empty.sgpt"]).expect(2);
     assert!(run.stdout.contains("frames 0"), "{}", run.stdout);
     let run = dir

@@ -135,6 +135,24 @@ impl Default for Game {
     }
 }
 
+impl Game {
+    /// A capture with no frame at all: nothing to judge.
+    pub fn empty() -> Self {
+        Self {
+            frames: 0,
+            ..Self::default()
+        }
+    }
+
+    /// The default game without its long frames: not one hitch.
+    pub fn steady() -> Self {
+        Self {
+            long_frames: vec![],
+            ..Self::default()
+        }
+    }
+}
+
 const THREAD: u32 = 1;
 const UPDATE: u32 = 2;
 const RENDER: u32 = 3;
