@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, Request, State};
@@ -39,7 +39,9 @@ pub struct Inspector {
     hitches: HitchReport,
     /// Capture row → position in `hitches.hitches`.
     hitch_rows: HashMap<usize, usize>,
-    capture_doc: Vec<u8>,
+    /// `/api/capture` without its `follow` member (added per request: it changes between
+    /// reloads).
+    capture_doc: Map<String, Value>,
     strip_doc: Vec<u8>,
     stats_doc: Value,
     hitches_doc: Vec<u8>,
@@ -112,6 +114,17 @@ impl Inspector {
         file: &str,
         compare: Option<Compared>,
     ) -> Self {
+        Self::build(capture, frames, file, compare.as_ref())
+    }
+
+    /// [`Self::with_frames`] with the compared capture borrowed: a followed capture is
+    /// rebuilt on every reload against the same one.
+    pub(crate) fn build(
+        capture: Capture,
+        frames: FrameSource,
+        file: &str,
+        compare: Option<&Compared>,
+    ) -> Self {
         let hitches = find_hitches(&capture, &HitchOptions::default());
         let hitch_rows = hitches
             .hitches
@@ -121,7 +134,7 @@ impl Inspector {
             .collect();
         let file_bytes = std::fs::metadata(file).map_or(0, |m| m.len());
         let summary = summarize(&capture);
-        let diff_doc = compare.as_ref().map(|other| {
+        let diff_doc = compare.map(|other| {
             let theirs = summarize(&other.capture);
             let d = diff(&summary, &theirs);
             match diff::diff_json(&d, (file, &summary), (&other.file, &theirs)) {
@@ -134,14 +147,14 @@ impl Inspector {
             stats_doc: to_json(&summary),
             hitches,
             hitch_rows,
-            capture_doc: Vec::new(),
+            capture_doc: Map::new(),
             strip_doc: Vec::new(),
             diff_doc,
             capture,
             frames,
         };
         inspector.strip_doc = inspector.strip_bytes();
-        inspector.capture_doc = to_bytes(&inspector.capture_json(file, file_bytes, &compare));
+        inspector.capture_doc = inspector.capture_json(file, file_bytes, compare);
         inspector
     }
 
@@ -150,7 +163,12 @@ impl Inspector {
         &self.capture
     }
 
-    fn capture_json(&self, file: &str, file_bytes: u64, compare: &Option<Compared>) -> Value {
+    fn capture_json(
+        &self,
+        file: &str,
+        file_bytes: u64,
+        compare: Option<&Compared>,
+    ) -> Map<String, Value> {
         let c = &self.capture;
         let meta = c.meta();
         let mut obj = Map::new();
@@ -207,7 +225,7 @@ impl Inspector {
                 json!({"file": other.file, "frame_count": other.capture.frame_count()}),
             );
         }
-        Value::Object(obj)
+        obj
     }
 
     /// `/api/strip`, serialized straight from the frame table's columns: one value per
@@ -561,34 +579,94 @@ fn no_such_row(inspector: &Inspector, row: usize) -> ApiError {
     ))
 }
 
-type Shared = State<Arc<Inspector>>;
-
-async fn capture(State(s): Shared) -> Response {
-    json_bytes(s.capture_doc.clone())
+/// Where `framewise view --follow` stands (`/api/capture`'s `follow`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub(crate) struct FollowStatus {
+    /// Successful reloads so far (0: the load at startup).
+    pub(crate) generation: u64,
+    /// The writer closed the file: polling stopped.
+    pub(crate) closed: bool,
+    /// Why the latest reload failed, while the last good state is served; `None` once one
+    /// succeeds.
+    pub(crate) last_error: Option<String>,
 }
 
-async fn strip(State(s): Shared) -> Response {
+/// What one request reads: the inspector and, when following, where the follow stands.
+/// Swapped whole; a request keeps the snapshot it started with.
+pub(crate) struct Snapshot {
+    pub(crate) inspector: Arc<Inspector>,
+    pub(crate) follow: Option<FollowStatus>,
+}
+
+impl std::ops::Deref for Snapshot {
+    type Target = Inspector;
+
+    fn deref(&self) -> &Inspector {
+        &self.inspector
+    }
+}
+
+/// The state the routes serve: one snapshot, replaced atomically by the follow thread.
+/// The lock is held only to clone or replace the pointer, never during a reload, so a
+/// reader never waits for one.
+pub(crate) struct Live(RwLock<Arc<Snapshot>>);
+
+impl Live {
+    pub(crate) fn new(snapshot: Snapshot) -> Self {
+        Self(RwLock::new(Arc::new(snapshot)))
+    }
+
+    pub(crate) fn current(&self) -> Arc<Snapshot> {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    pub(crate) fn replace(&self, snapshot: Snapshot) {
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(snapshot);
+    }
+}
+
+type Shared = State<Arc<Live>>;
+
+async fn capture(State(live): Shared) -> Response {
+    let s = live.current();
+    let mut doc = s.capture_doc.clone();
+    doc.insert(
+        "follow".into(),
+        s.follow.as_ref().map_or(Value::Null, to_json),
+    );
+    json_value(&Value::Object(doc))
+}
+
+async fn strip(State(live): Shared) -> Response {
+    let s = live.current();
     json_bytes(s.strip_doc.clone())
 }
 
-async fn frame(State(s): Shared, query: Params) -> Result<Response, ApiError> {
+async fn frame(State(live): Shared, query: Params) -> Result<Response, ApiError> {
+    let s = live.current();
     let p = params(query)?;
     let row = required_row(&p, "row")?;
     let doc = s.frame_json(row)?;
     Ok(json_value(&doc))
 }
 
-async fn stats(State(s): Shared, query: Params) -> Result<Response, ApiError> {
+async fn stats(State(live): Shared, query: Params) -> Result<Response, ApiError> {
+    let s = live.current();
     let p = params(query)?;
     let doc = s.stats_json(row_param(&p, "from")?, row_param(&p, "to")?)?;
     Ok(json_value(&doc))
 }
 
-async fn hitches(State(s): Shared) -> Response {
+async fn hitches(State(live): Shared) -> Response {
+    let s = live.current();
     json_bytes(s.hitches_doc.clone())
 }
 
-async fn structure(State(s): Shared, query: Params) -> Result<Response, ApiError> {
+async fn structure(State(live): Shared, query: Params) -> Result<Response, ApiError> {
+    let s = live.current();
     let p = params(query)?;
     let row = required_row(&p, "row")?;
     if row >= s.capture.frame_count() {
@@ -597,7 +675,8 @@ async fn structure(State(s): Shared, query: Params) -> Result<Response, ApiError
     Ok(json_value(&s.structure_json(row)))
 }
 
-async fn series(State(s): Shared, query: Params) -> Result<Response, ApiError> {
+async fn series(State(live): Shared, query: Params) -> Result<Response, ApiError> {
+    let s = live.current();
     let p = params(query)?;
     let kind_text = param(&p, "kind").ok_or_else(|| ApiError::bad("missing parameter kind"))?;
     let kind = SeriesKind::from_name(kind_text).ok_or_else(|| {
@@ -612,7 +691,8 @@ async fn series(State(s): Shared, query: Params) -> Result<Response, ApiError> {
     Ok(json_value(&doc))
 }
 
-async fn compare(State(s): Shared, query: Params) -> Result<Response, ApiError> {
+async fn compare(State(live): Shared, query: Params) -> Result<Response, ApiError> {
+    let s = live.current();
     let p = params(query)?;
     let a = required_row(&p, "a")?;
     let b = required_row(&p, "b")?;
@@ -625,7 +705,8 @@ async fn compare(State(s): Shared, query: Params) -> Result<Response, ApiError> 
     Ok(json_value(&doc))
 }
 
-async fn diff_route(State(s): Shared) -> Result<Response, ApiError> {
+async fn diff_route(State(live): Shared) -> Result<Response, ApiError> {
+    let s = live.current();
     match &s.diff_doc {
         Some(doc) => Ok(json_bytes(doc.clone())),
         None => Err(ApiError::not_found(
@@ -662,7 +743,7 @@ async fn require_token(
     }
 }
 
-pub(crate) fn routes(inspector: Arc<Inspector>, token: Token) -> Router {
+pub(crate) fn routes(live: Arc<Live>, token: Token) -> Router {
     Router::new()
         .route("/api/capture", get(capture))
         .route("/api/strip", get(strip))
@@ -673,7 +754,7 @@ pub(crate) fn routes(inspector: Arc<Inspector>, token: Token) -> Router {
         .route("/api/series", get(series))
         .route("/api/compare", get(compare))
         .route("/api/diff", get(diff_route))
-        .with_state(inspector)
+        .with_state(live)
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(token),
             require_token,

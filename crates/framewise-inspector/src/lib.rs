@@ -30,9 +30,11 @@ use framewise_analysis::LoadError;
 
 mod api;
 mod assets;
+mod follow;
 mod token;
 
 pub use api::{Compared, Inspector};
+pub use follow::{Follow, DEFAULT_INTERVAL};
 pub use token::Token;
 
 /// Why the inspector could not load, listen or serve.
@@ -65,8 +67,15 @@ pub enum ServeError {
 pub struct Server {
     listener: std::net::TcpListener,
     token: Token,
-    inspector: Inspector,
+    served: Served,
     web_dir: Option<PathBuf>,
+}
+
+/// What a server serves: one load, or a capture it follows as its file grows.
+#[derive(Debug)]
+enum Served {
+    Fixed(Box<Inspector>),
+    Following(Box<Follow>),
 }
 
 impl std::fmt::Debug for Inspector {
@@ -87,12 +96,33 @@ impl Server {
     /// Binds `127.0.0.1:port` (0: any free port) for an inspector already built, and draws
     /// this run's token.
     pub fn new(inspector: Inspector, port: u16) -> Result<Self, ServeError> {
+        Self::serving(Served::Fixed(Box::new(inspector)), port)
+    }
+
+    /// Loads `capture` (and `compare`, once) and binds `127.0.0.1:port` to follow it as a
+    /// running game writes it (`framewise view --follow`): see [`Follow`].
+    pub fn bind_following(
+        capture: &Path,
+        compare: Option<&Path>,
+        port: u16,
+    ) -> Result<Self, ServeError> {
+        Self::following(Follow::open(capture, compare)?, port)
+    }
+
+    /// Binds `127.0.0.1:port` (0: any free port) to serve a followed capture: a thread
+    /// named `framewise-follow` reloads it when its file changes, until the writer closed
+    /// it (docs/INSPECTOR.md, "Following a capture being written").
+    pub fn following(follow: Follow, port: u16) -> Result<Self, ServeError> {
+        Self::serving(Served::Following(Box::new(follow)), port)
+    }
+
+    fn serving(served: Served, port: u16) -> Result<Self, ServeError> {
         let listener = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port))
             .map_err(|source| ServeError::Bind { port, source })?;
         Ok(Self {
             listener,
             token: Token::random()?,
-            inspector,
+            served,
             web_dir: None,
         })
     }
@@ -157,7 +187,10 @@ impl Server {
         self,
         start: impl FnOnce() -> std::io::Result<F>,
     ) -> Result<(), ServeError> {
-        let app = router(self.inspector, self.token, self.web_dir);
+        let app = match self.served {
+            Served::Fixed(inspector) => router(*inspector, self.token, self.web_dir),
+            Served::Following(follow) => router_following(*follow, self.token, self.web_dir)?,
+        };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .build()?;
@@ -185,7 +218,25 @@ impl Server {
 /// The inspector's routes: `/` and `/app/*` (the web app, no token needed: they hold no
 /// capture data) and `/api/*` (token required). Tests drive it in-process.
 pub fn router(inspector: Inspector, token: Token, web_dir: Option<PathBuf>) -> axum::Router {
-    let api = api::routes(Arc::new(inspector), token);
+    let live = api::Live::new(api::Snapshot {
+        inspector: Arc::new(inspector),
+        follow: None,
+    });
+    routes(Arc::new(live), token, web_dir)
+}
+
+/// [`router`] for a followed capture: starts the thread that reloads it (it ends once the
+/// router is dropped, or when the file is closed). Err when that thread cannot start.
+pub fn router_following(
+    follow: Follow,
+    token: Token,
+    web_dir: Option<PathBuf>,
+) -> std::io::Result<axum::Router> {
+    Ok(routes(follow.start()?, token, web_dir))
+}
+
+fn routes(live: Arc<api::Live>, token: Token, web_dir: Option<PathBuf>) -> axum::Router {
+    let api = api::routes(live, token);
     assets::routes(web_dir)
         .merge(api)
         .fallback(|| async {

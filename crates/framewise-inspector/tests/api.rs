@@ -10,7 +10,7 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -26,10 +26,18 @@ use tower::ServiceExt;
 const FRAMES: u64 = 240;
 const TOKEN: &str = "0123456789abcdef0123456789abcdef";
 
+/// A process records one session at a time: every test that records holds this.
+static SESSION: Mutex<()> = Mutex::new(());
+
+fn recording() -> MutexGuard<'static, ()> {
+    SESSION.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// Two demo captures (normal and slow), recorded once for every test.
 fn captures() -> &'static (tempfile::TempDir, PathBuf, PathBuf) {
     static DIR: OnceLock<(tempfile::TempDir, PathBuf, PathBuf)> = OnceLock::new();
     DIR.get_or_init(|| {
+        let _recording = recording();
         let dir = tempfile::tempdir().unwrap();
         let record = |name: &str, variant| {
             let path = dir.path().join(name);
@@ -477,7 +485,10 @@ fn a_timing_level_capture_has_no_structure_and_says_why() {
     config.use_env = false;
     config.threads = 1;
     config.level = framewise_demo::CaptureLevel::Timing;
-    framewise_demo::run(config).unwrap();
+    {
+        let _recording = recording();
+        framewise_demo::run(config).unwrap();
+    }
     let doc = ok(&app(&path), "/api/structure?row=10");
     assert_eq!(doc["topology"], Value::Null);
     assert!(doc["reason"].as_str().unwrap().contains("level"), "{doc}");
@@ -696,4 +707,224 @@ fn a_web_dir_is_read_from_disk_and_never_left() {
     for path in ["/app/..%2Fsecret.js", "/app/.hidden.js", "/app/style.css"] {
         assert_eq!(get_raw(&app, path, None).0, StatusCode::NOT_FOUND, "{path}");
     }
+}
+
+#[test]
+fn without_follow_the_capture_says_follow_null() {
+    let doc = ok(&app(demo()), "/api/capture");
+    assert!(doc.get("follow").is_some_and(Value::is_null), "{doc}");
+}
+
+/// A game still writing its capture, for `--follow`: a recorder session writes `game.sgpt`,
+/// and the test copies its bytes into the followed file `live.sgpt` as a writer's would
+/// land there (appended; the header patched in place at close), so that it also controls
+/// where a record is cut.
+struct Game {
+    session: Option<framewise::Session>,
+    _recording: MutexGuard<'static, ()>,
+    written: u64,
+    game: PathBuf,
+    live: PathBuf,
+    /// How many of game.sgpt's bytes live.sgpt holds.
+    copied: usize,
+}
+
+impl Game {
+    fn start(dir: &Path) -> Self {
+        let recording = recording();
+        let game = dir.join("game.sgpt");
+        let session = framewise::Session::builder()
+            .writer_mode(framewise::WriterMode::Lossless)
+            .build_id("follow-test")
+            .start(game.as_path())
+            .unwrap();
+        Self {
+            session: Some(session),
+            _recording: recording,
+            written: 0,
+            game,
+            live: dir.join("live.sgpt"),
+            copied: 0,
+        }
+    }
+
+    /// Runs `frames` frames and waits until the recorder wrote (and flushed) them all.
+    fn frames(&mut self, frames: u64) {
+        let session = self.session.as_ref().unwrap();
+        for _ in 0..frames {
+            let _frame = session.frame();
+            let _update = framewise::scope!("update");
+        }
+        self.written += frames;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while session.frames_written() < self.written {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the recorder wrote {} of {} frames",
+                session.frames_written(),
+                self.written
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    /// Appends what the recorder wrote since the last copy; with `cut`, only the first
+    /// half of it (a record caught mid-write).
+    fn copy(&mut self, cut: bool) {
+        let bytes = std::fs::read(&self.game).unwrap();
+        let mut end = bytes.len();
+        if cut {
+            end = self.copied + (end - self.copied) / 2;
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.live)
+            .unwrap();
+        file.write_all(&bytes[self.copied..end]).unwrap();
+        self.copied = end;
+    }
+
+    /// Stops the recorder (its header patched CLOSED) and writes the finished file over
+    /// live.sgpt in place, as the writer itself does.
+    fn finish(&mut self) {
+        self.session.take().unwrap().stop().unwrap();
+        let bytes = std::fs::read(&self.game).unwrap();
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&self.live)
+            .unwrap();
+        file.write_all(&bytes).unwrap();
+        self.copied = bytes.len();
+    }
+}
+
+/// Polls `/api/capture` until `done` holds (a generous deadline, never a timing
+/// threshold), and returns that document.
+fn capture_until(app: &axum::Router, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let doc = ok(app, "/api/capture");
+        if done(&doc) {
+            return doc;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "waited 20 s for {what}; /api/capture's follow is {} with {} frames",
+            doc["follow"],
+            doc["frame_count"]
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn defect_kinds(doc: &Value) -> Vec<String> {
+    doc["defects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_followed_capture_grows_until_its_writer_closes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut game = Game::start(dir.path());
+    game.frames(5);
+    game.copy(false);
+
+    let follow = framewise_inspector::Follow::open(&game.live, None)
+        .unwrap()
+        .with_interval(std::time::Duration::from_millis(25));
+    let app =
+        framewise_inspector::router_following(follow, Token::from_string(TOKEN), None).unwrap();
+    let first = ok(&app, "/api/capture");
+    assert_eq!(first["frame_count"], 5, "{first}");
+    assert_eq!(
+        first["follow"],
+        serde_json::json!({"generation": 0, "closed": false, "last_error": null})
+    );
+    // Still being written: the reader says so, and the page is told it is live.
+    assert!(
+        defect_kinds(&first).contains(&"unclosed".to_owned()),
+        "{first}"
+    );
+    assert_eq!(first["recovered"], true);
+
+    // Frames appended: a reload picks them up, under a new generation.
+    game.frames(10);
+    game.copy(false);
+    let grown = capture_until(&app, "15 frames", |d| d["frame_count"] == 15);
+    let generation = grown["follow"]["generation"].as_u64().unwrap();
+    assert!(generation >= 1, "{grown}");
+    assert_eq!(grown["follow"]["closed"], false);
+    assert!(grown["follow"]["last_error"].is_null(), "{grown}");
+    assert_eq!(
+        ok(&app, "/api/strip")["index"].as_array().unwrap().len(),
+        15
+    );
+    assert_eq!(ok(&app, "/api/stats")["range"]["to"], 15);
+    assert_eq!(ok(&app, "/api/frame?row=14")["row"], 14);
+
+    // A record caught half-written: a successful reload of the frames complete so far.
+    game.frames(1);
+    game.copy(true);
+    let cut = capture_until(&app, "a reload of the cut file", |d| {
+        d["follow"]["generation"].as_u64().unwrap() > generation
+    });
+    assert_eq!(cut["frame_count"], 15, "{cut}");
+    assert!(cut["follow"]["last_error"].is_null(), "{cut}");
+    assert!(
+        defect_kinds(&cut).contains(&"truncated-tail".to_owned()),
+        "{cut}"
+    );
+    game.copy(false);
+    let whole = capture_until(&app, "16 frames", |d| d["frame_count"] == 16);
+    let generation = whole["follow"]["generation"].as_u64().unwrap();
+    assert_eq!(ok(&app, "/api/frame?row=15")["row"], 15);
+
+    // The file replaced by something that is not a capture: the error is reported and the
+    // last good state keeps serving, its frames' spans included.
+    let good = std::fs::read(&game.live).unwrap();
+    let garbage = dir.path().join("garbage.txt");
+    std::fs::write(&garbage, "not a capture at all\n").unwrap();
+    std::fs::rename(&garbage, &game.live).unwrap();
+    let failed = capture_until(&app, "last_error", |d| !d["follow"]["last_error"].is_null());
+    let error = failed["follow"]["last_error"].as_str().unwrap();
+    assert!(error.contains("not a capture"), "{error}");
+    assert_eq!(failed["frame_count"], 16);
+    assert_eq!(failed["follow"]["generation"].as_u64().unwrap(), generation);
+    assert_eq!(failed["follow"]["closed"], false);
+    assert_eq!(
+        ok(&app, "/api/strip")["index"].as_array().unwrap().len(),
+        16
+    );
+    assert_eq!(ok(&app, "/api/frame?row=15")["row"], 15);
+
+    // The capture back, and the writer finishing it: closed, and no longer unclosed.
+    std::fs::write(&game.live, good).unwrap();
+    game.frames(4);
+    game.finish();
+    let closed = capture_until(&app, "closed", |d| d["follow"]["closed"] == true);
+    assert_eq!(closed["frame_count"], 20, "{closed}");
+    assert!(closed["follow"]["last_error"].is_null(), "{closed}");
+    assert!(closed["follow"]["generation"].as_u64().unwrap() > generation);
+    assert!(
+        !defect_kinds(&closed).contains(&"unclosed".to_owned()),
+        "{closed}"
+    );
+    assert_eq!(closed["recovered"], false, "{closed}");
+    let finished = summarize(&load::open(&game.game, &LoadOptions::new()).unwrap());
+    assert_eq!(
+        ok_text(&app, "/api/stats"),
+        with_range(&finished, 0, 20),
+        "the last reload serves what the analysis crate reads from the finished file"
+    );
+
+    // Closed: nothing looks at the file any more (a still-running poller would report this
+    // within one 25 ms interval; a second is forty of them).
+    std::fs::write(&game.live, "not a capture either\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    assert_eq!(ok(&app, "/api/capture")["follow"], closed["follow"]);
 }
