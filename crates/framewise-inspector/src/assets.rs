@@ -24,6 +24,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("stats.js", JS, include_str!("../web/stats.js")),
     ("structure.js", JS, include_str!("../web/structure.js")),
     ("compare.js", JS, include_str!("../web/compare.js")),
+    ("follow.js", JS, include_str!("../web/follow.js")),
     ("style.css", CSS, include_str!("../web/style.css")),
 ];
 

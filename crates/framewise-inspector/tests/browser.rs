@@ -183,6 +183,18 @@ fn serve(capture: &Path, compare: Option<&Path>) -> String {
 
 /// Runs the browser script against `url`; panics with its output unless it exits 0.
 fn run_script(url: &str, extra: &[&str], screenshot: bool) {
+    let mut child = start_script(url, extra, screenshot);
+    let stdout = child.stdout.take().expect("node's stdout");
+    finish_script(
+        child,
+        stdout,
+        String::new(),
+        &format!("{extra:?} against {url}"),
+    );
+}
+
+/// Starts the browser script against `url`, its stdout piped.
+fn start_script(url: &str, extra: &[&str], screenshot: bool) -> std::process::Child {
     let mut command = Command::new("node");
     command
         .current_dir(script_dir())
@@ -194,7 +206,17 @@ fn run_script(url: &str, extra: &[&str], screenshot: bool) {
     if !screenshot {
         command.env_remove("FRAMEWISE_BROWSER_SHOT");
     }
-    let mut child = command.spawn().expect("node starts");
+    command.spawn().expect("node starts")
+}
+
+/// Waits for the script (killed past [`SCRIPT_TIMEOUT`]), adds the rest of `stdout` to
+/// `output`, prints it, and panics with it unless the script exited 0.
+fn finish_script(
+    mut child: std::process::Child,
+    mut stdout: impl std::io::Read,
+    mut output: String,
+    what: &str,
+) {
     let started = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait for node") {
@@ -202,18 +224,17 @@ fn run_script(url: &str, extra: &[&str], screenshot: bool) {
         }
         if started.elapsed() > SCRIPT_TIMEOUT {
             let _ = child.kill();
-            panic!("inspector.test.mjs ran past {SCRIPT_TIMEOUT:?} against {url}");
+            panic!("inspector.test.mjs ran past {SCRIPT_TIMEOUT:?} ({what}): {output}");
         }
         std::thread::sleep(Duration::from_millis(100));
     };
-    let mut output = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        std::io::Read::read_to_string(&mut stdout, &mut output).expect("read node's output");
-    }
+    stdout
+        .read_to_string(&mut output)
+        .expect("read node's output");
     println!("{}", output.trim_end());
     assert!(
         status.success(),
-        "inspector.test.mjs {extra:?} against {url} exited {status}: {}",
+        "inspector.test.mjs {what} exited {status}: {}",
         output.trim_end()
     );
 }
@@ -245,4 +266,78 @@ fn a_gpu_capture_has_a_nominal_gpu_track() {
     let dir = tempfile::tempdir().expect("temp dir");
     let url = serve(&gpu_recording(dir.path()), None);
     run_script(&url, &["--expect-gpu"], false);
+}
+
+/// `framewise view --follow`: a recorder session writes `game.sgpt` while the test copies
+/// its bytes into the followed `live.sgpt` (appended, the header patched in place at close,
+/// as the writer lands them). Once the page shows the first frames live and says so
+/// ("ready N" on the script's stdout), more frames are written and the file is closed; the
+/// script checks the strip grew and the page says closed.
+#[test]
+fn a_followed_capture_grows_in_the_page_until_closed() {
+    if !browser_available() {
+        return;
+    }
+    use std::io::{BufRead, Write};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (game, live) = (dir.path().join("game.sgpt"), dir.path().join("live.sgpt"));
+    let _session = SESSION.lock().unwrap_or_else(PoisonError::into_inner);
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .build_id("browser-follow-test")
+        .start(game.as_path())
+        .expect("the session starts");
+    let mut written = 0;
+    let mut copied = 0;
+    let mut frames = |count: u64| {
+        for _ in 0..count {
+            let _frame = session.frame();
+            let _update = framewise::scope!("update");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        written += count;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while session.frames_written() < written {
+            assert!(Instant::now() < deadline, "the recorder fell behind");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let bytes = std::fs::read(&game).expect("read the recording");
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&live)
+            .expect("open the followed file");
+        file.write_all(&bytes[copied..]).expect("append");
+        copied = bytes.len();
+    };
+    frames(40);
+
+    let server = Server::bind_following(&live, None, 0).expect("the inspector binds");
+    let url = server.url();
+    server.spawn().expect("the server thread starts");
+    let mut child = start_script(&url, &["--follow"], false);
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("node's stdout"));
+    let mut output = String::new();
+    let mut line = String::new();
+    while stdout.read_line(&mut line).expect("read node's output") > 0 {
+        output.push_str(&line);
+        if line.starts_with("ready ") {
+            break;
+        }
+        line.clear();
+    }
+    if line.starts_with("ready ") {
+        for _ in 0..3 {
+            frames(20);
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        session.stop().expect("the session stops");
+        let bytes = std::fs::read(&game).expect("read the finished recording");
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&live)
+            .and_then(|mut file| file.write_all(&bytes))
+            .expect("write the finished file in place");
+    }
+    finish_script(child, stdout, output, "--follow");
 }

@@ -1,7 +1,8 @@
 // The inspector's page: loads the capture's views from the server (every number comes from
 // the API), wires the selection (a frame, a range, a pinned frame) between them, and marks
 // the body for tests: data-ready after the first full render, data-selected-row after each
-// frame's views are drawn, data-error when the page cannot show the capture.
+// frame's views are drawn, data-error when the page cannot show the capture. A followed
+// capture (`framewise view --follow`) is redrawn on each reload the server reports.
 
 import { ApiError, DASH, fill, fmtCount, fmtMs, fmtNs, get, h, table, token } from "./api.js";
 import { Strip } from "./strip.js";
@@ -9,6 +10,7 @@ import { Timeline } from "./timeline.js";
 import { Detail, renderStats } from "./stats.js";
 import { renderStructure } from "./structure.js";
 import { renderCompare, renderDiff } from "./compare.js";
+import { follow } from "./follow.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -65,19 +67,40 @@ function renderHeader(capture) {
     ),
   );
   document.title = `${capture.file} — framewise inspector`;
+  renderBanner(capture);
+  $("capture-notes")?.remove();
+  if (capture.notes.length > 0) {
+    $("header").append(h("ul", { id: "capture-notes", class: "notes small" }, capture.notes.map((note) => h("li", {}, note))));
+  }
+}
+
+/**
+ * The defects banner. While a followed file is still being written, an unclosed file and a
+ * record cut mid-write are expected: it says "live" rather than "recovered", and still lists
+ * what the reader reported.
+ */
+function renderBanner(capture) {
   const banner = $("banner");
-  if (capture.recovered) {
+  const defects = () => h("ul", { id: "defects" }, capture.defects.map((defect) => h("li", {}, h("code", {}, defect.kind), " ", defect.message)));
+  const live = capture.follow !== null && capture.follow !== undefined && !capture.follow.closed;
+  if (live) {
+    fill(
+      banner,
+      h("strong", {}, "Live — the file is still being written: "),
+      "new frames appear as they are written.",
+      capture.defects.length ? [" What the reader says of its unfinished end:", defects()] : null,
+    );
+  } else if (capture.recovered) {
     fill(
       banner,
       h("strong", {}, "This capture was recovered: "),
       "it was cut off or damaged, and what is shown is what survived.",
-      h("ul", { id: "defects" }, capture.defects.map((defect) => h("li", {}, h("code", {}, defect.kind), " ", defect.message))),
+      defects(),
     );
-    banner.hidden = false;
   }
-  if (capture.notes.length > 0) {
-    $("header").append(h("ul", { class: "notes small" }, capture.notes.map((note) => h("li", {}, note))));
-  }
+  banner.classList.toggle("live", live);
+  banner.dataset.kind = live ? "live" : capture.recovered ? "recovered" : "";
+  banner.hidden = !live && !capture.recovered;
 }
 
 function renderHitches(hitches) {
@@ -201,16 +224,29 @@ async function main() {
     return;
   }
   const [capture, stripData, hitches] = await Promise.all([get("capture"), get("strip"), get("hitches")]);
+  adopt(capture, stripData, hitches);
+  renderHeader(capture);
+  $("main").hidden = false;
+  if (capture.follow) follow(capture, $("live"), (next) => refresh(next).catch(failed));
+  if (capture.frame_count === 0) {
+    const writing = capture.follow && !capture.follow.closed;
+    showError("empty", writing ? "No frame has been written yet: frames appear as the game writes them." : "This capture has no frames: nothing to show.");
+    return;
+  }
+  await showViews();
+}
+
+function adopt(capture, stripData, hitches) {
   state.capture = capture;
   state.strip = stripData;
   state.hitches = hitches;
+  state.rowOfIndex = new Map();
   stripData.index.forEach((index, row) => state.rowOfIndex.set(index, row));
-  renderHeader(capture);
-  $("main").hidden = false;
-  if (capture.frame_count === 0) {
-    showError("empty", "This capture has no frames: nothing to show.");
-    return;
-  }
+}
+
+/** The views, drawn for the first time. */
+async function showViews() {
+  const { capture, strip: stripData, hitches } = state;
   strip = new Strip($("strip"), $("tooltip"), stripData, {
     onSelect: (row) => select(row).catch(failed),
     onRange: setRange,
@@ -226,6 +262,43 @@ async function main() {
   }) : null;
   await Promise.all([loadStats(), select(0), diff]);
   document.body.dataset.ready = "1";
+}
+
+/**
+ * A followed capture was reloaded: refetch what covers the whole capture, keep the
+ * selection, range and pinned frame (a selection on the last frame follows the newest), and
+ * redraw. The selected frame is fetched again too: the last one gains its period when the
+ * next frame arrives.
+ */
+async function refresh(capture) {
+  const [stripData, hitches] = await Promise.all([get("strip"), get("hitches")]);
+  const before = state.capture.frame_count;
+  const onNewest = state.selected !== null && state.selected === before - 1;
+  adopt(capture, stripData, hitches);
+  renderHeader(capture);
+  const count = capture.frame_count;
+  if (!strip) {
+    if (count === 0) return;
+    $("error").hidden = true;
+    delete document.body.dataset.error;
+    await showViews();
+    return;
+  }
+  if (count === 0) {
+    showError("empty", "The file now holds no frames: showing nothing until it does.");
+    return;
+  }
+  if (document.body.dataset.error === "empty") {
+    $("error").hidden = true;
+    delete document.body.dataset.error;
+  }
+  if (state.range && state.range.to > count) state.range = state.range.from < count ? { from: state.range.from, to: count } : null;
+  if (state.pinned !== null && state.pinned >= count) pin(null);
+  strip.setData(stripData);
+  strip.setRange(state.range);
+  renderHitches(hitches);
+  const row = onNewest ? count - 1 : Math.min(state.selected ?? 0, count - 1);
+  await Promise.all([loadStats(), select(row), detail.refresh()]);
 }
 
 main().catch(failed);

@@ -143,6 +143,11 @@ export class Detail {
     if (this.series) this.draw();
   }
 
+  /** Fetches the series shown again (a followed capture grew); nothing when none is. */
+  async refresh() {
+    if (this.series) await this.show(this.series.kind, this.series.name);
+  }
+
   draw() {
     const { context: g, width, height } = fitCanvas(this.canvas, 64);
     const colours = palette();

@@ -173,6 +173,14 @@ export class Strip {
     }
   }
 
+  /** The strip of a followed capture that grew: redraws, keeping selection and range. */
+  setData(strip) {
+    this.data = strip;
+    this.count = strip.period_ns.length;
+    this.ceiling = ceilingNs(strip);
+    this.draw();
+  }
+
   setSelected(row) {
     this.selected = row;
     this.draw();

@@ -2,8 +2,12 @@
 // which this script fetches itself with the page's token.
 //
 //   node inspector.test.mjs URL [--expect-recovered] [--expect-gpu]
+//   node inspector.test.mjs URL --follow
 //
-// URL is the address `framewise view` printed (http://127.0.0.1:PORT/?token=…). Env:
+// URL is the address `framewise view` printed (http://127.0.0.1:PORT/?token=…). With
+// --follow the capture is still being written: once the page shows it live, the script
+// prints "ready N" (N frames drawn) and waits for the writer (tests/browser.rs) to append
+// frames and close the file, then checks that the strip grew and the page says closed. Env:
 // FRAMEWISE_CHROMIUM (default: chromium on PATH), FRAMEWISE_BROWSER_SHOT (save a screenshot).
 // Exit 0 when every check holds; else 1 with one line naming the first that did not.
 
@@ -17,6 +21,7 @@ const args = process.argv.slice(2);
 const address = args.find((arg) => !arg.startsWith("--"));
 const expectRecovered = args.includes("--expect-recovered");
 const expectGpu = args.includes("--expect-gpu");
+const following = args.includes("--follow");
 const TIMEOUT_MS = 30_000;
 
 class Failure extends Error {}
@@ -253,8 +258,54 @@ async function run(browserContext) {
   return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows`;
 }
 
+/** `--follow`: a capture being written; the strip must grow as frames land, until closed. */
+async function runFollow(browserContext) {
+  const base = new URL(address);
+  const api = apiClient(base);
+  const first = await api("capture");
+  check(first.follow && first.follow.closed === false, `--follow, but /api/capture's follow is ${JSON.stringify(first.follow)}`);
+  const page = await browserContext.newPage();
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  const problems = [];
+  page.on("console", (message) => message.type() === "error" && problems.push(`console error: ${message.text()}`));
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  await page.goto(base.href);
+  await waitFor(page, "body[data-ready='1'], body[data-error]", "the first render", problems);
+  const error = await page.getAttribute("body", "data-error");
+  check(!error, `the page shows an error (${error}): ${await page.textContent("#error")}`);
+  const drawnBefore = Number(await page.getAttribute("#strip", "data-frames"));
+  check(drawnBefore === first.frame_count, `the strip drew ${drawnBefore} frames, the API has ${first.frame_count}`);
+  check((await page.getAttribute("#banner", "data-kind")) === "live", "a file still being written is not shown as live");
+  check((await page.textContent("#banner")).includes("still being written"), "the live banner does not say the file is still being written");
+  check((await page.textContent("#live")).startsWith("live ·"), `the indicator says "${await page.textContent("#live")}"`);
+  // On the newest frame: the selection must follow the frames that arrive.
+  await page.focus("#strip");
+  await page.keyboard.press("End");
+  await waitFor(page, `body[data-selected-row='${drawnBefore - 1}']`, "selecting the last frame", problems);
+
+  console.log(`ready ${drawnBefore}`);
+  try {
+    await page.waitForSelector("body[data-follow-closed='1']", { timeout: 90_000 });
+  } catch {
+    throw new Failure(`the page never said the file was closed (generation ${await page.getAttribute("body", "data-generation")})${problems[0] ? ` (${problems[0]})` : ""}`);
+  }
+  const last = await api("capture");
+  check(last.follow.closed === true, "the page says closed, the API does not");
+  const drawnAfter = Number(await page.getAttribute("#strip", "data-frames"));
+  check(drawnAfter === last.frame_count, `the strip drew ${drawnAfter} frames, the API has ${last.frame_count}`);
+  check(drawnAfter > drawnBefore, `the strip did not grow (${drawnBefore} → ${drawnAfter} frames)`);
+  check(
+    (await page.getAttribute("body", "data-selected-row")) === String(drawnAfter - 1),
+    `the selection stayed on row ${await page.getAttribute("body", "data-selected-row")}, not the newest frame ${drawnAfter - 1}`,
+  );
+  check((await page.textContent("#live")).startsWith("closed ·"), `the indicator says "${await page.textContent("#live")}" once closed`);
+  check(!(await page.isVisible("#banner")), "a banner is still shown for the closed, intact capture");
+  check(problems.length === 0, problems[0]);
+  return `${drawnBefore} → ${drawnAfter} frames while following, then closed`;
+}
+
 async function main() {
-  check(address, "usage: node inspector.test.mjs URL [--expect-recovered] [--expect-gpu]");
+  check(address, "usage: node inspector.test.mjs URL [--expect-recovered] [--expect-gpu] | URL --follow");
   const profile = mkdtempSync(join(tmpdir(), "framewise-chromium-"));
   let context;
   try {
@@ -273,7 +324,7 @@ async function main() {
       ],
       timeout: TIMEOUT_MS,
     });
-    const summary = await run(context);
+    const summary = following ? await runFollow(context) : await run(context);
     console.log(`ok: inspector ${summary}${expectRecovered ? ", recovered banner shown" : ""}${expectGpu ? ", GPU track shown" : ""}`);
   } finally {
     await context?.close().catch(() => {});
