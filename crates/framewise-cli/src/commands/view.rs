@@ -1,9 +1,10 @@
-//! `framewise view CAPTURE [--compare OTHER] [--port N]`: the web inspector.
+//! `framewise view CAPTURE [--compare OTHER] [--port N] [--follow]`: the web inspector.
 //!
 //! Loads the capture through framewise-analysis (with the usual progress bar on stderr
 //! when it is a terminal), hands it to framewise-inspector, prints the address line
 //! `inspector: http://127.0.0.1:PORT/?token=TOKEN` on stdout and serves until Ctrl-C or
-//! SIGTERM. The server, the API and the web app live in framewise-inspector
+//! SIGTERM. With `--follow` the inspector also reloads the file as a running game writes
+//! it, until the game closes it (framewise-inspector's `Follow`). The server, the API and the web app live in framewise-inspector
 //! (docs/INSPECTOR.md); this file only loads, prints and maps errors.
 //!
 //! Exit: 0 after a clean shutdown; 4 when a capture cannot be read or the port cannot be
@@ -12,7 +13,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use framewise_inspector::{Compared, Inspector, Server};
+use framewise_inspector::{Compared, Follow, Inspector, Server};
 
 use crate::input::{self, InputArgs, Need};
 
@@ -31,18 +32,24 @@ pub struct Args {
     /// them: a reload shows the change).
     #[arg(long, value_name = "DIR")]
     pub web_dir: Option<PathBuf>,
+    /// Tail a capture a running game is still writing: the page shows the frames written
+    /// so far and picks up new ones, until the game closes the file. Only the file is
+    /// read; nothing is sent to the game.
+    #[arg(long)]
+    pub follow: bool,
     #[command(flatten)]
     pub input: InputArgs,
 }
 
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    serve(
+    serve_capture(
         &args.capture,
         args.compare.as_deref(),
         args.port,
         args.web_dir,
         &args.input,
+        args.follow,
     )
 }
 
@@ -55,9 +62,22 @@ pub fn serve(
     web_dir: Option<PathBuf>,
     input_args: &InputArgs,
 ) -> anyhow::Result<u8> {
+    serve_capture(capture, compare, port, web_dir, input_args, false)
+}
+
+/// [`serve`], following the file as it grows when `follow` is set.
+fn serve_capture(
+    capture: &Path,
+    compare: Option<&Path>,
+    port: u16,
+    web_dir: Option<PathBuf>,
+    input_args: &InputArgs,
+    follow: bool,
+) -> anyhow::Result<u8> {
     // Per-frame aggregates only: a frame's spans are read from the file when the page asks
     // for its timeline (docs/INSPECTOR.md, "Memory").
-    let (loaded, frames) = input::load_with_frames(capture, &input_args.options(Need::Frames))?;
+    let options = input_args.options(Need::Frames);
+    let (loaded, frames) = input::load_with_frames(capture, &options)?;
     let compared = match compare {
         Some(path) => Some(Compared {
             file: input::shown(path),
@@ -66,7 +86,9 @@ pub fn serve(
         None => None,
     };
     // stdout carries only the address line (a script reads it); what the reader had to
-    // recover goes to stderr as well as to the page's banner, so it is never missed.
+    // recover goes to stderr as well as to the page's banner, so it is never missed. (A
+    // followed file still being written reads as unclosed, with a truncated tail at times:
+    // printed too, once, for the first load.)
     let mut notes = String::new();
     super::defects_console(
         loaded.defects(),
@@ -81,8 +103,17 @@ pub fn serve(
         );
     }
     eprint!("{}", notes.trim_start_matches('\n'));
-    let inspector = Inspector::with_frames(loaded, frames, &input::shown(capture), compared);
-    let server = Server::new(inspector, port)?.with_web_dir(web_dir);
+    let file = input::shown(capture);
+    let server = if follow {
+        let follow = Follow::with_frames(loaded, frames, capture, &file, options, compared);
+        Server::following(follow, port)?
+    } else {
+        Server::new(
+            Inspector::with_frames(loaded, frames, &file, compared),
+            port,
+        )?
+    }
+    .with_web_dir(web_dir);
     // Printed once Ctrl-C and SIGTERM stop the server cleanly, and flushed at once: a
     // script reads this line to find the server.
     server.run_announced(|url| {
