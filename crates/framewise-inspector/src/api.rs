@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, PoisonError, RwLock};
 
+use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -42,10 +43,12 @@ pub struct Inspector {
     /// `/api/capture` without its `follow` member (added per request: it changes between
     /// reloads).
     capture_doc: Map<String, Value>,
-    strip_doc: Vec<u8>,
+    /// Documents serialized once per load; `Bytes`, so every answer shares them instead of
+    /// copying (the strip of an hour capture is 14 MB).
+    strip_doc: Bytes,
     stats_doc: Value,
-    hitches_doc: Vec<u8>,
-    diff_doc: Option<Vec<u8>>,
+    hitches_doc: Bytes,
+    diff_doc: Option<Bytes>,
 }
 
 /// A second capture to compare against (`framewise view A --compare B`).
@@ -138,22 +141,22 @@ impl Inspector {
             let theirs = summarize(&other.capture);
             let d = diff(&summary, &theirs);
             match diff::diff_json(&d, (file, &summary), (&other.file, &theirs)) {
-                Ok(v) => to_bytes(&v),
-                Err(e) => to_bytes(&json!({"error": format!("serializing: {e}")})),
+                Ok(v) => Bytes::from(to_bytes(&v)),
+                Err(e) => Bytes::from(to_bytes(&json!({"error": format!("serializing: {e}")}))),
             }
         });
         let mut inspector = Self {
-            hitches_doc: to_bytes(&to_json(&hitches)),
+            hitches_doc: Bytes::from(to_bytes(&to_json(&hitches))),
             stats_doc: to_json(&summary),
             hitches,
             hitch_rows,
             capture_doc: Map::new(),
-            strip_doc: Vec::new(),
+            strip_doc: Bytes::new(),
             diff_doc,
             capture,
             frames,
         };
-        inspector.strip_doc = inspector.strip_bytes();
+        inspector.strip_doc = Bytes::from(inspector.strip_bytes());
         inspector.capture_doc = inspector.capture_json(file, file_bytes, compare);
         inspector
     }
@@ -529,8 +532,8 @@ impl IntoResponse for ApiError {
     }
 }
 
-fn json_bytes(body: Vec<u8>) -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+fn json_bytes(body: impl Into<Bytes>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body.into()).into_response()
 }
 
 fn json_value(value: &Value) -> Response {
