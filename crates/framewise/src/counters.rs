@@ -46,6 +46,17 @@ impl CounterSlot {
         self.value.store(level, Ordering::Relaxed);
         self.mark_touched();
     }
+
+    /// Writes a value the way the slot's own kind reads it: a sum adds, a gauge sets. The
+    /// kind a name was first used with wins over the macro or handle that writes to it, so a
+    /// `counter!` on a gauge's name never adds into a level that frame close does not reset.
+    #[inline(always)]
+    fn record(&self, value: i64) {
+        match self.kind {
+            CounterKind::Sum => self.add(value),
+            CounterKind::Gauge => self.set(value),
+        }
+    }
 }
 
 /// Every counter slot ever named, in creation order.
@@ -145,14 +156,12 @@ impl CounterSite {
         slot
     }
 
-    /// Adds to a sum counter, or sets a gauge, when a session is recording.
+    /// Adds to a sum counter, or sets a gauge, when a session is recording. The name's
+    /// first use decides which: a `counter!` on a gauge's name sets the gauge.
     #[inline(always)]
     pub fn record(&'static self, value: i64) {
         if ENABLED.load(Ordering::Relaxed) {
-            match self.kind {
-                CounterKind::Sum => self.slot().add(value),
-                CounterKind::Gauge => self.slot().set(value),
-            }
+            self.slot().record(value);
         }
     }
 }
@@ -179,11 +188,12 @@ impl Counter {
         }
     }
 
-    /// Adds `delta` to this frame's sum, when a session is recording.
+    /// Adds `delta` to this frame's sum, when a session is recording (sets the level when
+    /// the name was first used as a gauge).
     #[inline(always)]
     pub fn add(&self, delta: i64) {
         if !cfg!(feature = "disabled") && ENABLED.load(Ordering::Relaxed) {
-            self.slot.add(delta);
+            self.slot.record(delta);
         }
     }
 
@@ -218,10 +228,11 @@ impl Gauge {
     }
 
     /// Sets the level, when a session is recording. A frame carries the last level set.
+    /// (Adds, when the name was first used as a sum.)
     #[inline(always)]
     pub fn set(&self, level: i64) {
         if !cfg!(feature = "disabled") && ENABLED.load(Ordering::Relaxed) {
-            self.slot.set(level);
+            self.slot.record(level);
         }
     }
 }

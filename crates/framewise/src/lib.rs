@@ -159,7 +159,8 @@ macro_rules! scope {
 }
 
 /// Adds to a **sum** counter in the current frame: `counter!("draw_calls", 1)`. A frame's
-/// value is the exact sum of everything counted in it, from any thread.
+/// value is the exact sum of everything counted in it, from any thread. A name keeps the kind
+/// of its first use: `counter!` on a name first set with `gauge!` sets that gauge.
 #[cfg(not(feature = "disabled"))]
 #[macro_export]
 macro_rules! counter {

@@ -136,3 +136,53 @@ fn counts_made_while_no_session_runs_are_not_recorded() {
         .value;
     assert_eq!(value, 1);
 }
+
+/// Regression: `counter!` on a name first used with `gauge!` added into the gauge's level,
+/// which frame close never resets, so the value grew without bound across frames. The
+/// slot's kind (the first use) wins: the name stays a gauge and the write sets its level.
+#[test]
+fn counter_on_a_gauge_name_does_not_accumulate_across_frames() {
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("kind_clash");
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .start(path.as_path())
+        .unwrap();
+    gauge!("test.clash_gauge_first", 10);
+    counter!("test.clash_sum_first", 1);
+    session.end_frame();
+    for _ in 0..3 {
+        counter!("test.clash_gauge_first", 1);
+        counter!("test.clash_gauge_first", 2);
+        gauge!("test.clash_sum_first", 5);
+        gauge!("test.clash_sum_first", 6);
+        session.end_frame();
+    }
+    session.stop().unwrap();
+    let capture = common::open(&path);
+    let frames = common::frames(&capture);
+    let value = |frame: &framewise_format::model::Frame, counter_name: &str| {
+        frame
+            .counters
+            .iter()
+            .find(|c| name(&capture, c.counter) == counter_name)
+            .unwrap()
+            .value
+    };
+    assert_eq!(value(&frames[0], "test.clash_gauge_first"), 10);
+    assert_eq!(value(&frames[0], "test.clash_sum_first"), 1);
+    for frame in &frames[1..] {
+        assert_eq!(
+            value(frame, "test.clash_gauge_first"),
+            2,
+            "frame {}: a gauge carries the last level set, whatever macro set it",
+            frame.index
+        );
+        assert_eq!(
+            value(frame, "test.clash_sum_first"),
+            11,
+            "frame {}: a sum is the frame's total, whatever macro added to it",
+            frame.index
+        );
+    }
+}
