@@ -5,7 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::hitch::{judge_frames, median_with_zeros, Baselines};
+use framewise_detect::median::median_with_zeros;
+
+use crate::hitch::{judge_frames, Baselines};
 use crate::model::{Capture, Defect};
 use crate::stats::{percentile, AsF64, NS_PER_MS, P95};
 

@@ -18,6 +18,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use framewise_detect::median::{median, median_with_zeros};
+
 use crate::hitch_rule::{HitchRule, Judgement, WINDOW_FRAMES};
 use crate::model::{Capture, CounterId, Defect, Grade, ScopeId};
 use crate::stats::NS_PER_MS;
@@ -214,42 +216,6 @@ pub fn judge_frames(capture: &Capture, budget_ns: u64) -> Vec<Option<Judgement>>
         .collect()
 }
 
-/// Median of `values` plus `zeros` implicit zeros (values ≥ 0, any order).
-pub(crate) fn median_with_zeros(values: &mut [u64], zeros: usize) -> u64 {
-    values.sort_unstable();
-    let n = values.len() + zeros;
-    if n == 0 {
-        return 0;
-    }
-    let at = |i: usize| -> u64 {
-        if i < zeros {
-            0
-        } else {
-            values.get(i - zeros).copied().unwrap_or(0)
-        }
-    };
-    if n % 2 == 1 {
-        at(n / 2)
-    } else {
-        let (a, b) = (at(n / 2 - 1), at(n / 2));
-        a + (b - a) / 2
-    }
-}
-
-fn median_i64(values: &mut [i64]) -> Option<i64> {
-    values.sort_unstable();
-    let n = values.len();
-    if n == 0 {
-        return None;
-    }
-    Some(if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        let (a, b) = (values[n / 2 - 1], values[n / 2]);
-        a + (b - a) / 2
-    })
-}
-
 /// Capture-wide medians the classification compares a frame against.
 pub(crate) struct Baselines {
     /// Per scope id: median per-frame total over non-paused frames (0 where absent).
@@ -342,7 +308,7 @@ impl CounterBaselines {
                 .filter_map(|r| capture.counter_in_frame(r, id))
                 .map(|e| capture.counter_value(e) as i64)
                 .collect();
-            (id, median_i64(&mut values).unwrap_or(0))
+            (id, median(&mut values).unwrap_or(0))
         });
         Self {
             pipelines: find_counter(capture, "pipelines_created"),
@@ -758,10 +724,23 @@ mod tests {
     }
 
     #[test]
-    fn median_counts_absent_frames_as_zero() {
-        assert_eq!(median_with_zeros(&mut [5, 7], 3), 0);
-        assert_eq!(median_with_zeros(&mut [5, 7, 9], 1), 6);
-        assert_eq!(median_with_zeros(&mut [], 0), 0);
+    fn upload_baseline_of_extreme_counter_values_does_not_overflow() {
+        use crate::build::{CaptureBuilder, FrameInput};
+        use crate::model::{CounterKind, Numeric, SourceKind};
+        let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+        let id = b.counter("bytes_uploaded", CounterKind::Sum, Numeric::Integer);
+        let mut f = FrameInput::default();
+        for (index, raw) in [(0u64, i64::MIN), (1, i64::MAX)] {
+            f.clear();
+            f.index = index;
+            f.cpu_begin_ns = index * 10;
+            f.cpu_end_ns = index * 10 + 5;
+            f.counters.push((id, raw));
+            b.push_frame(&f);
+        }
+        let capture = b.finish();
+        let baselines = CounterBaselines::of(&capture);
+        assert_eq!(baselines.uploads, Some((id, -1)));
     }
 
     #[test]

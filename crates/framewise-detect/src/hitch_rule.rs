@@ -58,17 +58,7 @@ impl HitchRule {
     /// The median of the current window, ns (0 when empty). With an even count it is the
     /// mean of the two middle periods, rounded down.
     pub fn median_ns(&self) -> u64 {
-        let n = self.sorted.len();
-        if n == 0 {
-            return 0;
-        }
-        let hi = self.sorted[n / 2];
-        if n % 2 == 1 {
-            hi
-        } else {
-            let lo = self.sorted[n / 2 - 1];
-            lo + (hi - lo) / 2
-        }
+        crate::median::median_of_sorted(&self.sorted).unwrap_or(0)
     }
 
     /// The threshold a frame judged now would have to exceed, ns.

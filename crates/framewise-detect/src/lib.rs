@@ -7,7 +7,8 @@
 //! Everyone else should use `framewise-analysis`, which re-exports what it needs.
 //!
 //! This crate depends on nothing but `std`, holds no I/O and no capture model: a detector
-//! is fed numbers one frame at a time and answers.
+//! is fed numbers one frame at a time and answers. [`median`] is the one median: the hitch
+//! rule's rolling median and the analysis's capture-wide baselines are both taken with it.
 //!
 //! ```
 //! use framewise_detect::hitch_rule::{HitchRule, DEFAULT_BUDGET_NS};
@@ -23,3 +24,4 @@
 //! ```
 
 pub mod hitch_rule;
+pub mod median;
