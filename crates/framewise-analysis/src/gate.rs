@@ -1,6 +1,6 @@
 //! `framewise gate`: a regression gate over metric paths, and the verdict contract.
 //!
-//! Rules (DESIGN.md, issue 4):
+//! Rules (docs/CONCEPTS.md, "Exit codes" and "Gate defaults"):
 //! - Default tolerances: `frame.avg` and `frame.p99` may worsen by 10%; every counter's
 //!   `max` gates exactly (`counter.*.max = 0`).
 //! - Direction-aware: `frame.fps`, `frame.low_1pct_fps`, `frame.low_01pct_fps` regress when

@@ -1,5 +1,5 @@
 //! Hitches: the rule from [`crate::hitch_rule`] applied to a capture, and each hitch's
-//! classification in DESIGN.md's closed vocabulary, ranked, with confidence and evidence.
+//! classification in the closed vocabulary of docs/CONCEPTS.md, ranked, with confidence and evidence.
 //!
 //! Triggers (thresholds in [`ClassifyThresholds`]):
 //! - `pipeline-compile`: `pipelines_created` > 0 in the frame.
@@ -24,7 +24,7 @@ use crate::hitch_rule::{HitchRule, Judgement, WINDOW_FRAMES};
 use crate::model::{Capture, CounterId, Defect, Grade, ScopeId};
 use crate::stats::NS_PER_MS;
 
-/// The closed hitch vocabulary. It grows only by changing DESIGN.md.
+/// The closed hitch vocabulary. It grows only by changing docs/CONCEPTS.md with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HitchKind {
@@ -45,7 +45,7 @@ pub enum HitchKind {
 }
 
 impl HitchKind {
-    /// The name as DESIGN.md spells it.
+    /// The name as docs/CONCEPTS.md spells it.
     pub fn name(self) -> &'static str {
         match self {
             Self::PipelineCompile => "pipeline-compile",

@@ -1,4 +1,4 @@
-//! Statistics, exactly as DESIGN.md defines them.
+//! Statistics, exactly as docs/CONCEPTS.md ("Statistics", "The frame classifier") defines them.
 //!
 //! - Percentiles interpolate linearly between the closest ranks at `(n − 1) · p`.
 //! - A percentile is null, with a reason, when fewer than one value lies beyond it in its
@@ -443,7 +443,7 @@ pub enum FrameClass {
 /// One classifier bucket.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Bin {
-    /// The bucket as written in DESIGN.md (`<2`, `2-4`, …, `>=66`), ms.
+    /// The bucket as written in docs/CONCEPTS.md (`<2`, `2-4`, …, `>=66`), ms.
     pub range: String,
     /// Frames in it.
     pub count: u64,

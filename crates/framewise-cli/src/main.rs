@@ -20,7 +20,7 @@ mod list;
 mod output;
 mod table;
 
-/// Exit code for an infrastructure or usage error (DESIGN.md's contract: the codes are API).
+/// Exit code for an infrastructure or usage error (docs/CONCEPTS.md, "Exit codes": the codes are API).
 pub const EXIT_ERROR: u8 = 4;
 
 /// framewise: a frame profiler's verdicts.

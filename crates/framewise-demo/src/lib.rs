@@ -131,7 +131,7 @@ impl HitchCause {
         }
     }
 
-    /// The classification DESIGN.md's vocabulary should give it.
+    /// The classification the hitch vocabulary (docs/CONCEPTS.md, "Hitches") should give it.
     pub fn expected_kind(self) -> &'static str {
         match self {
             Self::SpawnWave => "spawn-burst",

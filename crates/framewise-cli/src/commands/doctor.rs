@@ -108,7 +108,7 @@ fn probe_gpu(degraded: &mut Vec<Value>) -> (Value, Value) {
     let cpu_only = |why: &str| {
         json!({
             "grade": "hardware",
-            "reason": format!("CPU-only: {why}; CPU timing is graded hardware (DESIGN.md)"),
+            "reason": format!("CPU-only: {why}; CPU timing is graded hardware (docs/CONCEPTS.md#truth-grades)"),
         })
     };
     let probe = match framewise_demo::gpu::probe() {
@@ -186,7 +186,7 @@ fn probe_gpu(degraded: &mut Vec<Value>) -> (Value, Value) {
         json!({
             "grade": probe.adapter_type,
             "reason": format!(
-                "GPU work timed on this {} adapter, {}, is graded {}; CPU-only captures are graded hardware (DESIGN.md)",
+                "GPU work timed on this {} adapter, {}, is graded {}; CPU-only captures are graded hardware (docs/CONCEPTS.md#truth-grades)",
                 probe.adapter_type, probe.adapter, probe.adapter_type
             ),
         })

@@ -1,4 +1,4 @@
-//! `framewise hitches FILE`: every hitch (DESIGN.md's rule) with ranked classifications,
+//! `framewise hitches FILE`: every hitch (the rule in docs/CONCEPTS.md) with ranked classifications,
 //! each with a confidence and the evidence it rests on.
 //!
 //! Exit: 0 no hitch; 1 at least one hitch (the rule was breached); 2 when no frame could

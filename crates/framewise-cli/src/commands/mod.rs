@@ -18,7 +18,7 @@ use framewise_analysis::{Side, SideDefect};
 
 use crate::table::Table;
 
-/// Exit codes by verdict (DESIGN.md): the analysis crate owns the mapping.
+/// Exit codes by verdict (docs/CONCEPTS.md, "Exit codes"): the analysis crate owns the mapping.
 pub fn exit(verdict: Verdict) -> u8 {
     u8::try_from(verdict.exit_code()).unwrap_or(crate::EXIT_ERROR)
 }

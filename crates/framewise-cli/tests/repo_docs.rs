@@ -1,0 +1,239 @@
+//! The repository's documents against the repository: every document the code, the docs and
+//! the messages cite exists, and ARCHITECTURE.md's crate table and the README's tour list
+//! exactly the workspace's crates (and the table their workspace dependencies), as
+//! `cargo metadata` reports them.
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "a test fails loudly on an unreadable repository"
+)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The workspace root (this crate is `crates/framewise-cli`).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Workspace member → the workspace members it depends on (normal dependencies, optional
+/// ones included; dev and build dependencies left out), from `cargo metadata`.
+fn workspace_crates() -> BTreeMap<String, BTreeSet<String>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let out = Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .arg("--manifest-path")
+        .arg(root().join("Cargo.toml"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let packages = meta["packages"].as_array().unwrap();
+    let members: BTreeSet<String> = packages
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_owned())
+        .collect();
+    packages
+        .iter()
+        .map(|p| {
+            let deps = p["dependencies"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["kind"].is_null())
+                .filter_map(|d| d["name"].as_str())
+                .filter(|name| members.contains(*name))
+                .map(str::to_owned)
+                .collect();
+            (p["name"].as_str().unwrap().to_owned(), deps)
+        })
+        .collect()
+}
+
+/// The words written in backticks in a markdown table cell.
+fn backticked(cell: &str) -> Vec<&str> {
+    cell.split('`').skip(1).step_by(2).collect()
+}
+
+/// The rows of the first table under the heading `heading`, as cells.
+fn table_under<'a>(doc: &'a str, heading: &str) -> Vec<Vec<&'a str>> {
+    let section = doc
+        .split_once(&format!("\n{heading}\n"))
+        .unwrap_or_else(|| panic!("no `{heading}` heading"))
+        .1;
+    section
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2) // the header and its rule
+        .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+        .collect()
+}
+
+/// The crate a path like `crates/integrations/framewise-wgpu` or `framewise-wgpu` names.
+fn crate_of(path: &str) -> &str {
+    path.trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
+}
+
+#[test]
+fn architecture_crate_table_matches_cargo_metadata() {
+    let crates = workspace_crates();
+    let doc = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let mut rows: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for cells in table_under(&doc, "## Crates") {
+        let [name, _job, deps] = cells.as_slice() else {
+            panic!(
+                "ARCHITECTURE.md: a crate row has {} cells, not 3",
+                cells.len()
+            );
+        };
+        let name = crate_of(backticked(name).first().copied().unwrap_or(name)).to_owned();
+        // Backticked names of workspace crates are its workspace dependencies; other
+        // backticked words (a feature, a verb) are commentary.
+        let deps = backticked(deps)
+            .into_iter()
+            .filter(|d| crates.contains_key(*d))
+            .map(str::to_owned)
+            .collect();
+        assert!(
+            rows.insert(name.clone(), deps).is_none(),
+            "ARCHITECTURE.md lists `{name}` twice"
+        );
+    }
+    let missing: Vec<&String> = crates.keys().filter(|c| !rows.contains_key(*c)).collect();
+    let extra: Vec<&String> = rows.keys().filter(|c| !crates.contains_key(*c)).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "ARCHITECTURE.md's crate table is not the workspace: without a row {missing:?}, \
+         rows that are no workspace crate {extra:?}"
+    );
+    for (name, deps) in &crates {
+        assert_eq!(
+            &rows[name], deps,
+            "ARCHITECTURE.md: the workspace dependencies of `{name}` (left: the table; right: \
+             Cargo.toml, dev-dependencies left out)"
+        );
+    }
+}
+
+#[test]
+fn readme_tour_lists_every_crate() {
+    let crates = workspace_crates();
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let listed: BTreeSet<String> = table_under(&readme, "## A tour")
+        .iter()
+        .filter_map(|cells| backticked(cells.first()?).first().copied())
+        .filter(|place| place.starts_with("crates/"))
+        .map(|place| crate_of(place).to_owned())
+        .collect();
+    let missing: Vec<&String> = crates.keys().filter(|c| !listed.contains(*c)).collect();
+    let extra: Vec<&String> = listed.iter().filter(|c| !crates.contains_key(*c)).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "README.md's tour: crates without a row {missing:?}, rows that are no crate {extra:?}"
+    );
+}
+
+/// Text files of the repository (sources, docs, scripts, web files, snapshots), outside
+/// build output, git and node_modules.
+fn text_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if !matches!(name.as_str(), "target" | ".git" | "node_modules") {
+                text_files(&path, out);
+            }
+        } else if let Ok(text) = std::fs::read(&path) {
+            if !text.contains(&0) {
+                out.push(path);
+            }
+        }
+    }
+}
+
+/// Every `….md` a text cites: the file name with the path in front of it, if any.
+fn cited_documents(text: &str) -> Vec<&str> {
+    let is_path = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/');
+    let mut cited = Vec::new();
+    for (at, _) in text.match_indices(".md") {
+        let end = at + 3;
+        if text[end..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        {
+            continue; // `.mdx`, `.md5`
+        }
+        let start = text[..at]
+            .char_indices()
+            .rev()
+            .take_while(|&(_, c)| is_path(c))
+            .last()
+            .map_or(at, |(i, _)| i);
+        let word = &text[start..end];
+        // Documents are named in capitals (README.md, docs/CLI.md).
+        let stem = crate_of(word).trim_end_matches(".md");
+        if !stem.is_empty() && stem.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+            cited.push(word);
+        }
+    }
+    cited
+}
+
+#[test]
+fn every_cited_document_exists_in_the_repository() {
+    let root = root();
+    let mut files = Vec::new();
+    text_files(&root, &mut files);
+    let mut dangling = Vec::new();
+    for file in &files {
+        let text = String::from_utf8_lossy(&std::fs::read(file).unwrap()).into_owned();
+        for word in cited_documents(&text) {
+            let here = file.parent().unwrap();
+            let name = crate_of(word);
+            let found = [here.join(word), root.join(word)]
+                .iter()
+                .chain(
+                    [root.join(name), root.join("docs").join(name)]
+                        .iter()
+                        .filter(|_| !word.contains('/')),
+                )
+                .any(|p| p.is_file());
+            if !found {
+                let shown = file.strip_prefix(&root).unwrap_or(file);
+                dangling.push(format!("{}: {word}", shown.display()));
+            }
+        }
+    }
+    dangling.sort();
+    dangling.dedup();
+    assert!(
+        dangling.is_empty(),
+        "documents cited but not in the repository (the repository must stand alone):\n{}",
+        dangling.join("\n")
+    );
+    assert!(
+        files.iter().any(|f| f.ends_with("docs/CONCEPTS.md")),
+        "docs/CONCEPTS.md, where the concepts live, is missing"
+    );
+}
