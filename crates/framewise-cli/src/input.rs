@@ -60,7 +60,13 @@ impl std::error::Error for InputError {}
 fn describe(path: &Path, err: &LoadError) -> String {
     let shown = path.display().to_string();
     let text = err.to_string();
-    // Some loader messages already start with the path; do not say it twice.
+    // Loader messages may name the path themselves, at the start or after the format's
+    // name (`sgpt: FILE: header checksum mismatch`): say it once, at the start.
+    let text = if shown.is_empty() {
+        text
+    } else {
+        text.replace(&format!("{shown}: "), "")
+    };
     if text.starts_with(&shown) {
         text
     } else {

@@ -133,6 +133,20 @@ pub fn json_text(value: &serde_json::Value) -> anyhow::Result<String> {
     Ok(s)
 }
 
+/// Writes the JSON document to `--json PATH` by framewise-output's rule (a regular file
+/// replaced whole, a FIFO or device written through, symlinks followed).
+pub fn write_json(path: &Path, text: &str) -> anyhow::Result<()> {
+    framewise_output::write_file(path, |w| {
+        w.write_all(text.as_bytes()).map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!("{}: cannot write the JSON output: {e}", path.display()),
+            )
+        })
+    })?;
+    Ok(())
+}
+
 /// Writes `text` to stdout. A reader that went away (broken pipe) is not an error: the
 /// caller still returns the verdict's exit code.
 pub fn write_stdout(text: &str) -> anyhow::Result<()> {
@@ -157,8 +171,7 @@ pub fn emit(args: &OutputArgs, report: &dyn Report) -> anyhow::Result<()> {
         None
     };
     if let (Some(path), Some(text)) = (args.json_path(), json.as_deref()) {
-        std::fs::write(path, text)
-            .with_context(|| format!("{}: cannot write the JSON output", path.display()))?;
+        write_json(path, text)?;
     }
     let mut out = String::new();
     match format {

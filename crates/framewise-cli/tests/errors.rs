@@ -9,11 +9,7 @@ const ONE_FILE_VERBS: [&str; 4] = ["summarize", "inspect", "hitches", "attribute
 fn bad_file(dir: &Dir, name: &str) {
     for verb in ONE_FILE_VERBS {
         let run = dir.run(&[verb, name]).expect(4);
-        let line = run.one_error_line();
-        assert!(
-            line.contains(name),
-            "{verb}: the line names the file: {line}"
-        );
+        names_the_file_once(verb, run.one_error_line(), name);
         assert!(
             run.stdout.is_empty(),
             "{verb}: nothing on stdout: {}",
@@ -21,16 +17,25 @@ fn bad_file(dir: &Dir, name: &str) {
         );
     }
     let run = dir.run(&["trace", name, "-o", "out.json"]).expect(4);
-    assert!(run.one_error_line().contains(name));
+    names_the_file_once("trace", run.one_error_line(), name);
     assert!(!dir.path("out.json").exists());
     // As either side of a comparison.
     write_game(&dir.path("good.sgpt"), &Game::default());
     for verb in ["diff", "gate"] {
         let run = dir.run(&[verb, "good.sgpt", name]).expect(4);
-        assert!(run.one_error_line().contains(name));
+        names_the_file_once(verb, run.one_error_line(), name);
         let run = dir.run(&[verb, name, "good.sgpt"]).expect(4);
-        assert!(run.one_error_line().contains(name));
+        names_the_file_once(verb, run.one_error_line(), name);
     }
+}
+
+/// The error line names the file, once (`FILE: sgpt: FILE: …` says it twice).
+fn names_the_file_once(verb: &str, line: &str, name: &str) {
+    assert_eq!(
+        line.matches(name).count(),
+        1,
+        "{verb}: the line names the file exactly once: {line}"
+    );
 }
 
 #[test]
@@ -189,27 +194,10 @@ fn help_and_version_exit_0() {
 
 #[test]
 fn broken_pipe_is_quiet() {
-    use std::io::Read;
-    use std::process::{Command, Stdio};
     let dir = Dir::new();
     write_game(&dir.path("a.sgpt"), &Game::default());
     // Close our end of stdout before the binary writes: it must not panic or complain.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_framewise"))
-        .args(["summarize", "a.sgpt", "--format", "json"])
-        .current_dir(dir.tmp.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    let status = child.wait().unwrap();
+    let (code, stderr) = dir.run_closing_stdout(&["summarize", "a.sgpt", "--format", "json"], 0);
     assert!(stderr.is_empty(), "quiet on a broken pipe: {stderr}");
-    assert_eq!(status.code(), Some(0), "the verb's own exit code");
+    assert_eq!(code, Some(0), "the verb's own exit code");
 }

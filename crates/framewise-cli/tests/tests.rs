@@ -16,6 +16,7 @@ mod errors;
 mod hitches;
 mod inspect;
 mod lists;
+mod outputs;
 mod summarize;
 mod trace;
 mod view;

@@ -80,7 +80,11 @@ fn sgpt_trace_loads() {
         .filter_map(|e| e["name"].as_str())
         .collect();
     assert!(names.contains(&"render") && names.contains(&"update"));
-    assert!(!dir.path("out.json.partial").exists());
+    assert_eq!(
+        dir.partials(),
+        Vec::<String>::new(),
+        "no temporary file is left"
+    );
     // The report as JSON.
     let json = dir
         .run(&[
@@ -139,7 +143,11 @@ fn litecap_without_timeline_is_refused() {
         "{line}"
     );
     assert!(!dir.path("out.json").exists());
-    assert!(!dir.path("out.json.partial").exists());
+    assert_eq!(
+        dir.partials(),
+        Vec::<String>::new(),
+        "no temporary file is left"
+    );
     // Refusing to overwrite the input.
     dir.run(&["trace", "v3.litecap", "-o", "v3.litecap"])
         .expect(4)

@@ -132,7 +132,24 @@ pub fn run(mut config: DemoConfig) -> Result<DemoOutcome, DemoError> {
             if let Some(device) = &gpu_device {
                 builder = device.declare(builder);
             }
-            Some(builder.start(path.as_path())?)
+            // Written in place (the capture is readable, and recoverable, while it grows);
+            // a FIFO or a device is written through as a stream, never replaced.
+            let sink =
+                match framewise_output::destination(path).map_err(|source| DemoError::Output {
+                    path: path.clone(),
+                    source,
+                })? {
+                    framewise_output::Destination::File(target) => framewise::Sink::Path(target),
+                    framewise_output::Destination::Through(target) => framewise::Sink::stream(
+                        framewise_output::open_through(path, &target).map_err(|source| {
+                            DemoError::Output {
+                                path: path.clone(),
+                                source,
+                            }
+                        })?,
+                    ),
+                };
+            Some(builder.start(sink)?)
         }
     };
     let mut gpu_work = match (gpu_device, &session) {
@@ -583,7 +600,11 @@ impl Game {
         });
         let (w, h) = self.renderer.size();
         let png = crate::png::encode_rgb(self.renderer.image(), w as u32, h as u32);
-        std::fs::write(&path, png).map_err(|source| DemoError::Golden {
+        let written = framewise_output::write_file(&path, |w| {
+            w.write_all(&png)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        });
+        written.map_err(|source| DemoError::Golden {
             path: path.clone(),
             source,
         })?;

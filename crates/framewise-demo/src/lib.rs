@@ -291,12 +291,21 @@ pub enum DemoError {
         /// What went wrong.
         reason: String,
     },
+    /// The capture's path cannot be written (a directory, an unreadable symlink).
+    #[error("cannot record: {source}")]
+    Output {
+        /// The capture path.
+        path: PathBuf,
+        /// What the OS said (it names the path).
+        #[source]
+        source: std::io::Error,
+    },
     /// The golden frame could not be written.
-    #[error("cannot write the golden frame to {path}: {source}")]
+    #[error("cannot write the golden frame: {source}")]
     Golden {
         /// The PNG path.
         path: PathBuf,
-        /// What the OS said.
+        /// What the OS said (it names the path).
         #[source]
         source: std::io::Error,
     },

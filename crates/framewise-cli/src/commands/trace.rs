@@ -2,16 +2,18 @@
 //! Perfetto and chrome://tracing load. The export itself is framewise-analysis's; this
 //! verb chooses where the bytes go and reports what was written.
 //!
-//! The file is written next to its destination as `<name>.partial` and renamed when
-//! complete, so a failed export never leaves a half trace under the requested name.
-//! `-o -` writes the trace to stdout (and nothing else goes there).
+//! The file is written by framewise-output's rule: a regular file is replaced only when
+//! the trace is complete (a failed export never leaves half a trace under the name), a
+//! FIFO or a device is written through and never replaced, a symlink is followed.
+//! `-o -` writes the trace to stdout (and nothing else goes there); a reader that goes
+//! away early (`| head`) is not an error: the exit code stays 0.
 //!
 //! Exit: 0 written; 4 when the capture cannot be read, has no timeline (a `.litecap`
 //! without one: durations without a clock cannot make an honest flame chart), or the
 //! output cannot be written.
 
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use framewise_analysis::export::chrome::TraceStats;
@@ -56,15 +58,6 @@ fn export(
     Ok(stats)
 }
 
-fn partial_path(out: &Path) -> PathBuf {
-    let mut name = out
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(".partial");
-    out.with_file_name(name)
-}
-
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let to_stdout = args.out.as_os_str() == "-";
@@ -84,29 +77,17 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         normalize: args.normalize,
     };
     let stats = if to_stdout {
-        export(&file, &capture, options, std::io::stdout().lock())?
-    } else {
-        let partial = partial_path(&args.out);
-        let sink = std::fs::File::create(&partial)
-            .with_context(|| format!("{}: cannot create", partial.display()))?;
-        let written = input::with_spinner(format!("writing {}", args.out.display()), || {
-            export(&file, &capture, options, sink)
-        });
-        let stats = match written {
+        match export(&file, &capture, options, std::io::stdout().lock()) {
             Ok(stats) => stats,
-            Err(e) => {
-                let _ = std::fs::remove_file(&partial);
-                return Err(e);
-            }
-        };
-        std::fs::rename(&partial, &args.out).with_context(|| {
-            format!(
-                "{}: cannot rename to {}",
-                partial.display(),
-                args.out.display()
-            )
-        })?;
-        stats
+            // The reader went away (`| head`): as with every verb, that is not a failure
+            // of the export, and the exit code stays the verb's own.
+            Err(e) if output::is_broken_pipe(&e) => return Ok(0),
+            Err(e) => return Err(e),
+        }
+    } else {
+        input::with_spinner(format!("writing {}", args.out.display()), || {
+            framewise_output::write_file(&args.out, |sink| export(&file, &capture, options, sink))
+        })?
     };
     let view = TraceView {
         file,
@@ -122,9 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     if to_stdout {
         // stdout holds the trace; only --json=PATH gets the report.
         if let Some(path) = args.output.json_path() {
-            let text = output::json_text(&view.json()?)?;
-            std::fs::write(path, text)
-                .with_context(|| format!("{}: cannot write the JSON output", path.display()))?;
+            output::write_json(path, &output::json_text(&view.json()?)?)?;
         }
     } else {
         output::emit(&args.output, &view)?;

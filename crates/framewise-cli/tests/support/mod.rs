@@ -99,6 +99,41 @@ impl Dir {
         Run::from(cmd.output().unwrap())
     }
 
+    /// Runs with stdout a pipe whose reader takes `read_bytes` bytes and closes it (`| head
+    /// -c N`; 0 closes it before the binary writes). The exit code and stderr.
+    pub fn run_closing_stdout(&self, args: &[&str], read_bytes: usize) -> (Option<i32>, String) {
+        use std::io::Read;
+        use std::process::Stdio;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_framewise"))
+            .args(args)
+            .current_dir(self.tmp.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut head = vec![0u8; read_bytes];
+        stdout.read_exact(&mut head).unwrap();
+        drop(stdout);
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        (child.wait().unwrap().code(), stderr)
+    }
+
+    /// Temporary files (`*.partial`) left in the directory.
+    pub fn partials(&self) -> Vec<String> {
+        std::fs::read_dir(self.tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".partial"))
+            .collect()
+    }
+
     pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
         let p = self.path(name);
         std::fs::write(&p, bytes).unwrap();

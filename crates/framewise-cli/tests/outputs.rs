@@ -1,0 +1,160 @@
+//! Every file a verb writes at a user-named path follows one rule: a regular file is
+//! replaced whole, a FIFO or a device is written through and never replaced by a regular
+//! file, a symlink is followed and stays a symlink. A FIFO and a `mknod` device are made
+//! in a temporary directory, never the machine's own `/dev` entries.
+
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{write_game, Dir, Game};
+
+fn file_type(path: &Path) -> std::fs::FileType {
+    std::fs::symlink_metadata(path)
+        .expect("the output exists")
+        .file_type()
+}
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// A character device like `/dev/null` (1, 3), made in the test's own directory. Needs
+/// root (or CAP_MKNOD): `None` without it, and the caller says it skipped.
+fn mknod_null(path: &Path) -> Option<PathBuf> {
+    let out = Command::new("mknod")
+        .arg(path)
+        .args(["c", "1", "3"])
+        .output()
+        .expect("mknod runs");
+    if out.status.success() {
+        Some(path.to_owned())
+    } else {
+        eprintln!(
+            "skipping the device case: mknod needs root here: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        None
+    }
+}
+
+/// Reads everything written to the FIFO, on a thread (opening a FIFO for writing waits for
+/// its reader).
+fn drain(fifo: &Path) -> std::thread::JoinHandle<Vec<u8>> {
+    let fifo = fifo.to_owned();
+    std::thread::spawn(move || std::fs::read(fifo).expect("the FIFO reads"))
+}
+
+#[test]
+fn trace_output_to_a_fifo_is_written_through_and_stays_a_fifo() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    let fifo = dir.path("trace.fifo");
+    mkfifo(&fifo);
+    let reader = drain(&fifo);
+    dir.run(&["trace", "game.sgpt", "-o", "trace.fifo"])
+        .expect(0);
+    // Checked before joining the reader: a replaced FIFO never gets a writer.
+    assert!(file_type(&fifo).is_fifo(), "the FIFO was replaced");
+    let trace: Value = serde_json::from_slice(&reader.join().unwrap()).unwrap();
+    assert!(trace["traceEvents"]
+        .as_array()
+        .is_some_and(|e| !e.is_empty()));
+    assert_eq!(dir.partials(), Vec::<String>::new());
+}
+
+#[test]
+fn trace_output_to_a_device_is_written_through_and_stays_a_device() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    let Some(device) = mknod_null(&dir.path("null")) else {
+        return;
+    };
+    dir.run(&["trace", "game.sgpt", "-o", "null"]).expect(0);
+    assert!(
+        file_type(&device).is_char_device(),
+        "the device was replaced"
+    );
+    // --json PATH follows the same rule.
+    dir.run(&["summarize", "game.sgpt", "--json", "null"])
+        .expect(0);
+    assert!(
+        file_type(&device).is_char_device(),
+        "the device was replaced"
+    );
+    assert_eq!(dir.partials(), Vec::<String>::new());
+}
+
+#[test]
+fn json_output_to_a_fifo_is_written_through_and_stays_a_fifo() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    let fifo = dir.path("report.fifo");
+    mkfifo(&fifo);
+    let reader = drain(&fifo);
+    dir.run(&["summarize", "game.sgpt", "--json=report.fifo"])
+        .expect(0);
+    assert!(file_type(&fifo).is_fifo(), "the FIFO was replaced");
+    let report: Value = serde_json::from_slice(&reader.join().unwrap()).unwrap();
+    assert!(report["schema"].is_string(), "{report}");
+}
+
+#[test]
+fn a_symlink_output_is_followed_and_stays_a_symlink() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    std::fs::create_dir(dir.path("real")).unwrap();
+    std::os::unix::fs::symlink("real/trace.json", dir.path("trace.json")).unwrap();
+    std::os::unix::fs::symlink("real/report.json", dir.path("report.json")).unwrap();
+    for _ in 0..2 {
+        // Twice: through a dangling link (creates the target), then over the target.
+        dir.run(&[
+            "trace",
+            "game.sgpt",
+            "-o",
+            "trace.json",
+            "--json=report.json",
+        ])
+        .expect(0);
+        assert!(file_type(&dir.path("trace.json")).is_symlink());
+        assert!(file_type(&dir.path("report.json")).is_symlink());
+        let trace: Value =
+            serde_json::from_slice(&std::fs::read(dir.path("real/trace.json")).unwrap()).unwrap();
+        assert!(trace["traceEvents"].is_array());
+        let report: Value =
+            serde_json::from_slice(&std::fs::read(dir.path("real/report.json")).unwrap()).unwrap();
+        assert_eq!(report["schema"], "framewise.trace-export/1");
+    }
+}
+
+#[test]
+fn trace_output_to_a_directory_is_refused_with_one_line() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    std::fs::create_dir(dir.path("out")).unwrap();
+    let run = dir.run(&["trace", "game.sgpt", "-o", "out"]).expect(4);
+    let line = run.one_error_line();
+    assert_eq!(line, "framewise: error: out: is a directory");
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+}
+
+#[test]
+fn trace_to_a_closed_pipe_keeps_exit_0() {
+    let dir = Dir::new();
+    // Far more trace than a pipe buffers (64 KiB), so the writer meets the closed pipe.
+    let game = Game {
+        frames: 5000,
+        ..Game::steady()
+    };
+    write_game(&dir.path("game.sgpt"), &game);
+    // `framewise trace game.sgpt -o - | head -c 100`: the reader takes 100 bytes and goes.
+    let (code, stderr) = dir.run_closing_stdout(&["trace", "game.sgpt", "-o", "-"], 100);
+    assert!(stderr.is_empty(), "quiet on a broken pipe: {stderr}");
+    assert_eq!(code, Some(0), "a closed pipe keeps the verb's exit code");
+}

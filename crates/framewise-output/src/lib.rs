@@ -1,0 +1,274 @@
+//! # framewise-output — how framewise's tools write a file
+//!
+//! Every file a framewise tool writes at a path the user named (`framewise trace -o`,
+//! `--json PATH`, the demo's capture and golden PNG) goes through this crate, so one rule
+//! holds everywhere:
+//!
+//! - **Symlinks are followed.** The file the link points at is written; the link stays.
+//! - **A regular file (or nothing yet) is replaced atomically**: the bytes go to a
+//!   temporary file beside it (`.<name>.<pid>-<n>.partial`, with the old file's
+//!   permissions), which is renamed over it only when complete. A failed or interrupted
+//!   write leaves the old file (or no file) under the name, never half a file.
+//! - **Anything else is written through, never renamed over**: a FIFO, a character device
+//!   (`/dev/null`, `/dev/stdout`), a socket is opened for writing as it is, as `cat > PATH`
+//!   would. Renaming a temporary file over `/dev/null` (as root) would replace the device
+//!   with a regular file.
+//! - **A directory is refused** with an error naming it.
+//!
+//! ```
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("report.json");
+//! framewise_output::write_file(&path, |w| w.write_all(b"{}\n"))?;
+//! assert_eq!(std::fs::read(&path)?, b"{}\n");
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! A writer that must hold the file open for a long time and write it in place (the
+//! recorder streaming a capture that can be read while it grows) asks [`destination`]
+//! where to write instead, and opens a non-regular destination with [`open_through`].
+
+use std::ffi::OsString;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Symlinks followed before giving up (Linux's own limit).
+const MAX_SYMLINKS: usize = 40;
+
+/// Where the bytes for a user-named path go, after symlinks are followed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Destination {
+    /// A regular file, or no file yet: the path to write (the final target of any
+    /// symlinks). [`write_file`] replaces it atomically.
+    File(PathBuf),
+    /// Not a regular file (a FIFO, a character or block device, a socket): written
+    /// through, never renamed over.
+    Through(PathBuf),
+}
+
+impl Destination {
+    /// The path the bytes are written to (symlinks followed).
+    pub fn path(&self) -> &Path {
+        match self {
+            Self::File(p) | Self::Through(p) => p,
+        }
+    }
+}
+
+/// An I/O error that names the path as the user spelled it, once.
+fn named(path: &Path, what: &str, err: &io::Error) -> io::Error {
+    io::Error::new(err.kind(), format!("{}: {what}: {err}", path.display()))
+}
+
+/// Follows `path` through symlinks to the path that is finally written (which need not
+/// exist yet: a dangling symlink names the file to create).
+fn follow(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_SYMLINKS {
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(parent) if target.is_relative() => parent.join(target),
+                    _ => target,
+                };
+            }
+            Ok(_) => return Ok(current),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(current),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// Where the bytes for `path` go: follows symlinks, then tells a regular file (or none)
+/// from anything else. A directory is an error that names `path`.
+pub fn destination(path: &Path) -> io::Result<Destination> {
+    let target = follow(path).map_err(|e| named(path, "cannot follow the symlink", &e))?;
+    match std::fs::metadata(&target) {
+        Ok(meta) if meta.is_dir() => Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            format!("{}: is a directory", path.display()),
+        )),
+        Ok(meta) if meta.is_file() => Ok(Destination::File(target)),
+        Ok(_) => Ok(Destination::Through(target)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Destination::File(target)),
+        Err(e) => Err(named(path, "cannot write", &e)),
+    }
+}
+
+/// Opens a non-regular destination for writing as it is: no creation, no truncation, no
+/// rename (opening a FIFO waits for its reader, as `cat > FIFO` does). `shown` is the path
+/// as the user spelled it, for the error.
+pub fn open_through(shown: &Path, target: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .open(target)
+        .map_err(|e| named(shown, "cannot open for writing", &e))
+}
+
+/// Distinguishes temporary files made by one process.
+static TEMPORARIES: AtomicU64 = AtomicU64::new(0);
+
+/// A temporary file beside the destination, removed on drop unless renamed into place.
+struct Temporary {
+    path: PathBuf,
+    kept: bool,
+}
+
+impl Temporary {
+    fn create(target: &Path) -> io::Result<(Self, File)> {
+        let parent = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = target.file_name().unwrap_or_default();
+        loop {
+            let n = TEMPORARIES.fetch_add(1, Ordering::Relaxed);
+            let mut temp_name = OsString::from(".");
+            temp_name.push(name);
+            temp_name.push(format!(".{}-{n}.partial", std::process::id()));
+            let path = parent.join(temp_name);
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(file) => return Ok((Self { path, kept: false }, file)),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Writes the file at `path` by the crate's rule: `write` gets a buffered writer; a regular
+/// destination is replaced only once `write` succeeded and everything was flushed; a
+/// non-regular one is written through. `write`'s own error is returned as it is; this
+/// function's errors (cannot create, cannot rename) name `path` once.
+pub fn write_file<T, E: From<io::Error>>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<T, E>,
+) -> Result<T, E> {
+    match destination(path)? {
+        Destination::Through(target) => {
+            let mut out = BufWriter::new(open_through(path, &target)?);
+            let value = write(&mut out)?;
+            out.flush().map_err(|e| named(path, "cannot write", &e))?;
+            Ok(value)
+        }
+        Destination::File(target) => {
+            let (mut temp, file) = Temporary::create(&target)
+                .map_err(|e| named(path, "cannot create a temporary file beside it", &e))?;
+            if let Ok(meta) = std::fs::metadata(&target) {
+                // The replacement keeps the permissions the file had.
+                let _ = file.set_permissions(meta.permissions());
+            }
+            let mut out = BufWriter::new(file);
+            let value = write(&mut out)?;
+            out.flush().map_err(|e| named(path, "cannot write", &e))?;
+            drop(out);
+            std::fs::rename(&temp.path, &target)
+                .map_err(|e| named(path, "cannot move the finished file into place", &e))?;
+            temp.kept = true;
+            Ok(value)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::FileTypeExt;
+
+    fn leftovers(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".partial"))
+            .collect()
+    }
+
+    #[test]
+    fn a_regular_file_is_replaced_whole_and_keeps_its_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.json");
+        std::fs::write(&path, "old").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_file(&path, |w| w.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.json");
+        std::fs::write(&path, "old").unwrap();
+        let err = write_file(&path, |w| {
+            w.write_all(b"half")?;
+            Err::<(), _>(io::Error::other("the export failed"))
+        })
+        .unwrap_err();
+        assert_eq!(err.to_string(), "the export failed");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_symlink_is_followed_and_stays_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.json");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink("target.json", &link).unwrap();
+        // Dangling: the file it names is created.
+        write_file(&link, |w| w.write_all(b"one")).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "one");
+        write_file(&link, |w| w.write_all(b"two")).unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "two");
+    }
+
+    #[test]
+    fn a_fifo_is_written_through_and_stays_a_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        write_file(&fifo, |w| w.write_all(b"through")).unwrap();
+        assert_eq!(reader.join().unwrap(), b"through");
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_directory_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = write_file(dir.path(), |w| w.write_all(b"x")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("{}: is a directory", dir.path().display())
+        );
+    }
+}
