@@ -12,6 +12,21 @@
 //! Each collected function runs 3 × 10,000 scopes (10,000 for the off loop, twice); divide the
 //! collected instruction count by 30,000 (20,000). Every profiler is warmed up (thread
 //! registered, call site interned) before its collected loops run.
+//!
+//! Frame close, on the game thread, for a 201-scope frame (a `frame` scope wrapping 200),
+//! 1,000 frames after 100 warm-up frames: divide by 1,000 for instructions per close.
+//!
+//! ```text
+//! for f in framewise_end_frame puffin_new_frame game_frame_framewise; do
+//!   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.$f --toggle-collect=$f \
+//!     target/release/examples/scope_instructions 2>&1 | grep Collected
+//! done
+//! ```
+//!
+//! `framewise_end_frame` is `Session::end_frame` alone (lossless session to `io::sink()`);
+//! `puffin_new_frame` is `GlobalProfiler::new_frame` with a `GlobalFrameView` sink attached;
+//! `game_frame_framewise` is a whole frame, 201 scopes and the close: divide by 201,000 for
+//! the all-in instructions per scope.
 
 use framewise::{scope, Session, Sink, WriterMode};
 
@@ -53,6 +68,56 @@ pub fn tracing_noop() {
     }
 }
 
+const CLOSE_FRAMES: u64 = 1_000;
+
+/// 201 scopes: a `frame` scope wrapping 40 systems of 5 nested scopes.
+#[inline(always)]
+fn scopes_201_framewise() {
+    let _frame = scope!("frame");
+    for _ in 0..40 {
+        let _system = scope!("system");
+        for _ in 0..2 {
+            let _query = scope!("system.query");
+            let _iter = scope!("system.query.iter");
+        }
+    }
+}
+
+/// The same 201 scopes with puffin.
+#[inline(always)]
+fn scopes_201_puffin() {
+    puffin::profile_scope!("frame");
+    for _ in 0..40 {
+        puffin::profile_scope!("system");
+        for _ in 0..2 {
+            puffin::profile_scope!("system.query");
+            puffin::profile_scope!("system.query.iter");
+        }
+    }
+}
+
+/// `Session::end_frame` alone.
+#[inline(never)]
+#[no_mangle]
+pub fn framewise_end_frame(session: &Session) {
+    session.end_frame();
+}
+
+/// A whole framewise frame: 201 scopes and its close.
+#[inline(never)]
+#[no_mangle]
+pub fn game_frame_framewise(session: &Session) {
+    scopes_201_framewise();
+    session.end_frame();
+}
+
+/// puffin's frame close with a real sink attached.
+#[inline(never)]
+#[no_mangle]
+pub fn puffin_new_frame() {
+    puffin::GlobalProfiler::lock().new_frame();
+}
+
 struct NoopSubscriber;
 
 impl tracing::Subscriber for NoopSubscriber {
@@ -85,7 +150,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     session.stop()?;
 
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .start(Sink::stream(std::io::sink()))?;
+    for _ in 0..100 {
+        scopes_201_framewise();
+        session.end_frame();
+    }
+    for _ in 0..CLOSE_FRAMES {
+        scopes_201_framewise();
+        framewise_end_frame(&session);
+    }
+    for _ in 0..CLOSE_FRAMES {
+        game_frame_framewise(&session);
+    }
+    session.stop()?;
+
     puffin::set_scopes_on(true);
+    {
+        let _view = puffin::GlobalFrameView::default();
+        for _ in 0..100 {
+            scopes_201_puffin();
+            puffin::GlobalProfiler::lock().new_frame();
+        }
+        for _ in 0..CLOSE_FRAMES {
+            scopes_201_puffin();
+            puffin_new_frame();
+        }
+    }
     {
         puffin::profile_scope!("warm-up");
     }

@@ -38,9 +38,11 @@
 //!
 //! How it works, in brief: each scope's begin and end write a timestamp and a pre-interned
 //! id into the calling thread's own ring buffer (no lock, no allocation, no hashing). Frame
-//! close pairs them into spans in pre-order, collects counters and context, and hands the
-//! frame to a named background thread (`framewise-writer`) that encodes it into one `FRAM`
-//! record and flushes it, so a killed game loses at most the frame in flight.
+//! close on the game thread only cuts what must be cut at that instant (the frame's end,
+//! the counters, the host's context, swapped rather than copied) and hands the frame to a
+//! named background thread (`framewise-writer`), which drains every thread's ring up to the
+//! frame's end, pairs begins with ends into spans in pre-order, encodes the frame into one
+//! `FRAM` record and flushes it, so a killed game loses at most the frames still in flight to the writer.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -2,9 +2,10 @@
 //!
 //! Each thread that records gets a fixed-size single-producer single-consumer ring of
 //! `(ticks, id, kind)` events, allocated once, the first time the thread records. The owning
-//! thread pushes with plain stores and one release store of its head; frame close (the one
-//! consumer, serialised by the session) drains events up to the frame's end and turns
-//! begin/end pairs into spans, keeping each thread's open spans across frames.
+//! thread pushes with plain stores and one release store of its head; the writer thread (the
+//! one consumer) drains events up to each closed frame's end and turns begin/end pairs into
+//! spans, keeping each thread's open spans across frames. Frame close on the game thread
+//! never touches the rings.
 //!
 //! A begin is only recorded when the ring has room for it, its end, and the end of every span
 //! still open on the thread; so an end always fits, pairs never break, and a span that does not
@@ -14,7 +15,7 @@ use std::cell::{Cell, RefCell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 
-use framewise_format::model::{CpuSpan, Mark, MarkKind, SymId};
+use framewise_format::model::{CpuSpan, Frame, Mark, MarkKind, SymId};
 
 use crate::clock::{now_ticks, SessionClock};
 use crate::intern::intern_thread;
@@ -359,6 +360,31 @@ impl ThreadBuffer {
     }
 }
 
+/// Drains every thread's events up to `cutoff_ticks` into `frame`'s lanes (one lane per
+/// thread that has spans or dropped some; spare lanes beyond the returned count keep their
+/// buffers) and marks into `frame.marks`; forgets threads that exited and were drained.
+/// Returns the number of lanes used.
+pub(crate) fn drain_lanes(cutoff_ticks: u64, clock: &SessionClock, frame: &mut Frame) -> usize {
+    let mut used = 0usize;
+    let mut registry = registry();
+    registry.retain(|buffer| {
+        if frame.lanes.len() == used {
+            frame.lanes.push(Default::default());
+        }
+        if let Some(lane) = frame.lanes.get_mut(used) {
+            lane.spans.clear();
+            lane.thread = buffer.thread;
+            lane.dropped_spans =
+                buffer.drain(cutoff_ticks, clock, &mut lane.spans, &mut frame.marks);
+            if !lane.spans.is_empty() || lane.dropped_spans > 0 {
+                used += 1;
+            }
+        }
+        !buffer.is_finished()
+    });
+    used
+}
+
 /// Every thread buffer that may hold events, in registration order.
 static REGISTRY: LazyLock<Mutex<Vec<Arc<ThreadBuffer>>>> = LazyLock::new(Mutex::default);
 
@@ -428,6 +454,20 @@ fn register_current() -> Option<&'static ThreadBuffer> {
 /// The calling thread's lane symbol (registering the thread if needed).
 pub(crate) fn current_thread_symbol() -> Option<SymId> {
     current().map(|buffer| buffer.thread)
+}
+
+/// Whether the calling thread's ring holds events for more than half its capacity (false
+/// when the thread never recorded). Read by the ring's own producer: two loads.
+pub(crate) fn calling_ring_over_half() -> bool {
+    let ptr = CURRENT.with(Cell::get);
+    if ptr.is_null() {
+        return false;
+    }
+    // SAFETY: as in `current`; only atomics are read.
+    let buffer = unsafe { &*ptr };
+    let head = buffer.head.0.load(Ordering::Relaxed);
+    let tail = buffer.tail.0.load(Ordering::Acquire);
+    head.saturating_sub(tail) > buffer.slots.len() as u64 / 2
 }
 
 /// Records a begin on the calling thread. False when nothing was recorded.

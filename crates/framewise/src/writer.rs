@@ -1,10 +1,13 @@
 //! The hand-off from frame close to the background writer thread, and the thread itself.
 //!
-//! Frame close fills a [`FrameBatch`] (spans already paired, in pre-order) and exchanges it
-//! for an empty one from a fixed pool made when the session starts, so the game thread never
-//! allocates a batch in steady state. The writer thread encodes and writes each frame, holds
-//! frames whose GPU results are pending, and recycles batches into the pool in FIFO order (so
-//! every batch's buffers reach their steady-state size during warm-up).
+//! Frame close fills a [`FrameBatch`] with what must be cut on the game thread (the frame's
+//! end instant, counters, the host's context) and exchanges it for an empty one from a fixed
+//! pool made when the session starts, so the game thread never allocates a batch in steady
+//! state, and never pairs, builds or encodes anything. The writer thread gathers each frame's
+//! spans and marks from the threads' rings up to the frame's end (pairing begins with ends,
+//! in pre-order), encodes and writes the frame, holds frames whose GPU results are pending,
+//! and recycles batches into the pool in FIFO order (so every batch's buffers reach their
+//! steady-state size during warm-up).
 
 use framewise_detect::hitch_rule::{HitchRule, DEFAULT_BUDGET_NS};
 use std::collections::VecDeque;
@@ -15,15 +18,16 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use framewise_format::model::{
-    CounterTrack, Frame, GpuPass, GpuQueueFrame, GpuTiming, SymId, SymbolTable, Topology,
+    CounterTrack, Frame, GpuPass, GpuQueueFrame, GpuTiming, Mark, SymId, SymbolTable, Topology,
 };
 use framewise_format::{EncodeError, Writer};
 
+use crate::clock::SessionClock;
 use crate::error::SessionError;
 use crate::gpu::GpuPassTiming;
 use crate::intern;
 use crate::report::Warning;
-use crate::CaptureLevel;
+use crate::{thread, CaptureLevel};
 
 /// How the writer behaves when it falls behind the game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -203,6 +207,12 @@ pub(crate) struct FrameBatch {
     /// GPU results delivered during this frame (for any frame).
     pub(crate) deliveries: Vec<Delivery>,
     pub(crate) delivered_passes: Vec<GpuPassTiming>,
+    /// The frame's end: the writer gathers every thread's events up to it.
+    pub(crate) cutoff_ticks: u64,
+    /// Events up to here belong to frames dropped before this one: discarded first.
+    pub(crate) skip_until_ticks: Option<u64>,
+    /// Marks the host set through the session (usermarks): they follow the threads' marks.
+    pub(crate) staged_marks: Vec<Mark>,
 }
 
 impl FrameBatch {
@@ -228,7 +238,7 @@ impl FrameBatch {
             .sum();
         64 + spans * 24
             + self.frame.counters.len() * 16
-            + self.frame.marks.len() * 32
+            + (self.frame.marks.len() + self.staged_marks.len()) * 32
             + self.delivered_passes.len() * 32
             + self.frame.workloads.len() * 64
     }
@@ -256,6 +266,9 @@ impl FrameBatch {
         self.gpu_outstanding = 0;
         self.deliveries.clear();
         self.delivered_passes.clear();
+        self.cutoff_ticks = 0;
+        self.skip_until_ticks = None;
+        self.staged_marks.clear();
     }
 }
 
@@ -294,6 +307,8 @@ pub(crate) struct Shared {
     pub(crate) bytes_written: AtomicU64,
     pub(crate) frames_written: AtomicU64,
     pub(crate) frames_dropped: AtomicU64,
+    /// Frames whose events the writer has gathered from the rings.
+    pub(crate) frames_gathered: AtomicU64,
     pub(crate) frames_lost_to_error: AtomicU64,
     pub(crate) spans_dropped: AtomicU64,
     pub(crate) gpu_results_missing: AtomicU64,
@@ -330,6 +345,7 @@ impl Shared {
             bytes_written: AtomicU64::new(0),
             frames_written: AtomicU64::new(0),
             frames_dropped: AtomicU64::new(0),
+            frames_gathered: AtomicU64::new(0),
             frames_lost_to_error: AtomicU64::new(0),
             spans_dropped: AtomicU64::new(0),
             gpu_results_missing: AtomicU64::new(0),
@@ -376,6 +392,17 @@ impl Shared {
                         .unwrap_or_else(PoisonError::into_inner);
                 }
             }
+        }
+    }
+
+    /// Waits until the writer has gathered `frames` frames from the rings (or failed): a
+    /// lossless game whose ring is over half full waits here rather than let the next frame
+    /// overflow it while the writer is behind.
+    pub(crate) fn wait_gathered(&self, frames: u64) {
+        while self.frames_gathered.load(Ordering::Acquire) < frames
+            && !self.failed.load(Ordering::Relaxed)
+        {
+            std::thread::sleep(std::time::Duration::from_micros(20));
         }
     }
 
@@ -449,6 +476,8 @@ pub(crate) type FrameHook = Arc<dyn Fn(&FrameWritten) + Send + Sync>;
 
 /// What the writer thread is told at start.
 pub(crate) struct WriterConfig {
+    /// The session clock, to turn the rings' ticks into ns.
+    pub(crate) clock: SessionClock,
     pub(crate) gpu_wait_frames: u64,
     pub(crate) byte_budget: u64,
     pub(crate) level: CaptureLevel,
@@ -488,6 +517,8 @@ pub(crate) struct WriterThread {
     config: WriterConfig,
     shared: Arc<Shared>,
     warned: bool,
+    /// Where the events of dropped frames are drained to be discarded.
+    discarded: Frame,
 }
 
 impl WriterThread {
@@ -510,6 +541,7 @@ impl WriterThread {
             config,
             shared,
             warned: false,
+            discarded: Frame::default(),
         }
     }
 
@@ -517,7 +549,10 @@ impl WriterThread {
     pub(crate) fn run(mut self) -> WriterOutcome {
         loop {
             match self.shared.receive() {
-                Message::Frame(batch) => self.on_frame(batch),
+                Message::Frame(mut batch) => {
+                    self.gather(&mut batch);
+                    self.on_frame(batch);
+                }
                 Message::Topology(topology) => {
                     self.with_writer(|writer, symbols| {
                         writer.write_topology(&topology, symbols).map(|_| ())
@@ -553,6 +588,21 @@ impl WriterThread {
                 false
             }
         }
+    }
+
+    /// Fills a closed frame's lanes and marks from the threads' rings: first discarding the
+    /// events of frames dropped since the last one sent, then pairing every event up to the
+    /// frame's end. The host's staged marks follow the threads' marks, as they always have.
+    fn gather(&mut self, batch: &mut FrameBatch) {
+        let clock = self.config.clock;
+        if let Some(skip_until_ticks) = batch.skip_until_ticks {
+            let discarded = &mut self.discarded;
+            thread::drain_lanes(skip_until_ticks, &clock, discarded);
+            discarded.marks.clear();
+        }
+        batch.lanes_used = thread::drain_lanes(batch.cutoff_ticks, &clock, &mut batch.frame);
+        batch.frame.marks.append(&mut batch.staged_marks);
+        self.shared.frames_gathered.fetch_add(1, Ordering::Release);
     }
 
     fn on_frame(&mut self, batch: Box<FrameBatch>) {

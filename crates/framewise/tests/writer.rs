@@ -179,14 +179,21 @@ fn realtime_mode_drops_and_counts_whole_frames_and_never_blocks_the_game() {
             pair[0].index + 1 + pair[1].dropped_frames_before
         );
     }
+    // A dropped frame's spans are dropped with it: they never leak into the next frame
+    // written (the writer gathers after the drop, and discards the dropped frames' events).
+    for frame in &frames {
+        let spans: usize = frame.lanes.iter().map(|lane| lane.spans.len()).sum();
+        let own = if frame.index < FRAMES { 20 } else { 0 };
+        assert_eq!(spans, own, "frame {} holds only its own spans", frame.index);
+    }
 }
 
-/// A sink that takes a millisecond per write.
-struct SlowSink(SharedCursor);
+/// A sink that takes this long per write.
+struct SlowSink(SharedCursor, Duration);
 
 impl Write for SlowSink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        std::thread::sleep(Duration::from_millis(1));
+        std::thread::sleep(self.1);
         self.0.write(buf)
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -207,7 +214,10 @@ fn lossless_mode_waits_for_a_slow_sink_and_loses_nothing() {
     let session = Session::builder()
         .writer_mode(WriterMode::Lossless)
         .queue_frames(8)
-        .start(Sink::seekable(SlowSink(cursor.clone())))
+        .start(Sink::seekable(SlowSink(
+            cursor.clone(),
+            Duration::from_millis(1),
+        )))
         .unwrap();
     for _ in 0..100 {
         record_scopes(20);
@@ -218,6 +228,40 @@ fn lossless_mode_waits_for_a_slow_sink_and_loses_nothing() {
     assert_eq!(report.frames_written, 100);
     let capture = read::from_bytes(cursor.bytes()).unwrap();
     assert_eq!(common::frames(&capture).len(), 100);
+}
+
+/// The writer gathers each frame's events from the threads' rings after the game closed it;
+/// a frame that fills more than half its ring must not let the next one overflow the ring
+/// while the writer is still behind: in lossless mode the game waits instead.
+#[test]
+fn lossless_frames_filling_half_the_ring_lose_no_span_behind_a_slow_writer() {
+    let _serial = common::serial();
+    let cursor = SharedCursor::default();
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .queue_frames(8)
+        .start(Sink::seekable(SlowSink(
+            cursor.clone(),
+            Duration::from_millis(20),
+        )))
+        .unwrap();
+    // 20,000 spans are 40,000 events: 61 % of a thread's 65,536-event ring.
+    const SPANS: usize = 20_000;
+    const FRAMES: usize = 6;
+    for _ in 0..FRAMES {
+        record_scopes(SPANS);
+        session.end_frame();
+    }
+    let report = session.stop().unwrap();
+    assert_eq!(report.spans_dropped, 0, "{report:?}");
+    assert!(report.is_complete(), "{report:?}");
+    let capture = read::from_bytes(cursor.bytes()).unwrap();
+    let frames = common::frames(&capture);
+    assert_eq!(frames.len(), FRAMES);
+    for frame in &frames {
+        let spans: usize = frame.lanes.iter().map(|lane| lane.spans.len()).sum();
+        assert_eq!(spans, SPANS, "frame {}", frame.index);
+    }
 }
 
 /// A sink that accepts `limit` bytes and then fails every write with `kind`.

@@ -315,6 +315,7 @@ impl SessionBuilder {
             symbols,
             synced,
             WriterConfig {
+                clock,
                 gpu_wait_frames: u64::from(self.gpu_wait_frames),
                 byte_budget: self.byte_budget,
                 level: self.level,
@@ -368,6 +369,8 @@ impl SessionBuilder {
                     begin_ticks,
                     frames_closed: 0,
                     dropped_pending: 0,
+                    skip_until_ticks: None,
+                    frames_sent: 0,
                 }),
                 staging: Mutex::new(Staging {
                     index: 0,

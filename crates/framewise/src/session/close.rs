@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use crate::clock::now_ticks;
 use crate::counters;
 use crate::thread;
-use crate::writer::{Delivery, Exchange, FrameBatch};
+use crate::writer::{Delivery, Exchange, FrameBatch, WriterMode};
 
 use super::{lock, FrameGuard, FrameOutcome, Session, FRAME_HISTORY};
 
@@ -17,6 +17,12 @@ pub(super) struct Closer {
     pub(super) frames_closed: u64,
     /// Frames dropped since the last one sent (written into the next one sent).
     pub(super) dropped_pending: u64,
+    /// The end of the newest dropped frame, while no frame was sent since: the events of
+    /// dropped frames are still in the threads' rings, and the writer discards those up to
+    /// here before it gathers the next frame sent.
+    pub(super) skip_until_ticks: Option<u64>,
+    /// Frames handed to the writer so far.
+    pub(super) frames_sent: u64,
 }
 
 impl Session {
@@ -35,9 +41,10 @@ impl Session {
         FrameGuard { session: self }
     }
 
-    /// Closes the current frame: gathers every thread's spans closed in it, the counters,
-    /// marks and context, and hands the frame to the writer thread. Never waits on I/O; in
-    /// lossless mode waits for the writer to make room when it is behind.
+    /// Closes the current frame: takes its counters and context and hands the frame to the
+    /// writer thread, which gathers every thread's spans and marks up to this instant from
+    /// their rings, pairs and encodes them. Never waits on I/O; in lossless mode waits for
+    /// the writer to make room when it is behind.
     pub fn end_frame(&self) -> FrameOutcome {
         if self.inner.finished.load(Ordering::Acquire) {
             return FrameOutcome::Finished;
@@ -67,28 +74,11 @@ impl Session {
             return false;
         };
 
-        // Every thread's events up to the frame's end.
-        {
-            let frame = &mut batch.frame;
-            let mut used = 0usize;
-            let mut registry = thread::registry();
-            registry.retain(|buffer| {
-                if frame.lanes.len() == used {
-                    frame.lanes.push(Default::default());
-                }
-                if let Some(lane) = frame.lanes.get_mut(used) {
-                    lane.spans.clear();
-                    lane.thread = buffer.thread;
-                    lane.dropped_spans =
-                        buffer.drain(end_ticks, clock, &mut lane.spans, &mut frame.marks);
-                    if !lane.spans.is_empty() || lane.dropped_spans > 0 {
-                        used += 1;
-                    }
-                }
-                !buffer.is_finished()
-            });
-            batch.lanes_used = used;
-        }
+        // The threads' events stay in their rings: the writer thread pairs every event up to
+        // the frame's end into spans (see `WriterThread::gather`). Only what is shared with
+        // other threads and must be cut at this instant is taken here: the counters (swapped
+        // back to zero) and what the host set for the frame (swapped, not copied).
+        batch.cutoff_ticks = end_ticks;
         counters::collect(&mut batch.frame.counters);
 
         let index;
@@ -104,7 +94,7 @@ impl Session {
             frame.paused = staging.paused;
             frame.topology = staging.topology.take();
             std::mem::swap(&mut frame.workloads, &mut staging.workloads);
-            frame.marks.append(&mut staging.marks);
+            std::mem::swap(&mut batch.staged_marks, &mut staging.marks);
             std::mem::swap(&mut frame.gpu.queues, &mut staging.gpu_queues);
             frame.gpu.expected = staging.gpu_outstanding > 0;
             batch.gpu_outstanding = std::mem::take(&mut staging.gpu_outstanding);
@@ -120,14 +110,20 @@ impl Session {
             staging.begin_ns = frame.cpu_end_ns;
         }
         batch.frame.dropped_frames_before = closer.dropped_pending;
+        batch.skip_until_ticks = closer.skip_until_ticks;
 
         closer.current = Some(match inner.shared.exchange(batch) {
             Exchange::Sent(fresh) => {
                 closer.dropped_pending = 0;
+                closer.skip_until_ticks = None;
+                closer.frames_sent += 1;
                 fresh
             }
             Exchange::Dropped(mut same) => {
                 closer.dropped_pending += 1;
+                // Its events are still in the rings: the writer discards everything up to
+                // here before it gathers the next frame sent.
+                closer.skip_until_ticks = Some(end_ticks);
                 inner.shared.frames_dropped.fetch_add(1, Ordering::Relaxed);
                 self.keep_deliveries(&mut same);
                 same.reset();
@@ -142,6 +138,11 @@ impl Session {
                 same
             }
         });
+        // Lossless: a game thread whose ring is over half full waits for the writer to gather
+        // what it handed over, so that the next frame cannot overflow the ring and lose spans.
+        if inner.shared.mode == WriterMode::Lossless && thread::calling_ring_over_half() {
+            inner.shared.wait_gathered(closer.frames_sent);
+        }
         closer.frames_closed += 1;
         closer.begin_ticks = end_ticks;
         inner

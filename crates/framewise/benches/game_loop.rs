@@ -1,0 +1,491 @@
+//! The all-in cost a game pays: a game loop whose timed region includes frame close.
+//!
+//! ```text
+//! cargo bench -p framewise --bench game_loop                # interleaved rounds, all peers
+//! FRAMEWISE_BENCH_MODE=close cargo bench -p framewise --bench game_loop      # end_frame p99
+//! FRAMEWISE_BENCH_MODE=realtime cargo bench -p framewise --bench game_loop   # drops at 1 kHz
+//! FRAMEWISE_BENCH_MODE=throughput cargo bench -p framewise --bench game_loop # writer spans/s
+//! FRAMEWISE_BENCH_MODE=rss cargo bench -p framewise --bench game_loop        # RSS curve
+//! ```
+//!
+//! A frame is 201 scopes on 4 threads: the game thread's `frame` scope wraps 10 systems of 5
+//! nested scopes (51 scopes), and each of 3 workers runs a `job` scope wrapping 7 systems of
+//! 7 nested scopes (50 each); framewise also counts one `counter!` per system and one `mark!`
+//! per frame (its peers are not charged for those). Every thread times its own recording
+//! section; the game thread's section includes frame close (`end_frame`; puffin's
+//! `GlobalProfiler::new_frame` with a real sink, `GlobalFrameView`, attached; Tracy's
+//! `frame_mark`). Barriers between the sections are not timed. The all-in cost per scope is
+//! the sum of the four threads' sections over the scopes made. `floor` runs the same loop with
+//! every scope replaced by two `rdtsc` reads.
+//!
+//! The framewise session is lossless and writes a real file (in a temporary directory).
+//! Tracy runs with no viewer (it keeps every zone in memory); the `recorder` bench's
+//! `scope/tracy_client_drained` row is the comparison with a Tracy capture draining it.
+//!
+//! Environment: `FRAMEWISE_BENCH_FRAMES` frames per round (default 2,000),
+//! `FRAMEWISE_BENCH_ROUNDS` rounds (default 7), `FRAMEWISE_BENCH_SECONDS` for `realtime`
+//! (default 10). Every figure is printed with the load average read before and after it.
+
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark fails loudly"
+)]
+
+use std::hint::black_box;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use framewise::{counter, mark, scope, Session, WriterMode};
+
+/// Scopes per frame: 51 on the game thread, 50 on each of the 3 workers.
+const SCOPES_PER_FRAME: u64 = 201;
+const WORKERS: usize = 3;
+
+/// Which profiler the loop records with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Peer {
+    Floor,
+    Framewise,
+    Puffin,
+    Tracy,
+}
+
+impl Peer {
+    fn name(self) -> &'static str {
+        match self {
+            Peer::Floor => "floor (2 rdtsc per scope)",
+            Peer::Framewise => "framewise (lossless, file)",
+            Peer::Puffin => "puffin 0.19 + GlobalFrameView",
+            Peer::Tracy => "tracy-client 0.19, no viewer",
+        }
+    }
+}
+
+#[inline(always)]
+fn two_rdtsc() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `rdtsc` has no preconditions on x86_64.
+    #[allow(
+        unused_unsafe,
+        reason = "`_rdtsc` is an unsafe fn on some toolchains only"
+    )]
+    unsafe {
+        black_box(core::arch::x86_64::_rdtsc());
+        black_box(core::arch::x86_64::_rdtsc());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        black_box(Instant::now());
+        black_box(Instant::now());
+    }
+}
+
+/// One scope's worth of recording with `peer`, around `body`.
+macro_rules! scoped {
+    ($peer:expr, $name:literal, $body:block) => {{
+        match $peer {
+            Peer::Floor => {
+                two_rdtsc();
+                $body
+            }
+            Peer::Framewise => {
+                let _s = scope!($name);
+                $body
+            }
+            Peer::Puffin => {
+                puffin::profile_scope!($name);
+                $body
+            }
+            Peer::Tracy => {
+                let _s = tracy_client::span!($name);
+                $body
+            }
+        }
+    }};
+}
+
+/// `systems` systems of 1 + `pairs` × 2 nested scopes, counting once per system.
+#[inline(never)]
+fn systems(peer: Peer, systems: usize, pairs: usize) {
+    for _ in 0..systems {
+        scoped!(peer, "system", {
+            for _ in 0..pairs {
+                scoped!(peer, "system.query", {
+                    scoped!(peer, "system.query.iter", {
+                        black_box(0);
+                    });
+                });
+            }
+            if peer == Peer::Framewise {
+                counter!("draw_calls", 1);
+            }
+        });
+    }
+}
+
+/// The game thread's frame: 51 scopes, and the peer's frame close.
+fn game_frame(peer: Peer, session: Option<&Session>) -> (Duration, Duration) {
+    let started = Instant::now();
+    scoped!(peer, "frame", {
+        systems(peer, 10, 2);
+    });
+    if peer == Peer::Framewise {
+        mark!("tick");
+    }
+    let closing = Instant::now();
+    match peer {
+        Peer::Floor => {}
+        Peer::Framewise => {
+            if let Some(session) = session {
+                session.end_frame();
+            }
+        }
+        Peer::Puffin => puffin::GlobalProfiler::lock().new_frame(),
+        Peer::Tracy => tracy_client::frame_mark(),
+    }
+    let ended = Instant::now();
+    (ended - started, ended - closing)
+}
+
+/// A worker's share of a frame: 50 scopes.
+fn worker_frame(peer: Peer) -> Duration {
+    let started = Instant::now();
+    scoped!(peer, "job", {
+        systems(peer, 7, 3);
+    });
+    started.elapsed()
+}
+
+/// What one run of the loop measured.
+struct LoopResult {
+    ns_per_scope: f64,
+    close_ns: Vec<u64>,
+}
+
+/// The 3 worker threads, each running its share of every frame between two barriers and
+/// timing it.
+struct Workers {
+    start: Arc<Barrier>,
+    done: Arc<Barrier>,
+    stop: Arc<AtomicBool>,
+    handles: Vec<std::thread::JoinHandle<Duration>>,
+}
+
+impl Workers {
+    fn spawn(peer: Peer) -> Self {
+        let start = Arc::new(Barrier::new(WORKERS + 1));
+        let done = Arc::new(Barrier::new(WORKERS + 1));
+        let stop = Arc::new(AtomicBool::new(false));
+        let handles = (0..WORKERS)
+            .map(|w| {
+                let (start, done, stop) =
+                    (Arc::clone(&start), Arc::clone(&done), Arc::clone(&stop));
+                std::thread::Builder::new()
+                    .name(format!("game-worker-{w}"))
+                    .spawn(move || {
+                        let mut total = Duration::ZERO;
+                        loop {
+                            start.wait();
+                            if stop.load(Ordering::Relaxed) {
+                                return total;
+                            }
+                            total += worker_frame(peer);
+                            done.wait();
+                        }
+                    })
+                    .unwrap()
+            })
+            .collect();
+        Self {
+            start,
+            done,
+            stop,
+            handles,
+        }
+    }
+
+    /// Lets the workers run one frame's share.
+    fn begin_frame(&self) {
+        self.start.wait();
+    }
+
+    /// Waits for the workers to finish this frame's share.
+    fn end_frame(&self) {
+        self.done.wait();
+    }
+
+    /// Stops the workers; the time they spent in their timed sections.
+    fn join(self) -> Duration {
+        self.stop.store(true, Ordering::Relaxed);
+        self.start.wait();
+        self.handles.into_iter().map(|h| h.join().unwrap()).sum()
+    }
+}
+
+/// Runs `frames` frames of the 4-thread loop with `peer`.
+fn run_loop(peer: Peer, frames: u64, session: Option<&Session>) -> LoopResult {
+    let workers = Workers::spawn(peer);
+    let mut total = Duration::ZERO;
+    let mut close_ns = Vec::with_capacity(frames as usize);
+    for _ in 0..frames {
+        workers.begin_frame();
+        let (game, close) = game_frame(peer, session);
+        total += game;
+        close_ns.push(close.as_nanos() as u64);
+        workers.end_frame();
+    }
+    total += workers.join();
+    LoopResult {
+        ns_per_scope: total.as_nanos() as f64 / (frames * SCOPES_PER_FRAME) as f64,
+        close_ns,
+    }
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    let at = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[at.min(sorted.len() - 1)]
+}
+
+fn start_session(dir: &Path, round: u64, mode: WriterMode) -> Session {
+    Session::builder()
+        .writer_mode(mode)
+        .start(dir.join(format!("round-{round}.sgpt")))
+        .expect("start a session")
+}
+
+/// Interleaved rounds of every peer; medians and per-round ratios.
+fn compare(frames: u64, rounds: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    puffin::set_scopes_on(true);
+    let _frame_view = puffin::GlobalFrameView::default();
+    let _tracy = tracy_client::Client::start();
+    let peers = [Peer::Floor, Peer::Framewise, Peer::Puffin, Peer::Tracy];
+    let mut per_peer: Vec<Vec<f64>> = vec![Vec::new(); peers.len()];
+    let mut ratios: Vec<[f64; 3]> = Vec::new();
+    let mut closes: Vec<u64> = Vec::new();
+    println!("load before: {}", loadavg());
+    // One warm-up round, not counted.
+    for round in 0..=rounds {
+        let mut this_round = [0.0; 4];
+        for (i, &peer) in peers.iter().enumerate() {
+            let session = (peer == Peer::Framewise)
+                .then(|| start_session(dir.path(), round, WriterMode::Lossless));
+            let result = run_loop(peer, frames, session.as_ref());
+            if let Some(session) = session {
+                let report = session.stop().expect("stop");
+                assert!(report.is_complete(), "{report:?}");
+                assert_eq!(report.spans_dropped, 0, "the loop must not measure drops");
+                if round > 0 {
+                    closes.extend(&result.close_ns);
+                }
+            }
+            this_round[i] = result.ns_per_scope;
+        }
+        if round == 0 {
+            continue;
+        }
+        println!(
+            "round {round}: floor {:.1}, framewise {:.1}, puffin {:.1}, tracy {:.1} ns/scope (load {})",
+            this_round[0],
+            this_round[1],
+            this_round[2],
+            this_round[3],
+            loadavg()
+        );
+        for (i, value) in this_round.iter().enumerate() {
+            per_peer[i].push(*value);
+        }
+        ratios.push([
+            this_round[1] / this_round[0],
+            this_round[1] / this_round[2],
+            this_round[1] / this_round[3],
+        ]);
+    }
+    println!(
+        "\n{frames} frames × {SCOPES_PER_FRAME} scopes on 4 threads per round, {rounds} rounds; medians, all-in ns per scope:"
+    );
+    for (i, peer) in peers.iter().enumerate() {
+        println!("  {:<34} {:>7.1}", peer.name(), median(&mut per_peer[i]));
+    }
+    let column = |c: usize| median(&mut ratios.iter().map(|r| r[c]).collect::<Vec<_>>());
+    println!("  framewise ÷ floor   {:.2}", column(0));
+    println!("  framewise ÷ puffin  {:.2}", column(1));
+    println!("  framewise ÷ tracy   {:.2}", column(2));
+    closes.sort_unstable();
+    print_close("framewise end_frame in the loop", &closes);
+    println!("load after: {}", loadavg());
+}
+
+fn print_close(what: &str, sorted: &[u64]) {
+    let mean = sorted.iter().sum::<u64>() as f64 / sorted.len().max(1) as f64;
+    println!(
+        "  {what}: {} frames, mean {:.2} µs, p50 {:.2} µs, p99 {:.2} µs, max {:.2} µs",
+        sorted.len(),
+        mean / 1000.0,
+        percentile(sorted, 0.5) as f64 / 1000.0,
+        percentile(sorted, 0.99) as f64 / 1000.0,
+        sorted.last().copied().unwrap_or(0) as f64 / 1000.0,
+    );
+}
+
+/// `end_frame` alone, 10,000 frames of the loop, lossless to a file.
+fn close_only(frames: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    println!("load before: {}", loadavg());
+    let session = start_session(dir.path(), 0, WriterMode::Lossless);
+    let mut result = run_loop(Peer::Framewise, frames, Some(&session));
+    let report = session.stop().expect("stop");
+    assert!(report.is_complete(), "{report:?}");
+    result.close_ns.sort_unstable();
+    print_close("end_frame, 201-scope frame on 4 threads", &result.close_ns);
+    println!("  all-in {:.1} ns per scope", result.ns_per_scope);
+    println!("load after: {}", loadavg());
+}
+
+/// A 1,000 frames/s game (the loop paced to 1 ms per frame) in realtime mode: frames dropped.
+fn realtime(seconds: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    println!("load before: {}", loadavg());
+    let session = start_session(dir.path(), 0, WriterMode::Realtime);
+    let frames = seconds * 1000;
+    let started = Instant::now();
+    let mut close_ns = Vec::with_capacity(frames as usize);
+    let workers = Workers::spawn(Peer::Framewise);
+    for frame in 0..frames {
+        workers.begin_frame();
+        let (_, close) = game_frame(Peer::Framewise, Some(&session));
+        close_ns.push(close.as_nanos() as u64);
+        workers.end_frame();
+        let deadline = started + Duration::from_micros((frame + 1) * 1000);
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
+    workers.join();
+    let elapsed = started.elapsed();
+    let report = session.stop().expect("stop");
+    close_ns.sort_unstable();
+    println!(
+        "realtime, {} frames of {SCOPES_PER_FRAME} scopes in {:.2} s ({:.0} frames/s): {} written, {} dropped, {} spans dropped",
+        report.frames_closed,
+        elapsed.as_secs_f64(),
+        report.frames_closed as f64 / elapsed.as_secs_f64(),
+        report.frames_written,
+        report.frames_dropped,
+        report.spans_dropped
+    );
+    print_close("end_frame", &close_ns);
+    println!("load after: {}", loadavg());
+}
+
+/// Lossless, the game thread closing 200-span frames as fast as it can: the pipeline's (in
+/// practice the writer's) throughput, spans per second, start to `stop()` returned.
+fn throughput(frames: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    println!("load before: {}", loadavg());
+    let session = start_session(dir.path(), 0, WriterMode::Lossless);
+    let started = Instant::now();
+    let mut game = Duration::ZERO;
+    for _ in 0..frames {
+        let t = Instant::now();
+        for _ in 0..4 {
+            systems(Peer::Framewise, 10, 2);
+        }
+        session.end_frame();
+        game += t.elapsed();
+    }
+    let report = session.stop().expect("stop");
+    let elapsed = started.elapsed();
+    assert!(report.is_complete(), "{report:?}");
+    let spans = frames * 200;
+    println!(
+        "throughput: {frames} frames of 200 spans written losslessly in {:.3} s: {:.1} M spans/s \
+         ({:.2} µs per frame); the game thread was busy {:.3} s of it; {} bytes",
+        elapsed.as_secs_f64(),
+        spans as f64 / elapsed.as_secs_f64() / 1e6,
+        elapsed.as_secs_f64() * 1e6 / frames as f64,
+        game.as_secs_f64(),
+        report.bytes_written
+    );
+    println!("load after: {}", loadavg());
+}
+
+fn rss_kib(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|line| line.starts_with(field))?;
+            line.trim_start_matches(field)
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0)
+}
+
+/// RSS at 10 k, 100 k and 1 M frames of a small frame (10 spans), lossless to a file, and
+/// the peak through stop.
+fn rss() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = start_session(dir.path(), 0, WriterMode::Lossless);
+    let base = rss_kib("VmRSS:");
+    println!("RSS at start: {base} KiB");
+    let mut frame = 0u64;
+    for checkpoint in [10_000u64, 100_000, 1_000_000] {
+        while frame < checkpoint {
+            systems(Peer::Framewise, 2, 2);
+            session.end_frame();
+            frame += 1;
+        }
+        let now = rss_kib("VmRSS:");
+        println!(
+            "RSS at {checkpoint:>9} frames: {now} KiB ({:+.1} B per frame since start)",
+            (now as f64 - base as f64) * 1024.0 / checkpoint as f64
+        );
+    }
+    let report = session.stop().expect("stop");
+    assert!(report.is_complete(), "{report:?}");
+    println!(
+        "after stop: RSS {} KiB, peak {} KiB; capture {} bytes",
+        rss_kib("VmRSS:"),
+        rss_kib("VmHWM:"),
+        report.bytes_written
+    );
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --benches` passes nothing: run briefly.
+    let benching = std::env::args().any(|a| a == "--bench");
+    let frames = env_u64("FRAMEWISE_BENCH_FRAMES", if benching { 2_000 } else { 20 });
+    let rounds = env_u64("FRAMEWISE_BENCH_ROUNDS", if benching { 7 } else { 1 });
+    match std::env::var("FRAMEWISE_BENCH_MODE").as_deref() {
+        Ok("close") => close_only(env_u64("FRAMEWISE_BENCH_FRAMES", 10_000)),
+        Ok("realtime") => realtime(env_u64("FRAMEWISE_BENCH_SECONDS", 10)),
+        Ok("throughput") => throughput(env_u64("FRAMEWISE_BENCH_FRAMES", 50_000)),
+        Ok("rss") => rss(),
+        _ => compare(frames, rounds),
+    }
+}
