@@ -797,9 +797,7 @@ impl WriterThread {
 fn directory_hitches<W: std::io::Write>(writer: &Writer<W>, budget_ns: Option<u64>) -> Vec<u64> {
     let mut rule = HitchRule::new(budget_ns.unwrap_or(DEFAULT_BUDGET_NS));
     writer
-        .directory(&[])
-        .frames
-        .iter()
+        .directory_frames()
         .filter_map(|f| {
             let judgement = rule.observe(f.period_ns?, f.paused)?;
             judgement.hitch.then_some(f.index)

@@ -4,6 +4,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use framewise_format::model::{Frame, SymId, SymbolKind};
@@ -83,7 +84,34 @@ thread_local! {
     static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// The system allocator, counting allocations on threads inside `count_allocations`.
+/// Bytes allocated and not yet freed, by every thread of the process.
+static LIVE_BYTES: AtomicI64 = AtomicI64::new(0);
+
+/// The most `LIVE_BYTES` reached since the last `reset_peak_heap_bytes`.
+static PEAK_BYTES: AtomicI64 = AtomicI64::new(0);
+
+/// Heap bytes the whole process holds now (every thread), by allocation accounting.
+pub fn live_heap_bytes() -> i64 {
+    LIVE_BYTES.load(Ordering::Relaxed)
+}
+
+/// The most heap bytes the process held at once since the last reset.
+pub fn peak_heap_bytes() -> i64 {
+    PEAK_BYTES.load(Ordering::Relaxed)
+}
+
+/// Starts a new peak from what the process holds now.
+pub fn reset_peak_heap_bytes() {
+    PEAK_BYTES.store(live_heap_bytes(), Ordering::Relaxed);
+}
+
+fn grow_live(bytes: i64) {
+    let live = LIVE_BYTES.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    PEAK_BYTES.fetch_max(live, Ordering::Relaxed);
+}
+
+/// The system allocator, counting allocations on threads inside `count_allocations` and the
+/// bytes every thread holds.
 pub struct CountingAllocator;
 
 impl CountingAllocator {
@@ -100,20 +128,24 @@ impl CountingAllocator {
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         self.note();
+        grow_live(layout.size() as i64);
         // SAFETY: forwarded unchanged.
         unsafe { System.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         self.note();
+        grow_live(layout.size() as i64);
         // SAFETY: forwarded unchanged.
         unsafe { System.alloc_zeroed(layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         self.note();
+        grow_live(new_size as i64 - layout.size() as i64);
         // SAFETY: forwarded unchanged.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE_BYTES.fetch_sub(layout.size() as i64, Ordering::Relaxed);
         // SAFETY: forwarded unchanged.
         unsafe { System.dealloc(ptr, layout) }
     }

@@ -28,6 +28,8 @@ mod marks;
 #[cfg(not(feature = "disabled"))]
 mod nesting;
 #[cfg(not(feature = "disabled"))]
+mod soak;
+#[cfg(not(feature = "disabled"))]
 mod structure;
 #[cfg(not(feature = "disabled"))]
 mod tracing_layer;

@@ -61,42 +61,54 @@ pub const FRAME_ENTRY_LEN: usize = 56;
 /// decoding per-frame varints. `defines_symbols[i]` says whether frame `i`'s record carries
 /// new symbol definitions.
 pub fn encode_directory(out: &mut Vec<u8>, dir: &Directory, defines_symbols: &[bool]) {
+    encode_directory_head(out, &dir.records, dir.frames.len());
+    out.reserve(dir.frames.len() * FRAME_ENTRY_LEN);
+    for (i, f) in dir.frames.iter().enumerate() {
+        encode_frame_entry(out, f, defines_symbols.get(i).copied().unwrap_or(false));
+    }
+}
+
+/// Appends the part of a DIRE payload before its frame table: the (empty) symbol block, the
+/// other records and the number of frame entries. With [`encode_frame_entry`] per frame it
+/// makes the bytes [`encode_directory`] makes, one entry at a time.
+pub fn encode_directory_head(out: &mut Vec<u8>, records: &[RecordEntry], frames: usize) {
     encode_symbol_block(out, std::iter::empty());
-    put_varint(out, dir.records.len() as u64);
-    for r in &dir.records {
+    put_varint(out, records.len() as u64);
+    for r in records {
         out.extend_from_slice(&r.record_type.to_le_bytes());
         put_varint(out, r.offset);
         put_varint(out, r.length);
     }
-    put_varint(out, dir.frames.len() as u64);
-    out.reserve(dir.frames.len() * FRAME_ENTRY_LEN);
-    for (i, f) in dir.frames.iter().enumerate() {
-        let mut flags = 0u32;
-        if f.hitch {
-            flags |= D_HITCH;
-        }
-        if f.paused {
-            flags |= D_PAUSED;
-        }
-        if defines_symbols.get(i).copied().unwrap_or(false) {
-            flags |= D_DEFINES_SYMBOLS;
-        }
-        if f.period_ns.is_some() {
-            flags |= D_HAS_PERIOD;
-        }
-        if f.gpu_ns.is_some() {
-            flags |= D_HAS_GPU;
-        }
-        let payload_len = f.length.saturating_sub(16).min(u64::from(u32::MAX)) as u32;
-        out.extend_from_slice(&f.index.to_le_bytes());
-        out.extend_from_slice(&f.offset.to_le_bytes());
-        out.extend_from_slice(&payload_len.to_le_bytes());
-        out.extend_from_slice(&flags.to_le_bytes());
-        out.extend_from_slice(&f.cpu_begin_ns.to_le_bytes());
-        out.extend_from_slice(&f.work_ns.to_le_bytes());
-        out.extend_from_slice(&f.period_ns.unwrap_or(0).to_le_bytes());
-        out.extend_from_slice(&f.gpu_ns.unwrap_or(0).to_le_bytes());
+    put_varint(out, frames as u64);
+}
+
+/// Appends one fixed-width ([`FRAME_ENTRY_LEN`]-byte) frame entry of a DIRE table.
+pub fn encode_frame_entry(out: &mut Vec<u8>, f: &FrameEntry, defines_symbols: bool) {
+    let mut flags = 0u32;
+    if f.hitch {
+        flags |= D_HITCH;
     }
+    if f.paused {
+        flags |= D_PAUSED;
+    }
+    if defines_symbols {
+        flags |= D_DEFINES_SYMBOLS;
+    }
+    if f.period_ns.is_some() {
+        flags |= D_HAS_PERIOD;
+    }
+    if f.gpu_ns.is_some() {
+        flags |= D_HAS_GPU;
+    }
+    let payload_len = f.length.saturating_sub(16).min(u64::from(u32::MAX)) as u32;
+    out.extend_from_slice(&f.index.to_le_bytes());
+    out.extend_from_slice(&f.offset.to_le_bytes());
+    out.extend_from_slice(&payload_len.to_le_bytes());
+    out.extend_from_slice(&flags.to_le_bytes());
+    out.extend_from_slice(&f.cpu_begin_ns.to_le_bytes());
+    out.extend_from_slice(&f.work_ns.to_le_bytes());
+    out.extend_from_slice(&f.period_ns.unwrap_or(0).to_le_bytes());
+    out.extend_from_slice(&f.gpu_ns.unwrap_or(0).to_le_bytes());
 }
 
 /// The frame table of a decoded `DIRE`: fixed-width entries, decoded on access. It owns
