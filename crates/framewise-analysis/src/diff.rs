@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Defect, Grade};
+use crate::model::{Defect, DefectKind, Grade};
 use crate::summary::{direction, Direction, MetricTable, Summary};
 
 /// Which input of a comparison.
@@ -39,6 +39,74 @@ pub fn side_defects(base: &Summary, cand: &Summary) -> Vec<SideDefect> {
     let mut out = tag(Side::Base, &base.defects);
     out.extend(tag(Side::Cand, &cand.defects));
     out
+}
+
+/// Whether a defect of this kind means frames the capture held were lost: whole frames
+/// dropped, a file that ends inside a record, bytes skipped as corrupt, or a writer that
+/// never closed the file (whatever it had not flushed is gone). Statistics over what is
+/// left describe a different run, so a comparison that involves such a capture cannot
+/// decide anything on its own (`--allow-damaged` overrides).
+pub fn loses_frames(kind: DefectKind) -> bool {
+    matches!(
+        kind,
+        DefectKind::DroppedFrames
+            | DefectKind::TruncatedTail
+            | DefectKind::CorruptRange
+            | DefectKind::Unclosed
+    )
+}
+
+/// The defects of either side that lost frames (see [`loses_frames`]).
+pub fn frame_losing_defects(defects: &[SideDefect]) -> Vec<&SideDefect> {
+    defects
+        .iter()
+        .filter(|d| loses_frames(d.defect.kind))
+        .collect()
+}
+
+/// Why a comparison is inconclusive because an input lost frames, in one line naming the
+/// defects (`the candidate lost frames (truncated-tail: …); --allow-damaged compares what is
+/// left`), or `None` when neither side lost any.
+pub fn damage_reason(defects: &[SideDefect]) -> Option<String> {
+    let lost = frame_losing_defects(defects);
+    if lost.is_empty() {
+        return None;
+    }
+    let side_name = |side: Side| match side {
+        Side::Base => "the base",
+        Side::Cand => "the candidate",
+    };
+    let mut sides: Vec<&str> = Vec::new();
+    for d in &lost {
+        let name = side_name(d.side);
+        if !sides.contains(&name) {
+            sides.push(name);
+        }
+    }
+    let named: Vec<String> = lost
+        .iter()
+        .map(|d| {
+            let side = match d.side {
+                Side::Base => "base",
+                Side::Cand => "candidate",
+            };
+            let kind = match serde_json::to_value(d.defect.kind) {
+                Ok(serde_json::Value::String(s)) => s,
+                _ => format!("{:?}", d.defect.kind),
+            };
+            // `truncated tail: …` already says its kind.
+            if d.defect.message.starts_with(&kind.replace('-', " ")) {
+                format!("{side} {}", d.defect.message)
+            } else {
+                format!("{side} {kind}: {}", d.defect.message)
+            }
+        })
+        .collect();
+    Some(format!(
+        "{} lost frames, so its statistics describe part of a run ({}); --allow-damaged compares what is left",
+        sides.join(" and "),
+        named.join("; ")
+    ))
 }
 
 /// How a metric moved, given its direction.
@@ -195,5 +263,38 @@ mod tests {
         let r = compare("counter.draw_calls.max", Some(0.0), Some(3.0));
         assert_eq!((r.change, r.pct), (Change::Worse, None));
         assert_eq!(compare("x.y", Some(1.0), None).change, Change::OnlyBase);
+    }
+
+    #[test]
+    fn only_defects_that_lose_frames_make_a_comparison_inconclusive() {
+        let tagged = |side, kind| SideDefect {
+            side,
+            defect: Defect::new(kind, 1, "it happened"),
+        };
+        assert_eq!(
+            damage_reason(&[
+                tagged(Side::Base, DefectKind::DroppedSpans),
+                tagged(Side::Cand, DefectKind::DirectoryUnusable),
+            ]),
+            None
+        );
+        let reason = damage_reason(&[
+            tagged(Side::Base, DefectKind::DroppedSpans),
+            tagged(Side::Cand, DefectKind::TruncatedTail),
+        ])
+        .expect("a truncated candidate lost frames");
+        assert!(
+            reason.starts_with("the candidate lost frames")
+                && reason.contains("candidate truncated-tail: it happened")
+                && !reason.contains("dropped-spans"),
+            "{reason}"
+        );
+        for kind in [
+            DefectKind::DroppedFrames,
+            DefectKind::CorruptRange,
+            DefectKind::Unclosed,
+        ] {
+            assert!(loses_frames(kind), "{kind:?}");
+        }
     }
 }

@@ -1,24 +1,35 @@
 //! `framewise gate`: a regression gate over metric paths, and the verdict contract.
 //!
 //! Rules (docs/CONCEPTS.md, "Exit codes" and "Gate defaults"):
-//! - Default tolerances: `frame.avg` and `frame.p99` may worsen by 10%; every counter's
-//!   `max` gates exactly (`counter.*.max = 0`).
+//! - Default tolerances (lite-profiler's): `frame.avg` and `frame.p99` may worsen by 10%.
+//!   Nothing else gates unless named: counters vary between two runs of the same workload
+//!   (particles alive, a camera's position), so a counter gates only when a tolerance names
+//!   it, and then exactly as given (0 is exact).
+//! - `*` stands for a name (`counter.*.max`, `scope.*.p95`). A counter wildcard covers sum
+//!   counters only: a gauge holds a level (a position, a pool's size), and its extremes are
+//!   not a regression signal; a gauge gates when its own path is named.
+//! - Every path must name something: an unknown statistic (`frame.p98`) is refused when the
+//!   tolerance is set, and an exact path that neither capture has (`counter.draw_call.max`)
+//!   when the gate runs, each with the nearest valid paths ([`GateConfigError`]).
 //! - Direction-aware: `frame.fps`, `frame.low_1pct_fps`, `frame.low_01pct_fps` regress when
 //!   they fall; everything else when it rises.
 //! - A metric the base had and the candidate lacks is a regression.
-//! - An empty capture, or no configured metric present in both, is inconclusive.
+//! - An input that lost frames (see [`crate::diff::loses_frames`]), an empty capture, or no
+//!   configured metric present in both, is inconclusive; [`GateConfig::allow_damaged`]
+//!   judges a damaged input anyway.
 //! - Timing metrics across different timing regimes are incomparable; counters compare
 //!   anywhere.
 //! - lite-profiler gate configs are accepted: `{"tolerances": {...}}`, `phase.` for
-//!   `scope.`, camelCase for snake_case.
+//!   `scope.`, camelCase for snake_case; any other top-level key is refused.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diff::{side_defects, SideDefect};
+use crate::diff::{damage_reason, side_defects, SideDefect};
+use crate::model::CounterKind;
 use crate::summary::{
-    direction, format_metric, parse_metric_path, Direction, MetricTable, Summary,
+    direction, format_metric, known_stats, parse_metric_path, Direction, MetricTable, Summary,
 };
 
 /// A verdict, with the exit code every verb maps it to (the codes are API).
@@ -84,6 +95,97 @@ pub enum GateConfigError {
         /// The path.
         metric: String,
     },
+    /// A path whose statistic its block does not have (`frame.p98`).
+    #[error("`{metric}`: `{stat}` is not a statistic of {block}.*; {hint}")]
+    UnknownStatistic {
+        /// The path as given.
+        metric: String,
+        /// Its block (`frame`, `scope`, …).
+        block: String,
+        /// The statistic it names.
+        stat: String,
+        /// The nearest valid paths, or the block's statistics.
+        hint: String,
+    },
+    /// An error about the entry on a line of a config file.
+    #[error("line {line}: {error}")]
+    AtLine {
+        /// 1-based line.
+        line: usize,
+        /// What is wrong there.
+        error: Box<GateConfigError>,
+    },
+    /// A gated path that neither capture has (`counter.draw_call.max`).
+    #[error("`{metric}` is in neither capture: no {block} named `{name}`; {hint}")]
+    NotInEitherCapture {
+        /// The path as given.
+        metric: String,
+        /// Its block.
+        block: String,
+        /// The scope, pass or counter name neither capture has.
+        name: String,
+        /// The nearest paths either capture has, or the names it has.
+        hint: String,
+    },
+}
+
+/// Edit distance (insertions, deletions, substitutions) between two strings, by chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substituted = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substituted.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// Up to three `candidates` nearest to `target`, nearest first, among those close enough to
+/// be a likely typo (within a third of the target's length, at least 2 edits): clap's "did
+/// you mean".
+pub fn nearest<'a>(target: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let limit = (target.chars().count() / 3).max(2);
+    let mut scored: Vec<(usize, &str)> = candidates
+        .into_iter()
+        .map(|c| (edit_distance(target, c), c))
+        .filter(|&(d, _)| d <= limit)
+        .collect();
+    scored.sort();
+    scored.dedup();
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, c)| c.to_owned())
+        .collect()
+}
+
+/// `did you mean a, b?` when something is near, else `label: x, y, z` (at most `cap`).
+fn hint(suggestions: &[String], label: &str, known: &[String], cap: usize) -> String {
+    if !suggestions.is_empty() {
+        return format!("did you mean {}?", suggestions.join(", "));
+    }
+    if known.is_empty() {
+        return format!("{label}: none");
+    }
+    let mut shown: Vec<&str> = known.iter().take(cap).map(String::as_str).collect();
+    if known.len() > shown.len() {
+        shown.push("…");
+    }
+    format!("{label}: {}", shown.join(", "))
+}
+
+/// What a block's named things are called in a sentence.
+fn block_noun(block: &str) -> &'static str {
+    match block {
+        "scope" => "scopes",
+        "pass" => "passes",
+        _ => "counters",
+    }
 }
 
 /// Tolerances by metric path (`*` may stand for a name: `counter.*.max`). A tolerance is
@@ -92,26 +194,51 @@ pub enum GateConfigError {
 pub struct GateConfig {
     /// Metric path → tolerance.
     pub tolerances: BTreeMap<String, f64>,
+    /// Judge even when an input lost frames (`--allow-damaged`); otherwise such a gate is
+    /// inconclusive.
+    pub allow_damaged: bool,
 }
+
+/// The default tolerances: lite-profiler's gate, `frame.avg` and `frame.p99` at +10%.
+pub const DEFAULT_TOLERANCES: [(&str, f64); 2] = [("frame.avg", 0.10), ("frame.p99", 0.10)];
 
 impl Default for GateConfig {
     fn default() -> Self {
-        let mut tolerances = BTreeMap::new();
-        tolerances.insert("frame.avg".to_owned(), 0.10);
-        tolerances.insert("frame.p99".to_owned(), 0.10);
-        tolerances.insert("counter.*.max".to_owned(), 0.0);
-        Self { tolerances }
+        Self {
+            tolerances: DEFAULT_TOLERANCES
+                .iter()
+                .map(|&(m, t)| (m.to_owned(), t))
+                .collect(),
+            allow_damaged: false,
+        }
     }
 }
 
+/// Refuses a path that cannot name anything: not a metric path at all, or a statistic its
+/// block does not have.
 fn check_metric(path: &str) -> Result<(), GateConfigError> {
-    if parse_metric_path(&alias_path(path)).is_some() {
-        Ok(())
-    } else {
-        Err(GateConfigError::BadMetric {
-            metric: path.to_owned(),
-        })
+    let aliased = alias_path(path);
+    let p = parse_metric_path(&aliased).ok_or_else(|| GateConfigError::BadMetric {
+        metric: path.to_owned(),
+    })?;
+    let stats = known_stats(p.block);
+    if stats.iter().any(|s| s == p.stat) {
+        return Ok(());
     }
+    let paths: Vec<String> = stats
+        .iter()
+        .map(|s| match p.name {
+            Some(n) => format!("{}.{n}.{s}", p.block),
+            None => format!("{}.{s}", p.block),
+        })
+        .collect();
+    let near = nearest(&aliased, paths.iter().map(String::as_str));
+    Err(GateConfigError::UnknownStatistic {
+        metric: path.to_owned(),
+        block: p.block.to_owned(),
+        stat: p.stat.to_owned(),
+        hint: hint(&near, "its statistics", &stats, usize::MAX),
+    })
 }
 
 impl GateConfig {
@@ -119,6 +246,7 @@ impl GateConfig {
     pub fn empty() -> Self {
         Self {
             tolerances: BTreeMap::new(),
+            allow_damaged: false,
         }
     }
 
@@ -153,33 +281,56 @@ impl GateConfig {
     }
 
     /// Parses a JSON gate config: `{"tolerances": {"frame.avg": 0.1, …}}` (lite-profiler's
-    /// shape) or a bare `{"frame.avg": 0.1, …}`.
+    /// shape) or a bare `{"frame.avg": 0.1, …}`. Beside `tolerances`, any key is refused
+    /// (a misspelt section must not leave the defaults running), with its line.
     pub fn from_json(text: &str) -> Result<Self, GateConfigError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| GateConfigError::Json {
-                line: e.line(),
-                column: e.column(),
-                message: e.to_string(),
-            })?;
-        let map = value
-            .get("tolerances")
-            .unwrap_or(&value)
-            .as_object()
-            .ok_or_else(|| GateConfigError::Json {
+        let json_error = |e: serde_json::Error| GateConfigError::Json {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        };
+        let value: serde_json::Value = serde_json::from_str(text).map_err(json_error)?;
+        let wrapped = value.get("tolerances").is_some();
+        let map: BTreeMap<String, serde_json::Value> = if wrapped {
+            #[derive(Deserialize)]
+            #[serde(deny_unknown_fields)]
+            struct Wrapped {
+                tolerances: BTreeMap<String, serde_json::Value>,
+            }
+            serde_json::from_str::<Wrapped>(text)
+                .map_err(json_error)?
+                .tolerances
+        } else {
+            serde_json::from_str(text).map_err(|_| GateConfigError::Json {
                 line: 1,
                 column: 1,
                 message: "expected an object of metric paths to tolerances".into(),
-            })?;
+            })?
+        };
         let mut cfg = Self::empty();
-        for (metric, v) in map {
-            let tolerance = v.as_f64().ok_or_else(|| GateConfigError::BadTolerance {
-                metric: metric.clone(),
-                value: v.to_string(),
+        for (metric, v) in &map {
+            let set = match v.as_f64() {
+                Some(tolerance) => cfg.set(metric, tolerance),
+                None => Err(GateConfigError::BadTolerance {
+                    metric: metric.clone(),
+                    value: v.to_string(),
+                }),
+            };
+            set.map_err(|e| GateConfigError::AtLine {
+                line: key_line(text, metric),
+                error: Box::new(e),
             })?;
-            cfg.set(metric, tolerance)?;
         }
         Ok(cfg)
     }
+}
+
+/// The 1-based line on which `"key"` first appears in a JSON text (1 when it does not).
+fn key_line(text: &str, key: &str) -> usize {
+    let quoted = format!("\"{key}\"");
+    text.find(&quoted)
+        .and_then(|at| text.get(..at))
+        .map_or(1, |before| before.matches('\n').count() + 1)
 }
 
 /// What happened to one gated metric.
@@ -279,9 +430,23 @@ fn is_timing(path: &str) -> bool {
     !path.starts_with("counter.")
 }
 
+/// Whether counter `name` is a sum counter on the side(s) that have it.
+fn is_sum_counter(name: &str, base: &Summary, cand: &Summary) -> bool {
+    base.counters
+        .get(name)
+        .or_else(|| cand.counters.get(name))
+        .is_some_and(|c| c.kind == CounterKind::Sum)
+}
+
 /// Resolves a configured path to concrete paths: wildcards expand over both captures'
-/// names; an exact path present in neither is tried under its lite-profiler alias.
-fn resolve(configured: &str, base: &MetricTable, cand: &MetricTable) -> Vec<String> {
+/// names (a counter wildcard over sum counters only); an exact path present in neither is
+/// tried under its lite-profiler alias, and refused when its scope, pass or counter is in
+/// neither capture.
+fn resolve(
+    configured: &str,
+    (base, cand): (&Summary, &Summary),
+    (bt, ct): (&MetricTable, &MetricTable),
+) -> Result<Vec<String>, GateConfigError> {
     let canonical = if configured.starts_with("phase.") {
         alias_path(configured)
     } else {
@@ -289,25 +454,56 @@ fn resolve(configured: &str, base: &MetricTable, cand: &MetricTable) -> Vec<Stri
     };
     if let Some(p) = parse_metric_path(&canonical) {
         if p.name == Some("*") {
-            let mut names = base.names(p.block);
-            names.extend(cand.names(p.block));
+            let mut names = bt.names(p.block);
+            names.extend(ct.names(p.block));
             names.sort();
             names.dedup();
-            return names
+            if p.block == "counter" {
+                names.retain(|n| is_sum_counter(n, base, cand));
+            }
+            return Ok(names
                 .into_iter()
                 .map(|n| format!("{}.{n}.{}", p.block, p.stat))
-                .collect();
+                .collect());
         }
     }
-    let present = |p: &str| base.get(p).is_some() || cand.get(p).is_some();
+    let present = |p: &str| bt.get(p).is_some() || ct.get(p).is_some();
     if present(&canonical) {
-        return vec![canonical];
+        return Ok(vec![canonical]);
     }
     let aliased = alias_path(&canonical);
     if present(&aliased) {
-        vec![aliased]
-    } else {
-        vec![canonical]
+        return Ok(vec![aliased]);
+    }
+    // Absent from both: a null statistic of something that exists (p99 of 50 frames) is
+    // absent, a name neither capture has is a mistake.
+    match parse_metric_path(&aliased) {
+        Some(p) => match p.name {
+            Some(name) => {
+                let mut names = bt.names(p.block);
+                names.extend(ct.names(p.block));
+                names.sort();
+                names.dedup();
+                if names.iter().any(|n| n == name) {
+                    return Ok(vec![aliased]);
+                }
+                let paths: Vec<&str> = bt
+                    .values
+                    .keys()
+                    .chain(ct.values.keys())
+                    .map(String::as_str)
+                    .collect();
+                let near = nearest(&aliased, paths);
+                Err(GateConfigError::NotInEitherCapture {
+                    metric: configured.to_owned(),
+                    block: p.block.to_owned(),
+                    name: name.to_owned(),
+                    hint: hint(&near, block_noun(p.block), &names, 8),
+                })
+            }
+            None => Ok(vec![aliased]),
+        },
+        None => Ok(vec![aliased]),
     }
 }
 
@@ -374,14 +570,21 @@ fn timing_name(grade: &crate::model::Grade) -> String {
     }
 }
 
-/// Gates a candidate against a base.
-pub fn gate(base: &Summary, cand: &Summary, config: &GateConfig) -> GateResult {
+/// Gates a candidate against a base. Errs when a configured path names a scope, pass or
+/// counter neither capture has (a usage error: exit 4), with the nearest valid paths.
+pub fn gate(
+    base: &Summary,
+    cand: &Summary,
+    config: &GateConfig,
+) -> Result<GateResult, GateConfigError> {
     let bt = MetricTable::of(base);
     let ct = MetricTable::of(cand);
     let comparable = base.grade.timing_comparable(&cand.grade);
+    let defects = side_defects(base, cand);
+    let damage = damage_reason(&defects);
     let mut checks = Vec::new();
     for (configured, &tolerance) in &config.tolerances {
-        for metric in resolve(configured, &bt, &ct) {
+        for metric in resolve(configured, (base, cand), (&bt, &ct))? {
             let (b, c) = (bt.get(&metric), ct.get(&metric));
             let (status, worse) = match (b, c) {
                 _ if is_timing(&metric) && !comparable && (b.is_some() || c.is_some()) => {
@@ -432,7 +635,10 @@ pub fn gate(base: &Summary, cand: &Summary, config: &GateConfig) -> GateResult {
         .iter()
         .filter(|c| matches!(c.status, CheckStatus::Pass | CheckStatus::Regressed))
         .count();
-    let verdict = if !incomparable.is_empty() {
+    let verdict = if let Some(reason) = damage.as_ref().filter(|_| !config.allow_damaged) {
+        reasons.push(reason.clone());
+        Verdict::Inconclusive
+    } else if !incomparable.is_empty() {
         reasons.push(format!(
             "timing regimes differ (base {}, candidate {}): {} timing metrics cannot be compared",
             timing_name(&base.grade),
@@ -458,14 +664,18 @@ pub fn gate(base: &Summary, cand: &Summary, config: &GateConfig) -> GateResult {
         reasons.push(format!("{compared} metrics within tolerance"));
         Verdict::Pass
     };
-    GateResult {
+    if damage.is_some() && config.allow_damaged {
+        reasons
+            .push("judged although an input lost frames (--allow-damaged): see the defects".into());
+    }
+    Ok(GateResult {
         schema: "framewise.gate/1".into(),
         verdict,
         exit_code: verdict.exit_code(),
         reasons,
         checks,
-        defects: side_defects(base, cand),
-    }
+        defects,
+    })
 }
 
 #[cfg(test)]
@@ -504,6 +714,45 @@ mod tests {
         assert!(GateConfig::from_json(r#"{"tolerances": {"frame.avg": -1}}"#).is_err());
         assert!(GateConfig::from_json(r#"{"tolerances": {"bogus": 1}}"#).is_err());
         assert!(GateConfig::from_json("{").is_err());
+    }
+
+    #[test]
+    fn an_unknown_key_in_a_json_gate_config_is_refused_with_its_line() {
+        // A misspelt section must not leave the defaults running unannounced.
+        let err = GateConfig::from_json(
+            "{\n  \"tolerances\": {\"frame.avg\": 0.1},\n  \"tolerences\": {}\n}",
+        )
+        .expect_err("unknown key");
+        let text = err.to_string();
+        assert!(
+            text.contains("line 3") && text.contains("unknown field `tolerences`"),
+            "{text}"
+        );
+        // A bad path inside names its line too.
+        let err =
+            GateConfig::from_json("{\"tolerances\": {\n\"frame.avg\": 0.1,\n\"frame.p98\": 0.1}}")
+                .expect_err("no p98");
+        assert!(err.to_string().starts_with("line 3: `frame.p98`"), "{err}");
+    }
+
+    #[test]
+    fn nearest_paths_are_a_few_edits_away() {
+        assert_eq!(edit_distance("draw_call", "draw_calls"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        let paths = [
+            "counter.draw_calls.max",
+            "counter.draw_calls.avg",
+            "frame.p99",
+        ];
+        assert_eq!(
+            nearest("counter.draw_call.max", paths),
+            vec![
+                "counter.draw_calls.max".to_owned(),
+                "counter.draw_calls.avg".to_owned()
+            ]
+        );
+        assert!(nearest("scope.no_such_scope.p95", paths).is_empty());
     }
 
     #[test]

@@ -330,6 +330,35 @@ fn json_block(block: &str) -> Option<&'static str> {
     }
 }
 
+/// The statistics a block's metric paths may end in (`frame` → `avg`, `p99`, `fps`, …),
+/// read off the JSON of a block over one value: every number or null it has (a label such
+/// as `class` is a string there), so the list can never disagree with what `summarize`
+/// prints. In name order; empty for an unknown block.
+pub fn known_stats(block: &str) -> Vec<String> {
+    let json = match block {
+        "frame" => serde_json::to_value(FrameBlock::of_periods_ns(vec![1])),
+        "work" => serde_json::to_value(WorkBlock::of_work_ns(vec![1])),
+        "scope" | "pass" => {
+            serde_json::to_value(ScopeStats::of_totals_ns(vec![1], 1, 1, Vec::new()))
+        }
+        "counter" => serde_json::to_value(CounterStats::of_integers(
+            crate::model::CounterKind::Sum,
+            &[1],
+        )),
+        _ => return Vec::new(),
+    };
+    let Ok(serde_json::Value::Object(map)) = json else {
+        return Vec::new();
+    };
+    let mut stats: Vec<String> = map
+        .into_iter()
+        .filter(|(_, v)| v.is_null() || v.is_number())
+        .map(|(k, _)| k)
+        .collect();
+    stats.sort();
+    stats
+}
+
 /// Every metric of a summary, by path, resolved from its JSON.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MetricTable {
@@ -842,6 +871,29 @@ mod tests {
         assert_eq!(parse_metric_path("frame"), None);
         assert_eq!(parse_metric_path("scope.p95"), None);
         assert_eq!(parse_metric_path("nope.x.y"), None);
+    }
+
+    #[test]
+    fn known_statistics_are_the_blocks_numbers() {
+        let frame = known_stats("frame");
+        for stat in [
+            "avg",
+            "p99",
+            "p999",
+            "fps",
+            "low_1pct_fps",
+            "jank_ratio",
+            "count",
+        ] {
+            assert!(frame.iter().any(|s| s == stat), "{stat} in {frame:?}");
+        }
+        assert!(!frame
+            .iter()
+            .any(|s| s == "p98" || s == "class" || s == "bins"));
+        assert!(known_stats("counter").iter().any(|s| s == "last"));
+        assert!(!known_stats("counter").iter().any(|s| s == "kind"));
+        assert!(known_stats("scope").iter().any(|s| s == "self"));
+        assert!(known_stats("nope").is_empty());
     }
 
     #[test]

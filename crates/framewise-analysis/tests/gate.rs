@@ -2,7 +2,7 @@ use framewise_analysis::diff::Change;
 use framewise_analysis::gate::CheckStatus;
 use framewise_analysis::model::AdapterKind;
 use framewise_analysis::{
-    diff, gate, summarize, CaptureBuilder, GateConfig, SourceKind, Summary, Verdict,
+    diff, gate, summarize, CaptureBuilder, GateConfig, GateResult, SourceKind, Summary, Verdict,
 };
 
 use crate::fixtures::*;
@@ -11,17 +11,47 @@ fn base() -> Summary {
     summarize(&game(&GameSpec::default()))
 }
 
+/// The gate `r` ran, or the test fails with its error.
+fn gated(base: &Summary, cand: &Summary, cfg: &GateConfig) -> GateResult {
+    gate(base, cand, cfg).expect("every configured path names something")
+}
+
+/// The defaults and `metric` gated at `tolerance`.
+fn defaults_and(metric: &str, tolerance: f64) -> GateConfig {
+    let mut cfg = GateConfig::default();
+    cfg.set(metric, tolerance).expect("valid");
+    cfg
+}
+
 #[test]
 fn same_capture_passes() {
-    let r = gate(&base(), &base(), &GateConfig::default());
+    let r = gated(&base(), &base(), &GateConfig::default());
     assert_eq!(r.verdict, Verdict::Pass);
     assert_eq!(r.exit_code, 0);
-    assert!(
-        r.checks
-            .iter()
-            .any(|c| c.metric == "counter.draw_calls.max"),
-        "counter wildcard expands"
-    );
+}
+
+#[test]
+fn the_default_gate_is_frame_avg_and_p99_only() {
+    // Counters vary between runs of one workload: the default gate must not judge them.
+    let more_draws = summarize(&game(&GameSpec {
+        draw_calls: 240,
+        ..GameSpec::default()
+    }));
+    let r = gated(&base(), &more_draws, &GateConfig::default());
+    let metrics: Vec<&str> = r.checks.iter().map(|c| c.metric.as_str()).collect();
+    assert_eq!(metrics, ["frame.avg", "frame.p99"]);
+    assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.reasons);
+}
+
+#[test]
+fn a_counter_wildcard_covers_sum_counters_not_gauges() {
+    let r = gated(&base(), &base(), &defaults_and("counter.*.max", 0.0));
+    let metrics: Vec<&str> = r.checks.iter().map(|c| c.metric.as_str()).collect();
+    assert!(metrics.contains(&"counter.draw_calls.max"), "{metrics:?}");
+    assert!(!metrics.contains(&"counter.entities.max"), "{metrics:?}");
+    // Named, a gauge gates like anything else.
+    let r = gated(&base(), &base(), &defaults_and("counter.entities.max", 0.0));
+    assert!(r.checks.iter().any(|c| c.metric == "counter.entities.max"));
 }
 
 #[test]
@@ -30,7 +60,8 @@ fn doubled_draw_calls_fail_exactly() {
         draw_calls: 240,
         ..GameSpec::default()
     }));
-    let r = gate(&base(), &cand, &GateConfig::default());
+    let exact_draws = defaults_and("counter.draw_calls.max", 0.0);
+    let r = gated(&base(), &cand, &exact_draws);
     assert_eq!(r.verdict, Verdict::Fail);
     assert_eq!(r.exit_code, 1);
     assert!(
@@ -45,10 +76,7 @@ fn doubled_draw_calls_fail_exactly() {
         draw_calls: 121,
         ..GameSpec::default()
     }));
-    assert_eq!(
-        gate(&base(), &cand, &GateConfig::default()).verdict,
-        Verdict::Fail
-    );
+    assert_eq!(gated(&base(), &cand, &exact_draws).verdict, Verdict::Fail);
 }
 
 #[test]
@@ -58,11 +86,11 @@ fn slower_frames_fail_past_tolerance_only() {
         render_ns: 12 * MS,
         ..GameSpec::default()
     }));
-    let r = gate(&base(), &cand, &GateConfig::default());
+    let r = gated(&base(), &cand, &GateConfig::default());
     assert_eq!(r.verdict, Verdict::Fail, "{:?}", r.reasons);
     let mut cfg = GateConfig::empty();
     cfg.set("frame.avg", 0.5).expect("valid");
-    assert_eq!(gate(&base(), &cand, &cfg).verdict, Verdict::Pass);
+    assert_eq!(gated(&base(), &cand, &cfg).verdict, Verdict::Pass);
 }
 
 #[test]
@@ -73,9 +101,9 @@ fn higher_is_better_metrics_gate_the_other_way() {
     }));
     let mut cfg = GateConfig::empty();
     cfg.set("frame.fps", 0.05).expect("valid");
-    assert_eq!(gate(&base(), &slow, &cfg).verdict, Verdict::Fail);
+    assert_eq!(gated(&base(), &slow, &cfg).verdict, Verdict::Fail);
     // Faster candidate: fps rose, which passes.
-    assert_eq!(gate(&slow, &base(), &cfg).verdict, Verdict::Pass);
+    assert_eq!(gated(&slow, &base(), &cfg).verdict, Verdict::Pass);
 }
 
 #[test]
@@ -84,7 +112,7 @@ fn a_metric_the_candidate_lacks_is_a_regression() {
         with_counters: false,
         ..GameSpec::default()
     }));
-    let r = gate(&base(), &cand, &GateConfig::default());
+    let r = gated(&base(), &cand, &defaults_and("counter.draw_calls.max", 0.0));
     assert_eq!(r.verdict, Verdict::Fail);
     assert!(r
         .checks
@@ -93,16 +121,103 @@ fn a_metric_the_candidate_lacks_is_a_regression() {
 }
 
 #[test]
+fn a_typo_in_a_gated_path_is_a_usage_error_with_the_nearest_paths() {
+    let mut cfg = GateConfig::empty();
+    cfg.set("frame.avg", 0.1).expect("valid");
+    cfg.set("counter.draw_call.max", 0.0)
+        .expect("a well-formed path: checked against the captures when the gate runs");
+    let err = gate(&base(), &base(), &cfg).expect_err("no counter draw_call");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("`counter.draw_call.max` is in neither capture")
+            && text.contains("did you mean counter.draw_calls.max"),
+        "{text}"
+    );
+    let mut cfg = GateConfig::empty();
+    cfg.set("scope.no_such_scope.p95", 0.1)
+        .expect("well-formed");
+    let text = gate(&base(), &base(), &cfg)
+        .expect_err("no such scope")
+        .to_string();
+    assert!(
+        text.contains("no scope named `no_such_scope`") && text.contains("render"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_unknown_statistic_is_refused_with_the_nearest_ones() {
+    let mut cfg = GateConfig::empty();
+    let text = cfg.set("frame.p98", 0.1).expect_err("no p98").to_string();
+    assert!(
+        text.contains("`p98` is not a statistic of frame.*") && text.contains("frame.p99"),
+        "{text}"
+    );
+    let text = cfg
+        .set("frame.nonexistent_stat", 0.1)
+        .expect_err("no such statistic")
+        .to_string();
+    assert!(
+        text.contains("its statistics: ") && text.contains("p95"),
+        "{text}"
+    );
+    assert!(cfg.set("counter.*.mx", 0.0).is_err());
+    assert!(cfg.set("scope.render.self", 0.1).is_ok());
+}
+
+#[test]
+fn a_damaged_input_makes_the_gate_inconclusive_unless_allowed() {
+    use framewise_analysis::{Defect, DefectKind};
+    let damaged = |kind| {
+        let mut s = base();
+        s.defects
+            .push(Defect::new(kind, 1, "the file ends inside a frame"));
+        s
+    };
+    let cut = damaged(DefectKind::TruncatedTail);
+    let r = gated(&base(), &cut, &GateConfig::default());
+    assert_eq!(r.verdict, Verdict::Inconclusive);
+    assert!(
+        r.reasons[0].starts_with("the candidate lost frames")
+            && r.reasons[0].contains("truncated-tail"),
+        "{:?}",
+        r.reasons
+    );
+    assert_eq!(
+        gated(&cut, &base(), &GateConfig::default()).verdict,
+        Verdict::Inconclusive
+    );
+    let allowed = GateConfig {
+        allow_damaged: true,
+        ..GateConfig::default()
+    };
+    let r = gated(&base(), &cut, &allowed);
+    assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.reasons);
+    // Dropped spans lose no frame: judged as usual.
+    let spans = damaged(DefectKind::DroppedSpans);
+    assert_eq!(
+        gated(&base(), &spans, &GateConfig::default()).verdict,
+        Verdict::Pass
+    );
+}
+
+#[test]
 fn empty_or_unmatched_is_inconclusive() {
     let empty = summarize(&CaptureBuilder::new(SourceKind::Synthetic, false).finish());
-    let r = gate(&base(), &empty, &GateConfig::default());
+    let r = gated(&base(), &empty, &GateConfig::default());
     assert_eq!(r.verdict, Verdict::Inconclusive);
     assert_eq!(r.exit_code, 2);
-    let r = gate(&empty, &empty, &GateConfig::default());
+    let r = gated(&empty, &empty, &GateConfig::default());
     assert_eq!(r.verdict, Verdict::Inconclusive);
+    // frame.p999 needs 1000 frames: null in both, so nothing is compared.
+    let short = summarize(&game(&GameSpec {
+        frames: 500,
+        hitches: false,
+        ..GameSpec::default()
+    }));
     let mut cfg = GateConfig::empty();
-    cfg.set("scope.nothing.p95", 0.1).expect("valid");
-    let r = gate(&base(), &base(), &cfg);
+    cfg.set("frame.p999", 0.1).expect("valid");
+    let r = gated(&short, &short, &cfg);
     assert_eq!(r.verdict, Verdict::Inconclusive);
     assert_eq!(
         r.reasons,
@@ -116,12 +231,12 @@ fn different_timing_regimes_are_incomparable_but_counters_compare() {
         adapter: AdapterKind::Software,
         ..GameSpec::default()
     }));
-    let r = gate(&base(), &soft, &GateConfig::default());
+    let r = gated(&base(), &soft, &GateConfig::default());
     assert_eq!(r.verdict, Verdict::Incomparable);
     assert_eq!(r.exit_code, 3);
     let mut counters_only = GateConfig::empty();
     counters_only.set("counter.*.max", 0.0).expect("valid");
-    assert_eq!(gate(&base(), &soft, &counters_only).verdict, Verdict::Pass);
+    assert_eq!(gated(&base(), &soft, &counters_only).verdict, Verdict::Pass);
 }
 
 #[test]
@@ -134,7 +249,7 @@ fn lite_profiler_config_aliases_resolve() {
         draw_calls: 240,
         ..GameSpec::default()
     }));
-    let r = gate(&base(), &cand, &cfg);
+    let r = gated(&base(), &cand, &cfg);
     assert_eq!(r.verdict, Verdict::Fail);
     let metrics: Vec<&str> = r.checks.iter().map(|c| c.metric.as_str()).collect();
     assert!(metrics.contains(&"scope.render.p99"), "{metrics:?}");
@@ -182,7 +297,11 @@ fn gate_snapshot() {
     }));
     insta::assert_json_snapshot!(
         "gate_fail",
-        redacted(&gate(&base(), &cand, &GateConfig::default()))
+        redacted(&gated(
+            &base(),
+            &cand,
+            &defaults_and("counter.draw_calls.max", 0.0)
+        ))
     );
 }
 

@@ -72,7 +72,7 @@ fn comparisons_tag_each_defect_with_its_side() {
     let d = diff(&clean, &broken);
     assert_eq!(d.defects.len(), 2);
     assert!(d.defects.iter().all(|s| s.side == Side::Cand));
-    let g = gate(&broken, &clean, &GateConfig::default());
+    let g = gate(&broken, &clean, &GateConfig::default()).expect("gates");
     assert_eq!(g.defects.len(), 2);
     assert!(g.defects.iter().all(|s| s.side == Side::Base));
     // The defect's own fields sit beside `side`.
@@ -115,7 +115,7 @@ fn gate_reasons_read_at_fixed_precision() {
         render_ns: 12 * MS,
         ..GameSpec::default()
     }));
-    let r = gate(&base, &slow, &GateConfig::default());
+    let r = gate(&base, &slow, &GateConfig::default()).expect("gates");
     let avg = r
         .reasons
         .iter()

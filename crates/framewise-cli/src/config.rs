@@ -1,6 +1,8 @@
 //! `--config PATH`: `framewise.toml` (budgets, gate tolerances), or for `gate` a
 //! lite-profiler gate config in JSON. framewise reads no configuration file it was not
-//! given: without `--config`, every verb uses the documented defaults.
+//! given: without `--config`, every verb uses the documented defaults. A key the file
+//! format does not have (a misspelt `[gaet.tolerances]`) is an error naming the file, the
+//! line and the key, never silently ignored.
 //!
 //! ```toml
 //! [budgets]
@@ -31,6 +33,7 @@ pub struct ConfigArgs {
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Toml {
     #[serde(default)]
     budgets: Budgets,
@@ -39,15 +42,23 @@ struct Toml {
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Budgets {
     frame_ms: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct GateSection {
     defaults: Option<bool>,
     #[serde(default)]
-    tolerances: BTreeMap<String, f64>,
+    tolerances: BTreeMap<toml::Spanned<String>, f64>,
+}
+
+/// The 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.get(..offset)
+        .map_or(1, |before| before.matches('\n').count() + 1)
 }
 
 /// What a config file said.
@@ -78,9 +89,7 @@ fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
         let msg = e.message().to_owned();
         match e.span() {
             Some(span) => {
-                let line = text
-                    .get(..span.start)
-                    .map_or(1, |s| s.lines().count().max(1));
+                let line = line_of(text, span.start);
                 anyhow::anyhow!("{}: line {line}: {msg}", path.display())
             }
             None => anyhow::anyhow!("{}: {msg}", path.display()),
@@ -104,8 +113,13 @@ fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
         if !gate.tolerances.is_empty() {
             let mut g = GateConfig::empty();
             for (metric, tolerance) in &gate.tolerances {
-                g.set(metric, *tolerance)
-                    .with_context(|| format!("{}: [gate.tolerances]", path.display()))?;
+                g.set(metric.get_ref(), *tolerance).map_err(|e| {
+                    anyhow::anyhow!(
+                        "{}: line {}: [gate.tolerances] {e}",
+                        path.display(),
+                        line_of(text, metric.span().start)
+                    )
+                })?;
             }
             cfg.gate = Some(g);
             cfg.gate_keeps_defaults = gate.defaults.unwrap_or(false);
@@ -168,6 +182,48 @@ mod tests {
         let gate = cfg.gate.expect("tolerances");
         assert_eq!(gate.tolerances.get("frame.p99"), Some(&0.2));
         assert!(!cfg.gate_keeps_defaults);
+    }
+
+    #[test]
+    fn an_unknown_key_is_an_error_naming_file_line_and_key() {
+        // `[gaet.tolerances]` used to be ignored, and the default tolerances ran.
+        let err = parse_toml(
+            Path::new("framewise.toml"),
+            "[budgets]\nframe_ms = 8.0\n\n[gaet.tolerances]\n\"frame.p99\" = 0.2\n",
+        )
+        .expect_err("misspelt section");
+        let text = err.to_string();
+        assert!(
+            text.starts_with("framewise.toml: line 4:") && text.contains("`gaet`"),
+            "{text}"
+        );
+        for (toml, key) in [
+            ("[budgets]\nframe_msec = 8.0\n", "frame_msec"),
+            ("[gate]\ndefault = true\n", "default"),
+        ] {
+            let text = parse_toml(Path::new("f.toml"), toml)
+                .expect_err(key)
+                .to_string();
+            assert!(
+                text.starts_with("f.toml: line 2:") && text.contains(key),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_bad_tolerance_path_names_its_line() {
+        let err = parse_toml(
+            Path::new("f.toml"),
+            "[gate.tolerances]\n\"frame.avg\" = 0.1\n\"frame.p98\" = 0.1\n",
+        )
+        .expect_err("no p98");
+        let text = err.to_string();
+        assert!(
+            text.starts_with("f.toml: line 3: [gate.tolerances] `frame.p98`")
+                && text.contains("frame.p99"),
+            "{text}"
+        );
     }
 
     #[test]

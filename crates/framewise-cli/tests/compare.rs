@@ -33,26 +33,211 @@ fn gate_passes_on_the_same_workload() {
         .iter()
         .map(|c| c["metric"].as_str().unwrap())
         .collect();
-    for m in [
-        "frame.avg",
-        "frame.p99",
-        "counter.draw_calls.max",
-        "counter.pipelines_created.max",
+    assert_eq!(
+        metrics,
+        ["frame.avg", "frame.p99"],
+        "the default tolerances"
+    );
+}
+
+#[test]
+fn two_runs_of_the_same_workload_pass_the_default_gate() {
+    // Particles alive and the camera's position differ between two runs of one workload;
+    // the default gate (frame.avg and frame.p99 at +10%) must not call that a regression.
+    let dir = Dir::new();
+    let run = |n| Game {
+        run: Some(n),
+        ..Game::default()
+    };
+    write_game(&dir.path("run1.sgpt"), &run(1));
+    write_game(&dir.path("run2.sgpt"), &run(2));
+    let json = dir
+        .run(&["gate", "run1.sgpt", "run2.sgpt", "--json"])
+        .expect(0)
+        .json();
+    assert_eq!(json["verdict"], "pass", "{json}");
+    let diff = dir
+        .run(&["diff", "run1.sgpt", "run2.sgpt", "--json"])
+        .expect(0)
+        .json();
+    let worse: Vec<&str> = diff["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["change"] == "worse")
+        .map(|r| r["metric"].as_str().unwrap())
+        .collect();
+    assert!(
+        worse.contains(&"counter.particles.max") && worse.contains(&"counter.camera.z_mm.max"),
+        "the runs differ where the demo's do: {worse:?}"
+    );
+    // Named, a counter gates exactly; a counter wildcard covers sum counters, not gauges.
+    dir.run(&[
+        "gate",
+        "run1.sgpt",
+        "run2.sgpt",
+        "--tolerance",
+        "counter.camera.z_mm.max=0",
+    ])
+    .expect(1);
+    let json = dir
+        .run(&[
+            "gate",
+            "run1.sgpt",
+            "run2.sgpt",
+            "--tolerance",
+            "counter.*.max=0",
+            "--json",
+        ])
+        .expect(1)
+        .json();
+    let gated: Vec<&str> = json["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["metric"].as_str().unwrap())
+        .collect();
+    assert!(gated.contains(&"counter.particles.max"), "{gated:?}");
+    assert!(!gated.contains(&"counter.camera.z_mm.max"), "{gated:?}");
+}
+
+#[test]
+fn a_typo_in_a_counter_path_exits_4_with_a_suggestion() {
+    let dir = Dir::new();
+    pair(&dir, &regressed());
+    let run = dir
+        .run(&[
+            "gate",
+            "base.sgpt",
+            "cand.sgpt",
+            "--no-default-tolerances",
+            "--tolerance",
+            "frame.avg=0.5",
+            "--tolerance",
+            "counter.draw_call.max=0",
+        ])
+        .expect(4);
+    let line = run.one_error_line();
+    assert!(
+        line.contains("`counter.draw_call.max` is in neither capture")
+            && line.contains("did you mean counter.draw_calls.max"),
+        "{line}"
+    );
+    assert!(run.stdout.is_empty(), "no verdict: {}", run.stdout);
+    // The same from a config file, for a scope.
+    let line = config_error(
+        &dir,
+        "framewise.toml",
+        "[gate.tolerances]\n\"scope.no_such_scope.p95\" = 0.1\n",
+    );
+    assert!(
+        line.contains("no scope named `no_such_scope`") && line.contains("render, update"),
+        "{line}"
+    );
+}
+
+/// Writes config `name` and gates base.sgpt and cand.sgpt with it: exit 4, the error line.
+fn config_error(dir: &Dir, name: &str, text: &str) -> String {
+    dir.write(name, text);
+    dir.run(&["gate", "base.sgpt", "cand.sgpt", "--config", name])
+        .expect(4)
+        .one_error_line()
+        .to_owned()
+}
+
+#[test]
+fn an_unknown_statistic_exits_4_with_the_nearest_ones() {
+    let dir = Dir::new();
+    pair(&dir, &Game::default());
+    for (path, near) in [
+        (
+            "frame.p98=0.1",
+            "did you mean frame.p90, frame.p95, frame.p99?",
+        ),
+        (
+            "frame.nonexistent_stat=0.1",
+            "its statistics: avg, count, fps",
+        ),
     ] {
-        assert!(
-            metrics.contains(&m),
-            "default tolerances gate {m}: {metrics:?}"
-        );
+        let run = dir
+            .run(&["gate", "base.sgpt", "cand.sgpt", "--tolerance", path])
+            .expect(4);
+        let line = run.one_error_line();
+        assert!(line.contains(near), "{path}: {line}");
     }
+}
+
+#[test]
+fn a_misspelt_config_section_is_an_error_not_the_defaults() {
+    let dir = Dir::new();
+    pair(&dir, &regressed());
+    let line = config_error(
+        &dir,
+        "framewise.toml",
+        "[budgets]\nframe_ms = 16.67\n\n[gaet.tolerances]\n\"counter.draw_calls.max\" = 0\n",
+    );
+    assert!(
+        line.contains("framewise.toml: line 4:") && line.contains("`gaet`"),
+        "{line}"
+    );
+    let line = config_error(
+        &dir,
+        "gate.json",
+        "{\n  \"tolerances\": {\"frame.avg\": 0.1},\n  \"tolerence\": 0.5\n}\n",
+    );
+    assert!(
+        line.contains("gate.json") && line.contains("line 3") && line.contains("`tolerence`"),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_candidate_that_lost_frames_is_inconclusive_unless_allowed() {
+    let dir = Dir::new();
+    write_game(&dir.path("base.sgpt"), &Game::default());
+    write_truncated_game(&dir.path("cut.sgpt"), &Game::default(), 0.9);
+    let run = dir.run(&["gate", "base.sgpt", "cut.sgpt"]).expect(2);
+    assert!(
+        run.stdout.contains("INCONCLUSIVE (exit 2)")
+            && run.stdout.contains("the candidate lost frames")
+            && run.stdout.contains("truncated tail"),
+        "{}",
+        run.stdout
+    );
+    dir.run(&["gate", "cut.sgpt", "base.sgpt"]).expect(2);
+    let json = dir
+        .run(&["gate", "base.sgpt", "cut.sgpt", "--allow-damaged", "--json"])
+        .json();
+    assert_ne!(json["verdict"], "inconclusive", "{json}");
+    let run = dir.run(&["diff", "base.sgpt", "cut.sgpt"]).expect(2);
+    assert!(
+        run.stdout
+            .contains("inconclusive: the candidate lost frames"),
+        "{}",
+        run.stdout
+    );
+    dir.run(&["diff", "base.sgpt", "cut.sgpt", "--allow-damaged"])
+        .expect(0);
+}
+
+/// `gate base.sgpt cand.sgpt` with the defaults and draw calls gated exactly, then `more`.
+fn gate_draws<'a>(more: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "gate",
+        "base.sgpt",
+        "cand.sgpt",
+        "--tolerance",
+        "counter.draw_calls.max=0",
+    ];
+    args.extend_from_slice(more);
+    args
 }
 
 #[test]
 fn gate_fails_on_a_regression() {
     let dir = Dir::new();
     pair(&dir, &regressed());
-    let run = dir
-        .run(&["gate", "base.sgpt", "cand.sgpt", "--format", "json"])
-        .expect(1);
+    let run = dir.run(&gate_draws(&["--format", "json"])).expect(1);
     let json = run.json();
     assert_eq!(json["verdict"], "fail");
     let status = |metric: &str| {
@@ -69,21 +254,20 @@ fn gate_fails_on_a_regression() {
         Some("regressed")
     );
     assert_eq!(
-        status("counter.pipelines_created.max").as_deref(),
-        Some("pass")
+        status("counter.pipelines_created.max"),
+        None,
+        "a counter gates only when named"
     );
     assert_eq!(json["inputs"]["cand"]["file"], "cand.sgpt");
     insta::assert_json_snapshot!("gate_fail_json", redact(&json, dir.tmp.path()));
 
-    let run = dir.run(&["gate", "base.sgpt", "cand.sgpt"]).expect(1);
+    let run = dir.run(&gate_draws(&[])).expect(1);
     insta::assert_snapshot!(
         "gate_fail_console",
         redact_text(&run.stdout, dir.tmp.path())
     );
 
-    let run = dir
-        .run(&["gate", "base.sgpt", "cand.sgpt", "--format", "github"])
-        .expect(1);
+    let run = dir.run(&gate_draws(&["--format", "github"])).expect(1);
     assert!(
         run.stdout
             .contains("::error title=framewise gate%3A frame.avg::frame.avg regressed"),
@@ -100,7 +284,7 @@ fn gate_fails_on_a_regression() {
     let summary = dir.path("summary.md");
     let run = dir
         .run_env(
-            &["gate", "base.sgpt", "cand.sgpt", "--format", "github"],
+            &gate_draws(&["--format", "github"]),
             &[("GITHUB_STEP_SUMMARY", summary.to_str().unwrap())],
         )
         .expect(1);
@@ -109,9 +293,7 @@ fn gate_fails_on_a_regression() {
     let md = std::fs::read_to_string(&summary).unwrap();
     assert!(md.contains("### framewise gate: FAIL (exit 1)"), "{md}");
 
-    let run = dir
-        .run(&["gate", "base.sgpt", "cand.sgpt", "--format", "markdown"])
-        .expect(1);
+    let run = dir.run(&gate_draws(&["--format", "markdown"])).expect(1);
     assert!(run.stdout.contains("| frame.avg |"), "{}", run.stdout);
 }
 
@@ -190,14 +372,14 @@ fn gate_inconclusive() {
         "{}",
         run.stdout
     );
-    // A configured metric that neither capture has.
+    // A configured metric null in both (p99.9 of 300 frames): nothing compared.
     dir.run(&[
         "gate",
         "base.sgpt",
         "base.sgpt",
         "--no-default-tolerances",
         "--tolerance",
-        "scope.nope.p95=0.1",
+        "frame.p999=0.1",
     ])
     .expect(2);
 }
@@ -213,7 +395,14 @@ fn gate_missing_metric_is_a_regression() {
         },
     );
     let json = dir
-        .run(&["gate", "base.sgpt", "cand.sgpt", "--json"])
+        .run(&[
+            "gate",
+            "base.sgpt",
+            "cand.sgpt",
+            "--tolerance",
+            "counter.pipelines_created.max=0",
+            "--json",
+        ])
         .expect(1)
         .json();
     let check = json["checks"]
@@ -292,13 +481,19 @@ fn gate_configs() {
         .find(|c| c["metric"] == "counter.draw_calls.max")
         .unwrap();
     assert_eq!(draws["status"], "regressed");
-    // A config whose metrics neither capture has: inconclusive, never a pass.
-    dir.write(
-        "absent.json",
-        r#"{"tolerances": {"phase.physics.p99": 0.1}}"#,
-    );
+    // A config whose only metric is null in both (p99.9 of 300 frames): inconclusive,
+    // never a pass.
+    dir.write("absent.json", r#"{"tolerances": {"frame.p999": 0.1}}"#);
     dir.run(&["gate", "base.sgpt", "cand.sgpt", "--config", "absent.json"])
         .expect(2);
+    // One naming a scope neither capture has: a usage error, never a pass.
+    dir.write(
+        "nothing.json",
+        r#"{"tolerances": {"phase.physics.p99": 0.1}}"#,
+    );
+    dir.run(&["gate", "base.sgpt", "cand.sgpt", "--config", "nothing.json"])
+        .expect(4)
+        .one_error_line();
     // framewise.toml.
     dir.write(
         "framewise.toml",

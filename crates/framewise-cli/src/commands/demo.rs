@@ -148,9 +148,9 @@ fn next_steps(capture: &Path, hitch_frame: Option<u64>) -> String {
         ),
         (
             format!(
-                "framewise demo --variant slow -o slow.sgpt && framewise gate {file} slow.sgpt"
+                "framewise demo --variant slow -o slow.sgpt && framewise gate {file} slow.sgpt --tolerance counter.draw_calls.max=0"
             ),
-            "a real regression (batching off: far more draw calls), caught by the gate: exit 1",
+            "a real regression (batching off: far more draw calls), caught by the gate with draw calls gated exactly: exit 1",
         ),
         (
             format!("framewise inspect {file}"),

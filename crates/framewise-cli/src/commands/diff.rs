@@ -2,12 +2,13 @@
 //!
 //! A diff reports; it does not decide (there is no tolerance and no noise floor here —
 //! `framewise gate` decides). Exit: 0 diffed; 2 when either capture has no frame with a
-//! known period (inconclusive); 3 when the timing regimes differ (timing rows are shown
-//! but are not a change; counters compare anywhere); 4 when a file cannot be read.
+//! known period, or lost frames (unless `--allow-damaged`) (inconclusive); 3 when the
+//! timing regimes differ (timing rows are shown but are not a change; counters compare
+//! anywhere); 4 when a file cannot be read.
 
 use std::path::{Path, PathBuf};
 
-use framewise_analysis::diff::{Change, DiffRow};
+use framewise_analysis::diff::{damage_reason, Change, DiffRow};
 use framewise_analysis::gate::Verdict;
 use framewise_analysis::{diff, summarize, Diff, Summary};
 
@@ -25,6 +26,10 @@ pub struct Args {
     pub base: PathBuf,
     /// The candidate capture (after).
     pub cand: PathBuf,
+    /// Exit 0 even when an input lost frames (dropped frames, a truncated or corrupt file,
+    /// a writer that never closed it); without it such a diff exits 2 (inconclusive).
+    #[arg(long)]
+    pub allow_damaged: bool,
     #[command(flatten)]
     pub list: ListArgs,
     #[command(flatten)]
@@ -93,19 +98,14 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     config::require_toml(&cfg, "diff")?;
     let (base, cand) = load_pair(&args.base, &args.cand, &args.input)?;
     let diff = diff(&base.summary, &cand.summary);
-    let verdict = if base.summary.is_empty() || cand.summary.is_empty() {
-        Verdict::Inconclusive
-    } else if !diff.timing_comparable {
-        Verdict::Incomparable
-    } else {
-        Verdict::Pass
-    };
     let view = DiffView {
         base,
         cand,
         diff,
         list: args.list,
+        allow_damaged: args.allow_damaged,
     };
+    let verdict = view.verdict();
     output::emit(&args.output, &view)?;
     Ok(exit(verdict))
 }
@@ -124,6 +124,7 @@ struct DiffView {
     cand: InputInfo,
     diff: Diff,
     list: ListArgs,
+    allow_damaged: bool,
 }
 
 const CHANGED: Noun = Noun("more changed metric", "more changed metrics");
@@ -324,8 +325,29 @@ impl DiffView {
         out
     }
 
+    /// Why the diff is inconclusive because an input lost frames, unless allowed.
+    fn damage(&self) -> Option<String> {
+        if self.allow_damaged {
+            return None;
+        }
+        damage_reason(&self.diff.defects)
+    }
+
+    /// What the exit code says (the same order as [`Self::status`]).
+    fn verdict(&self) -> Verdict {
+        if self.damage().is_some() || self.base.summary.is_empty() || self.cand.summary.is_empty() {
+            Verdict::Inconclusive
+        } else if !self.diff.timing_comparable {
+            Verdict::Incomparable
+        } else {
+            Verdict::Pass
+        }
+    }
+
     fn status(&self) -> Option<String> {
-        if self.base.summary.is_empty() || self.cand.summary.is_empty() {
+        if let Some(damage) = self.damage() {
+            Some(format!("inconclusive: {damage}"))
+        } else if self.base.summary.is_empty() || self.cand.summary.is_empty() {
             Some("inconclusive: a capture has no frame with a known period".to_owned())
         } else if !self.diff.timing_comparable {
             Some(format!(

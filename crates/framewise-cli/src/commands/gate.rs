@@ -1,10 +1,13 @@
 //! `framewise gate BASE CAND`: the regression gate.
 //!
-//! Tolerances, in order: the defaults (`frame.avg` and `frame.p99` may worsen 10%, every
-//! counter's `max` gates exactly), replaced by the tolerances a `--config` lists (unless it
-//! says `[gate] defaults = true`), then each `--tolerance METRIC=FRACTION` on top.
-//! `--no-default-tolerances` drops the defaults. Exit: the verdict's code (0 pass, 1 fail,
-//! 2 inconclusive, 3 incomparable); 4 for an unreadable file or a bad tolerance.
+//! Tolerances, in order: the defaults (lite-profiler's: `frame.avg` and `frame.p99` may
+//! worsen 10%; counters gate only when named), replaced by the tolerances a `--config`
+//! lists (unless it says `[gate] defaults = true`), then each `--tolerance METRIC=FRACTION`
+//! on top. `--no-default-tolerances` drops the defaults. Exit: the verdict's code (0 pass,
+//! 1 fail, 2 inconclusive — also when an input lost frames, unless `--allow-damaged` —,
+//! 3 incomparable); 4 for an unreadable file, a bad tolerance, or a path that names nothing
+//! (an unknown statistic, or a scope/pass/counter neither capture has), with the nearest
+//! valid paths.
 
 use std::path::PathBuf;
 
@@ -30,13 +33,18 @@ pub struct Args {
     pub cand: PathBuf,
     /// Allowed fractional worsening for a metric path, e.g. `frame.p99=0.10` (10% worse
     /// allowed) or `counter.draw_calls.max=0` (exact). `*` may stand for a name
-    /// (`scope.*.p95=0.2`). Repeatable; adds to or overrides the defaults and the config.
+    /// (`scope.*.p95=0.2`; `counter.*.max` covers sum counters, not gauges). Repeatable;
+    /// adds to or overrides the defaults and the config.
     #[arg(long = "tolerance", value_name = "METRIC=FRACTION")]
     pub tolerances: Vec<String>,
-    /// Gate only what --config and --tolerance list (drop frame.avg/frame.p99 at 10% and
-    /// counter.*.max exact).
+    /// Gate only what --config and --tolerance list (drop the defaults, frame.avg and
+    /// frame.p99 at 10%).
     #[arg(long)]
     pub no_default_tolerances: bool,
+    /// Judge even when an input lost frames (dropped frames, a truncated or corrupt file,
+    /// a writer that never closed it); without it such a gate is inconclusive (exit 2).
+    #[arg(long)]
+    pub allow_damaged: bool,
     #[command(flatten)]
     pub list: ListArgs,
     #[command(flatten)]
@@ -55,6 +63,7 @@ fn gate_config(args: &Args, cfg: &config::Config) -> anyhow::Result<GateConfig> 
     } else {
         GateConfig::empty()
     };
+    g.allow_damaged = args.allow_damaged;
     if let Some(listed) = &cfg.gate {
         g.tolerances
             .extend(listed.tolerances.iter().map(|(k, v)| (k.clone(), *v)));
@@ -75,7 +84,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let cfg = config::load(&args.config)?;
     let g = gate_config(&args, &cfg)?;
     let (base, cand) = load_pair(&args.base, &args.cand, &args.input)?;
-    let result = gate(&base.summary, &cand.summary, &g);
+    let result = gate(&base.summary, &cand.summary, &g)?;
     let verdict = result.verdict;
     output::emit(
         &args.output,

@@ -155,6 +155,9 @@ pub struct Game {
     pub without_pipelines_counter: bool,
     /// Declare a software GPU adapter (a different timing regime).
     pub software_adapter: bool,
+    /// Also record what differs between two runs of one workload, as in the demo: a sum
+    /// counter `particles` and a gauge `camera.z_mm` whose values depend on this run number.
+    pub run: Option<u64>,
 }
 
 impl Default for Game {
@@ -166,6 +169,7 @@ impl Default for Game {
             long_frames: vec![100, 200],
             without_pipelines_counter: false,
             software_adapter: false,
+            run: None,
         }
     }
 }
@@ -194,8 +198,10 @@ const RENDER: u32 = 3;
 const DRAW_CALLS: u32 = 4;
 const PIPELINES: u32 = 5;
 const PHASE: u32 = 6;
+const PARTICLES: u32 = 7;
+const CAMERA_Z: u32 = 8;
 
-fn symbols() -> SymbolTable {
+fn symbols(g: &Game) -> SymbolTable {
     let mut s = SymbolTable::new();
     let mut add = |id, kind, name: &str| {
         s.insert(Symbol {
@@ -232,6 +238,18 @@ fn symbols() -> SymbolTable {
         "pipelines_created",
     );
     add(PHASE, SymbolKind::Phase, "play");
+    if g.run.is_some() {
+        add(
+            PARTICLES,
+            SymbolKind::Counter(CounterKind::Sum),
+            "particles",
+        );
+        add(
+            CAMERA_Z,
+            SymbolKind::Counter(CounterKind::Gauge),
+            "camera.z_mm",
+        );
+    }
     s
 }
 
@@ -280,6 +298,17 @@ pub fn game_frames(g: &Game) -> Vec<Frame> {
                 value: if long { 2 } else { 0 },
             });
         }
+        if let Some(run) = g.run {
+            // Particles alive and the camera's position drift from run to run.
+            counters.push(CounterValue {
+                counter: PARTICLES,
+                value: 5_000 + (i % 50) as i64 + run as i64 * 7,
+            });
+            counters.push(CounterValue {
+                counter: CAMERA_Z,
+                value: 91_000 + (i * 3) as i64 + run as i64,
+            });
+        }
         frames.push(Frame {
             index: i,
             phase: Some(PHASE),
@@ -313,7 +342,7 @@ pub fn game_frames(g: &Game) -> Vec<Frame> {
 
 /// Writes a closed `.sgpt` capture of `g`.
 pub fn write_game(path: &Path, g: &Game) {
-    let syms = symbols();
+    let syms = symbols(g);
     let file = std::fs::File::create(path).unwrap();
     let mut w = Writer::new(BufWriter::new(file), &meta(g), &syms).unwrap();
     for f in game_frames(g) {
