@@ -147,9 +147,34 @@ pub fn write_json(path: &Path, text: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+thread_local! {
+    /// While [`capture_stdout`] runs: what [`write_stdout`] would have printed.
+    static CAPTURED: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `work` with [`write_stdout`] collecting into a string instead of printing, and
+/// returns both. A verb that runs other verbs (`demo`) prints their reports only once all
+/// succeeded, so stdout stays empty on exit 4.
+pub fn capture_stdout<T>(work: impl FnOnce() -> T) -> (T, String) {
+    let outer = CAPTURED.with(|c| c.replace(Some(String::new())));
+    let value = work();
+    let text = CAPTURED.with(|c| c.replace(outer)).unwrap_or_default();
+    (value, text)
+}
+
 /// Writes `text` to stdout. A reader that went away (broken pipe) is not an error: the
 /// caller still returns the verdict's exit code.
 pub fn write_stdout(text: &str) -> anyhow::Result<()> {
+    let captured = CAPTURED.with(|c| match c.borrow_mut().as_mut() {
+        Some(buffer) => {
+            buffer.push_str(text);
+            true
+        }
+        None => false,
+    });
+    if captured {
+        return Ok(());
+    }
     let stdout = std::io::stdout();
     let mut lock = stdout.lock();
     match lock.write_all(text.as_bytes()).and_then(|()| lock.flush()) {

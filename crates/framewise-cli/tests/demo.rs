@@ -66,6 +66,111 @@ fn the_demo_records_explains_and_names_each_hitch_by_its_cause() {
 }
 
 #[test]
+fn demo_frames_1_to_57_runs_without_hitches_and_says_why() {
+    let dir = Dir::new();
+    for frames in ["1", "57"] {
+        let run = dir
+            .run(&["demo", "--frames", frames, "-o", "short.sgpt"])
+            .expect(0);
+        assert!(
+            run.stdout.contains(&format!(
+                "no hitches injected: {frames} frames is too short for them (they need at least 59)"
+            )),
+            "{}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("── framewise summarize short.sgpt"));
+    }
+}
+
+/// Runs the demo with `args`, expecting a refusal: exit 4, one stderr line containing
+/// `reason`, and nothing on stdout.
+fn refused(dir: &Dir, args: &[&str], reason: &str) {
+    let run = dir.run(args).expect(4);
+    let line = run.one_error_line();
+    assert!(line.contains(reason), "{line}");
+    assert!(
+        run.stdout.is_empty(),
+        "stdout stays empty on exit 4: {}",
+        run.stdout
+    );
+}
+
+#[test]
+fn demo_threads_absurd_is_refused_with_exit_4_and_empty_stdout() {
+    let dir = Dir::new();
+    refused(
+        &dir,
+        &["demo", "--threads", "100000", "-o", "t.sgpt"],
+        "100000 worker threads is more than this machine can run usefully: at most",
+    );
+    assert!(!dir.path("t.sgpt").exists());
+}
+
+#[test]
+fn demo_golden_frame_past_the_end_is_refused() {
+    let dir = Dir::new();
+    refused(
+        &dir,
+        &[
+            "demo",
+            "--frames",
+            "60",
+            "--golden-frame",
+            "60",
+            "-o",
+            "g.sgpt",
+        ],
+        "golden frame 60 is past the last frame (59)",
+    );
+    assert!(!dir.path("g.sgpt").exists());
+    assert!(!dir.path("g.frame-60.png").exists());
+}
+
+#[test]
+fn demo_capture_to_a_device_is_refused_with_empty_stdout_and_the_device_kept() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = Dir::new();
+    let made = std::process::Command::new("mknod")
+        .arg(dir.path("null"))
+        .args(["c", "1", "3"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("skipping: mknod needs root here");
+        return;
+    }
+    // It used to record into the device, print the report's head, then fail to read the
+    // capture back: exit 4 with lines on stdout.
+    refused(
+        &dir,
+        &["demo", "--frames", "60", "-o", "null"],
+        "null: not a regular file (a FIFO or a device); the demo reads its capture back",
+    );
+    let kind = std::fs::symlink_metadata(dir.path("null"))
+        .unwrap()
+        .file_type();
+    assert!(kind.is_char_device(), "the device was replaced");
+    // The golden PNG is written through to a device, which stays one.
+    dir.run(&[
+        "demo",
+        "--frames",
+        "60",
+        "--golden-frame",
+        "30",
+        "--golden-path",
+        "null",
+        "-o",
+        "g.sgpt",
+    ])
+    .expect(0);
+    let kind = std::fs::symlink_metadata(dir.path("null"))
+        .unwrap()
+        .file_type();
+    assert!(kind.is_char_device(), "the device was replaced");
+}
+
+#[test]
 fn the_slow_variant_is_caught_by_the_gate() {
     let dir = Dir::new();
     let common = ["--frames", "150", "--quiet", "--fixed-dt", "0.016"];

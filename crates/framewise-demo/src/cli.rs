@@ -12,10 +12,11 @@ pub struct DemoArgs {
     /// Seed for every decision the game makes.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Frames to run (the hitch schedule scales to fit).
+    /// Frames to run (the hitch schedule scales to fit; a run shorter than 59 frames has
+    /// no hitches and no pause).
     #[arg(long, default_value_t = DEFAULT_FRAMES)]
     pub frames: u64,
-    /// Worker threads (0: one per core).
+    /// Worker threads (0: one per core; at most 8 per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Capture level: timing, structure, workload, verbose (or 0-3).

@@ -115,14 +115,27 @@ impl Schedule {
     /// the four hitches at 20 %, 35 %, 50 % and 65 % of play, and a pause from 80 % of play
     /// for a twentieth of it. For 1200 frames and 3000 agents: spawn wave at 276, material
     /// at 449, texture at 622, pathfinding at 795, paused 969..1026.
+    ///
+    /// A run whose play phase is shorter than [`Schedule::MIN_PLAY_FRAMES`] (or that ends
+    /// during boot or load) has no hitches and no pause: they would not be far enough apart
+    /// to tell one from another. [`Schedule::min_frames_for_hitches`] says how many frames
+    /// they need.
     pub fn for_run(frames: u64, agents: u32) -> Self {
         let boot_frames = 5;
-        // Below 100 a frame, so loading never looks like a spawn burst.
-        let load_frames = (frames / 8)
-            .clamp(1, 40)
-            .max(u64::from(agents).div_ceil(90));
+        let load_frames = Self::load_frames(frames, agents);
         let play_from = boot_frames + load_frames;
         let play = frames.saturating_sub(play_from);
+        if play < Self::MIN_PLAY_FRAMES {
+            return Self {
+                boot_frames,
+                load_frames,
+                spawn_wave_at: None,
+                new_material_at: None,
+                texture_stream_at: None,
+                pathfind_rebuild_at: None,
+                pause: None,
+            };
+        }
         let at = |per_mille: u64| play_from + play * per_mille / 1000;
         let pause_start = at(800);
         Self {
@@ -134,6 +147,26 @@ impl Schedule {
             pathfind_rebuild_at: Some(at(650)),
             pause: Some(pause_start..pause_start + (play / 20).max(1)),
         }
+    }
+
+    /// Play frames the hitches and the pause need: 15 % of play between two hitches must be
+    /// at least 3 frames.
+    pub const MIN_PLAY_FRAMES: u64 = 20;
+
+    /// The load phase: long enough to spawn fewer than 100 agents a frame (so loading never
+    /// looks like a spawn burst), else `frames / 8` between 1 and 40.
+    fn load_frames(frames: u64, agents: u32) -> u64 {
+        (frames / 8)
+            .clamp(1, 40)
+            .max(u64::from(agents).div_ceil(90))
+    }
+
+    /// The shortest run of [`Schedule::for_run`] with `agents` agents that has the hitches
+    /// and the pause (59 frames with the default flock).
+    pub fn min_frames_for_hitches(agents: u32) -> u64 {
+        (1..)
+            .find(|&frames| frames >= 5 + Self::load_frames(frames, agents) + Self::MIN_PLAY_FRAMES)
+            .unwrap_or(u64::MAX)
     }
 
     /// No hitches and no pause: boot, load and play only.
@@ -216,6 +249,16 @@ pub struct DemoConfig {
     /// Read the `FRAMEWISE_*` environment harness (default true; tests turn it off so the
     /// environment of the test runner cannot change what they check).
     pub use_env: bool,
+}
+
+/// Worker threads allowed per available core: more only adds scheduling noise to the
+/// capture (and 100,000 threads would exhaust the machine).
+pub const THREADS_PER_CORE: usize = 8;
+
+/// The most worker threads a run may ask for on this machine: [`THREADS_PER_CORE`] per
+/// available core.
+pub fn max_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from) * THREADS_PER_CORE
 }
 
 /// The default frame count: about 20–30 s of work in a release build on two cores.
@@ -323,6 +366,22 @@ impl DemoConfig {
                 return bad(format!("usermark at frame {frame} is past the last frame"));
             }
         }
+        if let Some(frame) = self.golden_frame {
+            if frame >= self.frames {
+                return bad(format!(
+                    "golden frame {frame} is past the last frame ({})",
+                    self.frames - 1
+                ));
+            }
+        }
+        let most = max_threads();
+        if self.threads > most {
+            return bad(format!(
+                "{} worker threads is more than this machine can run usefully: at most {most} \
+                 ({THREADS_PER_CORE} per core; 0 takes one per core)",
+                self.threads
+            ));
+        }
         Ok(())
     }
 }
@@ -346,6 +405,56 @@ mod tests {
         DemoConfig::with_frames(150)
             .validate()
             .expect("150 frames fit");
+    }
+
+    #[test]
+    fn demo_frames_1_to_57_have_a_valid_schedule() {
+        // The schedule used to put the hitches outside a run this short (exit 4).
+        for frames in 1..=200 {
+            let config = DemoConfig::with_frames(frames);
+            config
+                .validate()
+                .unwrap_or_else(|e| panic!("--frames {frames}: {e}"));
+            let hitches = config.schedule.hitches();
+            if frames < Schedule::min_frames_for_hitches(Scale::default().agents) {
+                assert!(hitches.is_empty() && config.schedule.pause.is_none());
+            } else {
+                assert_eq!(hitches.len(), 4, "--frames {frames}");
+            }
+        }
+        assert_eq!(
+            Schedule::min_frames_for_hitches(Scale::default().agents),
+            59
+        );
+    }
+
+    #[test]
+    fn absurd_thread_counts_and_a_golden_frame_past_the_end_are_refused() {
+        let threads = DemoConfig {
+            threads: 100_000,
+            ..DemoConfig::default()
+        };
+        let refused = threads.validate().expect_err("100,000 threads");
+        assert!(refused.to_string().contains("at most"), "{refused}");
+        let most = DemoConfig {
+            threads: max_threads(),
+            ..DemoConfig::default()
+        };
+        most.validate().expect("the cap itself is allowed");
+        let golden = DemoConfig {
+            golden_frame: Some(DEFAULT_FRAMES),
+            ..DemoConfig::default()
+        };
+        let refused = golden.validate().expect_err("past the last frame");
+        assert!(
+            refused.to_string().contains("past the last frame"),
+            "{refused}"
+        );
+        let last = DemoConfig {
+            golden_frame: Some(DEFAULT_FRAMES - 1),
+            ..DemoConfig::default()
+        };
+        last.validate().expect("the last frame is allowed");
     }
 
     #[test]

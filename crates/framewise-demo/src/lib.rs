@@ -53,7 +53,9 @@ pub mod world;
 use std::path::PathBuf;
 
 pub use alloc::{is_measurable as allocations_measurable, CountingAlloc};
-pub use config::{DemoConfig, Scale, Schedule, Variant, DEFAULT_FRAMES};
+pub use config::{
+    max_threads, DemoConfig, Scale, Schedule, Variant, DEFAULT_FRAMES, THREADS_PER_CORE,
+};
 pub use framewise::CaptureLevel;
 pub use game::run;
 pub use gpu::GpuReport;

@@ -30,6 +30,15 @@ pub struct Args {
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let config = args.demo.to_config()?;
+    if let Some(path) = &config.output {
+        // The capture is read back to explain it: a FIFO or a device cannot be.
+        if let framewise_output::Destination::Through(_) = framewise_output::destination(path)? {
+            anyhow::bail!(
+                "{}: not a regular file (a FIFO or a device); the demo reads its capture back to explain it",
+                path.display()
+            );
+        }
+    }
     let frames = config.frames;
     let message = match &config.output {
         Some(path) => format!(
@@ -89,6 +98,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             )),
         }
     }
+    let min_frames = framewise_demo::Schedule::min_frames_for_hitches(outcome.config.scale.agents);
+    if outcome.injected.is_empty() && outcome.frames.len() < min_frames as usize {
+        head.push_str(&format!(
+            "no hitches injected: {} frames is too short for them (they need at least {min_frames})\n",
+            outcome.frames.len()
+        ));
+    }
     if !outcome.injected.is_empty() {
         let causes: Vec<String> = outcome
             .injected
@@ -101,16 +117,23 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             causes.join(", ")
         ));
     }
-    head.push_str(&format!("\n── framewise summarize {file}\n"));
-    output::write_stdout(&head)?;
-    crate::run_verb(["summarize", file.as_str()])?;
-    output::write_stdout(&format!("\n── framewise hitches {file}\n"))?;
-    // `hitches` exits 1 when it finds any: here that is the expected outcome, not a failure.
-    crate::run_verb(["hitches", file.as_str()])?;
-    output::write_stdout(&next_steps(
-        &capture,
-        outcome.injected.first().map(|h| h.frame),
-    ))?;
+    // The explanation is collected first and printed only when all of it worked: on exit
+    // 4, stdout stays empty.
+    let (explained, text) = output::capture_stdout(|| -> anyhow::Result<()> {
+        output::write_stdout(&head)?;
+        output::write_stdout(&format!("\n── framewise summarize {file}\n"))?;
+        crate::run_verb(["summarize", file.as_str()])?;
+        output::write_stdout(&format!("\n── framewise hitches {file}\n"))?;
+        // `hitches` exits 1 when it finds any: here that is the expected outcome, not a
+        // failure.
+        crate::run_verb(["hitches", file.as_str()])?;
+        output::write_stdout(&next_steps(
+            &capture,
+            outcome.injected.first().map(|h| h.frame),
+        ))
+    });
+    explained?;
+    output::write_stdout(&text)?;
     if args.view {
         output::write_stdout(&format!("\n── framewise view {file}\n"))?;
         return crate::commands::view::serve(
