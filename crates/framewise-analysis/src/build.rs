@@ -7,6 +7,8 @@
 
 use std::collections::HashMap;
 
+use framewise_format::derived::{self, FrameClock, QueueSpans};
+
 use crate::model::{
     Agg, Capture, CaptureMeta, CounterEntry, CounterId, CounterInfo, CounterKind, Defect,
     DefectKind, FrameTable, GpuSpanRow, MarkNameId, MarkRow, NameColumn, Numeric, PassId, PassInfo,
@@ -585,9 +587,6 @@ pub struct CaptureBuilder {
     mark_ix: HashMap<String, MarkNameId>,
     scope_folder: Folder,
     pass_folder: Folder,
-    period_given: Vec<bool>,
-    /// Rows whose period is unknown because the next frame is missing or out of order.
-    period_broken: Vec<bool>,
     topology_frames: HashMap<u64, u64>,
     dropped_frames: u64,
     dropped_span_frames: u64,
@@ -601,6 +600,8 @@ pub struct CaptureBuilder {
     /// their allocations).
     queue_scratch: Vec<QueueId>,
     pass_scratch: Vec<(PassId, u32, u64)>,
+    /// The frame's GPU span per queue, for its GPU duration.
+    gpu_spans: QueueSpans<QueueId>,
 }
 
 /// Summary-only: which name column each scope (or pass) id adds to.
@@ -718,8 +719,6 @@ impl CaptureBuilder {
             mark_ix: HashMap::new(),
             scope_folder: Folder::default(),
             pass_folder: Folder::default(),
-            period_given: Vec::new(),
-            period_broken: Vec::new(),
             topology_frames: HashMap::new(),
             dropped_frames: 0,
             dropped_span_frames: 0,
@@ -730,6 +729,7 @@ impl CaptureBuilder {
             pass_groups: NameGroups::default(),
             queue_scratch: Vec::new(),
             pass_scratch: Vec::new(),
+            gpu_spans: QueueSpans::new(),
         }
     }
 
@@ -913,18 +913,30 @@ impl CaptureBuilder {
         let row_u32 = u32::try_from(row).unwrap_or(u32::MAX);
         let frames = &mut self.cap.frames;
 
-        // Order and continuity decide whether the previous frame's period is known.
-        if let (Some(&prev_index), Some(&prev_begin)) =
-            (frames.index.last(), frames.cpu_begin_ns.last())
-        {
-            let broken = if f.index <= prev_index || f.cpu_begin_ns < prev_begin {
+        // The previous frame's period, unless its source stated one, is known now that its
+        // next frame is: by the one period rule, which leaves it unknown across a gap, a
+        // drop, or a clock that went backwards.
+        if let (Some(&prev_index), Some(&prev_begin), Some(prev_period)) = (
+            frames.index.last(),
+            frames.cpu_begin_ns.last(),
+            frames.period_ns.last_mut(),
+        ) {
+            if f.index <= prev_index || f.cpu_begin_ns < prev_begin {
                 self.order_problems += 1;
-                true
-            } else {
-                f.index != prev_index + 1 || f.dropped_frames_before > 0
-            };
-            if let Some(last) = self.period_broken.last_mut() {
-                *last = broken;
+            }
+            if prev_period.is_none() {
+                *prev_period = derived::period_ns(
+                    FrameClock {
+                        index: prev_index,
+                        cpu_begin_ns: prev_begin,
+                        dropped_frames_before: 0,
+                    },
+                    Some(FrameClock {
+                        index: f.index,
+                        cpu_begin_ns: f.cpu_begin_ns,
+                        dropped_frames_before: f.dropped_frames_before,
+                    }),
+                );
             }
         }
         self.dropped_frames = self.dropped_frames.saturating_add(f.dropped_frames_before);
@@ -935,8 +947,6 @@ impl CaptureBuilder {
         frames.cpu_begin_ns.push(f.cpu_begin_ns);
         frames.cpu_end_ns.push(f.cpu_end_ns.max(f.cpu_begin_ns));
         frames.period_ns.push(f.period_override_ns);
-        self.period_given.push(f.period_override_ns.is_some());
-        self.period_broken.push(false);
         if let Some(t) = f.topology {
             *self.topology_frames.entry(t).or_insert(0) += 1;
         }
@@ -972,13 +982,12 @@ impl CaptureBuilder {
                 }
             }
         }
-        let mut gpu_ns: Option<u64> = None;
         let passes = &self.cap.passes;
         let mut timed = false;
         let mut queue_passes = std::mem::take(&mut self.pass_scratch);
+        let spans = &mut self.gpu_spans;
+        spans.clear();
         for &q in &queues_seen {
-            let mut first: Option<u64> = None;
-            let mut last: Option<u64> = None;
             queue_passes.clear();
             queue_passes.extend(f.gpu.iter().filter_map(|p| {
                 let info = passes.get(p.pass as usize)?;
@@ -987,17 +996,14 @@ impl CaptureBuilder {
                 }
                 let (start, end) = p.nominal_ns?;
                 let end = end.max(start);
-                first = Some(first.map_or(start, |v: u64| v.min(start)));
-                last = Some(last.map_or(end, |v: u64| v.max(end)));
+                spans.add(q, start, end);
                 timed = true;
                 Some((p.pass, p.depth, end - start))
             }));
             self.pass_folder.fold_lane(queue_passes.iter().copied());
-            if let (Some(a), Some(b)) = (first, last) {
-                let span = b.saturating_sub(a);
-                gpu_ns = Some(gpu_ns.map_or(span, |g| g.max(span)));
-            }
         }
+        // The frame's GPU time: the longest queue's span, as the directory's.
+        let gpu_ns = spans.longest_ns();
         self.pass_scratch = queue_passes;
         if timed {
             self.cap.gpu_timed = true;
@@ -1094,23 +1100,8 @@ impl CaptureBuilder {
             && c.mark_names.is_empty()
     }
 
-    /// Finishes: computes periods, fills in topology frame counts, states defects.
+    /// Finishes: fills in topology frame counts, states defects.
     pub fn finish(mut self) -> Capture {
-        let n = self.cap.frames.len();
-        for row in 0..n {
-            if self.period_given.get(row).copied().unwrap_or(false) {
-                continue;
-            }
-            let broken = self.period_broken.get(row).copied().unwrap_or(true);
-            let period = match (
-                self.cap.frames.cpu_begin_ns.get(row),
-                self.cap.frames.cpu_begin_ns.get(row + 1),
-            ) {
-                (Some(&a), Some(&b)) if !broken && b >= a => Some(b - a),
-                _ => None,
-            };
-            self.cap.frames.period_ns[row] = period;
-        }
         for t in &mut self.cap.topologies {
             t.frames = self.topology_frames.get(&t.id).copied().unwrap_or(0);
         }

@@ -45,6 +45,7 @@
 
 pub mod bits;
 pub mod container;
+pub mod derived;
 pub mod error;
 pub mod model;
 pub mod payload;

@@ -703,9 +703,12 @@ pub struct FrameEntry {
     pub cpu_begin_ns: u64,
     /// CPU work (begin to end), ns.
     pub work_ns: u64,
-    /// Period (this begin to the next frame's begin), ns; `None` for the last frame.
+    /// Period (this begin to the next frame's begin), ns; `None` when not measured: the
+    /// last frame, a gap or drop before the next, or a clock that went backwards (see
+    /// [`crate::derived::period_ns`]).
     pub period_ns: Option<u64>,
-    /// GPU duration if known, ns (first begin to last end over the frame's timed passes).
+    /// GPU duration if known, ns: the longest queue's first begin to last end over its
+    /// timed passes (see [`crate::derived::GpuTimes::frame_gpu_ns`]).
     pub gpu_ns: Option<u64>,
     /// The writer's hitch rule flagged it.
     pub hitch: bool,

@@ -579,6 +579,7 @@ impl Capture {
         };
         let mut directory: Option<FrameTable> = None;
         let mut frames: Vec<FrameEntry> = Vec::new();
+        let mut dropped_before: Vec<u64> = Vec::new();
         for r in records {
             let start = r.payload_offset() as usize;
             let payload = &bytes[start..start + r.payload_len as usize];
@@ -592,6 +593,7 @@ impl Capture {
                                 c.add_symbols(symbols, r.offset);
                             }
                         }
+                        dropped_before.push(peek.dropped_frames_before);
                         frames.push(FrameEntry {
                             index: peek.index,
                             offset: r.offset,
@@ -619,17 +621,7 @@ impl Capture {
             }
             c.records.push(r);
         }
-        // Periods from consecutive begins, only between consecutive indices: across a lost
-        // or dropped frame the period was not measured.
-        for i in 0..frames.len() {
-            let index = frames[i].index;
-            let next = frames
-                .get(i + 1)
-                .filter(|n| Some(n.index) == index.checked_add(1))
-                .map(|f| f.cpu_begin_ns);
-            let e = &mut frames[i];
-            e.period_ns = next.map(|n| n.saturating_sub(e.cpu_begin_ns));
-        }
+        crate::derived::fill_periods(&mut frames, &dropped_before);
         if let Some(table) = directory {
             // Hitch flags and GPU durations are only in the directory: match by offset.
             let by_offset: HashMap<u64, usize> = frames

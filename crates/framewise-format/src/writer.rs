@@ -4,6 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::{Seek, SeekFrom, Write};
 
 use crate::container::{self, Header, CNTR, DIRE, FLAG_CLOSED, FRAM, HEADER_LEN, META, SYMS, TOPO};
+use crate::derived::{self, FrameClock, GpuTimes};
 use crate::error::EncodeError;
 use crate::model::{
     CounterTrack, Directory, Frame, FrameEntry, Meta, RecordEntry, SymId, Symbol, SymbolTable,
@@ -29,7 +30,9 @@ pub struct Writer<W: Write> {
     topologies: HashSet<u64>,
     frames: PackedFrames,
     records: Vec<RecordEntry>,
+    /// Each GPU queue's usable ns per tick, from META.
     gpu_periods: HashMap<SymId, f64>,
+    gpu_times: GpuTimes,
     frames_written: u64,
     scratch: Vec<u8>,
     /// A frame's payload, reused from frame to frame.
@@ -51,8 +54,9 @@ impl<W: Write> Writer<W> {
             gpu_periods: meta
                 .gpu_clocks
                 .iter()
-                .map(|c| (c.queue, c.timestamp_period_ns))
+                .filter_map(|c| Some((c.queue, derived::declared_period(c.timestamp_period_ns)?)))
                 .collect(),
+            gpu_times: GpuTimes::new(),
             frames_written: 0,
             scratch: Vec::with_capacity(4096),
             payload: Vec::with_capacity(4096),
@@ -167,6 +171,10 @@ impl<W: Write> Writer<W> {
             self.payload = payload;
             let (offset, length) = written?;
             self.frames_written += 1;
+            let periods = &self.gpu_periods;
+            let gpu_ns = self
+                .gpu_times
+                .frame_gpu_ns(frame, |q| periods.get(&q).copied());
             let entry = FrameEntry {
                 index: frame.index,
                 offset,
@@ -174,42 +182,16 @@ impl<W: Write> Writer<W> {
                 cpu_begin_ns: frame.cpu_begin_ns,
                 work_ns: frame.work_ns(),
                 period_ns: None,
-                gpu_ns: self.gpu_duration_ns(frame),
+                gpu_ns,
                 hitch: false,
                 paused: frame.paused,
             };
-            self.frames.push(&entry, defines_new);
+            self.frames
+                .push(&entry, defines_new, frame.dropped_frames_before > 0);
             Ok(())
         })();
         self.refs = refs;
         result
-    }
-
-    /// GPU duration of a frame in ns: per queue, first begin to last end of its timed
-    /// passes, times the queue's declared period; the longest queue wins.
-    fn gpu_duration_ns(&self, frame: &Frame) -> Option<u64> {
-        let mut best: Option<u64> = None;
-        for (qi, q) in frame.gpu.queues.iter().enumerate() {
-            let Some(&period) = self.gpu_periods.get(&q.queue) else {
-                continue;
-            };
-            let timed = frame
-                .gpu
-                .passes
-                .iter()
-                .filter(|p| p.queue_index as usize == qi)
-                .filter_map(|p| p.timing);
-            let (mut lo, mut hi) = (u64::MAX, 0u64);
-            for t in timed {
-                lo = lo.min(t.begin_ticks);
-                hi = hi.max(t.end_ticks);
-            }
-            if lo <= hi {
-                let ns = ((hi - lo) as f64 * period).round() as u64;
-                best = Some(best.map_or(ns, |b| b.max(ns)));
-            }
-        }
-        best
     }
 
     /// Writes a topology record unless one with the same id was already written.
@@ -387,6 +369,9 @@ const P_INDEX: u8 = 8;
 /// Packed-entry flag: the record does not start where the previous frame's ended; its
 /// offset follows.
 const P_OFFSET: u8 = 16;
+/// Packed-entry flag: the frame says whole frames were dropped before it (the period of
+/// the entry before it is then unknown).
+const P_DROPPED: u8 = 32;
 
 /// The frame directory while a capture is written: one packed entry per frame (a flag byte;
 /// the index and offset only when they do not follow from the previous entry; the length,
@@ -403,7 +388,7 @@ struct PackedFrames {
 }
 
 impl PackedFrames {
-    fn push(&mut self, f: &FrameEntry, defines: bool) {
+    fn push(&mut self, f: &FrameEntry, defines: bool, dropped_before: bool) {
         if self
             .chunks
             .last()
@@ -420,6 +405,9 @@ impl PackedFrames {
         }
         if defines {
             flags |= P_DEFINES;
+        }
+        if dropped_before {
+            flags |= P_DROPPED;
         }
         if f.gpu_ns.is_some() {
             flags |= P_GPU;
@@ -455,21 +443,26 @@ impl PackedFrames {
             + self.chunks.capacity() * std::mem::size_of::<Vec<u8>>()
     }
 
-    /// Every entry with its defines-symbols flag, periods filled in from the next entry.
+    /// Every entry with its defines-symbols flag, periods filled in from the next entry by
+    /// [`derived::period_ns`].
     fn entries(&self) -> impl Iterator<Item = (FrameEntry, bool)> + '_ {
         let mut raw = self.raw_entries().peekable();
         std::iter::from_fn(move || {
-            let (mut entry, defines) = raw.next()?;
-            entry.period_ns = raw
-                .peek()
-                .filter(|(next, _)| Some(next.index) == entry.index.checked_add(1))
-                .map(|(next, _)| next.cpu_begin_ns.saturating_sub(entry.cpu_begin_ns));
+            let (mut entry, defines, _) = raw.next()?;
+            let clock = |e: &FrameEntry, dropped_before: bool| FrameClock {
+                index: e.index,
+                cpu_begin_ns: e.cpu_begin_ns,
+                dropped_frames_before: u64::from(dropped_before),
+            };
+            let next = raw.peek().map(|(next, _, dropped)| clock(next, *dropped));
+            entry.period_ns = derived::period_ns(clock(&entry, false), next);
             Some((entry, defines))
         })
     }
 
-    /// The entries as pushed (no periods).
-    fn raw_entries(&self) -> impl Iterator<Item = (FrameEntry, bool)> + '_ {
+    /// The entries as pushed (no periods), with their defines-symbols and dropped-before
+    /// flags.
+    fn raw_entries(&self) -> impl Iterator<Item = (FrameEntry, bool, bool)> + '_ {
         let mut last_index: Option<u64> = None;
         let mut last_end = 0u64;
         let mut last_begin_ns = 0u64;
@@ -511,6 +504,7 @@ impl PackedFrames {
                         paused: flags & P_PAUSED != 0,
                     },
                     flags & P_DEFINES != 0,
+                    flags & P_DROPPED != 0,
                 ))
             })
         })

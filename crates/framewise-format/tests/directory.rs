@@ -242,3 +242,121 @@ fn the_packed_directory_reads_back_every_entry_as_written() {
     );
     assert!(read_back[1].paused && !read_back[0].paused);
 }
+
+/// Frames 0..5 whose clock goes backwards between frames 2 and 3, and a frame 5 written
+/// after two dropped frames yet with the next index: the writer's directory and the
+/// reader's scan must both leave those periods unknown, never 0.
+fn backwards_and_dropped() -> (
+    Vec<framewise_format::model::Frame>,
+    framewise_format::model::SymbolTable,
+) {
+    let (_, mut frames, symbols) = support::capture(6, 9, false);
+    let begins_ms = [0u64, 10, 20, 15, 25, 35];
+    for (f, begin_ms) in frames.iter_mut().zip(begins_ms) {
+        let work_ns = f.work_ns();
+        let shift = |t: u64| t - f.cpu_begin_ns + begin_ms * 1_000_000;
+        for lane in &mut f.lanes {
+            for s in &mut lane.spans {
+                (s.start_ns, s.end_ns) = (shift(s.start_ns), shift(s.end_ns));
+            }
+        }
+        for m in &mut f.marks {
+            m.at_ns = shift(m.at_ns);
+        }
+        for q in &mut f.gpu.queues {
+            q.anchor.cpu_submit_ns = q.anchor.cpu_submit_ns.map(shift);
+            q.anchor.cpu_readback_ns = q.anchor.cpu_readback_ns.map(shift);
+        }
+        f.cpu_begin_ns = begin_ms * 1_000_000;
+        f.cpu_end_ns = f.cpu_begin_ns + work_ns.min(4_000_000);
+    }
+    frames[5].dropped_frames_before = 2;
+    (frames, symbols)
+}
+
+const BACKWARDS_PERIODS: [Option<u64>; 6] = [
+    Some(10_000_000),
+    Some(10_000_000),
+    None,
+    Some(10_000_000),
+    None,
+    None,
+];
+
+fn write_all(
+    frames: &[framewise_format::model::Frame],
+    symbols: &framewise_format::model::SymbolTable,
+) -> framewise_format::Writer<std::io::Cursor<Vec<u8>>> {
+    let mut w =
+        framewise_format::Writer::new(std::io::Cursor::new(Vec::new()), &support::meta(), symbols)
+            .expect("writer");
+    for f in frames {
+        w.write_frame(f, symbols).expect("frame");
+    }
+    w
+}
+
+#[test]
+fn a_frame_whose_next_begins_earlier_has_no_period_in_the_writer_directory() {
+    let (frames, symbols) = backwards_and_dropped();
+    let w = write_all(&frames, &symbols);
+    let periods: Vec<_> = w
+        .directory(&[])
+        .frames
+        .iter()
+        .map(|e| e.period_ns)
+        .collect();
+    assert_eq!(periods, BACKWARDS_PERIODS);
+    let c = read::from_bytes(w.finish_and_close(&[]).expect("finish").into_inner()).expect("open");
+    assert!(c.opened_by_directory());
+    let periods: Vec<_> = c.frame_entries().map(|e| e.period_ns).collect();
+    assert_eq!(periods, BACKWARDS_PERIODS);
+}
+
+#[test]
+fn a_frame_whose_next_begins_earlier_has_no_period_in_the_reader_scan() {
+    let (frames, symbols) = backwards_and_dropped();
+    let w = write_all(&frames, &symbols);
+    let unclosed = w.get_ref().expect("sink").get_ref().clone();
+    let c = read::from_bytes(unclosed).expect("open");
+    assert!(!c.opened_by_directory());
+    let periods: Vec<_> = c.frame_entries().map(|e| e.period_ns).collect();
+    assert_eq!(periods, BACKWARDS_PERIODS);
+}
+
+#[test]
+fn the_directory_gpu_duration_ignores_reversed_passes_and_undeclared_periods() {
+    use framewise_format::model::GpuTiming;
+    let (_, mut frames, symbols) = support::capture(2, 5, false);
+    let f = &mut frames[0];
+    assert!(f.gpu.passes.len() >= 2, "the fixture frame has GPU passes");
+    for p in &mut f.gpu.passes {
+        p.timing = Some(GpuTiming {
+            begin_ticks: 1_000,
+            end_ticks: 1_100,
+        });
+    }
+    f.gpu.passes[0].timing = Some(GpuTiming {
+        begin_ticks: 900,
+        end_ticks: 10,
+    });
+    let w = write_all(&frames, &symbols);
+    let dir = w.directory(&[]);
+    assert_eq!(
+        dir.frames[0].gpu_ns,
+        Some(100),
+        "the reversed pass is left out"
+    );
+
+    let mut meta = support::meta();
+    for c in &mut meta.gpu_clocks {
+        c.timestamp_period_ns = f64::NAN;
+    }
+    let mut w = framewise_format::Writer::new(Vec::new(), &meta, &symbols).expect("writer");
+    w.write_frame(&frames[0], &symbols).expect("frame");
+    assert_eq!(
+        w.directory(&[]).frames[0].gpu_ns,
+        None,
+        "a NaN period declares nothing"
+    );
+}

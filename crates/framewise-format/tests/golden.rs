@@ -148,7 +148,9 @@ fn whole_capture_encodes_to_pinned_bytes() {
     let (bytes, _, _) = support::capture(120, 1, true);
     let mut hash = FNV_OFFSET;
     fnv1a64(&mut hash, &bytes);
-    assert_eq!((hash, bytes.len()), (1039148723550854615, 180043));
+    // Frame 17 of the fixture says a frame was dropped before it: frame 16's directory
+    // period is unknown (the one period rule), not the begin-to-begin difference.
+    assert_eq!((hash, bytes.len()), (7420863839618756478, 180043));
 }
 
 #[test]

@@ -4,11 +4,14 @@
 //!
 //! GPU pass times are converted from ticks with the queue's `timestamp_period_ns` from
 //! META and placed on the CPU axis at the frame's anchor (submit time when recorded, else
-//! the frame's CPU end): a nominal placement; the durations are the GPU's own.
+//! the frame's CPU end): a nominal placement; the durations are the GPU's own. The
+//! conversion is [`framewise_format::derived::GpuTimes`], the one the writer's directory
+//! uses, so a frame's GPU time here is its directory GPU duration.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use framewise_format::derived::{self, GpuTimes, PassTime};
 use framewise_format::model::{
     AdapterType, CaptureLevel, CounterKind as FmtCounterKind, Frame, FrameEntry, MarkKind, SymId,
     SymbolKind, SymbolTable,
@@ -317,17 +320,6 @@ fn topology_detail(t: &framewise_format::model::Topology, names: &mut Names) -> 
     }
 }
 
-fn rounded_u64(x: f64) -> u64 {
-    const EXACT: f64 = 4_503_599_627_370_496.0; // 2^52
-    if (0.0..EXACT).contains(&x) {
-        // Through i64: in this range one conversion instruction each way.
-        let whole = x as i64;
-        (whole + i64::from(x - whole as f64 >= 0.5)) as u64
-    } else {
-        x.round() as u64
-    }
-}
-
 /// Counters of the GPU conversion, reported once at the end.
 #[derive(Default)]
 struct GpuTally {
@@ -348,9 +340,8 @@ struct Converter {
     fold: bool,
     /// Span vectors of earlier frames' lanes, for reuse.
     spare: Vec<Vec<SpanInput>>,
-    /// Per queue of the frame: the earliest timed begin, and the declared period.
-    queue_base: Vec<Option<u64>>,
-    queue_period: Vec<Option<f64>>,
+    /// Places the frame's GPU passes on the CPU clock by the directory's rule.
+    gpu_times: GpuTimes,
 }
 
 impl Converter {
@@ -362,8 +353,7 @@ impl Converter {
             keep_spans: keep_spans || !fold,
             fold,
             spare: Vec::new(),
-            queue_base: Vec::new(),
-            queue_period: Vec::new(),
+            gpu_times: GpuTimes::new(),
         }
     }
 
@@ -416,49 +406,23 @@ impl Converter {
         }
 
         // GPU: per queue, the first timed pass's begin is placed at the queue's anchor.
-        let queues = &frame.gpu.queues;
-        self.queue_base.clear();
-        self.queue_base.resize(queues.len(), None);
-        self.queue_period.clear();
-        self.queue_period
-            .extend(queues.iter().map(|q| periods.get(&q.queue).copied()));
-        for p in &frame.gpu.passes {
-            if let (Some(t), Some(base)) =
-                (p.timing, self.queue_base.get_mut(p.queue_index as usize))
-            {
-                *base = Some(base.map_or(t.begin_ticks, |v| v.min(t.begin_ticks)));
-            }
-        }
-        for p in &frame.gpu.passes {
-            let at = p.queue_index as usize;
-            let Some(q) = queues.get(at) else {
+        let times = self.gpu_times.convert(frame, |q| periods.get(&q).copied());
+        for (p, &time) in frame.gpu.passes.iter().zip(times) {
+            let Some(q) = frame.gpu.queues.get(p.queue_index as usize) else {
                 continue;
             };
             let pass = names.pass(b, p.pass, q.queue);
-            let period = self.queue_period.get(at).copied().flatten();
-            let nominal_ns = match (p.timing, period) {
-                (Some(t), Some(period)) if t.end_ticks >= t.begin_ticks => {
-                    let base = self
-                        .queue_base
-                        .get(at)
-                        .copied()
-                        .flatten()
-                        .unwrap_or(t.begin_ticks);
-                    let anchor = q.anchor.cpu_submit_ns.unwrap_or(frame.cpu_end_ns);
-                    let to_ns = |ticks: u64| rounded_u64(ticks as f64 * period);
-                    let start = anchor.saturating_add(to_ns(t.begin_ticks - base));
-                    let end = start.saturating_add(to_ns(t.end_ticks - t.begin_ticks));
-                    Some((start, end))
-                }
-                (Some(_), Some(_)) => {
+            let nominal_ns = match time {
+                PassTime::Timed { start_ns, end_ns } => Some((start_ns, end_ns)),
+                PassTime::Reversed => {
                     tally.reversed += 1;
                     None
                 }
-                (Some(_), None) => {
+                PassTime::NoPeriod => {
                     tally.no_period += 1;
                     None
                 }
-                (None, _) => None,
+                PassTime::Untimed => None,
             };
             f.gpu.push(GpuPassInput {
                 pass,
@@ -561,8 +525,8 @@ fn adapt_full(
             m.adapter_name = (!name.is_empty()).then_some(name);
         }
         for c in &meta.gpu_clocks {
-            if c.timestamp_period_ns.is_finite() && c.timestamp_period_ns > 0.0 {
-                periods.insert(c.queue, c.timestamp_period_ns);
+            if let Some(period) = derived::declared_period(c.timestamp_period_ns) {
+                periods.insert(c.queue, period);
             }
         }
     }
@@ -1052,34 +1016,6 @@ mod tests {
         (load(FoldPath::AsDecoded), load(FoldPath::ByBuilder))
     }
 
-    #[test]
-    fn rounding_is_rounds() {
-        let edges = [
-            0.0,
-            0.49999999999999994,
-            0.5,
-            1.5,
-            2.5,
-            1e15 + 0.5,
-            4_503_599_627_370_495.5,
-            4_503_599_627_370_496.0,
-            9.1e18,
-            1.9e19,
-            -0.5,
-            -3.0,
-            f64::NAN,
-            f64::INFINITY,
-        ];
-        let mut rng = Rng(99);
-        let random = (0..100_000).map(|_| {
-            let exp = rng.below(70) as i32 - 10;
-            rng.below(1 << 53) as f64 / (1u64 << 53) as f64 * 2f64.powi(exp)
-        });
-        for x in edges.into_iter().chain(random) {
-            assert_eq!(rounded_u64(x), x.round() as u64, "{x}");
-        }
-    }
-
     /// The capture intact; damaged (a flipped byte inside a frame's payload); and that cut
     /// two thirds in (read by scan).
     fn three_captures() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
@@ -1089,6 +1025,103 @@ mod tests {
         damaged[at] ^= 0x5a;
         let cut = damaged[..damaged.len() * 2 / 3].to_vec();
         (intact, damaged, cut)
+    }
+
+    #[test]
+    fn the_loaded_periods_and_gpu_times_are_the_directorys() {
+        let r = read::from_bytes(capture()).expect("opens");
+        assert!(r.opened_by_directory());
+        let c = adapt(&r, &LoadOptions::default(), &mut no_progress);
+        let directory: Vec<_> = r
+            .frame_entries()
+            .map(|e| (e.index, e.period_ns, e.gpu_ns))
+            .collect();
+        let f = c.frames();
+        let loaded: Vec<_> = (0..c.frame_count())
+            .map(|row| (f.index[row], f.period_ns[row], f.gpu_ns[row]))
+            .collect();
+        assert_eq!(loaded, directory);
+        // The fixture exercises it: a 1.5 ns tick, so per-pass rounding would drift.
+        assert!(directory.iter().filter(|e| e.2.is_some()).count() > 250);
+        assert_eq!(directory.iter().filter(|e| e.1.is_none()).count(), 2);
+    }
+
+    /// Frames of 1 ms work at these begins (ms), budget 10 ms.
+    fn clocked_capture(begins_ms: &[u64], hitches: impl Fn(&[FrameEntry]) -> Vec<u64>) -> Vec<u8> {
+        let symbols = symbols();
+        let meta = Meta {
+            frame_budget_ns: Some(10_000_000),
+            ..Meta::default()
+        };
+        let mut w = Writer::new(std::io::Cursor::new(Vec::new()), &meta, &symbols).expect("writer");
+        for (index, &begin_ms) in (0u64..).zip(begins_ms) {
+            let frame = Frame {
+                index,
+                cpu_begin_ns: begin_ms * 1_000_000,
+                cpu_end_ns: begin_ms * 1_000_000 + 1_000_000,
+                ..Frame::default()
+            };
+            w.write_frame(&frame, &symbols).expect("a valid frame");
+        }
+        let flags = hitches(&w.directory(&[]).frames);
+        w.finish_and_close(&flags).expect("closes").into_inner()
+    }
+
+    /// The clock steps back three times in a row before a 18 ms frame: were the steps
+    /// periods of 0, they would pull the rolling median to 0 and make it a hitch.
+    const BACKWARDS_MS: [u64; 8] = [0, 10, 20, 19, 18, 17, 35, 45];
+    const BACKWARDS_PERIODS: [Option<u64>; 8] = [
+        Some(10_000_000),
+        Some(10_000_000),
+        None,
+        None,
+        None,
+        Some(18_000_000),
+        Some(10_000_000),
+        None,
+    ];
+
+    #[test]
+    fn a_frame_whose_next_begins_earlier_has_no_period_in_the_analysis_load() {
+        let r = read::from_bytes(clocked_capture(&BACKWARDS_MS, |_| Vec::new())).expect("opens");
+        let c = adapt(&r, &LoadOptions::default(), &mut no_progress);
+        assert_eq!(c.frames().period_ns, BACKWARDS_PERIODS);
+        assert!(c
+            .defects()
+            .iter()
+            .any(|d| d.kind == DefectKind::FrameOrder && d.count == 3));
+    }
+
+    #[test]
+    fn directory_hitch_flags_agree_with_the_analysis_when_the_clock_goes_backwards() {
+        // The directory's flags as the recorder sets them: the one hitch rule over the
+        // directory's periods.
+        let recorder_flags = |entries: &[FrameEntry]| {
+            let mut rule = crate::hitch_rule::HitchRule::new(10_000_000);
+            entries
+                .iter()
+                .filter_map(|e| {
+                    let judgement = rule.observe(e.period_ns?, e.paused)?;
+                    judgement.hitch.then_some(e.index)
+                })
+                .collect()
+        };
+        let r = read::from_bytes(clocked_capture(&BACKWARDS_MS, recorder_flags)).expect("opens");
+        let periods: Vec<_> = r.frame_entries().map(|e| e.period_ns).collect();
+        assert_eq!(periods, BACKWARDS_PERIODS);
+        let flagged: Vec<u64> = r
+            .frame_entries()
+            .filter(|e| e.hitch)
+            .map(|e| e.index)
+            .collect();
+        let c = adapt(&r, &LoadOptions::default(), &mut no_progress);
+        let found: Vec<u64> = crate::find_hitches(&c, &crate::HitchOptions::default())
+            .hitches
+            .iter()
+            .map(|h| h.frame)
+            .collect();
+        assert_eq!(flagged, found);
+        assert_eq!(found, Vec::<u64>::new());
     }
 
     #[test]

@@ -664,6 +664,8 @@ pub struct FramePeek {
     pub cpu_end_ns: u64,
     /// The record's symbol block defines at least one symbol.
     pub defines_symbols: bool,
+    /// Whole frames the writer dropped immediately before this one.
+    pub dropped_frames_before: u64,
 }
 
 struct Head {
@@ -701,6 +703,7 @@ fn decode_head(c: &mut Cursor<'_>, symbols: &[Symbol]) -> Result<Head, DecodeErr
             cpu_begin_ns,
             cpu_end_ns,
             defines_symbols: !symbols.is_empty(),
+            dropped_frames_before,
         },
         flags,
         phase,
