@@ -1,5 +1,10 @@
 //! `framewise hitches`: the rule, the classification, and the exit codes.
 
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use framewise_demo::{DemoConfig, Schedule};
+
 use crate::support::{redact, redact_text, write_game, Dir, Game};
 
 #[test]
@@ -71,4 +76,62 @@ fn nothing_to_judge_is_inconclusive() {
     write_game(&dir.path("empty.sgpt"), &Game::empty());
     let run = dir.run(&["hitches", "empty.sgpt"]).expect(2);
     assert!(run.stdout.contains("inconclusive"), "{}", run.stdout);
+}
+
+/// Frames of the recorded demo run.
+const DEMO_FRAMES: u64 = 300;
+
+/// The directory's hitch flags, which the recorder sets while the game runs, are the
+/// hitches `framewise hitches` lists afterwards, frame by frame: one rule over one period.
+#[test]
+fn the_directory_hitch_flags_are_the_hitches_framewise_hitches_lists() {
+    let dir = Dir::new();
+    // The demo as `framewise demo --frames 300` runs it, with a pinned step.
+    let config = DemoConfig {
+        frames: DEMO_FRAMES,
+        threads: 2,
+        schedule: Schedule::for_frames(DEMO_FRAMES),
+        fixed_dt: Some(Duration::from_secs_f64(1.0 / 60.0)),
+        output: Some(dir.path("demo.sgpt")),
+        use_env: false,
+        ..DemoConfig::default()
+    };
+    framewise_demo::run(config).expect("the demo runs and records");
+
+    let capture = framewise_format::read::open(dir.path("demo.sgpt")).expect("the capture opens");
+    assert!(capture.opened_by_directory(), "{:?}", capture.defects());
+    let entries: Vec<_> = capture.frame_entries().collect();
+    assert_eq!(entries.len() as u64, DEMO_FRAMES);
+
+    let run = dir
+        .run(&["hitches", "demo.sgpt", "--format", "json"])
+        .expect(1);
+    let listed: BTreeSet<u64> = run.json()["hitches"]
+        .as_array()
+        .expect("a hitch list")
+        .iter()
+        .map(|h| h["frame"].as_u64().expect("a frame index"))
+        .collect();
+    assert!(
+        !listed.is_empty(),
+        "the demo injects hitches; an empty list would make the comparison vacuous"
+    );
+    for e in &entries {
+        assert_eq!(
+            e.hitch,
+            listed.contains(&e.index),
+            "frame {}: directory hitch flag {} but `framewise hitches` {} it (period {:?} ns, paused {})",
+            e.index,
+            e.hitch,
+            if listed.contains(&e.index) { "lists" } else { "does not list" },
+            e.period_ns,
+            e.paused,
+        );
+    }
+    let flagged: BTreeSet<u64> = entries
+        .iter()
+        .filter(|e| e.hitch)
+        .map(|e| e.index)
+        .collect();
+    assert_eq!(flagged, listed);
 }
