@@ -116,7 +116,7 @@ impl SessionBuilder {
         self
     }
 
-    /// Frames that may be in flight to the writer at once (default 32; at least
+    /// Frames that may be in flight to the writer at once (default 128; at least
     /// `gpu_wait_frames + 4`). Their buffers are made when the session starts, so frame
     /// close never allocates one.
     pub fn queue_frames(mut self, frames: usize) -> Self {
