@@ -39,6 +39,8 @@
 //! assert_eq!(summary.metric("frame.p999"), None); // needs 1000 frames
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod attribute;
 pub mod build;
 pub mod diff;

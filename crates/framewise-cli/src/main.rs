@@ -9,6 +9,8 @@
 //! `main.rs` parses arguments and maps errors to exit codes; each verb lives in
 //! `commands/<verb>.rs`.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};

@@ -1,7 +1,7 @@
 //! The repository's documents against the repository: every document the code, the docs and
 //! the messages cite exists, and ARCHITECTURE.md's crate table and the README's tour list
 //! exactly the workspace's crates (and the table their workspace dependencies), as
-//! `cargo metadata` reports them.
+//! `cargo metadata` reports them; and every crate root states its stance on `unsafe`.
 
 #![expect(
     clippy::unwrap_used,
@@ -22,9 +22,8 @@ fn root() -> PathBuf {
         .unwrap()
 }
 
-/// Workspace member → the workspace members it depends on (normal dependencies, optional
-/// ones included; dev and build dependencies left out), from `cargo metadata`.
-fn workspace_crates() -> BTreeMap<String, BTreeSet<String>> {
+/// `cargo metadata` of the workspace (its own packages only).
+fn metadata() -> Value {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let out = Command::new(cargo)
         .args([
@@ -43,7 +42,13 @@ fn workspace_crates() -> BTreeMap<String, BTreeSet<String>> {
         "cargo metadata failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let meta: Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Workspace member → the workspace members it depends on (normal dependencies, optional
+/// ones included; dev and build dependencies left out), from `cargo metadata`.
+fn workspace_crates() -> BTreeMap<String, BTreeSet<String>> {
+    let meta = metadata();
     let packages = meta["packages"].as_array().unwrap();
     let members: BTreeSet<String> = packages
         .iter()
@@ -235,5 +240,45 @@ fn every_cited_document_exists_in_the_repository() {
     assert!(
         files.iter().any(|f| f.ends_with("docs/CONCEPTS.md")),
         "docs/CONCEPTS.md, where the concepts live, is missing"
+    );
+}
+
+/// Every library and binary root says how it stands on `unsafe`: forbidden, or allowed with
+/// every block's `// SAFETY:` comment enforced by clippy.
+#[test]
+fn every_crate_forbids_unsafe_or_documents_every_unsafe_block() {
+    let meta = metadata();
+    let mut without = Vec::new();
+    for package in meta["packages"].as_array().unwrap() {
+        for target in package["targets"].as_array().unwrap() {
+            let kinds = target["kind"].as_array().unwrap();
+            if !kinds.iter().any(|k| k == "lib" || k == "bin") {
+                continue;
+            }
+            let src = target["src_path"].as_str().unwrap();
+            let text = std::fs::read_to_string(src).unwrap();
+            let attributes: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("#!["))
+                .collect();
+            let ok = attributes.iter().any(|a| {
+                let a = a.replace(' ', "");
+                a == "#![forbid(unsafe_code)]"
+                    || (a.contains("clippy::undocumented_unsafe_blocks")
+                        && ["#![deny(", "#![forbid(", "#![warn("]
+                            .iter()
+                            .any(|level| a.starts_with(level)))
+            });
+            if !ok {
+                without.push(format!("{} ({src})", target["name"].as_str().unwrap()));
+            }
+        }
+    }
+    assert!(
+        without.is_empty(),
+        "crate roots with neither #![forbid(unsafe_code)] nor \
+         #![deny(clippy::undocumented_unsafe_blocks)]:\n{}",
+        without.join("\n")
     );
 }

@@ -39,6 +39,9 @@
 //! # Ok::<(), framewise_demo::DemoError>(())
 //! ```
 
+// The counting allocator needs `unsafe`; every block says why it is sound.
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod alloc;
 pub mod cli;
 mod config;

@@ -2,6 +2,8 @@
 //! verb of the CLI runs the same library and then explains the capture; this binary only
 //! records and prints what it wrote.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use clap::Parser;

@@ -23,5 +23,7 @@
 //! assert_eq!(rule.observe(90_000_000, true), None, "paused frames are never judged");
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod hitch_rule;
 pub mod median;

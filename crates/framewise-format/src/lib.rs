@@ -42,6 +42,7 @@
 //!
 //! The normative specification follows.
 #![doc = include_str!("../../../docs/FORMAT.md")]
+#![forbid(unsafe_code)]
 
 pub mod bits;
 pub mod container;

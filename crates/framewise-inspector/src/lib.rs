@@ -21,6 +21,8 @@
 //! # Ok::<(), framewise_inspector::ServeError>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -27,6 +27,8 @@
 //! recorder streaming a capture that can be read while it grows) asks [`destination`]
 //! where to write instead, and opens a non-regular destination with [`open_through`].
 
+#![forbid(unsafe_code)]
+
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};

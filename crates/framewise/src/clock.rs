@@ -53,12 +53,12 @@ pub(crate) fn now_ticks() -> u64 {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn read_tsc() -> u64 {
-    // SAFETY: `rdtsc` exists on every x86_64 CPU and has no preconditions; we only use its
-    // value once the session has checked that the counter is invariant and calibrated it.
     #[allow(
         unused_unsafe,
         reason = "`_rdtsc` is an unsafe fn on some toolchains only"
     )]
+    // SAFETY: `rdtsc` exists on every x86_64 CPU and has no preconditions; we only use its
+    // value once the session has checked that the counter is invariant and calibrated it.
     unsafe {
         core::arch::x86_64::_rdtsc()
     }
@@ -81,20 +81,20 @@ fn tsc_is_trustworthy() -> bool {
         return source.trim() == "tsc";
     }
     // Elsewhere, ask the CPU: leaf 0x8000_0007, EDX bit 8 declares an invariant TSC.
-    // SAFETY: `cpuid` is available on every x86_64 CPU.
     #[allow(
         unused_unsafe,
         reason = "`__cpuid` is an unsafe fn on some toolchains only"
     )]
+    // SAFETY: `cpuid` is available on every x86_64 CPU.
     let max_extended = unsafe { core::arch::x86_64::__cpuid(0x8000_0000) }.eax;
     if max_extended < 0x8000_0007 {
         return false;
     }
-    // SAFETY: as above; the leaf exists (checked against the maximum extended leaf).
     #[allow(
         unused_unsafe,
         reason = "`__cpuid` is an unsafe fn on some toolchains only"
     )]
+    // SAFETY: as above; the leaf exists (checked against the maximum extended leaf).
     let power = unsafe { core::arch::x86_64::__cpuid(0x8000_0007) };
     power.edx & (1 << 8) != 0
 }

@@ -37,12 +37,18 @@
 //! ```
 //!
 //! How it works, in brief: each scope's begin and end write a timestamp and a pre-interned
-//! id into the calling thread's own ring buffer (no lock, no allocation, no hashing). Frame
-//! close on the game thread only cuts what must be cut at that instant (the frame's end,
-//! the counters, the host's context, swapped rather than copied) and hands the frame to a
-//! named background thread (`framewise-writer`), which drains every thread's ring up to the
-//! frame's end, pairs begins with ends into spans in pre-order, encodes the frame into one
-//! `FRAM` record and flushes it, so a killed game loses at most the frames still in flight to the writer.
+//! id into the calling thread's own ring buffer (no lock, no allocation, no hashing; the
+//! thread's first event allocates its ring and registers it under a lock, and a call site's
+//! first use interns its name under a lock). Frame close on the game thread only cuts what
+//! must be cut at that instant (the frame's end, the counters, the host's context, swapped
+//! rather than copied) and hands the frame to a named background thread
+//! (`framewise-writer`), which drains every thread's ring up to the frame's end, pairs
+//! begins with ends into spans in pre-order, encodes the frame into one `FRAM` record and
+//! flushes it, so a killed game loses at most the frames still in flight to the writer.
+
+// The per-thread rings, the TSC clock and the counter slots need `unsafe`; every block
+// says why it is sound.
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -84,6 +84,8 @@
 //! between. Every encoder holding timed passes must be submitted before
 //! [`GpuProfiler::resolve`]'s encoder, or the frame's timestamps are stale.
 
+#![forbid(unsafe_code)]
+
 mod error;
 pub mod example;
 mod headless;
