@@ -1,9 +1,10 @@
 //! # framewise-detect — each detector, implemented once
 //!
-//! Who should use this crate: the recorder (`framewise`), which runs detectors live while a
-//! game plays (the directory's hitch flags, and later the incident log), and the analysis
+//! Who should use this crate: the recorder (`framewise`), which runs the hitch rule on its
+//! writer thread when the session stops, over every recorded period, to write the
+//! directory's hitch flags (nothing is judged while the game plays), and the analysis
 //! (`framewise-analysis`), which runs the same detectors after the fact — so a hitch the
-//! game flagged and a hitch `framewise hitches` reports are decided by the same code.
+//! capture flags and a hitch `framewise hitches` reports are decided by the same code.
 //! Everyone else should use `framewise-analysis`, which re-exports what it needs.
 //!
 //! This crate depends on nothing but `std`, holds no I/O and no capture model: a detector
