@@ -205,14 +205,6 @@ fn the_slow_variant_is_caught_by_the_gate() {
     );
 }
 
-/// Whether the tests run under CI, where a missing GPU adapter must fail rather than skip.
-fn under_ci() -> bool {
-    std::env::var("CI").is_ok_and(|value| {
-        let value = value.trim().to_ascii_lowercase();
-        !value.is_empty() && value != "false" && value != "0"
-    })
-}
-
 /// Mesa's lavapipe ICD, when installed: the test points the Vulkan loader at it alone, so
 /// the adapter (and so the truth grade) is the same on every machine that has it.
 fn lavapipe_icd() -> Option<String> {
@@ -251,14 +243,15 @@ fn the_gpu_demo_records_a_software_gpu_track_in_the_frame_graph() {
     );
     if run.code == 4 && run.stderr.contains("no GPU to time") {
         assert!(
-            !under_ci(),
-            "CI=true and no GPU adapter; scripts/install-test-deps installs Mesa's lavapipe \
-             (mesa-vulkan-drivers, libvulkan1):\n{}",
+            !framewise_wgpu::adapter_required(),
+            "FRAMEWISE_REQUIRE_GPU or CI is set and there is no GPU adapter; \
+             scripts/install-test-deps installs Mesa's lavapipe (mesa-vulkan-drivers, \
+             libvulkan1):\n{}",
             run.stderr
         );
         eprintln!(
             "skipping: {} (install mesa-vulkan-drivers and libvulkan1 for lavapipe, or set \
-             CI=true to make this a failure)",
+             FRAMEWISE_REQUIRE_GPU=1 to make this a failure)",
             run.stderr.trim()
         );
         return;
@@ -323,7 +316,7 @@ fn the_gpu_demo_records_a_software_gpu_track_in_the_frame_graph() {
         Some(framewise_format::model::AdapterType::Hardware) => "hardware",
         other => panic!("META declares no adapter type: {other:?}"),
     };
-    if icd.is_some() || under_ci() {
+    if icd.is_some() || framewise_wgpu::adapter_required() {
         assert_eq!(adapter_type, "software", "lavapipe is a software adapter");
     }
     assert_eq!(

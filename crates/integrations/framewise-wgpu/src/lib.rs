@@ -95,7 +95,7 @@ mod profiler;
 mod setup;
 
 pub use error::{FlushError, HeadlessError, ProfilerError, WgslError};
-pub use headless::HeadlessGpu;
+pub use headless::{adapter_required, adapter_required_by, HeadlessGpu, REQUIRE_GPU_ENV};
 pub use pass::{
     ComputePassScope, EncoderScope, RenderPassScope, TimedComputePass, TimedRenderPass,
 };

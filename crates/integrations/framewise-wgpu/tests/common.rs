@@ -16,28 +16,22 @@ pub fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Whether the tests run under CI, where a missing adapter must fail rather than skip.
-fn under_ci() -> bool {
-    std::env::var("CI").is_ok_and(|value| {
-        let value = value.trim().to_ascii_lowercase();
-        !value.is_empty() && value != "false" && value != "0"
-    })
-}
-
 /// A headless device with `features` (those the adapter has), or `None` when there is no
-/// adapter and the tests may skip. Under `CI=true` a missing adapter panics: a missing driver
-/// must not turn the suite silently green.
+/// adapter and the tests may skip. With `FRAMEWISE_REQUIRE_GPU` or `CI` set (scripts/check
+/// sets the former) a missing adapter panics: a missing driver must not turn the suite
+/// silently green.
 pub fn gpu(features: wgpu::Features) -> Option<HeadlessGpu> {
     match HeadlessGpu::with_features(features) {
         Ok(gpu) => Some(gpu),
-        Err(error) if under_ci() => panic!(
-            "CI=true and no usable GPU adapter ({error}); scripts/install-test-deps installs \
-             Mesa's lavapipe (mesa-vulkan-drivers, libvulkan1)"
+        Err(error) if framewise_wgpu::adapter_required() => panic!(
+            "FRAMEWISE_REQUIRE_GPU or CI is set and there is no usable GPU adapter ({error}); \
+             scripts/install-test-deps installs Mesa's lavapipe (mesa-vulkan-drivers, \
+             libvulkan1)"
         ),
         Err(error) => {
             eprintln!(
                 "skipping: no usable GPU adapter ({error}); install mesa-vulkan-drivers and \
-                 libvulkan1 for lavapipe, or set CI=true to make this a failure"
+                 libvulkan1 for lavapipe, or set FRAMEWISE_REQUIRE_GPU=1 to make this a failure"
             );
             None
         }
