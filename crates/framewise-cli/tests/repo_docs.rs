@@ -176,8 +176,9 @@ fn text_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every `….md` a text cites: the file name with the path in front of it, if any.
-fn cited_documents(text: &str) -> Vec<&str> {
+/// Every `….md` a text cites: the file name with the path in front of it, if any, and the
+/// `#fragment` after it, if any.
+fn cited_documents(text: &str) -> Vec<(&str, Option<&str>)> {
     let is_path = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/');
     let mut cited = Vec::new();
     for (at, _) in text.match_indices(".md") {
@@ -199,10 +200,36 @@ fn cited_documents(text: &str) -> Vec<&str> {
         // Documents are named in capitals (README.md, docs/CLI.md).
         let stem = crate_of(word).trim_end_matches(".md");
         if !stem.is_empty() && stem.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
-            cited.push(word);
+            let fragment = text[end..].strip_prefix('#').map(|rest| {
+                let len = rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+                    .unwrap_or(rest.len());
+                &rest[..len]
+            });
+            cited.push((word, fragment.filter(|f| !f.is_empty())));
         }
     }
     cited
+}
+
+/// The anchors a markdown renderer gives a document's headings: lower case, spaces as
+/// hyphens, punctuation other than `-` and `_` dropped (`## Truth grades` → `truth-grades`).
+fn heading_anchors(doc: &str) -> BTreeSet<String> {
+    doc.lines()
+        .filter(|l| l.starts_with('#'))
+        .map(|l| {
+            l.trim_start_matches('#')
+                .trim()
+                .to_lowercase()
+                .chars()
+                .filter_map(|c| match c {
+                    ' ' => Some('-'),
+                    c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
 }
 
 #[test]
@@ -213,20 +240,27 @@ fn every_cited_document_exists_in_the_repository() {
     let mut dangling = Vec::new();
     for file in &files {
         let text = String::from_utf8_lossy(&std::fs::read(file).unwrap()).into_owned();
-        for word in cited_documents(&text) {
+        for (word, fragment) in cited_documents(&text) {
             let here = file.parent().unwrap();
             let name = crate_of(word);
             let found = [here.join(word), root.join(word)]
-                .iter()
+                .into_iter()
                 .chain(
                     [root.join(name), root.join("docs").join(name)]
-                        .iter()
+                        .into_iter()
                         .filter(|_| !word.contains('/')),
                 )
-                .any(|p| p.is_file());
-            if !found {
-                let shown = file.strip_prefix(&root).unwrap_or(file);
-                dangling.push(format!("{}: {word}", shown.display()));
+                .find(|p| p.is_file());
+            let shown = file.strip_prefix(&root).unwrap_or(file).display();
+            match (found, fragment) {
+                (None, _) => dangling.push(format!("{shown}: {word}")),
+                (Some(target), Some(fragment)) => {
+                    let doc = std::fs::read_to_string(&target).unwrap();
+                    if !heading_anchors(&doc).contains(fragment) {
+                        dangling.push(format!("{shown}: {word}#{fragment} (no such heading)"));
+                    }
+                }
+                (Some(_), None) => {}
             }
         }
     }
@@ -234,7 +268,8 @@ fn every_cited_document_exists_in_the_repository() {
     dangling.dedup();
     assert!(
         dangling.is_empty(),
-        "documents cited but not in the repository (the repository must stand alone):\n{}",
+        "documents (or headings) cited but not in the repository (the repository must stand \
+         alone):\n{}",
         dangling.join("\n")
     );
     assert!(
