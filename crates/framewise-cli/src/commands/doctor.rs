@@ -14,7 +14,10 @@
 use std::io::{Cursor, Seek, SeekFrom, Write};
 use std::sync::{Arc, Mutex};
 
-use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+use anyhow::Context;
+use serde::Serialize;
 
 use crate::output::{self, OutputArgs, Report};
 use crate::table::{Align, Table, NONE};
@@ -82,7 +85,120 @@ fn probe_clock() -> Result<(String, f64), String> {
     Ok((meta.cpu_clock.source.clone(), meta.cpu_clock.resolution_ns))
 }
 
-fn environment() -> Value {
+/// The document `framewise doctor --format json` prints (docs/CLI.md, `framewise.doctor/1`).
+#[derive(Clone, Debug, Serialize)]
+struct Doctor {
+    schema: &'static str,
+    build: Build,
+    cpu_clock: CpuClock,
+    gpu_timestamps: GpuTimestamps,
+    timing_regime: Reasoned<String>,
+    incident_log: IncidentLog,
+    environment: Environment,
+    degraded: Vec<Degraded>,
+    limits: Vec<&'static str>,
+}
+
+/// This binary.
+#[derive(Clone, Debug, Serialize)]
+struct Build {
+    version: &'static str,
+    profile: &'static str,
+    target_arch: &'static str,
+    target_os: &'static str,
+}
+
+/// The recorder's clock, read back from a probe session.
+#[derive(Clone, Debug, Serialize)]
+struct CpuClock {
+    source: Option<String>,
+    /// `None` when the platform does not declare it.
+    resolution_ns: Option<f64>,
+    resolution_declared: bool,
+    /// Why the probe failed; `None` when it ran.
+    error: Option<String>,
+}
+
+/// What the GPU can time.
+#[derive(Clone, Debug, Serialize)]
+struct GpuTimestamps {
+    /// False: this binary has no `gpu` feature, nothing was probed.
+    built: bool,
+    /// Pass timestamps are written on this GPU.
+    supported: bool,
+    adapter: Option<Adapter>,
+    timestamp_period_ns: Option<f64>,
+    kinds: Option<Kinds>,
+    reason: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+struct Adapter {
+    name: String,
+    vendor: String,
+    driver: String,
+    #[serde(rename = "type")]
+    adapter_type: &'static str,
+    backend: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+struct Kinds {
+    passes: Kind,
+    inside_encoders: Kind,
+    inside_passes: Kind,
+}
+
+#[derive(Clone, Debug, Serialize)]
+struct Kind {
+    enabled: bool,
+    reason: Option<String>,
+}
+
+impl Kind {
+    fn of(support: &Result<(), String>) -> Self {
+        Self {
+            enabled: support.is_ok(),
+            reason: support.as_ref().err().cloned(),
+        }
+    }
+}
+
+/// A grade (or state) with its reason.
+#[derive(Clone, Debug, Serialize)]
+struct Reasoned<T> {
+    grade: T,
+    reason: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+struct IncidentLog {
+    state: &'static str,
+    reason: &'static str,
+}
+
+/// The `FRAMEWISE_*` harness variables that are set, and whether they parse.
+#[derive(Clone, Debug, Serialize)]
+struct Environment {
+    set: BTreeMap<String, String>,
+    error: Option<String>,
+}
+
+/// A feature this machine or build cannot provide, and why.
+#[derive(Clone, Debug, Serialize)]
+struct Degraded {
+    feature: &'static str,
+    reason: String,
+}
+
+fn degraded(feature: &'static str, reason: impl Into<String>) -> Degraded {
+    Degraded {
+        feature,
+        reason: reason.into(),
+    }
+}
+
+fn environment() -> Environment {
     use framewise::env;
     let names = [
         env::CAPTURE,
@@ -94,24 +210,30 @@ fn environment() -> Value {
         env::FIXED_DT,
         env::GOLDEN_FRAME,
     ];
-    let set: serde_json::Map<String, Value> = names
+    let set = names
         .iter()
-        .filter_map(|n| std::env::var_os(n).map(|v| ((*n).to_owned(), json!(v.to_string_lossy()))))
+        .filter_map(|n| {
+            std::env::var_os(n).map(|v| ((*n).to_owned(), v.to_string_lossy().into_owned()))
+        })
         .collect();
     let error = env::EnvConfig::from_env().err().map(|e| e.to_string());
-    json!({"set": set, "error": error})
+    Environment { set, error }
 }
 
-/// The GPU as `framewise demo --gpu` (and so framewise-wgpu) would open it: the
-/// `gpu_timestamps` and `timing_regime` blocks, with what is missing added to `degraded`.
-fn probe_gpu(degraded: &mut Vec<Value>) -> (Value, Value) {
-    let cpu_only = |why: &str| {
-        json!({
-            "grade": "hardware",
-            "reason": format!("CPU-only: {why}; CPU timing is graded hardware (docs/CONCEPTS.md#truth-grades)"),
-        })
+/// The `gpu_timestamps` and `timing_regime` blocks for what the GPU probe found (as
+/// `framewise demo --gpu`, and so framewise-wgpu, would open it), with what is missing
+/// added to `degraded`.
+fn gpu_blocks(
+    probe: Result<framewise_demo::gpu::GpuProbe, framewise_demo::DemoError>,
+    degraded_out: &mut Vec<Degraded>,
+) -> (GpuTimestamps, Reasoned<String>) {
+    let cpu_only = |why: &str| Reasoned {
+        grade: "hardware".to_owned(),
+        reason: format!(
+            "CPU-only: {why}; CPU timing is graded hardware (docs/CONCEPTS.md#truth-grades)"
+        ),
     };
-    let probe = match framewise_demo::gpu::probe() {
+    let probe = match probe {
         Ok(probe) => probe,
         Err(error) => {
             let built = !matches!(error, framewise_demo::DemoError::GpuNotBuilt);
@@ -122,15 +244,15 @@ fn probe_gpu(degraded: &mut Vec<Value>) -> (Value, Value) {
             } else {
                 "this build of the CLI cannot open a GPU (it was built without the `gpu` feature: `cargo build --release -p framewise-cli --features gpu`); a game times its passes by linking framewise-wgpu".to_owned()
             };
-            degraded.push(json!({"feature": "gpu-timestamps", "reason": reason}));
-            let gpu = json!({
-                "built": built,
-                "supported": false,
-                "adapter": Value::Null,
-                "timestamp_period_ns": Value::Null,
-                "kinds": Value::Null,
-                "reason": reason,
-            });
+            degraded_out.push(degraded("gpu-timestamps", reason.clone()));
+            let gpu = GpuTimestamps {
+                built,
+                supported: false,
+                adapter: None,
+                timestamp_period_ns: None,
+                kinds: None,
+                reason: Some(reason),
+            };
             let why = if built {
                 "no GPU here"
             } else {
@@ -139,232 +261,232 @@ fn probe_gpu(degraded: &mut Vec<Value>) -> (Value, Value) {
             return (gpu, cpu_only(why));
         }
     };
-    let kind = |support: &Result<(), String>| match support {
-        Ok(()) => json!({"enabled": true, "reason": Value::Null}),
-        Err(reason) => json!({"enabled": false, "reason": reason}),
-    };
     let supported = probe.pass_timestamps.is_ok();
     let reason = match &probe.pass_timestamps {
-        Ok(()) => Value::Null,
+        Ok(()) => None,
         Err(why) => {
             let reason = format!(
                 "{} has no pass timestamps ({why}): passes are recorded without GPU times",
                 probe.adapter
             );
-            degraded.push(json!({"feature": "gpu-timestamps", "reason": reason}));
-            json!(reason)
+            degraded_out.push(degraded("gpu-timestamps", reason.clone()));
+            Some(reason)
         }
     };
     if supported && probe.adapter_type != "hardware" {
-        degraded.push(json!({
-            "feature": "gpu-timing-regime",
-            "reason": format!(
+        degraded_out.push(degraded(
+            "gpu-timing-regime",
+            format!(
                 "the GPU is a {} adapter, {}: its pass times are graded {}, and timing comparisons with hardware-timed captures are refused (incomparable)",
                 probe.adapter_type, probe.adapter, probe.adapter_type
             ),
-        }));
+        ));
     }
-    let gpu = json!({
-        "built": true,
-        "supported": supported,
-        "adapter": {
-            "name": probe.adapter,
-            "vendor": probe.vendor,
-            "driver": probe.driver,
-            "type": probe.adapter_type,
-            "backend": probe.backend,
-        },
-        "timestamp_period_ns": if supported { json!(probe.timestamp_period_ns) } else { Value::Null },
-        "kinds": {
-            "passes": kind(&probe.pass_timestamps),
-            "inside_encoders": kind(&probe.encoder_timestamps),
-            "inside_passes": kind(&probe.in_pass_timestamps),
-        },
-        "reason": reason,
-    });
     let regime = if supported {
-        json!({
-            "grade": probe.adapter_type,
-            "reason": format!(
+        Reasoned {
+            grade: probe.adapter_type.to_owned(),
+            reason: format!(
                 "GPU work timed on this {} adapter, {}, is graded {}; CPU-only captures are graded hardware (docs/CONCEPTS.md#truth-grades)",
                 probe.adapter_type, probe.adapter, probe.adapter_type
             ),
-        })
+        }
     } else {
         cpu_only("this GPU cannot be timed")
+    };
+    let gpu = GpuTimestamps {
+        built: true,
+        supported,
+        timestamp_period_ns: supported.then_some(probe.timestamp_period_ns),
+        kinds: Some(Kinds {
+            passes: Kind::of(&probe.pass_timestamps),
+            inside_encoders: Kind::of(&probe.encoder_timestamps),
+            inside_passes: Kind::of(&probe.in_pass_timestamps),
+        }),
+        reason,
+        adapter: Some(Adapter {
+            name: probe.adapter,
+            vendor: probe.vendor,
+            driver: probe.driver,
+            adapter_type: probe.adapter_type,
+            backend: probe.backend,
+        }),
     };
     (gpu, regime)
 }
 
-/// Builds the report.
-fn report() -> Value {
-    let mut degraded: Vec<Value> = Vec::new();
-    let cpu_clock = match probe_clock() {
+const INCIDENT_REASON: &str = "this build's recorder has no incident log (.framewise/perf.jsonl): hitches are found after the fact by `framewise hitches`, not written as they happen";
+
+/// The report for what the probes found.
+fn report_of(
+    clock: Result<(String, f64), String>,
+    gpu_probe: Result<framewise_demo::gpu::GpuProbe, framewise_demo::DemoError>,
+    environment: Environment,
+) -> Doctor {
+    let mut degraded_list: Vec<Degraded> = Vec::new();
+    let cpu_clock = match clock {
         Ok((source, resolution_ns)) => {
             let declared = resolution_ns > 0.0;
             if !declared {
-                degraded.push(json!({
-                    "feature": "cpu-clock-resolution",
-                    "reason": "the monotonic clock's resolution is not declared by this platform; timestamps are nanosecond-denominated but their true granularity is unknown",
-                }));
+                degraded_list.push(degraded(
+                    "cpu-clock-resolution",
+                    "the monotonic clock's resolution is not declared by this platform; timestamps are nanosecond-denominated but their true granularity is unknown",
+                ));
             }
-            json!({
-                "source": source,
-                "resolution_ns": if declared { json!(resolution_ns) } else { Value::Null },
-                "resolution_declared": declared,
-                "error": Value::Null,
-            })
+            CpuClock {
+                source: Some(source),
+                resolution_ns: declared.then_some(resolution_ns),
+                resolution_declared: declared,
+                error: None,
+            }
         }
         Err(error) => {
-            degraded.push(json!({"feature": "cpu-clock", "reason": error}));
-            json!({"source": Value::Null, "resolution_ns": Value::Null, "resolution_declared": false, "error": error})
+            degraded_list.push(degraded("cpu-clock", error.clone()));
+            CpuClock {
+                source: None,
+                resolution_ns: None,
+                resolution_declared: false,
+                error: Some(error),
+            }
         }
     };
-    let (gpu_timestamps, timing_regime) = probe_gpu(&mut degraded);
-    let incident_reason = "this build's recorder has no incident log (.framewise/perf.jsonl): hitches are found after the fact by `framewise hitches`, not written as they happen";
-    degraded.push(json!({"feature": "incident-log", "reason": incident_reason}));
-    degraded.push(json!({
-        "feature": "verbs",
-        "reason": "not in this build: bench, check, init, mcp",
-    }));
-    json!({
-        "schema": "framewise.doctor/1",
-        "build": {
-            "version": env!("CARGO_PKG_VERSION"),
-            "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
-            "target_arch": std::env::consts::ARCH,
-            "target_os": std::env::consts::OS,
+    let (gpu_timestamps, timing_regime) = gpu_blocks(gpu_probe, &mut degraded_list);
+    degraded_list.push(degraded("incident-log", INCIDENT_REASON));
+    degraded_list.push(degraded(
+        "verbs",
+        "not in this build: bench, check, init, mcp",
+    ));
+    Doctor {
+        schema: "framewise.doctor/1",
+        build: Build {
+            version: env!("CARGO_PKG_VERSION"),
+            profile: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            },
+            target_arch: std::env::consts::ARCH,
+            target_os: std::env::consts::OS,
         },
-        "cpu_clock": cpu_clock,
-        "gpu_timestamps": gpu_timestamps,
-        "timing_regime": timing_regime,
-        "incident_log": {"state": "unavailable", "reason": incident_reason},
-        "environment": environment(),
-        "degraded": degraded,
-        "limits": [
+        cpu_clock,
+        gpu_timestamps,
+        timing_regime,
+        incident_log: IncidentLog {
+            state: "unavailable",
+            reason: INCIDENT_REASON,
+        },
+        environment,
+        degraded: degraded_list,
+        limits: vec![
             "GPU times are per pass, not per draw",
             "timestamps are what the device reported, quantized where the platform quantizes them, never corrected",
             "attribution ranks scopes; it does not sum to the excess",
             "a motion monitor cannot see a pure rotation pop, or a camera pop under look input",
             "CPU time inside a scope is wall time, not on-CPU time",
         ],
-    })
+    }
 }
 
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.check_inputs(&[])?;
-    output::emit(&args.output, &DoctorView { json: report() })?;
+    let doctor = report_of(probe_clock(), framewise_demo::gpu::probe(), environment());
+    output::emit(&args.output, &DoctorView { doctor })?;
     Ok(0)
 }
 
 struct DoctorView {
-    json: Value,
+    doctor: Doctor,
 }
 
-fn s(v: &Value) -> String {
-    match v {
-        Value::Null => NONE.to_owned(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
+fn shown<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| NONE.to_owned(), |v| v.to_string())
 }
 
 impl DoctorView {
     fn rows(&self) -> Table {
-        let j = &self.json;
-        let b = &j["build"];
-        let c = &j["cpu_clock"];
+        let d = &self.doctor;
+        let b = &d.build;
+        let c = &d.cpu_clock;
         let mut t = Table::new(&["what", "state"]).align(1, Align::Left);
         t.row(vec![
             "build".into(),
             format!(
                 "framewise {} ({}, {}-{})",
-                s(&b["version"]),
-                s(&b["profile"]),
-                s(&b["target_arch"]),
-                s(&b["target_os"])
+                b.version, b.profile, b.target_arch, b.target_os
             ),
         ]);
         t.row(vec![
             "cpu clock".into(),
-            if c["error"].is_null() {
-                s(&c["source"])
-            } else {
-                format!("unknown: {}", s(&c["error"]))
+            match &c.error {
+                None => shown(c.source.as_deref()),
+                Some(error) => format!("unknown: {error}"),
             },
         ]);
         t.row(vec![
             "cpu clock resolution".into(),
-            if c["resolution_declared"] == true {
-                format!("{:.3} ns", c["resolution_ns"].as_f64().unwrap_or(0.0))
-            } else {
-                "not declared by the platform".into()
+            match c.resolution_ns {
+                Some(ns) if c.resolution_declared => format!("{ns:.3} ns"),
+                _ => "not declared by the platform".into(),
             },
         ]);
-        let g = &j["gpu_timestamps"];
-        let a = &g["adapter"];
+        let g = &d.gpu_timestamps;
         t.row(vec![
             "gpu".into(),
-            match (&g["built"], a.is_null()) {
-                (Value::Bool(false), _) => "not probed: built without the `gpu` feature".into(),
-                (_, true) => "none".into(),
-                (_, false) => format!(
-                    "{} · {} · {} adapter",
-                    s(&a["name"]),
-                    s(&a["backend"]),
-                    s(&a["type"])
-                ),
+            match (g.built, &g.adapter) {
+                (false, _) => "not probed: built without the `gpu` feature".into(),
+                (true, None) => "none".into(),
+                (true, Some(a)) => {
+                    format!("{} · {} · {} adapter", a.name, a.backend, a.adapter_type)
+                }
             },
         ]);
-        let kinds: Vec<String> = ["passes", "inside_encoders", "inside_passes"]
-            .iter()
-            .map(|k| {
-                let on = g["kinds"][k]["enabled"] == true;
-                format!("{} {}", k.replace('_', " "), if on { "yes" } else { "no" })
-            })
-            .collect();
         t.row(vec![
             "gpu timestamps".into(),
-            if g["supported"] == true {
-                format!(
-                    "{} · period {} ns",
-                    kinds.join(", "),
-                    s(&g["timestamp_period_ns"])
-                )
-            } else {
-                "none (see degraded)".into()
+            match &g.kinds {
+                Some(k) if g.supported => {
+                    let kinds: Vec<String> = [
+                        ("passes", &k.passes),
+                        ("inside encoders", &k.inside_encoders),
+                        ("inside passes", &k.inside_passes),
+                    ]
+                    .iter()
+                    .map(|(name, kind)| {
+                        format!("{name} {}", if kind.enabled { "yes" } else { "no" })
+                    })
+                    .collect();
+                    format!(
+                        "{} · period {} ns",
+                        kinds.join(", "),
+                        // Spelled as in the JSON (`1.0`, not `1`).
+                        shown(g.timestamp_period_ns.map(serde_json::Value::from))
+                    )
+                }
+                _ => "none (see degraded)".into(),
             },
         ]);
         t.row(vec![
             "timing regime".into(),
-            if a.is_null() || g["supported"] != true {
-                format!("{} (CPU-only)", s(&j["timing_regime"]["grade"]))
+            if g.adapter.is_none() || !g.supported {
+                format!("{} (CPU-only)", d.timing_regime.grade)
             } else {
                 format!(
                     "{} for GPU-timed captures · hardware for CPU-only ones",
-                    s(&j["timing_regime"]["grade"])
+                    d.timing_regime.grade
                 )
             },
         ]);
         t.row(vec![
             "incident log".into(),
-            format!(
-                "{}: not in this build's recorder",
-                s(&j["incident_log"]["state"])
-            ),
+            format!("{}: not in this build's recorder", d.incident_log.state),
         ]);
-        let env = &j["environment"];
-        let set: Vec<String> = env["set"]
-            .as_object()
-            .map(|m| m.iter().map(|(k, v)| format!("{k}={}", s(v))).collect())
-            .unwrap_or_default();
+        let env = &d.environment;
+        let set: Vec<String> = env.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
         t.row(vec![
             "FRAMEWISE_* harness".into(),
-            match (&env["error"], set.is_empty()) {
-                (Value::String(e), _) => format!("invalid: {e}"),
-                (_, true) => "not set".into(),
-                (_, false) => set.join(" "),
+            match (&env.error, set.is_empty()) {
+                (Some(e), _) => format!("invalid: {e}"),
+                (None, true) => "not set".into(),
+                (None, false) => set.join(" "),
             },
         ]);
         t
@@ -372,23 +494,19 @@ impl DoctorView {
 
     fn lists(&self, out: &mut String, heading: &str, bullet: &str) {
         out.push_str(&format!("\n{heading}degraded\n"));
-        for d in self.json["degraded"].as_array().into_iter().flatten() {
-            out.push_str(&format!(
-                "{bullet}{}: {}\n",
-                s(&d["feature"]),
-                s(&d["reason"])
-            ));
+        for d in &self.doctor.degraded {
+            out.push_str(&format!("{bullet}{}: {}\n", d.feature, d.reason));
         }
         out.push_str(&format!("\n{heading}standing limits\n"));
-        for l in self.json["limits"].as_array().into_iter().flatten() {
-            out.push_str(&format!("{bullet}{}\n", s(l)));
+        for l in &self.doctor.limits {
+            out.push_str(&format!("{bullet}{l}\n"));
         }
     }
 }
 
 impl Report for DoctorView {
-    fn json(&self) -> anyhow::Result<Value> {
-        Ok(self.json.clone())
+    fn json(&self) -> anyhow::Result<serde_json::Value> {
+        serde_json::to_value(&self.doctor).context("serializing the doctor report")
     }
 
     fn console(&self, out: &mut String) {
@@ -401,5 +519,61 @@ impl Report for DoctorView {
         out.push_str("### framewise doctor\n\n");
         self.rows().markdown(out);
         self.lists(out, "#### ", "- ");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lavapipe() -> framewise_demo::gpu::GpuProbe {
+        framewise_demo::gpu::GpuProbe {
+            adapter: "llvmpipe (LLVM 15.0.6, 256 bits)".into(),
+            vendor: "0x10005".into(),
+            driver: "llvmpipe · Mesa 22.3.6".into(),
+            adapter_type: "software",
+            backend: "vulkan".into(),
+            timestamp_period_ns: 1.0,
+            pass_timestamps: Ok(()),
+            encoder_timestamps: Ok(()),
+            in_pass_timestamps: Err("TIMESTAMP_QUERY_INSIDE_PASSES is absent".into()),
+        }
+    }
+
+    /// The document for fixed probe results; the build block (this binary's version and
+    /// profile) is the one machine-specific part left, and is redacted.
+    fn document(
+        clock: Result<(String, f64), String>,
+        gpu: Result<framewise_demo::gpu::GpuProbe, framewise_demo::DemoError>,
+    ) -> serde_json::Value {
+        let environment = Environment {
+            set: BTreeMap::from([("FRAMEWISE_FRAMES".to_owned(), "600".to_owned())]),
+            error: None,
+        };
+        let mut json = serde_json::to_value(report_of(clock, gpu, environment)).unwrap();
+        json["build"] = serde_json::json!("[build]");
+        json
+    }
+
+    #[test]
+    fn doctor_json_with_a_software_gpu() {
+        let json = document(Ok(("tsc".into(), 0.4)), Ok(lavapipe()));
+        insta::assert_json_snapshot!("doctor_json_software_gpu", json);
+    }
+
+    #[test]
+    fn doctor_json_without_a_gpu_or_a_declared_resolution() {
+        let json = document(
+            Ok(("monotonic".into(), 0.0)),
+            Err(framewise_demo::DemoError::NoGpu {
+                reason: "no GPU adapter found".into(),
+            }),
+        );
+        insta::assert_json_snapshot!("doctor_json_no_gpu", json);
+        let json = document(
+            Err("the recorder could not start a probe session: busy".into()),
+            Err(framewise_demo::DemoError::GpuNotBuilt),
+        );
+        insta::assert_json_snapshot!("doctor_json_gpu_not_built", json);
     }
 }
