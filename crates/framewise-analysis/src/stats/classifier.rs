@@ -1,0 +1,102 @@
+//! The frame classifier: jank and spike ratios, a label, and the frame-time buckets.
+use serde::{Deserialize, Serialize};
+
+use super::{NullReason, NullReasons};
+
+/// The classifier's label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum FrameClass {
+    /// Jank ratio below 0.05.
+    Steady,
+    /// Jank ratio at least 0.05.
+    Spiking,
+    /// Jank ratio at least 0.25.
+    Throttled,
+}
+
+/// One classifier bucket.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bin {
+    /// The bucket as written in docs/CONCEPTS.md (`<2`, `2-4`, …, `>=66`), ms.
+    pub range: String,
+    /// Frames in it.
+    pub count: u64,
+}
+
+/// Bucket edges, ns: `<2, 2–4, 4–8, 8–16, 16–33, 33–66, ≥66 ms`.
+pub const BIN_EDGES_NS: [u64; 6] = [
+    2_000_000, 4_000_000, 8_000_000, 16_000_000, 33_000_000, 66_000_000,
+];
+/// A frame at or above this is jank, ns.
+pub const JANK_NS: u64 = 16_000_000;
+/// A frame at or above this is a spike, ns.
+pub const SPIKE_NS: u64 = 33_000_000;
+/// Jank ratio at which a capture is SPIKING.
+pub const SPIKING_RATIO: f64 = 0.05;
+/// Jank ratio at which a capture is THROTTLED.
+pub const THROTTLED_RATIO: f64 = 0.25;
+
+const BIN_LABELS: [&str; 7] = ["<2", "2-4", "4-8", "8-16", "16-33", "33-66", ">=66"];
+
+/// The classifier's output: a label with its ratios and bucket counts, not a verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Classification {
+    /// Frames ≥ 16 ms over frames.
+    pub jank_ratio: Option<f64>,
+    /// Frames ≥ 33 ms over frames.
+    pub spike_ratio: Option<f64>,
+    /// STEADY, SPIKING or THROTTLED.
+    pub class: Option<FrameClass>,
+    /// Bucket counts.
+    pub bins: Vec<Bin>,
+}
+
+impl Classification {
+    /// Classifies ascending or unordered frame times in ns.
+    pub fn of_ns(values_ns: &[u64], reasons: &mut NullReasons) -> Self {
+        let mut counts = [0u64; 7];
+        let mut jank = 0u64;
+        let mut spike = 0u64;
+        for &v in values_ns {
+            let bucket = BIN_EDGES_NS.partition_point(|&edge| edge <= v);
+            counts[bucket] += 1;
+            jank += u64::from(v >= JANK_NS);
+            spike += u64::from(v >= SPIKE_NS);
+        }
+        let bins = BIN_LABELS
+            .iter()
+            .zip(counts)
+            .map(|(label, count)| Bin {
+                range: (*label).to_owned(),
+                count,
+            })
+            .collect();
+        let n = values_ns.len() as f64;
+        if values_ns.is_empty() {
+            for name in ["jank_ratio", "spike_ratio", "class"] {
+                reasons.insert(name.to_owned(), NullReason::Empty.to_string());
+            }
+            return Self {
+                jank_ratio: None,
+                spike_ratio: None,
+                class: None,
+                bins,
+            };
+        }
+        let jank_ratio = jank as f64 / n;
+        let class = if jank_ratio >= THROTTLED_RATIO {
+            FrameClass::Throttled
+        } else if jank_ratio >= SPIKING_RATIO {
+            FrameClass::Spiking
+        } else {
+            FrameClass::Steady
+        };
+        Self {
+            jank_ratio: Some(jank_ratio),
+            spike_ratio: Some(spike as f64 / n),
+            class: Some(class),
+            bins,
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! [`CounterStats`]: a counter's exact statistics over the frames that recorded it.
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::percentile::*;
+use super::{record, NullReason, NullReasons};
+
+/// A counter value as JSON shows it: an exact integer, or a float for an imported
+/// fractional counter.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Num {
+    /// Exact.
+    Int(i64),
+    /// Fractional.
+    Float(f64),
+}
+
+impl Num {
+    /// As f64.
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Self::Int(v) => v as f64,
+            Self::Float(v) => v,
+        }
+    }
+}
+
+/// A counter's statistics over the frames in which it was recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CounterStats {
+    /// `sum` or `gauge`.
+    pub kind: crate::model::CounterKind,
+    /// Exact sum over frames (null if it does not fit in i64).
+    pub sum: Option<Num>,
+    /// Mean per frame.
+    pub avg: Option<f64>,
+    /// Smallest.
+    pub min: Option<Num>,
+    /// Largest.
+    pub max: Option<Num>,
+    /// p1.
+    pub p01: Option<f64>,
+    /// p99.
+    pub p99: Option<f64>,
+    /// The value in the last frame that recorded it.
+    pub last: Option<Num>,
+    /// Frames that recorded it.
+    pub count: u64,
+    /// Why each null statistic is null.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub null_reasons: NullReasons,
+}
+
+impl CounterStats {
+    /// Statistics over integer values in frame order.
+    pub fn of_integers(kind: crate::model::CounterKind, values: &[i64]) -> Self {
+        let mut reasons = NullReasons::new();
+        let last = values.last().copied().map(Num::Int);
+        let sum128: i128 = values.iter().map(|&v| i128::from(v)).sum();
+        let sum = if values.is_empty() {
+            reasons.insert("sum".into(), NullReason::Empty.to_string());
+            None
+        } else {
+            match i64::try_from(sum128) {
+                Ok(v) => Some(Num::Int(v)),
+                Err(_) => {
+                    reasons.insert("sum".into(), format!("the sum {sum128} overflows i64"));
+                    None
+                }
+            }
+        };
+        let avg = (!values.is_empty()).then(|| sum128 as f64 / values.len() as f64);
+        // Percentiles by selection on a copy (the values a sorted copy would hold there;
+        // i64 → f64 keeps the order).
+        let n = values.len();
+        let mut scratch = values.to_vec();
+        // i64 → u64 with the sign bit flipped keeps the order.
+        let key = |v: i64| (v as u64) ^ (1 << 63);
+        let min = values.iter().copied().min();
+        let max = values.iter().copied().max();
+        let keys = (min.map_or(u64::MAX, key), max.map_or(0, key));
+        let chosen = select_ranks_by_key(&mut scratch, &ranks_for(n, &[P01, P99]), key, keys);
+        let pct = |q| {
+            interpolate(
+                n as u64,
+                q,
+                |rank| selected(&chosen, rank).map(|v| v as f64),
+                f64::NAN,
+            )
+        };
+        let p01 = record(&mut reasons, "p01", pct(P01));
+        let p99 = record(&mut reasons, "p99", pct(P99));
+        Self::finish(
+            kind,
+            sum,
+            avg,
+            min.map(Num::Int),
+            max.map(Num::Int),
+            p01,
+            p99,
+            last,
+            values.len() as u64,
+            reasons,
+        )
+    }
+
+    /// Statistics over float values in frame order (non-finite values are skipped).
+    pub fn of_floats(kind: crate::model::CounterKind, values: &[f64]) -> Self {
+        let mut reasons = NullReasons::new();
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        let last = finite.last().copied().map(Num::Float);
+        let mut sorted = finite.clone();
+        sorted.sort_by(f64::total_cmp);
+        let sum: f64 = finite.iter().sum();
+        let as_f: Vec<AsF64> = sorted.iter().map(|&v| AsF64(v)).collect();
+        let p01 = record(&mut reasons, "p01", percentile(&as_f, P01));
+        let p99 = record(&mut reasons, "p99", percentile(&as_f, P99));
+        if finite.is_empty() {
+            reasons.insert("sum".into(), NullReason::Empty.to_string());
+        }
+        Self::finish(
+            kind,
+            (!finite.is_empty()).then_some(Num::Float(sum)),
+            (!finite.is_empty()).then(|| sum / finite.len() as f64),
+            sorted.first().copied().map(Num::Float),
+            sorted.last().copied().map(Num::Float),
+            p01,
+            p99,
+            last,
+            finite.len() as u64,
+            reasons,
+        )
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "a private constructor for one struct"
+    )]
+    fn finish(
+        kind: crate::model::CounterKind,
+        sum: Option<Num>,
+        avg: Option<f64>,
+        min: Option<Num>,
+        max: Option<Num>,
+        p01: Option<f64>,
+        p99: Option<f64>,
+        last: Option<Num>,
+        count: u64,
+        mut reasons: NullReasons,
+    ) -> Self {
+        if count == 0 {
+            for name in ["avg", "min", "max", "last"] {
+                reasons.insert(name.into(), NullReason::Empty.to_string());
+            }
+        }
+        Self {
+            kind,
+            sum,
+            avg,
+            min,
+            max,
+            p01,
+            p99,
+            last,
+            count,
+            null_reasons: reasons,
+        }
+    }
+}

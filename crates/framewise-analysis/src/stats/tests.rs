@@ -1,0 +1,96 @@
+//! Unit tests of the statistics against hand-computed values.
+
+use super::*;
+
+#[test]
+fn required_counts() {
+    assert_eq!(P99.required_count(), 100);
+    assert_eq!(P999.required_count(), 1000);
+    assert_eq!(P01.required_count(), 100);
+    assert_eq!(P50.required_count(), 2);
+    assert_eq!(P95.required_count(), 20);
+    assert_eq!(P90.required_count(), 10);
+}
+
+#[test]
+fn names() {
+    assert_eq!(P01.name(), "p01");
+    assert_eq!(P50.name(), "p50");
+    assert_eq!(P999.name(), "p999");
+}
+
+#[test]
+fn interpolates_at_n_minus_one_p() {
+    let v: Vec<AsF64> = (1..=100).map(|i| AsF64(i as f64)).collect();
+    // (100 − 1) × 0.99 = 98.01 → 99 + 0.01 × (100 − 99)
+    let p = percentile(&v, P99).expect("100 values");
+    assert!((p - 99.01).abs() < 1e-9, "{p}");
+    let p = percentile(&v, P50).expect("100 values");
+    assert!((p - 50.5).abs() < 1e-9, "{p}");
+    assert_eq!(
+        percentile(&v[..99], P99),
+        Err(NullReason::TooFew {
+            needed: 100,
+            have: 99
+        })
+    );
+}
+
+#[test]
+fn lows_are_low_averages() {
+    // 99 frames of 10 ms, one of 100 ms: p99 = 10 + 0.01 × 90 = 10.9 ms; only the
+    // 100 ms frame is at or above it, so the 1% low is 10 fps.
+    let mut v = vec![10_000_000u64; 99];
+    v.push(100_000_000);
+    let b = FrameBlock::of_periods_ns(v);
+    assert_eq!(b.low_1pct_fps, Some(10.0));
+    assert_eq!(b.low_01pct_fps, None);
+    assert!(b.null_reasons["low_01pct_fps"].contains("1000"));
+    assert_eq!(b.times.count, 100);
+    assert_eq!(b.classifier.class, Some(FrameClass::Steady));
+}
+
+#[test]
+fn classifier_buckets_and_labels() {
+    let v: Vec<u64> = [1.0, 2.0, 3.9, 4.0, 8.0, 16.0, 32.9, 33.0, 66.0, 100.0]
+        .iter()
+        .map(|ms| (ms * 1e6) as u64)
+        .collect();
+    let mut r = NullReasons::new();
+    let c = Classification::of_ns(&v, &mut r);
+    let counts: Vec<u64> = c.bins.iter().map(|b| b.count).collect();
+    assert_eq!(counts, vec![1, 2, 1, 1, 2, 1, 2]);
+    assert_eq!(c.jank_ratio, Some(0.5));
+    assert_eq!(c.spike_ratio, Some(0.3));
+    assert_eq!(c.class, Some(FrameClass::Throttled));
+    let spiking: Vec<u64> = (0..100)
+        .map(|i| if i < 5 { 20_000_000 } else { 1_000_000 })
+        .collect();
+    let c = Classification::of_ns(&spiking, &mut r);
+    assert_eq!(c.class, Some(FrameClass::Spiking));
+}
+
+#[test]
+fn counters_are_exact() {
+    let c = CounterStats::of_integers(
+        crate::model::CounterKind::Sum,
+        &[i64::MAX / 2, i64::MAX / 2, 1],
+    );
+    assert_eq!(c.sum, Some(Num::Int(i64::MAX)));
+    assert_eq!(c.last, Some(Num::Int(1)));
+    assert_eq!(c.min, Some(Num::Int(1)));
+    let c = CounterStats::of_integers(crate::model::CounterKind::Sum, &[i64::MAX, 1]);
+    assert_eq!(c.sum, None);
+    assert!(c.null_reasons["sum"].contains("overflows"));
+}
+
+#[test]
+fn empty_is_null_with_reasons() {
+    let b = FrameBlock::of_periods_ns(Vec::new());
+    assert_eq!(b.times.count, 0);
+    assert_eq!(b.times.avg, None);
+    assert_eq!(b.fps, None);
+    assert_eq!(b.classifier.class, None);
+    assert!(b.null_reasons.contains_key("avg"));
+    assert!(b.null_reasons.contains_key("p50"));
+}
