@@ -134,16 +134,25 @@ pub struct Methods {
     pub scopes: String,
     /// What happens to paused frames.
     pub paused: String,
+    /// What the frame classifier judges, against which thresholds.
+    pub classifier: String,
 }
 
 impl Methods {
-    fn standard() -> Self {
+    fn standard(budget_ns: u64) -> Self {
+        let ms = |ns: u64| ns as f64 / crate::stats::NS_PER_MS;
         Self {
             frame_time: "frame.* is over periods (this frame's CPU begin to the next frame's begin); work.* is over work (CPU begin to end)".into(),
             percentile: "linear interpolation between the closest ranks at (n-1)*p; null when fewer than one value lies beyond it (p99 needs 100, p99.9 needs 1000)".into(),
             low_fps: "low average: 1000 / mean of the frame times at or above the p99 (1% low) or p99.9 (0.1% low) frame time".into(),
             scopes: "over per-frame inclusive totals, in the frames in which the scope or pass ran; self and calls alongside".into(),
             paused: "paused frames are excluded from every statistic".into(),
+            classifier: format!(
+                "jank_ratio, spike_ratio, class and bins (in frame and work alike) are over work times, as lite-profiler judges a frame: jank = work >= 0.96 x the {:.2} ms budget ({:.2} ms), spike = work >= 1.98 x it ({:.2} ms); the hitch rule judges periods",
+                ms(budget_ns),
+                ms(crate::stats::jank_threshold_ns(budget_ns)),
+                ms(crate::stats::spike_threshold_ns(budget_ns))
+            ),
         }
     }
 }
@@ -336,8 +345,8 @@ fn json_block(block: &str) -> Option<&'static str> {
 /// prints. In name order; empty for an unknown block.
 pub fn known_stats(block: &str) -> Vec<String> {
     let json = match block {
-        "frame" => serde_json::to_value(FrameBlock::of_periods_ns(vec![1])),
-        "work" => serde_json::to_value(WorkBlock::of_work_ns(vec![1])),
+        "frame" => serde_json::to_value(FrameBlock::of_periods_ns(vec![1], &[1], 1)),
+        "work" => serde_json::to_value(WorkBlock::of_work_ns(vec![1], 1)),
         "scope" | "pass" => {
             serde_json::to_value(ScopeStats::of_totals_ns(vec![1], 1, 1, Vec::new()))
         }
@@ -731,6 +740,9 @@ pub fn summarize_with(capture: &Capture, options: &SummaryOptions) -> Summary {
     counters.sort_by(|a, b| a.0.cmp(&b.0));
 
     let meta = capture.meta();
+    let budget_ns = options
+        .budget_ns
+        .unwrap_or_else(|| capture.frame_budget_ns());
     Summary {
         schema: SUMMARY_SCHEMA.into(),
         units: Units {
@@ -751,14 +763,10 @@ pub fn summarize_with(capture: &Capture, options: &SummaryOptions) -> Summary {
             clock_measured: meta.clock_measured,
         },
         grade: capture.grade(),
-        methods: Methods::standard(),
-        budget_ms: ns_to_ms(
-            options
-                .budget_ns
-                .unwrap_or_else(|| capture.frame_budget_ns()),
-        ),
-        frame: FrameBlock::of_periods_ns(periods),
-        work: WorkBlock::of_work_ns(work),
+        methods: Methods::standard(budget_ns),
+        budget_ms: ns_to_ms(budget_ns),
+        frame: FrameBlock::of_periods_ns(periods, &work, budget_ns),
+        work: WorkBlock::of_work_ns(work, budget_ns),
         scopes,
         passes,
         counters: NamedMap(counters),

@@ -2,6 +2,7 @@
 //! budget it was judged against, and load options built the documented way.
 
 use framewise_analysis::model::{Defect, DefectKind};
+use framewise_analysis::stats::FrameClass;
 use framewise_analysis::{
     attribute, diff, find_hitches, gate, summarize, summarize_with, AttributeError,
     AttributeTarget, Capture, CaptureBuilder, FrameInput, GateConfig, HitchOptions,
@@ -93,8 +94,17 @@ fn the_configured_budget_is_the_one_reported() {
     assert!((summarize(&c).budget_ms - 16.666_666).abs() < 1e-3);
     let s = summarize_with(&c, &SummaryOptions::default().with_budget_ns(Some(8 * MS)));
     assert_eq!(s.budget_ms, 8.0);
-    // The statistics do not depend on it.
-    assert_eq!(s.metrics(), summarize(&c).metrics());
+    // The classifier's thresholds follow it (work of 10 ms and more is jank against an
+    // 8 ms budget); no other statistic depends on it.
+    let at_60_hz = summarize(&c);
+    assert_eq!(at_60_hz.work.classifier.class, Some(FrameClass::Steady));
+    assert_eq!(s.work.classifier.class, Some(FrameClass::Throttled));
+    let unclassified = |s: &framewise_analysis::Summary| {
+        let mut m = s.metrics().values;
+        m.retain(|path, _| !path.ends_with("_ratio"));
+        m
+    };
+    assert_eq!(unclassified(&s), unclassified(&at_60_hz));
 }
 
 #[test]

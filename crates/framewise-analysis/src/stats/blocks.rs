@@ -40,8 +40,10 @@ pub(crate) fn low_fps(sorted_ns: &[u64], q: Quantile) -> Result<f64, NullReason>
 }
 
 impl FrameBlock {
-    /// The frame block over frame periods in ns (any order; sorted here).
-    pub fn of_periods_ns(mut periods_ns: Vec<u64>) -> Self {
+    /// The frame block over frame periods in ns (any order; sorted here), with the
+    /// classifier judged on the same frames' work times against `budget_ns` (lite-profiler's
+    /// frame time is work: begin to end).
+    pub fn of_periods_ns(mut periods_ns: Vec<u64>, work_ns: &[u64], budget_ns: u64) -> Self {
         periods_ns.sort_unstable();
         let mut reasons = NullReasons::new();
         let times = TimeStats::from_sorted_ns(&periods_ns, &mut reasons);
@@ -58,7 +60,7 @@ impl FrameBlock {
         };
         let low_1pct_fps = record(&mut reasons, "low_1pct_fps", low_fps(&periods_ns, P99));
         let low_01pct_fps = record(&mut reasons, "low_01pct_fps", low_fps(&periods_ns, P999));
-        let classifier = Classification::of_ns(&periods_ns, &mut reasons);
+        let classifier = Classification::of_work_ns(work_ns, budget_ns, &mut reasons);
         Self {
             times,
             fps,
@@ -86,12 +88,12 @@ pub struct WorkBlock {
 }
 
 impl WorkBlock {
-    /// The work block over work times in ns (any order).
-    pub fn of_work_ns(mut work_ns: Vec<u64>) -> Self {
+    /// The work block over work times in ns (any order), classified against `budget_ns`.
+    pub fn of_work_ns(mut work_ns: Vec<u64>, budget_ns: u64) -> Self {
         work_ns.sort_unstable();
         let mut reasons = NullReasons::new();
         let times = TimeStats::from_sorted_ns(&work_ns, &mut reasons);
-        let classifier = Classification::of_ns(&work_ns, &mut reasons);
+        let classifier = Classification::of_work_ns(&work_ns, budget_ns, &mut reasons);
         Self {
             times,
             classifier,

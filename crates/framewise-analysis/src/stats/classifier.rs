@@ -28,10 +28,28 @@ pub struct Bin {
 pub const BIN_EDGES_NS: [u64; 6] = [
     2_000_000, 4_000_000, 8_000_000, 16_000_000, 33_000_000, 66_000_000,
 ];
-/// A frame at or above this is jank, ns.
-pub const JANK_NS: u64 = 16_000_000;
-/// A frame at or above this is a spike, ns.
-pub const SPIKE_NS: u64 = 33_000_000;
+/// A frame whose work is at least this share of the frame budget is jank, percent: 16 ms at
+/// the default 16.67 ms budget, so a vsync-locked 60 Hz game (period 16.67 ms, work below it)
+/// is not jank by its period alone.
+pub const JANK_PERCENT_OF_BUDGET: u64 = 96;
+/// A frame whose work is at least this share of the frame budget is a spike, percent: 33 ms
+/// at the default 16.67 ms budget.
+pub const SPIKE_PERCENT_OF_BUDGET: u64 = 198;
+
+/// `percent` of `budget_ns`, rounded down.
+fn share_ns(budget_ns: u64, percent: u64) -> u64 {
+    u64::try_from(u128::from(budget_ns) * u128::from(percent) / 100).unwrap_or(u64::MAX)
+}
+
+/// The jank threshold for a frame budget, ns (16_000_000 at the default 16_666_667).
+pub fn jank_threshold_ns(budget_ns: u64) -> u64 {
+    share_ns(budget_ns, JANK_PERCENT_OF_BUDGET)
+}
+
+/// The spike threshold for a frame budget, ns (33_000_000 at the default 16_666_667).
+pub fn spike_threshold_ns(budget_ns: u64) -> u64 {
+    share_ns(budget_ns, SPIKE_PERCENT_OF_BUDGET)
+}
 /// Jank ratio at which a capture is SPIKING.
 pub const SPIKING_RATIO: f64 = 0.05;
 /// Jank ratio at which a capture is THROTTLED.
@@ -42,9 +60,9 @@ const BIN_LABELS: [&str; 7] = ["<2", "2-4", "4-8", "8-16", "16-33", "33-66", ">=
 /// The classifier's output: a label with its ratios and bucket counts, not a verdict.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Classification {
-    /// Frames ≥ 16 ms over frames.
+    /// Frames whose work is ≥ 0.96 × the budget, over frames.
     pub jank_ratio: Option<f64>,
-    /// Frames ≥ 33 ms over frames.
+    /// Frames whose work is ≥ 1.98 × the budget, over frames.
     pub spike_ratio: Option<f64>,
     /// STEADY, SPIKING or THROTTLED.
     pub class: Option<FrameClass>,
@@ -53,16 +71,19 @@ pub struct Classification {
 }
 
 impl Classification {
-    /// Classifies ascending or unordered frame times in ns.
-    pub fn of_ns(values_ns: &[u64], reasons: &mut NullReasons) -> Self {
+    /// Classifies frames by their work times in ns (any order) against a frame budget:
+    /// jank at ≥ [`jank_threshold_ns`], a spike at ≥ [`spike_threshold_ns`].
+    pub fn of_work_ns(work_ns: &[u64], budget_ns: u64, reasons: &mut NullReasons) -> Self {
+        let values_ns = work_ns;
+        let (jank_ns, spike_ns) = (jank_threshold_ns(budget_ns), spike_threshold_ns(budget_ns));
         let mut counts = [0u64; 7];
         let mut jank = 0u64;
         let mut spike = 0u64;
         for &v in values_ns {
             let bucket = BIN_EDGES_NS.partition_point(|&edge| edge <= v);
             counts[bucket] += 1;
-            jank += u64::from(v >= JANK_NS);
-            spike += u64::from(v >= SPIKE_NS);
+            jank += u64::from(v >= jank_ns);
+            spike += u64::from(v >= spike_ns);
         }
         let bins = BIN_LABELS
             .iter()

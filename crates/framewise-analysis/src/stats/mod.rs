@@ -6,9 +6,11 @@
 //!   needs 2).
 //! - 1% / 0.1% low fps is the low average: 1000 / the mean of the frame times at or above
 //!   the p99 / p99.9 frame time.
-//! - The classifier buckets frame times into `<2, 2–4, 4–8, 8–16, 16–33, 33–66, ≥66 ms`;
-//!   jank is a frame ≥ 16 ms, a spike one ≥ 33 ms; STEADY / SPIKING (jank ratio ≥ 0.05) /
-//!   THROTTLED (jank ratio ≥ 0.25).
+//! - The classifier judges each frame's work time (CPU begin to end, lite-profiler's frame
+//!   time) against the frame budget: jank at ≥ 0.96 × budget, a spike at ≥ 1.98 × budget
+//!   (16 and 33 ms at the default 16.67 ms); it buckets work times into
+//!   `<2, 2–4, 4–8, 8–16, 16–33, 33–66, ≥66 ms`; STEADY / SPIKING (jank ratio ≥ 0.05) /
+//!   THROTTLED (jank ratio ≥ 0.25). The hitch rule, not the classifier, judges periods.
 //!
 //! Values enter as integer nanoseconds and leave as milliseconds.
 

@@ -85,7 +85,7 @@ proptest! {
     #[test]
     fn bins_partition_every_frame(v in proptest::collection::vec(0u64..200_000_000, 0..300)) {
         let mut r = NullReasons::new();
-        let c = Classification::of_ns(&v, &mut r);
+        let c = Classification::of_work_ns(&v, crate::hitch_rule::DEFAULT_BUDGET_NS, &mut r);
         prop_assert_eq!(c.bins.iter().map(|b| b.count).sum::<u64>(), v.len() as u64);
     }
 }

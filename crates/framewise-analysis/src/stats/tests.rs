@@ -1,6 +1,7 @@
 //! Unit tests of the statistics against hand-computed values.
 
 use super::*;
+use crate::hitch_rule::DEFAULT_BUDGET_NS;
 
 #[test]
 fn required_counts() {
@@ -42,7 +43,7 @@ fn lows_are_low_averages() {
     // 100 ms frame is at or above it, so the 1% low is 10 fps.
     let mut v = vec![10_000_000u64; 99];
     v.push(100_000_000);
-    let b = FrameBlock::of_periods_ns(v);
+    let b = FrameBlock::of_periods_ns(v.clone(), &v, DEFAULT_BUDGET_NS);
     assert_eq!(b.low_1pct_fps, Some(10.0));
     assert_eq!(b.low_01pct_fps, None);
     assert!(b.null_reasons["low_01pct_fps"].contains("1000"));
@@ -57,7 +58,7 @@ fn classifier_buckets_and_labels() {
         .map(|ms| (ms * 1e6) as u64)
         .collect();
     let mut r = NullReasons::new();
-    let c = Classification::of_ns(&v, &mut r);
+    let c = Classification::of_work_ns(&v, DEFAULT_BUDGET_NS, &mut r);
     let counts: Vec<u64> = c.bins.iter().map(|b| b.count).collect();
     assert_eq!(counts, vec![1, 2, 1, 1, 2, 1, 2]);
     assert_eq!(c.jank_ratio, Some(0.5));
@@ -66,8 +67,33 @@ fn classifier_buckets_and_labels() {
     let spiking: Vec<u64> = (0..100)
         .map(|i| if i < 5 { 20_000_000 } else { 1_000_000 })
         .collect();
-    let c = Classification::of_ns(&spiking, &mut r);
+    let c = Classification::of_work_ns(&spiking, DEFAULT_BUDGET_NS, &mut r);
     assert_eq!(c.class, Some(FrameClass::Spiking));
+}
+
+#[test]
+fn a_vsync_locked_60_hz_game_is_steady() {
+    // Work 10–14 ms in a 16.67 ms period: the period is the budget, not jank. The old
+    // classifier judged periods against a fixed 16 ms and called every frame jank
+    // (THROTTLED).
+    let work: Vec<u64> = (0..600).map(|i| 10_000_000 + (i % 5) * 1_000_000).collect();
+    let periods = vec![16_666_667u64; 600];
+    let b = FrameBlock::of_periods_ns(periods, &work, DEFAULT_BUDGET_NS);
+    assert_eq!(b.classifier.class, Some(FrameClass::Steady));
+    assert_eq!(b.classifier.jank_ratio, Some(0.0));
+}
+
+#[test]
+fn thresholds_follow_the_budget_and_are_16_and_33_ms_at_60_hz() {
+    assert_eq!(jank_threshold_ns(DEFAULT_BUDGET_NS), 16_000_000);
+    assert_eq!(spike_threshold_ns(DEFAULT_BUDGET_NS), 33_000_000);
+    // 120 Hz: 8.00 ms and 16.50 ms.
+    assert_eq!(jank_threshold_ns(8_333_333), 7_999_999);
+    assert_eq!(spike_threshold_ns(8_333_333), 16_499_999);
+    let mut r = NullReasons::new();
+    let c = Classification::of_work_ns(&[8_000_000, 7_000_000], 8_333_333, &mut r);
+    assert_eq!(c.jank_ratio, Some(0.5));
+    assert_eq!(spike_threshold_ns(u64::MAX), u64::MAX);
 }
 
 #[test]
@@ -86,7 +112,7 @@ fn counters_are_exact() {
 
 #[test]
 fn empty_is_null_with_reasons() {
-    let b = FrameBlock::of_periods_ns(Vec::new());
+    let b = FrameBlock::of_periods_ns(Vec::new(), &[], DEFAULT_BUDGET_NS);
     assert_eq!(b.times.count, 0);
     assert_eq!(b.times.avg, None);
     assert_eq!(b.fps, None);

@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use framewise_analysis::gate::Verdict;
 
 use framewise_analysis::stats::{
-    Classification, CounterStats, FrameClass, NullReasons, Num, ScopeStats, TimeStats,
+    jank_threshold_ns, spike_threshold_ns, Classification, CounterStats, FrameClass, NullReasons,
+    Num, ScopeStats, TimeStats,
 };
 use framewise_analysis::summary::NamedMap;
 use framewise_analysis::{summarize_with, Summary, SummaryOptions};
@@ -101,12 +102,19 @@ fn time_table(t: &TimeStats) -> Table {
     table
 }
 
-fn classifier_line(c: &Classification) -> String {
+/// `class STEADY · jank 0.0% (work ≥ 16.00 ms) · spikes 0.0% (work ≥ 33.00 ms)`: the
+/// thresholds are the budget's (0.96 and 1.98 times it).
+fn classifier_line(c: &Classification, budget_ms: f64) -> String {
+    // Unit conversion only: the budget was a whole number of ns.
+    let budget_ns = (budget_ms * 1_000_000.0).round() as u64;
+    let ms = |ns: u64| ns as f64 / 1_000_000.0;
     format!(
-        "class {} · jank {} (frames ≥ 16 ms) · spikes {} (frames ≥ 33 ms)",
+        "class {} · jank {} (work ≥ {:.2} ms) · spikes {} (work ≥ {:.2} ms)",
         class_name(c.class),
         table::ratio_pct(c.jank_ratio),
-        table::ratio_pct(c.spike_ratio)
+        ms(jank_threshold_ns(budget_ns)),
+        table::ratio_pct(c.spike_ratio),
+        ms(spike_threshold_ns(budget_ns))
     )
 }
 
@@ -446,7 +454,10 @@ impl Report for SummaryView {
         out.push_str("\nframe time, ms (period: this frame's begin to the next frame's begin)\n");
         time_table(&s.frame.times).console(out, 2);
         out.push_str(&format!("  {}\n", self.fps_line()));
-        out.push_str(&format!("  {}\n", classifier_line(&s.frame.classifier)));
+        out.push_str(&format!(
+            "  {}\n",
+            classifier_line(&s.frame.classifier, s.budget_ms)
+        ));
         out.push_str(&format!("  {}\n", bins_line(&s.frame.classifier)));
         out.push_str("\nwork time, ms (this frame's CPU begin to end)\n");
         time_table(&s.work.times).console(out, 2);
@@ -513,7 +524,7 @@ impl Report for SummaryView {
         out.push_str(&format!(
             "\n{} · {}\n\n{}\n",
             self.fps_line(),
-            classifier_line(&s.frame.classifier),
+            classifier_line(&s.frame.classifier, s.budget_ms),
             bins_line(&s.frame.classifier)
         ));
         out.push_str("\n**Work time, ms** (this frame's CPU begin to end)\n\n");
