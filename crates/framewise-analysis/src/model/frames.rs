@@ -16,7 +16,8 @@ pub struct FrameRow {
     /// CPU end, ns.
     pub cpu_end_ns: u64,
     /// Period: this begin to the next frame's begin, ns; `None` when unknown (the last
-    /// frame, or the next frame was lost).
+    /// frame, the next frame was lost or dropped, or the clock stepped back): the rule of
+    /// [`framewise_format::derived::period_ns`], the directory's.
     pub period_ns: Option<u64>,
     /// GPU duration (first begin to last end over timed passes, longest queue), ns.
     pub gpu_ns: Option<u64>,
