@@ -33,6 +33,15 @@ pub enum AttributeError {
         /// Frames in the capture.
         frames: u64,
     },
+    /// The file listed a frame with this index but its record does not read: it was lost
+    /// to damage, and the capture's defects name it.
+    #[error("frame {index} was lost to damage, so it cannot be ranked: {defect}")]
+    FrameLost {
+        /// The index asked for.
+        index: u64,
+        /// The defect that names it.
+        defect: String,
+    },
     /// The frame has no period (the last frame, or the next one was lost) or is paused.
     #[error("frame {index} has no usable period (paused, last, or followed by a gap)")]
     NoPeriod {
@@ -177,12 +186,18 @@ pub fn attribute(
     let mut value_ns = vec![0f64; scopes];
     let (frame, frames, period_ns, baseline_ns) = match target {
         AttributeTarget::Frame(index) => {
-            let row = capture
-                .row_of_index(index)
-                .ok_or(AttributeError::NoSuchFrame {
-                    index,
-                    frames: capture.frame_count() as u64,
-                })?;
+            let row = capture.row_of_index(index).ok_or_else(|| {
+                match capture.defects().iter().find(|d| d.frame == Some(index)) {
+                    Some(d) => AttributeError::FrameLost {
+                        index,
+                        defect: d.message.clone(),
+                    },
+                    None => AttributeError::NoSuchFrame {
+                        index,
+                        frames: capture.frame_count() as u64,
+                    },
+                }
+            })?;
             let judgements = judge_frames(capture, capture.frame_budget_ns());
             let j = judgements
                 .get(row)

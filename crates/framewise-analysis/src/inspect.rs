@@ -69,8 +69,14 @@ pub enum Detail {
 /// frame table): enough to know what a frame strip would show without decoding a frame.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FrameSummary {
-    /// Frames (intact frame records, or frames the importer made).
+    /// Frames that read: frame records that decode (what every verb loads), or frames the
+    /// importer made.
     pub count: u64,
+    /// Frame records the reader located (by the directory, or by a record's intact head)
+    /// that do not read: each is also a defect naming the frame it held. Not in `count`
+    /// nor in any other field here.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unreadable: u64,
     /// The first frame's index, as the source numbers it.
     pub first_index: Option<u64>,
     /// The last frame's index.
@@ -406,12 +412,30 @@ pub fn of_sgpt(
             }),
         }
     }
+    let verified = verify(reader, progress);
+    // A record that is not intact (`Corrupt`, not a `BadPayload` with a good checksum) is
+    // not counted among the intact records, however the directory listed it.
+    for d in &verified.defects {
+        if let read::Defect::FrameUnreadable { length, cause, .. } = d {
+            if matches!(**cause, read::Defect::Corrupt { .. }) {
+                if let Some(c) = records.iter_mut().find(|c| c.record_type == "FRAM") {
+                    c.count = c.count.saturating_sub(1);
+                    c.bytes = c.bytes.saturating_sub(*length);
+                }
+            }
+        }
+    }
+    records.retain(|c| c.count > 0);
     let mut frames = FrameSummary {
         hitch_flagged: Some(0),
         record_bytes: Some(0),
         ..FrameSummary::default()
     };
-    for e in reader.frame_entries() {
+    for (i, e) in reader.frame_entries().enumerate() {
+        if verified.unreadable.get(i).copied().unwrap_or(false) {
+            frames.unreadable += 1;
+            continue;
+        }
         frames.count += 1;
         frames.first_index.get_or_insert(e.index);
         frames.last_index = Some(e.index);
@@ -453,10 +477,7 @@ pub fn of_sgpt(
             edges: t.edges.len() as u64,
         })
         .collect();
-    let defects = verify(reader, progress)
-        .iter()
-        .map(defect_of)
-        .collect::<Vec<_>>();
+    let defects = verified.defects.iter().map(defect_of).collect::<Vec<_>>();
     Inspection {
         schema: INSPECT_SCHEMA.into(),
         file,
@@ -488,15 +509,25 @@ pub fn of_sgpt(
     }
 }
 
+/// What [`verify`] found.
+struct Verified {
+    /// Every defect.
+    defects: Vec<read::Defect>,
+    /// Per located frame (file order): whether its record does not read.
+    unreadable: Vec<bool>,
+}
+
 /// `read::Capture::verify`, frame by frame so that progress can be reported: the defects
 /// found at open, frames that do not decode, sampled counter tracks that do not decode,
-/// and symbols no intact record defines (a test holds the two equal).
-fn verify(reader: &read::Capture, progress: &mut dyn FnMut(Progress)) -> Vec<read::Defect> {
+/// and symbols no intact record defines (a test holds the two equal); and which frames
+/// did not read (the frames a load leaves out).
+fn verify(reader: &read::Capture, progress: &mut dyn FnMut(Progress)) -> Verified {
     let mut defects = reader.defects().to_vec();
     let mut unresolved: Vec<(u32, u64)> = Vec::new();
     let total = reader.frame_count();
+    let mut unreadable = vec![false; total];
     let mut reporter = Reporter::start(progress, Stage::Verifying, total as u64);
-    for i in 0..total {
+    for (i, lost) in unreadable.iter_mut().enumerate() {
         reporter.update(i as u64);
         match reader.read_frame(i) {
             Ok(frame) => {
@@ -507,7 +538,10 @@ fn verify(reader: &read::Capture, progress: &mut dyn FnMut(Progress)) -> Vec<rea
                     }
                 }
             }
-            Err(d) => defects.push(d),
+            Err(d) => {
+                *lost = true;
+                defects.push(d);
+            }
         }
     }
     reporter.finish();
@@ -521,7 +555,14 @@ fn verify(reader: &read::Capture, progress: &mut dyn FnMut(Progress)) -> Vec<rea
             .into_iter()
             .map(|(id, first_offset)| read::Defect::UnresolvedSymbol { id, first_offset }),
     );
-    defects
+    Verified {
+        defects,
+        unreadable,
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// An inspection of a capture an importer made (a `.litecap` or a Chrome trace).
@@ -530,6 +571,7 @@ pub fn of_imported(file: String, bytes: u64, capture: &Capture) -> Inspection {
     let f = capture.frames();
     let frames = FrameSummary {
         count: capture.frame_count() as u64,
+        unreadable: 0,
         first_index: f.index.first().copied(),
         last_index: f.index.last().copied(),
         paused: f.paused.iter().filter(|&&p| p).count() as u64,

@@ -112,6 +112,64 @@ fn damaged_sgpt_lists_what_verify_finds() {
 }
 
 #[test]
+fn inspect_counts_the_frames_a_load_reads_when_a_listed_frame_record_is_corrupt() {
+    let t = Temp::new("lost-frame");
+    let bytes = crate::sgpt::write(60, AdapterType::Hardware);
+    let clean = framewise_format::read::from_bytes(bytes.clone()).expect("opens");
+    let entry = clean.frame_entry(37).expect("frame 37");
+    let mut bytes = bytes;
+    bytes[(entry.offset + 20) as usize] ^= 0x01;
+    let path = t.write("lost.sgpt", &bytes);
+    let i = inspect(&path).expect("inspects");
+    let loaded = load::open(&path, &LoadOptions::default()).expect("loads");
+    assert_eq!(loaded.frame_count(), 59);
+    assert_eq!(i.frames.count, loaded.frame_count() as u64);
+    assert_eq!(i.frames.unreadable, 1);
+    let s = i.sgpt().expect("sgpt detail");
+    assert_eq!(s.opened_by, OpenedBy::Directory);
+    let fram = s.records.iter().find(|r| r.record_type == "FRAM");
+    assert_eq!(
+        fram.map(|r| r.count),
+        Some(59),
+        "the corrupt record is not intact"
+    );
+    assert_eq!(i.frames.record_bytes, fram.map(|r| r.bytes));
+    // The defect names the record and the frame it held, in both.
+    for defects in [&i.defects, &loaded.defects().to_vec()] {
+        let lost: Vec<_> = defects
+            .iter()
+            .filter(|d| d.kind == DefectKind::CorruptRange)
+            .collect();
+        assert_eq!(lost.len(), 1, "{defects:?}");
+        assert_eq!(lost[0].offset, Some(entry.offset));
+        assert!(lost[0].message.contains("frame 37"), "{}", lost[0].message);
+    }
+}
+
+#[test]
+fn a_flipped_magic_bit_or_trailing_bytes_load_every_frame_with_a_defect() {
+    let t = Temp::new("header");
+    let bytes = crate::sgpt::write(40, AdapterType::Hardware);
+    let mut flipped = bytes.clone();
+    flipped[0] ^= 0x02;
+    let mut trailing = bytes.clone();
+    trailing.extend_from_slice(&[0u8; 7]);
+    for (name, bytes, kind) in [
+        ("flipped.sgpt", flipped, DefectKind::HeaderDamaged),
+        ("trailing.sgpt", trailing, DefectKind::TrailingBytes),
+    ] {
+        let path = t.write(name, &bytes);
+        let loaded = load::open(&path, &LoadOptions::default()).expect(name);
+        assert_eq!(loaded.frame_count(), 40, "{name}");
+        let kinds: Vec<DefectKind> = loaded.defects().iter().map(|d| d.kind).collect();
+        assert_eq!(kinds, vec![kind], "{name}");
+        let i = inspect(&path).expect(name);
+        assert_eq!(i.frames.count, 40, "{name}");
+        assert_eq!(i.defects, loaded.defects().to_vec(), "{name}");
+    }
+}
+
+#[test]
 fn imported_files() {
     let t = Temp::new("imported");
     let path = t.write(

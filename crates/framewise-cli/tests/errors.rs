@@ -93,12 +93,21 @@ fn sgpt_header_only_too_short_and_bad_header_crc() {
     // SGPT magic, then too few bytes for a header.
     dir.write("short.sgpt", b"SGPT\x01\x00");
     bad_file(&dir, "short.sgpt");
-    // A header whose checksum is wrong.
+    // A header whose checksum is wrong, over no intact record (over intact records the
+    // capture is recovered by scanning: tests/damaged.rs).
     write_game(&dir.path("crc.sgpt"), &Game::default());
     let mut bytes = std::fs::read(dir.path("crc.sgpt")).unwrap();
+    bytes.truncate(32);
+    bytes.extend_from_slice(&[0u8; 100]);
     bytes[12] ^= 0xff;
     dir.write("crc.sgpt", bytes);
     bad_file(&dir, "crc.sgpt");
+    let run = dir.run(&["summarize", "crc.sgpt"]);
+    assert!(
+        run.stderr.contains("header checksum mismatch"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

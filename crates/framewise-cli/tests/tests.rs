@@ -10,6 +10,7 @@ mod support;
 
 mod attribute;
 mod compare;
+mod damaged;
 mod demo;
 mod doctor;
 mod errors;

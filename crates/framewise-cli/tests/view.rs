@@ -46,8 +46,13 @@ fn start(dir: &Dir) -> (Viewer, String) {
 /// The same with extra arguments.
 fn start_with(dir: &Dir, extra: &[&str]) -> (Viewer, String) {
     write_game(&dir.path("game.sgpt"), &Game::default());
+    spawn_view(dir, "game.sgpt", extra)
+}
+
+/// Starts `framewise view FILE EXTRA…` in `dir`; the viewer and its first stdout line.
+fn spawn_view(dir: &Dir, file: &str, extra: &[&str]) -> (Viewer, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_framewise"))
-        .args(["view", "game.sgpt"])
+        .args(["view", file])
         .args(extra)
         .current_dir(dir.tmp.path())
         .stdout(Stdio::piped())
@@ -60,6 +65,19 @@ fn start_with(dir: &Dir, extra: &[&str]) -> (Viewer, String) {
         .read_line(&mut line)
         .expect("read the address line");
     (Viewer(child), line)
+}
+
+/// Serves `file` (in `dir`) with `framewise view` and returns its `/api/capture` JSON.
+pub(crate) fn served_capture(dir: &Dir, file: &str) -> Value {
+    let (_viewer, line) = spawn_view(dir, file, &[]);
+    let url = line
+        .trim_end()
+        .strip_prefix("inspector: http://")
+        .unwrap_or_else(|| panic!("address line: {line:?}"));
+    let (addr, token) = url.split_once("/?token=").expect("a token");
+    let (status, body) = get(addr, &format!("/api/capture?token={token}"));
+    assert!(status.contains("200"), "{status}");
+    serde_json::from_str(&body).expect("JSON")
 }
 
 #[test]

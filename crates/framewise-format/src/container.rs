@@ -49,6 +49,13 @@ pub fn fourcc_name(code: u32) -> String {
     }
 }
 
+/// Whether `found`, the four bytes where the magic belongs, is the magic with one bit
+/// flipped: a damaged `.sgpt` header rather than another format (a reader may then look for
+/// intact records, docs/FORMAT.md §13.1).
+pub fn is_damaged_magic(found: u32) -> bool {
+    (found ^ MAGIC).count_ones() == 1
+}
+
 /// The 32-byte file header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -196,6 +203,17 @@ mod tests {
             "checksum covers bytes [0, 8) only"
         );
         assert!(Header::parse(&patched).unwrap().is_closed());
+    }
+
+    #[test]
+    fn a_magic_one_bit_off_is_damaged_not_foreign() {
+        assert!(!is_damaged_magic(MAGIC));
+        assert!(is_damaged_magic(MAGIC ^ 1));
+        assert!(is_damaged_magic(MAGIC ^ 0x8000_0000));
+        assert!(!is_damaged_magic(MAGIC ^ 0x0100_0010));
+        assert!(!is_damaged_magic(fourcc(b"SGPX")));
+        assert!(!is_damaged_magic(MAGIC ^ 0x0700_0000));
+        assert!(!is_damaged_magic(fourcc(b"LCAP")));
     }
 
     #[test]

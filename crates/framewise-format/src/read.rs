@@ -3,7 +3,9 @@
 //! A scan walks records from byte 32. A record counts only when its sync marker, a length
 //! that fits the file and its payload checksum all agree; after damage the scan looks for
 //! the next offset where all three agree (a label that spells `SREC` does not fool it).
-//! Damage is reported as [`Defect`]s; every intact record is recovered.
+//! Damage is reported as [`Defect`]s; every intact record is recovered, also under a header
+//! that fails its check ([`Defect::HeaderDamaged`]). A frame record that does not read is
+//! [`Defect::FrameUnreadable`], naming the frame it held.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -14,7 +16,8 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use crate::container::{
-    fourcc_name, Header, CNTR, DIRE, FRAM, HEADER_LEN, META, RECORD_HEADER_LEN, SYMS, SYNC, TOPO,
+    fourcc_name, is_damaged_magic, Header, CNTR, DIRE, FRAM, HEADER_LEN, META, RECORD_HEADER_LEN,
+    SYMS, SYNC, TOPO,
 };
 use crate::error::{DecodeError, OpenError};
 use crate::model::{CounterTrack, Frame, FrameEntry, Meta, SymId, Symbol, SymbolTable, Topology};
@@ -82,6 +85,34 @@ pub enum Defect {
     },
     /// No intact META record.
     MissingMeta,
+    /// The 32-byte header failed its check (its magic is one bit from `SGPT`, or
+    /// its checksum does not match) but the file holds intact records: it was read by
+    /// scanning, trusting nothing the header says.
+    HeaderDamaged {
+        /// What the check found.
+        reason: String,
+    },
+    /// Bytes after the directory record, which ends a closed capture, belong to no record
+    /// and were ignored.
+    TrailingBytes {
+        /// Where they start (the directory record's end).
+        offset: u64,
+        /// How many.
+        bytes: u64,
+    },
+    /// A frame record the directory (or the scan) located does not read back: the frame it
+    /// held is lost, and every other frame is unaffected.
+    FrameUnreadable {
+        /// The frame's index, as the directory (or the record's intact head) gives it.
+        index: u64,
+        /// Offset of its record.
+        offset: u64,
+        /// Length of its record, framing included.
+        length: u64,
+        /// What is wrong with the record: [`Defect::Corrupt`] (not an intact `FRAM` of
+        /// that length there) or [`Defect::BadPayload`] (intact, but does not decode).
+        cause: Box<Defect>,
+    },
 }
 
 impl fmt::Display for Defect {
@@ -139,6 +170,26 @@ impl fmt::Display for Defect {
                 write!(f, "directory unusable ({reason}); recovered by scanning")
             }
             Self::MissingMeta => write!(f, "no intact META record"),
+            Self::HeaderDamaged { reason } => {
+                write!(f, "header damaged ({reason}); recovered by scanning")
+            }
+            Self::TrailingBytes { offset, bytes } => {
+                write!(
+                    f,
+                    "{bytes} bytes after the directory record (from offset {offset}) belong to no record; ignored"
+                )
+            }
+            Self::FrameUnreadable {
+                index,
+                offset,
+                length,
+                cause,
+            } => {
+                write!(
+                    f,
+                    "frame {index} is lost: its {length}-byte record at offset {offset} does not read ({cause})"
+                )
+            }
         }
     }
 }
@@ -165,6 +216,16 @@ impl RecordRef {
     /// Offset of the payload.
     pub fn payload_offset(&self) -> u64 {
         self.offset + RECORD_HEADER_LEN as u64
+    }
+}
+
+/// Whether a header that failed to parse may be damage over a capture (a checksum that
+/// does not match, a magic one bit from `SGPT`) rather than another kind of file.
+fn header_damage_is_recoverable(e: &OpenError) -> bool {
+    match e {
+        OpenError::BadHeaderChecksum { .. } => true,
+        OpenError::BadMagic { found, .. } => is_damaged_magic(*found),
+        _ => false,
     }
 }
 
@@ -402,7 +463,14 @@ impl Capture {
         let file_len = meta.len();
         let mut head = vec![0u8; HEADER_LEN.min(file_len as usize)];
         file.read_exact(&mut head)?;
-        let header = Header::parse(&head)?;
+        let header = match Header::parse(&head) {
+            Ok(header) => header,
+            Err(e) if header_damage_is_recoverable(&e) => {
+                let bytes = std::fs::read(path)?;
+                return Self::header_damaged(bytes, e);
+            }
+            Err(e) => return Err(e),
+        };
         if header.is_closed() {
             let source = Source::File(Mutex::new(file));
             match Self::by_directory(header, source, file_len) {
@@ -423,7 +491,11 @@ impl Capture {
 
     /// See [`from_bytes`].
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Self, OpenError> {
-        let header = Header::parse(&bytes)?;
+        let header = match Header::parse(&bytes) {
+            Ok(header) => header,
+            Err(e) if header_damage_is_recoverable(&e) => return Self::header_damaged(bytes, e),
+            Err(e) => return Err(e),
+        };
         let file_len = bytes.len() as u64;
         if header.is_closed() {
             match Self::by_directory(header, Source::Memory(bytes), file_len) {
@@ -439,6 +511,25 @@ impl Capture {
             }
         }
         Ok(Self::by_scan(header, bytes))
+    }
+
+    /// A file whose header failed its check: read by scanning, trusting nothing the header
+    /// says, when it holds at least one intact record of a known type; else refused with
+    /// the header's error (it is not a capture).
+    fn header_damaged(bytes: Vec<u8>, error: OpenError) -> Result<Self, OpenError> {
+        let (records, defects) = scan_records(&bytes);
+        let known = |t: u32| matches!(t, META | SYMS | TOPO | FRAM | CNTR | DIRE);
+        if !records.iter().any(|r| known(r.record_type)) {
+            return Err(error);
+        }
+        let mut c = Self::by_scan_of(Header::new(), bytes, records, defects);
+        c.defects.insert(
+            0,
+            Defect::HeaderDamaged {
+                reason: error.to_string(),
+            },
+        );
+        Ok(c)
     }
 
     fn read_record(
@@ -552,6 +643,13 @@ impl Capture {
             if c.meta.is_none() {
                 c.defects.push(Defect::MissingMeta);
             }
+            let end = dire.offset + dire.length();
+            if end < file_len {
+                c.defects.push(Defect::TrailingBytes {
+                    offset: end,
+                    bytes: file_len - end,
+                });
+            }
             Ok(c)
         })();
         match result {
@@ -565,6 +663,29 @@ impl Capture {
 
     fn by_scan(header: Header, bytes: Vec<u8>) -> Self {
         let (records, defects) = scan_records(&bytes);
+        Self::by_scan_of(header, bytes, records, defects)
+    }
+
+    /// A capture from a scan's records and defects.
+    fn by_scan_of(
+        header: Header,
+        bytes: Vec<u8>,
+        records: Vec<RecordRef>,
+        mut defects: Vec<Defect>,
+    ) -> Self {
+        // The directory ends a capture: what follows it and holds no intact record is
+        // trailing bytes, not an incomplete record.
+        if let (Some(last), Some(&Defect::TruncatedTail { offset, bytes_lost })) =
+            (records.last(), defects.last())
+        {
+            if last.record_type == DIRE && offset == last.offset + last.length() {
+                defects.pop();
+                defects.push(Defect::TrailingBytes {
+                    offset,
+                    bytes: bytes_lost,
+                });
+            }
+        }
         let mut c = Self {
             header,
             source: Source::Memory(Vec::new()),
@@ -822,6 +943,17 @@ impl Capture {
             offset: self.file_len,
             bytes_skipped: 0,
         })?;
+        self.read_entry_into(entry, decoder, frame)
+            .map_err(|cause| frame_unreadable(entry, cause))
+    }
+
+    /// [`Capture::read_frame_into`] for a located frame; the defect is the record's.
+    fn read_entry_into(
+        &self,
+        entry: FrameEntry,
+        decoder: &mut FrameDecoder,
+        frame: &mut Frame,
+    ) -> Result<(), Defect> {
         let offset = entry.offset;
         let bad = |error| Defect::BadPayload {
             offset,
@@ -921,11 +1053,10 @@ impl Capture {
         let mut piece: Vec<u8> = Vec::new();
         let mut piece_at = 0u64;
         for i in range {
+            let Some(entry) = self.frames.get(i) else {
+                break;
+            };
             let result = (|| {
-                let entry = self.frames.get(i).ok_or(Defect::Corrupt {
-                    offset: self.file_len,
-                    bytes_skipped: 0,
-                })?;
                 let corrupt = || Defect::Corrupt {
                     offset: entry.offset,
                     bytes_skipped: entry.length,
@@ -953,7 +1084,8 @@ impl Capture {
                 let to = usize::try_from(end - piece_at).map_err(|_| corrupt())?;
                 let bytes = piece.get(from..to).ok_or_else(corrupt)?;
                 Self::decode_frame_record(bytes, entry, decoder, frame)
-            })();
+            })()
+            .map_err(|cause| frame_unreadable(entry, cause));
             visit(i, result.map(|()| &*frame));
         }
     }
@@ -1025,6 +1157,16 @@ impl Capture {
                 .map(|(id, first_offset)| Defect::UnresolvedSymbol { id, first_offset }),
         );
         defects
+    }
+}
+
+/// The defect for a located frame whose record does not read: the frame it held, and why.
+fn frame_unreadable(entry: FrameEntry, cause: Defect) -> Defect {
+    Defect::FrameUnreadable {
+        index: entry.index,
+        offset: entry.offset,
+        length: entry.length,
+        cause: Box::new(cause),
     }
 }
 

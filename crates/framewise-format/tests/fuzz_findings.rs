@@ -57,10 +57,15 @@ fn a_deeper_zero_length_top_level_span_at_the_instant_the_last_ended_is_refused(
     }
     let capture = read::from_bytes(bytes).expect("open");
     assert_eq!(capture.frame_count(), 1);
-    let bad = Defect::BadPayload {
+    let bad = Defect::FrameUnreadable {
+        index: 0,
         offset: fram_offset,
-        record_type: FRAM,
-        error: err,
+        length: 16 + SAME_INSTANT_DEPTH_2.len() as u64,
+        cause: Box::new(Defect::BadPayload {
+            offset: fram_offset,
+            record_type: FRAM,
+            error: err,
+        }),
     };
     assert_eq!(capture.read_frame(0), Err(bad.clone()));
     assert!(capture.verify().contains(&bad), "{:?}", capture.verify());

@@ -6,6 +6,7 @@ mod corruption;
 mod directory;
 mod fuzz_findings;
 mod golden;
+mod reader_defects;
 mod roundtrip;
 mod sample;
 mod truncation;

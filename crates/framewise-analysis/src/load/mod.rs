@@ -1,9 +1,12 @@
 //! Loading a capture from a file or from bytes, whatever its kind.
 //!
 //! The kind is decided by content, not by extension: `SGPT` magic → `.sgpt`, `LCAP` →
-//! `.litecap`, a JSON array or object → Chrome trace.
+//! `.litecap`, a JSON array or object → Chrome trace. A magic one bit from
+//! `SGPT` is a damaged `.sgpt` header, handed to the `.sgpt` reader.
 
 use std::path::{Path, PathBuf};
+
+use framewise_format::container::is_damaged_magic;
 
 use crate::build::LoadOptions;
 use crate::import::{chrome, litecap};
@@ -257,6 +260,13 @@ pub fn detect(bytes: &[u8]) -> Option<FileKind> {
     }
     if bytes.starts_with(&litecap::MAGIC) {
         return Some(FileKind::Litecap);
+    }
+    // A magic one bit from `SGPT` is a damaged header: the format crate's reader
+    // recovers the capture by scanning, or refuses the file when it holds no record.
+    if let Some(&[a, b, c, d]) = bytes.get(..4) {
+        if is_damaged_magic(u32::from_le_bytes([a, b, c, d])) {
+            return Some(FileKind::Sgpt);
+        }
     }
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match body.iter().find(|b| !b.is_ascii_whitespace()) {

@@ -178,18 +178,26 @@ pub enum DefectKind {
     /// No intact META record: capture-wide facts (level, build, adapter, clocks) are
     /// unknown.
     MissingMeta,
+    /// The file's header failed its check; the capture was recovered by scanning.
+    HeaderDamaged,
+    /// Bytes after the directory record, which ends a closed capture, were ignored.
+    TrailingBytes,
     /// Anything else a reader reported.
     Other,
 }
 
 impl DefectKind {
     /// Whether the capture had to be recovered from its bytes: the file ends inside a
-    /// record, bytes were skipped as corrupt, the writer never closed it, or its directory
-    /// was unusable and it was scanned. (The inspector's "recovered" banner.)
+    /// record, bytes were skipped as corrupt, the writer never closed it, or its header or
+    /// directory was unusable and it was scanned. (The inspector's "recovered" banner.)
     pub fn is_recovery(self) -> bool {
         matches!(
             self,
-            Self::TruncatedTail | Self::CorruptRange | Self::Unclosed | Self::DirectoryUnusable
+            Self::TruncatedTail
+                | Self::CorruptRange
+                | Self::Unclosed
+                | Self::DirectoryUnusable
+                | Self::HeaderDamaged
         )
     }
 }
@@ -205,6 +213,10 @@ pub struct Defect {
     /// Byte offset in the file, when the defect has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
+    /// The frame (by the index the capture records) it took, when it took one whole: a
+    /// frame record located but unreadable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<u64>,
     /// How many things it affected (records, frames, spans, events).
     pub count: u64,
 }
@@ -216,8 +228,15 @@ impl Defect {
             kind,
             message: message.into(),
             offset: None,
+            frame: None,
             count,
         }
+    }
+
+    /// The same defect naming the frame it took.
+    pub fn of_frame(mut self, index: u64) -> Self {
+        self.frame = Some(index);
+        self
     }
 
     /// The same defect located at a byte offset.

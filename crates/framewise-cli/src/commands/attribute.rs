@@ -3,7 +3,8 @@
 //! the p95 frames' mean excess over the median period. A ranking, not an accounting.
 //!
 //! Exit: 0 ranked; 2 inconclusive (too few frames for a p95, or the frame has no usable
-//! period); 4 when the file cannot be read or the frame does not exist.
+//! period); 4 when the file cannot be read or the frame does not exist (or was lost to
+//! damage: the error names its record).
 
 use std::path::PathBuf;
 

@@ -96,6 +96,18 @@ pub(crate) fn defect_of(d: &read::Defect) -> Defect {
             Defect::new(DefectKind::DirectoryUnusable, 1, message)
         }
         read::Defect::MissingMeta => Defect::new(DefectKind::MissingMeta, 1, message),
+        read::Defect::HeaderDamaged { .. } => {
+            Defect::new(DefectKind::HeaderDamaged, 1, message).at(0)
+        }
+        read::Defect::TrailingBytes { offset, bytes } => {
+            Defect::new(DefectKind::TrailingBytes, *bytes, message).at(*offset)
+        }
+        // One frame lost with its record.
+        read::Defect::FrameUnreadable { index, offset, .. } => {
+            Defect::new(DefectKind::CorruptRange, 1, message)
+                .at(*offset)
+                .of_frame(*index)
+        }
         _ => Defect::new(DefectKind::Other, 1, message),
     }
 }

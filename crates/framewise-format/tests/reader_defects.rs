@@ -1,0 +1,175 @@
+//! Damage the reader used to lose or hide: a flipped header bit, bytes after the
+//! directory, a corrupt frame record the directory still lists.
+
+use crate::support;
+use framewise_format::container::{HEADER_LEN, MAGIC};
+use framewise_format::read::{self, Defect};
+use framewise_format::{Header, OpenError};
+
+fn temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "framewise-format-reader-defects-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write");
+    p
+}
+
+/// Both ways of opening: from the file and from its bytes.
+fn open_both(name: &str, bytes: &[u8]) -> [Result<read::Capture, OpenError>; 2] {
+    [
+        read::open(temp(name, bytes)),
+        read::from_bytes(bytes.to_vec()),
+    ]
+}
+
+#[test]
+fn one_flipped_header_bit_loses_no_frame() {
+    let (bytes, frames, _) = support::capture(40, 11, true);
+    for bit in 0..HEADER_LEN * 8 {
+        let mut damaged = bytes.clone();
+        damaged[bit / 8] ^= 1 << (bit % 8);
+        for opened in open_both("flip.sgpt", &damaged) {
+            let c = opened.unwrap_or_else(|e| panic!("bit {bit}: refused: {e}"));
+            let got: Vec<_> = c
+                .frames()
+                .map(|f| f.unwrap_or_else(|d| panic!("bit {bit}: {d}")))
+                .collect();
+            assert_eq!(got, frames, "bit {bit}");
+            // Bytes [0, 8) and the checksum at [12, 16) are checked: their damage is
+            // named. A flipped flag or directory field is caught by the directory checks.
+            let checked = bit / 8 < 8 || (12..16).contains(&(bit / 8));
+            let named = c
+                .defects()
+                .iter()
+                .any(|d| matches!(d, Defect::HeaderDamaged { .. }));
+            assert_eq!(named, checked, "bit {bit}: {:?}", c.defects());
+            if checked {
+                assert!(!c.opened_by_directory(), "bit {bit}");
+                assert!(
+                    !c.defects()
+                        .iter()
+                        .any(|d| matches!(d, Defect::Unclosed { .. })),
+                    "bit {bit}: the file ends with its directory: {:?}",
+                    c.defects()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_damaged_header_over_no_intact_record_is_still_not_a_capture() {
+    // The magic one bit away from SGPT, and nothing after it.
+    let mut bytes = Header::new().to_bytes().to_vec();
+    bytes.extend_from_slice(&[0xA5; 200]);
+    bytes[0] ^= 0x04;
+    for opened in open_both("nothing.sgpt", &bytes) {
+        assert!(
+            matches!(opened, Err(OpenError::BadMagic { .. })),
+            "{opened:?}"
+        );
+    }
+    // A good magic, a bad checksum, nothing after it.
+    let mut bytes = Header::new().to_bytes().to_vec();
+    bytes.extend_from_slice(&[0xA5; 200]);
+    bytes[13] ^= 0x01;
+    for opened in open_both("nothing2.sgpt", &bytes) {
+        assert!(
+            matches!(opened, Err(OpenError::BadHeaderChecksum { .. })),
+            "{opened:?}"
+        );
+    }
+    // A different format (magic far from SGPT) holding a capture is not read as one.
+    let (capture, _, _) = support::capture(5, 3, true);
+    let mut bytes = capture.clone();
+    bytes[0..4].copy_from_slice(b"PK\x03\x04");
+    assert_ne!(u32::from_le_bytes(*b"PK\x03\x04"), MAGIC);
+    for opened in open_both("zip.sgpt", &bytes) {
+        assert!(
+            matches!(opened, Err(OpenError::BadMagic { .. })),
+            "{opened:?}"
+        );
+    }
+}
+
+#[test]
+fn bytes_after_the_directory_are_reported_as_trailing_bytes() {
+    let (mut bytes, frames, _) = support::capture(30, 4, true);
+    let h = Header::parse(&bytes).expect("header");
+    let dir_end = h.directory_offset + h.directory_byte_length;
+    assert_eq!(dir_end, bytes.len() as u64);
+    bytes.extend_from_slice(b"junk after the end\n");
+    for opened in open_both("trailing.sgpt", &bytes) {
+        let c = opened.expect("opens");
+        assert!(c.opened_by_directory());
+        assert_eq!(
+            c.defects(),
+            &[Defect::TrailingBytes {
+                offset: dir_end,
+                bytes: 19
+            }]
+        );
+        let got: Vec<_> = c.frames().map(|f| f.expect("frame")).collect();
+        assert_eq!(got, frames);
+    }
+    // Scanned (the CLOSED flag lost, as on a non-seekable sink): the same defect, not a
+    // truncated tail.
+    let mut unclosed = bytes.clone();
+    let mut h2 = h;
+    h2.flags = 0;
+    unclosed[..HEADER_LEN].copy_from_slice(&h2.to_bytes());
+    for opened in open_both("trailing-scan.sgpt", &unclosed) {
+        let c = opened.expect("opens");
+        assert!(!c.opened_by_directory());
+        assert_eq!(
+            c.defects(),
+            &[Defect::TrailingBytes {
+                offset: dir_end,
+                bytes: 19
+            }]
+        );
+    }
+}
+
+#[test]
+fn a_corrupt_frame_record_names_the_frame_it_held() {
+    let (mut bytes, _, _) = support::capture(30, 4, true);
+    let clean = read::from_bytes(bytes.clone()).expect("opens");
+    let entry = clean.frame_entry(17).expect("entry");
+    bytes[(entry.offset + 40) as usize] ^= 0x10;
+    for opened in open_both("frame17.sgpt", &bytes) {
+        let c = opened.expect("opens");
+        assert!(c.opened_by_directory());
+        let d = c.read_frame(17).expect_err("frame 17 is damaged");
+        match &d {
+            Defect::FrameUnreadable {
+                index,
+                offset,
+                length,
+                ..
+            } => {
+                assert_eq!((*index, *offset, *length), (17, entry.offset, entry.length));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(d.to_string().contains("frame 17"), "{d}");
+        let verified = c.verify();
+        assert_eq!(verified, vec![d.clone()]);
+        // The batch read reports the same.
+        let mut seen = Vec::new();
+        c.read_frames_into(
+            0..c.frame_count(),
+            &mut framewise_format::payload::FrameDecoder::new(),
+            &mut framewise_format::model::Frame::default(),
+            |i, r| {
+                if let Err(e) = r {
+                    seen.push((i, e));
+                }
+            },
+        );
+        assert_eq!(seen, vec![(17, d)]);
+    }
+}
