@@ -43,7 +43,6 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod alloc;
-pub mod cli;
 mod config;
 mod game;
 pub mod gpu;
@@ -280,8 +279,7 @@ pub enum DemoError {
     /// `--gpu` was asked for, but this build has no GPU workload: the `gpu` feature was off.
     #[error(
         "--gpu: this build has no GPU workload (it was compiled without the `gpu` feature); \
-         rebuild with it: `cargo run --release -p framewise-cli --features gpu -- demo --gpu` \
-         (or `-p framewise-demo --features gpu` for the framewise-demo binary)"
+         rebuild with it: `cargo run --release -p framewise-cli --features gpu -- demo --gpu`"
     )]
     GpuNotBuilt,
     /// `--gpu` was asked for, but no GPU device could be made (no adapter, no driver).

@@ -1,32 +1,30 @@
-//! `framewise-demo`: runs the instrumented demo game and records it. The `framewise demo`
-//! verb of the CLI runs the same library and then explains the capture; this binary only
-//! records and prints what it wrote.
+//! `framewise-demo`: the demo game on its own, as a game ships: it takes no flags and is
+//! recorded through the recorder's environment harness (`FRAMEWISE_CAPTURE`,
+//! `FRAMEWISE_FRAMES`, `FRAMEWISE_LEVEL`, `FRAMEWISE_FIXED_DT`, `FRAMEWISE_GOLDEN_FRAME`, …);
+//! without it, it runs the default demo into `framewise-demo.sgpt`. The `framewise demo` verb
+//! of the CLI runs the same library with flags and then explains the capture.
 
 #![forbid(unsafe_code)]
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use framewise_demo::cli::DemoArgs;
-
 #[global_allocator]
 static ALLOC: framewise_demo::CountingAlloc = framewise_demo::CountingAlloc::new();
 
-/// Run the framewise demo game and record it.
-#[derive(Debug, Parser)]
-#[command(name = "framewise-demo", version)]
-struct Cli {
-    #[command(flatten)]
-    args: DemoArgs,
-}
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = cli
-        .args
-        .to_config()
-        .and_then(framewise_demo::run)
-        .map_err(anyhow::Error::from);
+    if let Some(arg) = std::env::args().nth(1) {
+        if arg == "--version" || arg == "-V" {
+            println!("framewise-demo {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        eprintln!(
+            "framewise-demo: usage error: {arg}: framewise-demo takes no arguments (it is the \
+             game, recorded through the FRAMEWISE_* environment); `framewise demo --help` has \
+             the flags"
+        );
+        return ExitCode::from(4);
+    }
+    let result = framewise_demo::run(framewise_demo::DemoConfig::default());
     match result {
         Ok(outcome) => {
             let frames = outcome.frames.len();

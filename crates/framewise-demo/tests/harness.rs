@@ -42,3 +42,18 @@ fn the_environment_harness_records_the_binary() {
         .collect();
     assert!(names.contains(&"allocations"), "{names:?}");
 }
+
+#[test]
+fn the_binary_takes_no_flags_the_cli_verb_does() {
+    // The flags are framewise-cli's (`framewise demo`); the game is driven by the harness.
+    let output = Command::new(env!("CARGO_BIN_EXE_framewise-demo"))
+        .arg("--frames")
+        .arg("10")
+        .output()
+        .expect("the binary runs");
+    assert_eq!(output.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("framewise demo --help"), "{stderr}");
+    assert!(output.stdout.is_empty());
+}
