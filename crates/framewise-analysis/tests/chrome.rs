@@ -1,6 +1,6 @@
 use framewise_analysis::import::chrome::{self, ChromeError};
 use framewise_analysis::model::DefectKind;
-use framewise_analysis::{summarize, LoadOptions};
+use framewise_analysis::{summarize, Capture, LoadOptions};
 use proptest::prelude::*;
 
 /// A tracing-chrome-like trace: main thread frames of 16 ms with update/render inside, a
@@ -43,18 +43,22 @@ pub fn trace(frames: usize) -> String {
     format!("[{}]", ev.join(",\n"))
 }
 
+/// The note that says which frame span was auto-picked.
+fn auto_pick_note(c: &Capture) -> &str {
+    c.meta()
+        .notes
+        .iter()
+        .find(|n| n.contains("auto-picked"))
+        .expect("a note names the pick")
+}
+
 #[test]
 fn array_form_auto_picks_the_frame_span() {
     let c = chrome::import(trace(30).as_bytes(), &LoadOptions::default()).expect("valid");
     assert_eq!(c.frame_count(), 30);
     assert_eq!(c.frames().period_ns[0], Some(16_000_000));
     assert_eq!(c.frames().row(0).map(|r| r.work_ns()), Some(12_000_000));
-    let note = c
-        .meta()
-        .notes
-        .iter()
-        .find(|n| n.contains("auto-picked"))
-        .expect("a note names the pick");
+    let note = auto_pick_note(&c);
     assert!(
         note.contains("`frame`") && note.contains("game/main"),
         "{note}"
@@ -173,4 +177,122 @@ proptest! {
     fn arbitrary_json_never_panics(text in "[\\[\\]{}\",:a-zA-Z0-9 .-]{0,120}") {
         let _ = chrome::import(text.as_bytes(), &LoadOptions::default().with_spans(true));
     }
+}
+
+/// A game trace of `frames` frames: `frame` on the main thread (14 of every 16.667 ms, with
+/// `update` and `render` inside) and an audio mixer's `audio_tick` on its own thread three
+/// times a frame (1 ms each): the audio tick is the most frequent top-level span. Spans
+/// carry their source location, as tracing-chrome writes it.
+fn game_with_audio_tick(frames: usize, frame_name: &str) -> String {
+    let mut ev = vec![
+        r#"{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"game"}}"#.to_owned(),
+        r#"{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main"}}"#.to_owned(),
+        r#"{"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"audio"}}"#.to_owned(),
+    ];
+    let period_us = 16_666.667;
+    for i in 0..frames {
+        let t = 500.0 + i as f64 * period_us;
+        ev.push(format!(
+            r#"{{"ph":"X","name":"{frame_name}","ts":{t:.3},"dur":14000,"pid":1,"tid":1,"args":{{".file":"src/main.rs",".line":40}}}}"#
+        ));
+        ev.push(format!(
+            r#"{{"ph":"X","name":"update","ts":{:.3},"dur":5000,"pid":1,"tid":1,"args":{{".file":"src/update.rs",".line":12}}}}"#,
+            t + 100.0
+        ));
+        ev.push(format!(
+            r#"{{"ph":"X","name":"render","ts":{:.3},"dur":8000,"pid":1,"tid":1,"args":{{".file":"src/render.rs",".line":88}}}}"#,
+            t + 5200.0
+        ));
+        for k in 0..3 {
+            ev.push(format!(
+                r#"{{"ph":"X","name":"audio_tick","ts":{:.3},"dur":1000,"pid":1,"tid":7,"args":{{".file":"src/mixer.rs",".line":7}}}}"#,
+                t + 300.0 + k as f64 * period_us / 3.0
+            ));
+        }
+    }
+    format!("[{}]", ev.join(",\n"))
+}
+
+#[test]
+fn a_frequent_audio_tick_on_its_own_thread_does_not_frame_the_trace() {
+    let c = chrome::import(
+        game_with_audio_tick(600, "frame").as_bytes(),
+        &LoadOptions::default(),
+    )
+    .expect("valid");
+    assert_eq!(c.frame_count(), 600);
+    assert_eq!(c.frames().row(0).map(|r| r.work_ns()), Some(14_000_000));
+    let note = auto_pick_note(&c);
+    assert!(
+        note.contains("`frame`") && note.contains("game/main") && note.contains("84%"),
+        "{note}"
+    );
+    assert!(
+        note.contains("`audio_tick`") && note.contains("game/audio"),
+        "the note names the runner-up: {note}"
+    );
+    // The audio ticks are still there, as scopes of the frames they start in.
+    assert_eq!(
+        summarize(&c).scopes.get("audio_tick").map(|s| s.calls),
+        Some(1800)
+    );
+}
+
+#[test]
+fn the_span_that_tiles_its_thread_frames_the_trace_whatever_its_name() {
+    let c = chrome::import(
+        game_with_audio_tick(120, "GameLoop").as_bytes(),
+        &LoadOptions::default(),
+    )
+    .expect("valid");
+    assert_eq!(c.frame_count(), 120);
+    assert!(
+        c.meta().notes.iter().any(|n| n.contains("`GameLoop`")),
+        "{:?}",
+        c.meta().notes
+    );
+}
+
+#[test]
+fn on_a_tie_the_span_named_like_a_frame_frames_the_trace() {
+    // Two threads, each tiled back to back by its own span: `tick` (four times as often)
+    // and `frame`.
+    let mut ev = Vec::new();
+    for i in 0..400u64 {
+        ev.push(format!(
+            r#"{{"ph":"X","name":"tick","ts":{},"dur":4000,"pid":1,"tid":2}}"#,
+            i * 4000
+        ));
+    }
+    for i in 0..100u64 {
+        ev.push(format!(
+            r#"{{"ph":"X","name":"frame","ts":{},"dur":16000,"pid":1,"tid":1}}"#,
+            i * 16000
+        ));
+    }
+    let text = format!("[{}]", ev.join(",\n"));
+    let c = chrome::import(text.as_bytes(), &LoadOptions::default()).expect("valid");
+    assert_eq!(c.frame_count(), 100);
+    let note = auto_pick_note(&c);
+    assert!(
+        note.contains("`frame`") && note.contains("named like a frame"),
+        "{note}"
+    );
+}
+
+#[test]
+fn importing_a_large_trace_holds_neither_its_text_nor_a_json_tree() {
+    // 3,000 frames of the game trace: several MB of JSON, imported as `summarize`, `diff`
+    // and `gate` load it. Holding the text alone would take its size; a serde_json::Value
+    // per event took 13 times it. Everything the import allocates, the capture it returns
+    // included, stays under the text's size.
+    let text = game_with_audio_tick(3_000, "frame");
+    let (capture, peak) =
+        crate::peak::peak_bytes_during(|| chrome::import(text.as_bytes(), &LoadOptions::default()));
+    assert_eq!(capture.expect("valid").frame_count(), 3_000);
+    assert!(
+        peak < text.len(),
+        "the import held {peak} bytes at once for a {} byte trace",
+        text.len()
+    );
 }

@@ -9,6 +9,7 @@ mod inspect;
 mod litecap;
 mod load;
 mod outputs;
+mod peak;
 mod sgpt;
 mod summarize;
 mod trace;

@@ -16,8 +16,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// Options every verb that reads a capture accepts.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct InputArgs {
-    /// Chrome JSON only: the span that marks a frame. Without it the importer picks the
-    /// most frequent top-level span on the busiest thread and says which in `notes`.
+    /// Chrome JSON only: the span that marks a frame. Without it the importer uses the
+    /// trace's own frame track, else the top-level span that tiles its thread's timeline,
+    /// and says which in `notes`.
     #[arg(long, value_name = "NAME")]
     pub frame_span: Option<String>,
 }

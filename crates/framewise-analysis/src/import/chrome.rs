@@ -7,24 +7,40 @@
 //! events become scopes; `i`/`I`/`R` become marks; `C` become counters (each frame takes
 //! its last sample); `M` name processes and threads.
 //!
+//! The text is streamed: each event is read into a small typed record and folded into
+//! compact per-span rows (a few dozen bytes each) as it comes, so neither the text nor a
+//! JSON tree of it is ever held ([`import_reader`] reads a file without loading it).
+//!
 //! A frame is one occurrence of the frame span: `--frame-span NAME`; else the trace's own
 //! frame track when it has one (`X` events of category `frame` whose `args` carry the frame's
 //! `index`, as `framewise trace` writes them: those are frames, not scopes, and their
-//! `args.paused` is kept); else the most frequent top-level span on the thread with the most
-//! top-level spans. A note names the choice. Every span,
-//! mark and counter sample on any thread belongs to the frame in which it starts
+//! `args.paused` is kept); else the top-level span that tiles its thread's timeline: the
+//! one whose back-to-back occurrences cover the largest share of the time from its thread's
+//! first top-level span to its last (a frame loop covers most of its thread; an audio or
+//! worker tick that runs several times a frame leaves gaps between its runs). Shares within
+//! [`TIE_POINTS`] percentage points are a tie, won by a span named like a frame, then by
+//! the larger share. A note names the choice and the runner-up. Every span, mark and
+//! counter sample on any thread belongs to the frame in which it starts
 //! (`[begin, next begin)`). Unclosed `B`, `E` without `B`, events out of order within a
 //! thread, spans overlapping their parent and unknown phases are tolerated and reported.
 
-use std::collections::{BTreeMap, HashMap};
+use std::cell::Cell;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::fmt;
+use std::io::Read;
+use std::rc::Rc;
 
-use serde_json::Value;
+use serde::de::{
+    self, DeserializeSeed, Deserializer as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
+use serde::Deserialize;
 
 use crate::build::{
     float_raw, CaptureBuilder, FrameInput, LaneInput, LoadOptions, MarkInput, SpanInput,
 };
 use crate::load::{no_progress, Progress, Reporter, Stage};
-use crate::model::{Capture, CounterKind, Defect, DefectKind, Numeric, SourceKind};
+use crate::model::{Capture, CounterKind, Defect, DefectKind, Numeric, ScopeId, SourceKind};
 
 /// Why a Chrome trace could not be imported.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -58,7 +74,19 @@ pub enum ChromeError {
         /// Spans in the trace.
         spans: usize,
     },
+    /// Reading the text failed (an I/O error, not a problem with the trace).
+    #[error("chrome trace: reading failed at byte {offset}: {message}")]
+    Read {
+        /// Bytes read before the failure.
+        offset: u64,
+        /// What the reader said.
+        message: String,
+    },
 }
+
+/// Two auto-pick candidates whose shares of their threads' timelines differ by less than
+/// this many percentage points are a tie (won by a span named like a frame).
+pub const TIE_POINTS: f64 = 5.0;
 
 /// Phases that are part of the format but not imported (async, flow, object, sample, memory
 /// dump, context, clock sync).
@@ -66,34 +94,474 @@ const KNOWN_UNIMPORTED: &[&str] = &[
     "b", "e", "n", "S", "T", "p", "F", "s", "t", "f", "P", "O", "N", "D", "V", "v", "(", ")", "c",
 ];
 
-fn json_error(e: &serde_json::Error, bytes: &[u8]) -> ChromeError {
-    // serde_json reports line/column; turn them into a byte offset for the message.
-    let mut line = 1usize;
-    let mut offset = 0usize;
-    for (i, &b) in bytes.iter().enumerate() {
-        if line == e.line() {
-            offset = i + e.column().saturating_sub(1);
-            break;
-        }
-        if b == b'\n' {
-            line += 1;
-        }
+// ---------------------------------------------------------------------------------------
+// Reading: bytes → typed events → compact rows.
+
+/// Where the reader stands, shared with the visitors (serde_json owns the reader while
+/// they run).
+#[derive(Default)]
+struct Position {
+    /// Bytes handed to the parser.
+    consumed: Cell<u64>,
+    /// One past the last byte handed out that is neither whitespace nor `,`.
+    significant_end: Cell<u64>,
+}
+
+/// The text's bytes as serde_json asks for them (one at a time), from a buffer refilled
+/// in pieces; counts them and reports progress on each refill.
+struct Source<'p, R> {
+    inner: R,
+    buf: Vec<u8>,
+    at: usize,
+    len: usize,
+    position: Rc<Position>,
+    reporter: Reporter<'p>,
+}
+
+impl<R: Read> Source<'_, R> {
+    fn refill(&mut self) -> std::io::Result<()> {
+        self.at = 0;
+        self.len = loop {
+            match self.inner.read(&mut self.buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        self.reporter.update(self.position.consumed.get());
+        Ok(())
     }
-    ChromeError::NotJson {
-        offset,
-        message: e.to_string(),
+
+    /// Skips whitespace and returns the next byte without consuming it (`None` at the end).
+    fn peek_significant(&mut self) -> std::io::Result<Option<u8>> {
+        loop {
+            if self.at == self.len {
+                self.refill()?;
+                if self.len == 0 {
+                    return Ok(None);
+                }
+            }
+            match self.buf.get(self.at) {
+                Some(b) if b.is_ascii_whitespace() => {
+                    self.at += 1;
+                    self.position.consumed.set(self.position.consumed.get() + 1);
+                }
+                Some(&b) => return Ok(Some(b)),
+                None => return Ok(None),
+            }
+        }
     }
 }
 
-fn skip_ws(bytes: &[u8], mut at: usize) -> usize {
-    while let Some(b) = bytes.get(at) {
-        if b.is_ascii_whitespace() {
-            at += 1;
-        } else {
-            break;
+impl<R: Read> Read for Source<'_, R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.at == self.len {
+            self.refill()?;
+        }
+        let available = self.buf.get(self.at..self.len).unwrap_or(&[]);
+        let n = available.len().min(out.len());
+        let (Some(from), Some(to)) = (available.get(..n), out.get_mut(..n)) else {
+            return Ok(0);
+        };
+        to.copy_from_slice(from);
+        let start = self.position.consumed.get();
+        if let Some(last) = from
+            .iter()
+            .rposition(|b| !(b.is_ascii_whitespace() || *b == b','))
+        {
+            self.position.significant_end.set(start + last as u64 + 1);
+        }
+        self.position.consumed.set(start + n as u64);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// A field's value as the importer reads it: whatever its JSON type, never an error (a
+/// `ts` that is a string is an untimed event, not a broken trace).
+#[derive(Debug, Default, PartialEq)]
+enum Scalar {
+    /// Absent, null, an object or an array (skipped without being built).
+    #[default]
+    Other,
+    Str(String),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    Bool(bool),
+}
+
+impl Scalar {
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Self::Str(s) => Some(s),
+            _ => None,
         }
     }
-    at
+
+    fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Self::U64(v) => Some(v as f64),
+            Self::I64(v) => Some(v as f64),
+            Self::F64(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// A number, or a string holding one (counter values, line numbers).
+    fn as_f64_lenient(&self) -> Option<f64> {
+        self.as_f64()
+            .or_else(|| self.as_str().and_then(|s| s.parse().ok()))
+    }
+
+    /// A `pid`/`tid`: a string as is, a number as JSON writes it.
+    fn id(&self) -> String {
+        match self {
+            Self::Str(s) => s.clone(),
+            Self::U64(v) => v.to_string(),
+            Self::I64(v) => v.to_string(),
+            Self::F64(v) => format!("{v:?}"),
+            _ => "0".into(),
+        }
+    }
+}
+
+/// The `visit_*` methods for the JSON kinds a visitor does not read: each gives `$body`
+/// (with `$this` bound to the visitor) instead of a type error, so an odd value is skipped,
+/// never fatal.
+macro_rules! other_kinds {
+    ($this:ident => $body:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            let $this = self;
+            Ok($body)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            let $this = self;
+            Ok($body)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            let $this = self;
+            Ok($body)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            let $this = self;
+            Ok($body)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            let $this = self;
+            Ok($body)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            let $this = self;
+            Ok($body)
+        }
+    };
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Scalar, E> {
+        Ok(Scalar::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
+        Ok(Scalar::I64(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
+        Ok(Scalar::U64(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
+        Ok(Scalar::F64(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
+        Ok(Scalar::Str(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Scalar, E> {
+        Ok(Scalar::Str(v))
+    }
+    fn visit_unit<E>(self) -> Result<Scalar, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_none<E>(self) -> Result<Scalar, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ScalarVisitor)
+    }
+}
+
+/// An event's `args`, reduced to what the importer reads.
+#[derive(Debug, Default)]
+struct Args {
+    /// Members, counted as a JSON object keeps them (a repeated key counts once).
+    members: usize,
+    /// `M`: the process or thread name.
+    name: Option<String>,
+    /// A frame track's frame index.
+    index: Option<u64>,
+    /// A frame track's paused flag.
+    paused: Option<bool>,
+    /// The source file under `.file`, `file`, `[file]` (tracing-chrome and others), in
+    /// that order of preference.
+    file: [Option<String>; 3],
+    /// The line under `.line`, `line`, `[line]`: present (even when not a number) or not.
+    line: [Option<Scalar>; 3],
+    /// Every member that is a number or a string holding one: a `C` event's samples.
+    numbers: Vec<(String, f64)>,
+}
+
+impl Args {
+    fn site(&self) -> (&str, u32) {
+        let file = self.file.iter().flatten().next().map_or("", String::as_str);
+        let line = self
+            .line
+            .iter()
+            .flatten()
+            .next()
+            .and_then(|v| match v {
+                Scalar::U64(n) => Some(*n),
+                Scalar::Str(s) => s.parse().ok(),
+                _ => None,
+            })
+            .and_then(|v| u32::try_from(v).ok())
+            .unwrap_or(0);
+        (file, line)
+    }
+}
+
+struct ArgsVisitor;
+
+impl<'de> Visitor<'de> for ArgsVisitor {
+    type Value = Option<Args>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Args>, A::Error> {
+        let mut args = Args::default();
+        let mut seen: Vec<String> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value: Scalar = map.next_value()?;
+            match key.as_str() {
+                "name" => args.name = value.as_str().map(str::to_owned),
+                "index" => {
+                    args.index = match value {
+                        Scalar::U64(v) => Some(v),
+                        _ => None,
+                    }
+                }
+                "paused" => {
+                    args.paused = match value {
+                        Scalar::Bool(v) => Some(v),
+                        _ => None,
+                    }
+                }
+                _ => {}
+            }
+            if let Some(at) = [".file", "file", "[file]"].iter().position(|k| *k == key) {
+                if let (Some(slot), Some(s)) = (args.file.get_mut(at), value.as_str()) {
+                    *slot = Some(s.to_owned());
+                }
+            }
+            if let Some(at) = [".line", "line", "[line]"].iter().position(|k| *k == key) {
+                if let Some(slot) = args.line.get_mut(at) {
+                    *slot = Some(match &value {
+                        Scalar::U64(v) => Scalar::U64(*v),
+                        Scalar::Str(s) => Scalar::Str(s.clone()),
+                        _ => Scalar::Other,
+                    });
+                }
+            }
+            let number = value.as_f64_lenient();
+            // A repeated key: the last value stands, as in a JSON object.
+            args.numbers.retain(|(k, _)| *k != key);
+            if !seen.contains(&key) {
+                seen.push(key.clone());
+            }
+            if let Some(x) = number {
+                args.numbers.push((key, x));
+            }
+        }
+        args.members = seen.len();
+        Ok(Some(args))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Args>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    other_kinds!(_visitor => None);
+}
+
+struct ArgsSeed;
+
+impl<'de> DeserializeSeed<'de> for ArgsSeed {
+    type Value = Option<Args>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Option<Args>, D::Error> {
+        d.deserialize_any(ArgsVisitor)
+    }
+}
+
+/// One event: the fields the importer reads, each whatever its JSON type; the rest is
+/// skipped unread. Not an object: an event without a phase.
+#[derive(Debug, Default)]
+struct Event {
+    ph: Scalar,
+    name: Scalar,
+    cat: Scalar,
+    pid: Scalar,
+    tid: Scalar,
+    ts: Scalar,
+    dur: Scalar,
+    args: Option<Args>,
+}
+
+struct EventVisitor;
+
+impl<'de> Visitor<'de> for EventVisitor {
+    type Value = Event;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a trace event")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Event, A::Error> {
+        let mut e = Event::default();
+        while let Some(key) = map.next_key::<EventKey>()? {
+            match key {
+                EventKey::Ph => e.ph = map.next_value()?,
+                EventKey::Name => e.name = map.next_value()?,
+                EventKey::Cat => e.cat = map.next_value()?,
+                EventKey::Pid => e.pid = map.next_value()?,
+                EventKey::Tid => e.tid = map.next_value()?,
+                EventKey::Ts => e.ts = map.next_value()?,
+                EventKey::Dur => e.dur = map.next_value()?,
+                EventKey::Args => e.args = map.next_value_seed(ArgsSeed)?,
+                EventKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(e)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Event, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Event::default())
+    }
+    other_kinds!(_visitor => Event::default());
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(EventVisitor)
+    }
+}
+
+/// The members of an event the importer reads, recognised without allocating a key.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum EventKey {
+    Ph,
+    Name,
+    Cat,
+    Pid,
+    Tid,
+    Ts,
+    Dur,
+    Args,
+    #[serde(other)]
+    Other,
+}
+
+/// Top-level members of the object form, recognised without allocating a key.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "camelCase")]
+enum TopKey {
+    TraceEvents,
+    #[serde(other)]
+    Other,
+}
+
+/// Strings interned to `u32` ids: span, mark and file names repeat on every event.
+#[derive(Default)]
+struct Strings {
+    ids: HashMap<String, u32>,
+    all: Vec<String>,
+}
+
+impl Strings {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = u32::try_from(self.all.len()).unwrap_or(u32::MAX);
+        self.all.push(s.to_owned());
+        self.ids.insert(s.to_owned(), id);
+        id
+    }
+
+    fn get(&self, id: u32) -> &str {
+        self.all.get(id as usize).map_or("", String::as_str)
+    }
+
+    fn find(&self, s: &str) -> Option<u32> {
+        self.ids.get(s).copied()
+    }
+}
+
+/// An `X` event as read: times in the trace's µs, before the clock origin is known.
+#[derive(Clone, Copy)]
+struct ReadSpan {
+    thread: u32,
+    name: u32,
+    site: u32,
+    ts_us: f64,
+    dur_us: f64,
+}
+
+/// A `B` or `E` event as read.
+#[derive(Clone, Copy)]
+struct ReadBeginEnd {
+    ts_us: f64,
+    begin: bool,
+    name: u32,
+    site: u32,
+}
+
+/// A span on the capture's clock. 32 bytes: what the importer holds per span.
+#[derive(Clone, Copy)]
+struct RawSpan {
+    thread: u32,
+    name: u32,
+    site: u32,
+    depth: u32,
+    start_ns: u64,
+    end_ns: u64,
+}
+
+/// How far the event array was read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ArrayState {
+    NotStarted,
+    /// `traceEvents` is there but is not an array.
+    NotAnArray,
+    Reading,
+    Closed,
 }
 
 /// How reading the event array ended.
@@ -108,162 +576,371 @@ enum ArrayEnd {
     Malformed(usize, String),
 }
 
-fn stream_array(
-    bytes: &[u8],
-    mut at: usize,
-    out: &mut Vec<Value>,
-    reporter: &mut Reporter<'_>,
-) -> ArrayEnd {
-    loop {
-        reporter.update(at as u64);
-        at = skip_ws(bytes, at);
-        match bytes.get(at) {
-            None => return ArrayEnd::Open,
-            Some(b']') => return ArrayEnd::Closed,
-            Some(b',') => {
-                at += 1;
-                continue;
-            }
-            Some(_) => {}
-        }
-        let rest = bytes.get(at..).unwrap_or(&[]);
-        let mut it = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
-        match it.next() {
-            Some(Ok(v)) => {
-                out.push(v);
-                at += it.byte_offset();
-            }
-            Some(Err(e)) if e.is_eof() => return ArrayEnd::Truncated(at),
-            Some(Err(e)) => return ArrayEnd::Malformed(at, e.to_string()),
-            None => return ArrayEnd::Open,
+/// Everything read from the events, compact, before the clock origin is applied.
+struct Parsed {
+    position: Rc<Position>,
+    array: ArrayState,
+    /// Where the last whole element of the array ended.
+    element_end: u64,
+    /// Elements of the event array read, whatever they were.
+    elements: u64,
+    strings: Strings,
+    sites: HashMap<(u32, u32), u32>,
+    site_list: Vec<(u32, u32)>,
+    thread_keys: HashMap<(String, String), usize>,
+    thread_names: Vec<Option<String>>,
+    thread_pids: Vec<String>,
+    thread_tids: Vec<String>,
+    process_names: HashMap<String, String>,
+    /// The earliest `ts` of any event but metadata, µs.
+    origin_us: f64,
+    spans: Vec<ReadSpan>,
+    /// Per thread, `B`/`E` events in file order.
+    begin_ends: Vec<Vec<ReadBeginEnd>>,
+    /// The frame track of a trace framewise exported: (ts, dur, paused) per frame, µs.
+    frame_track: Vec<(f64, f64, bool)>,
+    marks: Vec<(u32, u32, f64)>,
+    samples: BTreeMap<String, Vec<(f64, f64)>>,
+    unimported: BTreeMap<String, u64>,
+    unknown: BTreeMap<String, u64>,
+    untimed: u64,
+    no_dur: u64,
+}
+
+impl Parsed {
+    fn new(position: Rc<Position>) -> Self {
+        Self {
+            position,
+            array: ArrayState::NotStarted,
+            element_end: 0,
+            elements: 0,
+            strings: Strings::default(),
+            sites: HashMap::new(),
+            site_list: Vec::new(),
+            thread_keys: HashMap::new(),
+            thread_names: Vec::new(),
+            thread_pids: Vec::new(),
+            thread_tids: Vec::new(),
+            process_names: HashMap::new(),
+            origin_us: f64::INFINITY,
+            spans: Vec::new(),
+            begin_ends: Vec::new(),
+            frame_track: Vec::new(),
+            marks: Vec::new(),
+            samples: BTreeMap::new(),
+            unimported: BTreeMap::new(),
+            unknown: BTreeMap::new(),
+            untimed: 0,
+            no_dur: 0,
         }
     }
-}
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
+    fn thread_of(&mut self, pid: String, tid: String) -> u32 {
+        let next = self.thread_keys.len();
+        let names = &mut self.thread_names;
+        let pids = &mut self.thread_pids;
+        let tids = &mut self.thread_tids;
+        let at = *self
+            .thread_keys
+            .entry((pid.clone(), tid.clone()))
+            .or_insert_with(|| {
+                names.push(None);
+                pids.push(pid);
+                tids.push(tid);
+                next
+            });
+        u32::try_from(at).unwrap_or(u32::MAX)
+    }
 
-/// Reads the events, tolerating a cut-off array. Returns the events and how the array
-/// ended.
-#[cfg(test)]
-fn read_events(bytes: &[u8]) -> Result<(Vec<Value>, ArrayEnd), ChromeError> {
-    read_events_reporting(bytes, &mut no_progress)
-}
+    fn site(&mut self, args: Option<&Args>) -> u32 {
+        let (file, line) = args.map_or(("", 0), Args::site);
+        let file = self.strings.id(file);
+        let next = u32::try_from(self.site_list.len()).unwrap_or(u32::MAX);
+        let list = &mut self.site_list;
+        *self.sites.entry((file, line)).or_insert_with(|| {
+            list.push((file, line));
+            next
+        })
+    }
 
-/// [`read_events`], reporting bytes parsed.
-fn read_events_reporting(
-    bytes: &[u8],
-    progress: &mut dyn FnMut(Progress),
-) -> Result<(Vec<Value>, ArrayEnd), ChromeError> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let mut reporter = Reporter::start(progress, Stage::Parsing, bytes.len() as u64);
-    let read = read_events_from(bytes, &mut reporter);
-    reporter.finish();
-    read
-}
-
-fn read_events_from(
-    bytes: &[u8],
-    reporter: &mut Reporter<'_>,
-) -> Result<(Vec<Value>, ArrayEnd), ChromeError> {
-    let start = skip_ws(bytes, 0);
-    let mut events = Vec::new();
-    match bytes.get(start) {
-        Some(b'[') => {
-            let end = stream_array(bytes, start + 1, &mut events, reporter);
-            if let ArrayEnd::Malformed(offset, message) = &end {
-                if events.is_empty() {
-                    return Err(ChromeError::NotJson {
-                        offset: *offset,
-                        message: message.clone(),
+    /// Folds one event into the rows.
+    fn take(&mut self, e: Event) {
+        self.elements += 1;
+        let ph = e.ph.as_str();
+        if ph != Some("M") {
+            if let Some(ts) = e.ts.as_f64().filter(|t| t.is_finite()) {
+                self.origin_us = self.origin_us.min(ts);
+            }
+        }
+        let Some(ph) = ph else {
+            *self.unknown.entry("(none)".into()).or_insert(0) += 1;
+            return;
+        };
+        let name = e.name.as_str().unwrap_or("");
+        if ph == "M" {
+            let value = e.args.as_ref().and_then(|a| a.name.clone());
+            match (name, value) {
+                ("thread_name", Some(v)) => {
+                    let t = self.thread_of(e.pid.id(), e.tid.id());
+                    if let Some(slot) = self.thread_names.get_mut(t as usize) {
+                        *slot = Some(v);
+                    }
+                }
+                ("process_name", Some(v)) => {
+                    self.process_names.insert(e.pid.id(), v);
+                }
+                _ => {}
+            }
+            return;
+        }
+        if KNOWN_UNIMPORTED.contains(&ph) {
+            *self.unimported.entry(ph.to_owned()).or_insert(0) += 1;
+            return;
+        }
+        if !matches!(ph, "X" | "B" | "E" | "i" | "I" | "R" | "C") {
+            *self.unknown.entry(ph.to_owned()).or_insert(0) += 1;
+            return;
+        }
+        let Some(ts_us) = e.ts.as_f64() else {
+            self.untimed += 1;
+            return;
+        };
+        let thread = self.thread_of(e.pid.id(), e.tid.id());
+        let args = e.args.as_ref();
+        match ph {
+            "X" => match e.dur.as_f64() {
+                Some(dur_us) if dur_us.is_finite() && dur_us >= 0.0 => {
+                    if e.cat.as_str() == Some("frame") {
+                        if let Some(a) = args.filter(|a| a.index.is_some()) {
+                            self.frame_track
+                                .push((ts_us, dur_us, a.paused.unwrap_or(false)));
+                            return;
+                        }
+                    }
+                    let name = self.strings.id(name);
+                    let site = self.site(args);
+                    self.spans.push(ReadSpan {
+                        thread,
+                        name,
+                        site,
+                        ts_us,
+                        dur_us,
+                    });
+                }
+                _ => self.no_dur += 1,
+            },
+            "B" | "E" => {
+                let begin = ph == "B";
+                let (name, site) = if begin {
+                    (self.strings.id(name), self.site(args))
+                } else {
+                    (0, 0)
+                };
+                let t = thread as usize;
+                if self.begin_ends.len() <= t {
+                    self.begin_ends.resize_with(t + 1, Vec::new);
+                }
+                if let Some(list) = self.begin_ends.get_mut(t) {
+                    list.push(ReadBeginEnd {
+                        ts_us,
+                        begin,
+                        name,
+                        site,
                     });
                 }
             }
-            Ok((events, end))
-        }
-        Some(b'{') => match serde_json::from_slice::<Value>(bytes) {
-            Ok(Value::Object(mut map)) => match map.remove("traceEvents") {
-                Some(Value::Array(events)) => Ok((events, ArrayEnd::Closed)),
-                Some(_) => Err(ChromeError::NotATrace {
-                    found: "a \"traceEvents\" that is not an array",
-                }),
-                None => Err(ChromeError::NotATrace {
-                    found: "an object without \"traceEvents\"",
-                }),
-            },
-            Ok(_) => Err(ChromeError::NotATrace { found: "JSON" }),
-            Err(e) if e.is_eof() => {
-                // A cut-off object: read the traceEvents array as far as it goes.
-                let key = find(bytes, b"\"traceEvents\"").ok_or_else(|| json_error(&e, bytes))?;
-                let colon = skip_ws(bytes, key + b"\"traceEvents\"".len());
-                if bytes.get(colon) != Some(&b':') {
-                    return Err(json_error(&e, bytes));
+            "C" => {
+                if let Some(args) = args {
+                    let single = args.members == 1;
+                    for (k, x) in &args.numbers {
+                        let counter = if single {
+                            name.to_owned()
+                        } else {
+                            format!("{name}.{k}")
+                        };
+                        self.samples.entry(counter).or_default().push((ts_us, *x));
+                    }
                 }
-                let open = skip_ws(bytes, colon + 1);
-                if bytes.get(open) != Some(&b'[') {
-                    return Err(json_error(&e, bytes));
-                }
-                let end = match stream_array(bytes, open + 1, &mut events, reporter) {
-                    ArrayEnd::Open => ArrayEnd::Truncated(bytes.len()),
-                    ArrayEnd::Closed => ArrayEnd::Truncated(bytes.len()),
-                    other => other,
-                };
-                Ok((events, end))
             }
-            Err(e) => Err(json_error(&e, bytes)),
-        },
-        Some(_) => Err(ChromeError::NotATrace {
-            found: "neither [ nor {",
-        }),
-        None => Err(ChromeError::NotATrace {
-            found: "an empty document",
-        }),
+            _ => {
+                let name = self.strings.id(name);
+                self.marks.push((thread, name, ts_us));
+            }
+        }
     }
 }
 
-fn id_string(v: Option<&Value>) -> String {
-    match v {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
-        _ => "0".into(),
+/// The event array: each element is folded into [`Parsed`] as soon as it is read.
+struct EventsSeed<'s>(&'s mut Parsed);
+
+impl<'de> DeserializeSeed<'de> for EventsSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
     }
 }
 
-struct RawSpan {
-    thread: usize,
-    name: String,
-    file: String,
-    line: u32,
-    start_ns: u64,
-    end_ns: u64,
-    depth: u32,
+impl<'de> Visitor<'de> for EventsSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of trace events")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let p = self.0;
+        p.array = ArrayState::Reading;
+        p.element_end = p.position.consumed.get();
+        while let Some(event) = seq.next_element::<Event>()? {
+            p.take(event);
+            p.element_end = p.position.consumed.get();
+        }
+        p.array = ArrayState::Closed;
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        self.0.array = ArrayState::NotAnArray;
+        Ok(())
+    }
+    other_kinds!(this => this.0.array = ArrayState::NotAnArray);
 }
 
-fn site(args: Option<&Value>) -> (String, u32) {
-    let Some(args) = args else {
-        return (String::new(), 0);
+/// The object form: `traceEvents` is streamed, every other member skipped unread.
+struct ObjectSeed<'s>(&'s mut Parsed);
+
+impl<'de> Visitor<'de> for ObjectSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object with \"traceEvents\"")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<TopKey>()? {
+            match key {
+                TopKey::TraceEvents => map.next_value_seed(EventsSeed(&mut *self.0))?,
+                TopKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads the events from `reader` (`total_bytes`: its length, for progress), tolerating a
+/// cut-off array. Returns the rows and how the array ended.
+fn read_events<R: Read>(
+    reader: R,
+    total_bytes: u64,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Parsed, ArrayEnd), ChromeError> {
+    let position = Rc::new(Position::default());
+    let mut source = Source {
+        inner: reader,
+        buf: vec![0u8; 1 << 16],
+        at: 0,
+        len: 0,
+        position: Rc::clone(&position),
+        reporter: Reporter::start(progress, Stage::Parsing, total_bytes),
     };
-    let file = [".file", "file", "[file]"]
-        .iter()
-        .find_map(|k| args.get(*k).and_then(Value::as_str))
-        .unwrap_or("")
-        .to_owned();
-    let line = [".line", "line", "[line]"]
-        .iter()
-        .find_map(|k| args.get(*k))
-        .and_then(|v| {
-            v.as_u64()
-                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-        })
-        .and_then(|v| u32::try_from(v).ok())
-        .unwrap_or(0);
-    (file, line)
+    let io = |e: std::io::Error, position: &Position| ChromeError::Read {
+        offset: position.consumed.get(),
+        message: e.to_string(),
+    };
+    source.refill().map_err(|e| io(e, &position))?;
+    if source.buf.get(..source.len.min(3)) == Some(b"\xEF\xBB\xBF".as_slice()) {
+        source.at = 3;
+    }
+    let first = source.peek_significant().map_err(|e| io(e, &position))?;
+    let mut parsed = Parsed::new(Rc::clone(&position));
+    let object = match first {
+        Some(b'[') => false,
+        Some(b'{') => true,
+        Some(_) => {
+            return Err(ChromeError::NotATrace {
+                found: "neither [ nor {",
+            })
+        }
+        None => {
+            return Err(ChromeError::NotATrace {
+                found: "an empty document",
+            })
+        }
+    };
+    let result = {
+        let mut de = serde_json::Deserializer::from_reader(&mut source);
+        if object {
+            de.deserialize_map(ObjectSeed(&mut parsed))
+        } else {
+            EventsSeed(&mut parsed).deserialize(&mut de)
+        }
+    };
+    source.reporter.finish();
+    let offset = usize::try_from(position.consumed.get()).unwrap_or(usize::MAX);
+    let element_end = usize::try_from(parsed.element_end).unwrap_or(usize::MAX);
+    let end = match (result, parsed.array) {
+        (Ok(()), ArrayState::NotAnArray) => {
+            return Err(ChromeError::NotATrace {
+                found: "a \"traceEvents\" that is not an array",
+            })
+        }
+        (Ok(()), ArrayState::NotStarted) => {
+            return Err(ChromeError::NotATrace {
+                found: "an object without \"traceEvents\"",
+            })
+        }
+        (Ok(()), _) => ArrayEnd::Closed,
+        (Err(e), _) if e.is_io() => {
+            return Err(ChromeError::Read {
+                offset: position.consumed.get(),
+                message: e.to_string(),
+            })
+        }
+        (Err(e), ArrayState::NotStarted | ArrayState::NotAnArray) => {
+            return Err(ChromeError::NotJson {
+                offset,
+                message: e.to_string(),
+            })
+        }
+        (Err(e), ArrayState::Reading) if e.is_eof() => {
+            if position.significant_end.get() <= parsed.element_end {
+                // Nothing but separators after the last whole event.
+                if object {
+                    ArrayEnd::Truncated(offset)
+                } else {
+                    ArrayEnd::Open
+                }
+            } else {
+                ArrayEnd::Truncated(element_end)
+            }
+        }
+        (Err(e), ArrayState::Reading) if parsed.elements == 0 => {
+            return Err(ChromeError::NotJson {
+                offset,
+                message: e.to_string(),
+            })
+        }
+        (Err(e), ArrayState::Reading) => ArrayEnd::Malformed(offset, e.to_string()),
+        // The array was read whole; the object around it is cut off or broken.
+        (Err(e), ArrayState::Closed) if e.is_eof() => ArrayEnd::Truncated(offset),
+        (Err(e), ArrayState::Closed) => ArrayEnd::Malformed(offset, e.to_string()),
+    };
+    Ok((parsed, end))
 }
 
-/// Imports a Chrome trace.
+// ---------------------------------------------------------------------------------------
+// Building: rows → frames → capture.
+
+/// Imports a Chrome trace held in memory.
 pub fn import(bytes: &[u8], options: &LoadOptions) -> Result<Capture, ChromeError> {
     import_reporting(bytes, options, &mut no_progress)
+}
+
+/// Imports a Chrome trace from a reader (a file, a decompressor), streaming it: the text
+/// is never held whole.
+pub fn import_reader(reader: impl Read, options: &LoadOptions) -> Result<Capture, ChromeError> {
+    import_reader_reporting(reader, 0, options, &mut no_progress)
 }
 
 pub(crate) fn import_reporting(
@@ -271,9 +948,142 @@ pub(crate) fn import_reporting(
     options: &LoadOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Capture, ChromeError> {
-    let (events, end) = read_events_reporting(bytes, progress)?;
+    import_reader_reporting(bytes, bytes.len() as u64, options, progress)
+}
+
+/// [`import_reader`], reporting bytes parsed out of `total_bytes`, then frames built.
+pub(crate) fn import_reader_reporting(
+    reader: impl Read,
+    total_bytes: u64,
+    options: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Capture, ChromeError> {
+    let (parsed, end) = read_events(reader, total_bytes, progress)?;
+    build(parsed, end, options, progress)
+}
+
+/// The frame span [`pick_frame_span`] chose and why.
+struct Pick {
+    thread: u32,
+    name: u32,
+    note: String,
+}
+
+/// A top-level span's occurrences on one thread.
+struct Candidate {
+    thread: u32,
+    name: u32,
+    count: u64,
+    /// Share of its thread's timeline (first top-level begin to last top-level end) they
+    /// cover, 0 to 1.
+    share: f64,
+}
+
+fn named_like_a_frame(name: &str) -> bool {
+    name.to_ascii_lowercase().contains("frame")
+}
+
+/// The span that tiles its thread's timeline (see the module docs), and a note saying so.
+/// `spans` are in pre-order per thread, nested.
+fn pick_frame_span(
+    spans: &[RawSpan],
+    strings: &Strings,
+    label: &dyn Fn(u32) -> String,
+) -> Option<Pick> {
+    let mut by_name: HashMap<(u32, u32), (u64, u64)> = HashMap::new();
+    let mut extent: HashMap<u32, (u64, u64)> = HashMap::new();
+    for s in spans.iter().filter(|s| s.depth == 0) {
+        let c = by_name.entry((s.thread, s.name)).or_insert((0, 0));
+        c.0 += 1;
+        c.1 = c.1.saturating_add(s.end_ns - s.start_ns);
+        let e = extent.entry(s.thread).or_insert((s.start_ns, s.end_ns));
+        e.0 = e.0.min(s.start_ns);
+        e.1 = e.1.max(s.end_ns);
+    }
+    let mut candidates: Vec<Candidate> = by_name
+        .into_iter()
+        .map(|((thread, name), (count, covered_ns))| {
+            let (first, last) = extent.get(&thread).copied().unwrap_or((0, 0));
+            let timeline_ns = last.saturating_sub(first);
+            let share = if timeline_ns == 0 {
+                0.0
+            } else {
+                covered_ns as f64 / timeline_ns as f64
+            };
+            Candidate {
+                thread,
+                name,
+                count,
+                share,
+            }
+        })
+        .collect();
+    // A span seen once tiles nothing (a whole-run `main`); it frames only a trace that
+    // has nothing else.
+    if candidates.iter().any(|c| c.count > 1) {
+        candidates.retain(|c| c.count > 1);
+    }
+    // Deterministic order first: larger share, more occurrences, lower thread, name.
+    candidates.sort_by(|a, b| {
+        b.share
+            .total_cmp(&a.share)
+            .then(b.count.cmp(&a.count))
+            .then(a.thread.cmp(&b.thread))
+            .then(strings.get(a.name).cmp(strings.get(b.name)))
+    });
+    let best_share = candidates.first()?.share;
+    let tied = |c: &Candidate| (best_share - c.share) * 100.0 < TIE_POINTS;
+    let frame_like = |c: &Candidate| named_like_a_frame(strings.get(c.name));
+    let at = candidates
+        .iter()
+        .position(|c| tied(c) && frame_like(c))
+        .unwrap_or(0);
+    let pick = candidates.get(at)?;
+    let runner_up = candidates
+        .iter()
+        .enumerate()
+        .find(|(i, _)| *i != at)
+        .map(|(_, c)| c);
+    let percent = |c: &Candidate| format!("{:.0}%", c.share * 100.0);
+    let mut note = format!(
+        "frame span auto-picked: `{}` on thread {}, whose {} occurrences cover {} of that thread's timeline back to back",
+        strings.get(pick.name),
+        label(pick.thread),
+        pick.count,
+        percent(pick),
+    );
+    match runner_up {
+        Some(r) if tied(r) && frame_like(pick) && !frame_like(r) => note.push_str(&format!(
+            "; `{}` on thread {} covers {} of its own, a tie (within {TIE_POINTS} points) won by the span named like a frame",
+            strings.get(r.name),
+            label(r.thread),
+            percent(r)
+        )),
+        Some(r) => note.push_str(&format!(
+            ", the most of any top-level span (next: `{}` on thread {}, {})",
+            strings.get(r.name),
+            label(r.thread),
+            percent(r),
+        )),
+        None => {}
+    }
+    note.push_str("; pass --frame-span NAME to choose another");
+    Some(Pick {
+        thread: pick.thread,
+        name: pick.name,
+        note,
+    })
+}
+
+fn build(
+    mut parsed: Parsed,
+    end: ArrayEnd,
+    options: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Capture, ChromeError> {
     let mut defects: Vec<Defect> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
+    let events = parsed.elements;
     match end {
         ArrayEnd::Closed => {}
         ArrayEnd::Open => {
@@ -284,8 +1094,7 @@ pub(crate) fn import_reporting(
                 DefectKind::TruncatedTail,
                 1,
                 format!(
-                    "the trace is cut off at byte {offset}; {} whole events before it were read",
-                    events.len()
+                    "the trace is cut off at byte {offset}; {events} whole events before it were read"
                 ),
             )
             .at(offset as u64),
@@ -295,8 +1104,7 @@ pub(crate) fn import_reporting(
                 DefectKind::CorruptRange,
                 1,
                 format!(
-                    "malformed JSON at byte {offset} ({message}); reading stopped after {} events",
-                    events.len()
+                    "malformed JSON at byte {offset} ({message}); reading stopped after {events} events"
                 ),
             )
             .at(offset as u64),
@@ -304,182 +1112,102 @@ pub(crate) fn import_reporting(
     }
 
     // The clock origin: the earliest timestamp of any timed event.
-    let origin_us = events
-        .iter()
-        .filter(|e| e.get("ph").and_then(Value::as_str) != Some("M"))
-        .filter_map(|e| e.get("ts").and_then(Value::as_f64))
-        .filter(|t| t.is_finite())
-        .fold(f64::INFINITY, f64::min);
+    let origin_us = parsed.origin_us;
     let to_ns = |us: f64| -> Option<u64> {
         let ns = ((us - origin_us) * 1000.0).round();
         (0.0..1.8e19).contains(&ns).then_some(ns as u64)
     };
+    let mut untimed = parsed.untimed;
 
-    let mut thread_keys: HashMap<(String, String), usize> = HashMap::new();
-    let mut thread_names: Vec<Option<String>> = Vec::new();
-    let mut thread_pids: Vec<String> = Vec::new();
-    let mut thread_tids: Vec<String> = Vec::new();
-    let mut process_names: HashMap<String, String> = HashMap::new();
-    let mut thread_of = |pid: String, tid: String, names: &mut Vec<Option<String>>| -> usize {
-        let next = thread_keys.len();
-        *thread_keys
-            .entry((pid.clone(), tid.clone()))
-            .or_insert_with(|| {
-                names.push(None);
-                thread_pids.push(pid);
-                thread_tids.push(tid);
-                next
+    // X spans onto the clock, in place (the same size, so the allocation is reused).
+    let read = parsed.spans.len();
+    let mut spans: Vec<RawSpan> = std::mem::take(&mut parsed.spans)
+        .into_iter()
+        .filter_map(|r| {
+            let start_ns = to_ns(r.ts_us)?;
+            Some(RawSpan {
+                thread: r.thread,
+                name: r.name,
+                site: r.site,
+                depth: 0,
+                start_ns,
+                end_ns: start_ns.saturating_add((r.dur_us * 1000.0).round() as u64),
             })
-    };
-
-    // Per thread: B/E events to match, in file order.
-    let mut begin_ends: Vec<Vec<(u64, bool, usize)>> = Vec::new();
-    let mut spans: Vec<RawSpan> = Vec::new();
-    // The frame track of a trace framewise exported: (begin, end, paused) per frame.
-    let mut frame_track: Vec<(u64, u64, bool)> = Vec::new();
-    let mut marks: Vec<(usize, String, u64)> = Vec::new();
+        })
+        .collect();
+    untimed += (read - spans.len()) as u64;
+    let frame_track: Vec<(u64, u64, bool)> = parsed
+        .frame_track
+        .iter()
+        .filter_map(|&(ts, dur, paused)| {
+            let begin = to_ns(ts)?;
+            Some((
+                begin,
+                begin.saturating_add((dur * 1000.0).round() as u64),
+                paused,
+            ))
+        })
+        .collect();
+    untimed += (parsed.frame_track.len() - frame_track.len()) as u64;
+    let marks: Vec<(u32, u32, u64)> = parsed
+        .marks
+        .iter()
+        .filter_map(|&(thread, name, ts)| Some((thread, name, to_ns(ts)?)))
+        .collect();
+    untimed += (parsed.marks.len() - marks.len()) as u64;
     let mut samples: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
-    let mut unimported: BTreeMap<String, u64> = BTreeMap::new();
-    let mut unknown: BTreeMap<String, u64> = BTreeMap::new();
-    let mut untimed = 0u64;
-    let mut no_dur = 0u64;
-
-    for (order, e) in events.iter().enumerate() {
-        let Some(ph) = e.get("ph").and_then(Value::as_str) else {
-            *unknown.entry("(none)".into()).or_insert(0) += 1;
-            continue;
-        };
-        let pid = id_string(e.get("pid"));
-        let tid = id_string(e.get("tid"));
-        let name = e.get("name").and_then(Value::as_str).unwrap_or("");
-        if ph == "M" {
-            let value = e
-                .get("args")
-                .and_then(|a| a.get("name"))
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            match (name, value) {
-                ("thread_name", Some(v)) => {
-                    let t = thread_of(pid, tid, &mut thread_names);
-                    thread_names[t] = Some(v);
-                }
-                ("process_name", Some(v)) => {
-                    process_names.insert(pid, v);
-                }
-                _ => {}
-            }
-            continue;
-        }
-        if KNOWN_UNIMPORTED.contains(&ph) {
-            *unimported.entry(ph.to_owned()).or_insert(0) += 1;
-            continue;
-        }
-        if !matches!(ph, "X" | "B" | "E" | "i" | "I" | "R" | "C") {
-            *unknown.entry(ph.to_owned()).or_insert(0) += 1;
-            continue;
-        }
-        let Some(ts_ns) = e.get("ts").and_then(Value::as_f64).and_then(to_ns) else {
-            untimed += 1;
-            continue;
-        };
-        let thread = thread_of(pid, tid, &mut thread_names);
-        match ph {
-            "X" => match e.get("dur").and_then(Value::as_f64) {
-                Some(dur) if dur.is_finite() && dur >= 0.0 => {
-                    let end_ns = ts_ns.saturating_add((dur * 1000.0).round() as u64);
-                    let args = e.get("args");
-                    let frame_index = args.and_then(|a| a.get("index")).and_then(Value::as_u64);
-                    if e.get("cat").and_then(Value::as_str) == Some("frame")
-                        && frame_index.is_some()
-                    {
-                        let paused = args
-                            .and_then(|a| a.get("paused"))
-                            .and_then(Value::as_bool)
-                            .unwrap_or(false);
-                        frame_track.push((ts_ns, end_ns, paused));
-                        continue;
-                    }
-                    let (file, line) = site(args);
-                    spans.push(RawSpan {
-                        thread,
-                        name: name.to_owned(),
-                        file,
-                        line,
-                        start_ns: ts_ns,
-                        end_ns,
-                        depth: 0,
-                    });
-                }
-                _ => no_dur += 1,
-            },
-            "B" | "E" => {
-                if begin_ends.len() <= thread {
-                    begin_ends.resize_with(thread + 1, Vec::new);
-                }
-                begin_ends[thread].push((ts_ns, ph == "B", order));
-            }
-            "C" => {
-                if let Some(args) = e.get("args").and_then(Value::as_object) {
-                    let single = args.len() == 1;
-                    for (k, v) in args {
-                        if let Some(x) = v
-                            .as_f64()
-                            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-                        {
-                            let counter = if single {
-                                name.to_owned()
-                            } else {
-                                format!("{name}.{k}")
-                            };
-                            samples.entry(counter).or_default().push((ts_ns, x));
-                        }
-                    }
-                }
-            }
-            _ => marks.push((thread, name.to_owned(), ts_ns)),
+    for (name, list) in std::mem::take(&mut parsed.samples) {
+        let timed: Vec<(u64, f64)> = list
+            .iter()
+            .filter_map(|&(ts, v)| Some((to_ns(ts)?, v)))
+            .collect();
+        untimed += (list.len() - timed.len()) as u64;
+        if !timed.is_empty() {
+            samples.insert(name, timed);
         }
     }
 
     // Match B/E per thread, in timestamp order (stable, so file order breaks ties).
     let mut out_of_order = 0u64;
-    let mut unclosed: Vec<String> = Vec::new();
+    let mut unclosed: Vec<u32> = Vec::new();
     let mut unmatched_end = 0u64;
-    for (thread, list) in begin_ends.iter_mut().enumerate() {
-        out_of_order += list.windows(2).filter(|w| w[1].0 < w[0].0).count() as u64;
-        list.sort_by_key(|&(ts, _, _)| ts);
-        let mut stack: Vec<(u64, usize)> = Vec::new();
-        for &(ts, is_begin, order) in list.iter() {
-            if is_begin {
-                stack.push((ts, order));
-            } else if let Some((start, begin_order)) = stack.pop() {
-                let e = &events[begin_order];
-                let (file, line) = site(e.get("args"));
+    let be_count: usize = parsed.begin_ends.iter().map(Vec::len).sum();
+    // Room for the B/E spans, and no more: growing by doubling would hold up to twice
+    // the rows.
+    spans.shrink_to_fit();
+    spans.reserve_exact(be_count / 2);
+    for (thread, list) in std::mem::take(&mut parsed.begin_ends)
+        .into_iter()
+        .enumerate()
+    {
+        let thread = u32::try_from(thread).unwrap_or(u32::MAX);
+        let mut timed: Vec<(u64, ReadBeginEnd)> = Vec::with_capacity(list.len());
+        for e in list {
+            match to_ns(e.ts_us) {
+                Some(ts) => timed.push((ts, e)),
+                None => untimed += 1,
+            }
+        }
+        out_of_order += timed.windows(2).filter(|w| w[1].0 < w[0].0).count() as u64;
+        timed.sort_by_key(|&(ts, _)| ts);
+        let mut stack: Vec<(u64, ReadBeginEnd)> = Vec::new();
+        for (ts, e) in timed {
+            if e.begin {
+                stack.push((ts, e));
+            } else if let Some((start_ns, b)) = stack.pop() {
                 spans.push(RawSpan {
                     thread,
-                    name: e
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned(),
-                    file,
-                    line,
-                    start_ns: start,
-                    end_ns: ts.max(start),
+                    name: b.name,
+                    site: b.site,
                     depth: 0,
+                    start_ns,
+                    end_ns: ts.max(start_ns),
                 });
             } else {
                 unmatched_end += 1;
             }
         }
-        for (_, order) in stack {
-            unclosed.push(
-                events[order]
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-            );
-        }
+        unclosed.extend(stack.iter().map(|(_, b)| b.name));
     }
     if out_of_order > 0 {
         defects.push(Defect::new(
@@ -489,7 +1217,11 @@ pub(crate) fn import_reporting(
         ));
     }
     if !unclosed.is_empty() {
-        let shown: Vec<&str> = unclosed.iter().take(5).map(String::as_str).collect();
+        let shown: Vec<&str> = unclosed
+            .iter()
+            .take(5)
+            .map(|&n| parsed.strings.get(n))
+            .collect();
         defects.push(Defect::new(
             DefectKind::Importer,
             unclosed.len() as u64,
@@ -507,11 +1239,11 @@ pub(crate) fn import_reporting(
             format!("{unmatched_end} E events had no open B on their thread; ignored"),
         ));
     }
-    if no_dur > 0 {
+    if parsed.no_dur > 0 {
         defects.push(Defect::new(
             DefectKind::Importer,
-            no_dur,
-            format!("{no_dur} X events had no valid dur; ignored"),
+            parsed.no_dur,
+            format!("{} X events had no valid dur; ignored", parsed.no_dur),
         ));
     }
     if untimed > 0 {
@@ -521,15 +1253,16 @@ pub(crate) fn import_reporting(
             format!("{untimed} events had no numeric ts; ignored"),
         ));
     }
-    for (ph, n) in &unknown {
+    for (ph, n) in &parsed.unknown {
         defects.push(Defect::new(
             DefectKind::Importer,
             *n,
             format!("{n} events with unknown phase `{ph}`; ignored"),
         ));
     }
-    if !unimported.is_empty() {
-        let list: Vec<String> = unimported
+    if !parsed.unimported.is_empty() {
+        let list: Vec<String> = parsed
+            .unimported
             .iter()
             .map(|(ph, n)| format!("{n} `{ph}`"))
             .collect();
@@ -541,21 +1274,17 @@ pub(crate) fn import_reporting(
 
     if spans.is_empty() && frame_track.is_empty() {
         return Err(ChromeError::NoSpans {
-            events: events.len(),
+            events: usize::try_from(events).unwrap_or(usize::MAX),
         });
     }
 
-    // Nesting per thread: pre-order by (thread, start, longest first).
-    spans.sort_by(|a, b| {
-        (a.thread, a.start_ns, std::cmp::Reverse(a.end_ns)).cmp(&(
-            b.thread,
-            b.start_ns,
-            std::cmp::Reverse(b.end_ns),
-        ))
-    });
+    // Nesting per thread: pre-order by (thread, start, longest first); spans of the same
+    // extent by name and site, so the order never depends on the sort (which works in
+    // place: no second copy of the spans).
+    spans.sort_unstable_by_key(|s| (s.thread, s.start_ns, Reverse(s.end_ns), s.name, s.site));
     let mut clipped = 0u64;
     let mut stack: Vec<u64> = Vec::new();
-    let mut current_thread = usize::MAX;
+    let mut current_thread = u32::MAX;
     for s in spans.iter_mut() {
         if s.thread != current_thread {
             stack.clear();
@@ -586,76 +1315,65 @@ pub(crate) fn import_reporting(
     }
 
     // The frame span.
-    let mut top_level: HashMap<(usize, &str), u64> = HashMap::new();
-    for s in spans.iter().filter(|s| s.depth == 0) {
-        *top_level.entry((s.thread, s.name.as_str())).or_insert(0) += 1;
-    }
-    let thread_label = |t: usize, names: &[Option<String>]| -> String {
-        let pid = thread_pids.get(t).cloned().unwrap_or_default();
-        let tid = thread_tids.get(t).cloned().unwrap_or_default();
-        let thread = names
+    let thread_label = |t: u32| -> String {
+        let t = t as usize;
+        let pid = parsed.thread_pids.get(t).cloned().unwrap_or_default();
+        let tid = parsed.thread_tids.get(t).cloned().unwrap_or_default();
+        let thread = parsed
+            .thread_names
             .get(t)
             .cloned()
             .flatten()
             .unwrap_or_else(|| format!("tid {tid}"));
-        match process_names.get(&pid) {
+        match parsed.process_names.get(&pid) {
             Some(p) => format!("{p}/{thread}"),
             None => format!("pid {pid}/{thread}"),
         }
     };
     let own_track = options.frame_span.is_none() && !frame_track.is_empty();
-    let (frame_thread, frame_name) = match &options.frame_span {
+    let frame_span: Option<(u32, u32)> = match &options.frame_span {
         None if own_track => {
             notes.push(format!(
                 "frames from the trace's own frame track (category `frame`, as `framewise trace` writes it: {} frames); pass --frame-span NAME to use a span instead",
                 frame_track.len()
             ));
-            (usize::MAX, String::new())
+            None
         }
         Some(name) => {
-            let best = top_level
-                .iter()
-                .filter(|((_, n), _)| *n == name.as_str())
-                .max_by(|a, b| a.1.cmp(b.1).then(b.0 .0.cmp(&a.0 .0)))
-                .map(|((t, _), _)| *t)
-                .or_else(|| spans.iter().find(|s| &s.name == name).map(|s| s.thread))
-                .ok_or_else(|| ChromeError::FrameSpanNotFound {
-                    name: name.clone(),
-                    spans: spans.len(),
-                })?;
-            (best, name.clone())
-        }
-        None => {
-            let mut per_thread: BTreeMap<usize, u64> = BTreeMap::new();
-            for ((t, _), n) in &top_level {
-                *per_thread.entry(*t).or_insert(0) += n;
+            let not_found = || ChromeError::FrameSpanNotFound {
+                name: name.clone(),
+                spans: spans.len(),
+            };
+            let id = parsed.strings.find(name).ok_or_else(not_found)?;
+            let mut top_level: BTreeMap<u32, u64> = BTreeMap::new();
+            for s in spans.iter().filter(|s| s.depth == 0 && s.name == id) {
+                *top_level.entry(s.thread).or_insert(0) += 1;
             }
-            let thread = per_thread
+            let thread = top_level
                 .iter()
                 .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
                 .map(|(t, _)| *t)
-                .unwrap_or(0);
-            let (name, count) = top_level
-                .iter()
-                .filter(|((t, _), _)| *t == thread)
-                .max_by(|a, b| a.1.cmp(b.1).then(b.0 .1.cmp(a.0 .1)))
-                .map(|((_, n), c)| ((*n).to_owned(), *c))
-                .unwrap_or_default();
-            notes.push(format!(
-                "frame span auto-picked: `{name}` on thread {} ({count} occurrences); pass --frame-span NAME to choose another",
-                thread_label(thread, &thread_names)
-            ));
-            (thread, name)
+                .or_else(|| spans.iter().find(|s| s.name == id).map(|s| s.thread))
+                .ok_or_else(not_found)?;
+            Some((thread, id))
+        }
+        None => {
+            let pick = pick_frame_span(&spans, &parsed.strings, &thread_label).ok_or(
+                ChromeError::NoSpans {
+                    events: usize::try_from(events).unwrap_or(usize::MAX),
+                },
+            )?;
+            notes.push(pick.note);
+            Some((pick.thread, pick.name))
         }
     };
-    let mut frame_spans: Vec<(u64, u64, bool)> = if own_track {
-        frame_track
-    } else {
-        spans
+    let mut frame_spans: Vec<(u64, u64, bool)> = match frame_span {
+        None => frame_track,
+        Some((thread, name)) => spans
             .iter()
-            .filter(|s| s.thread == frame_thread && s.name == frame_name)
+            .filter(|s| s.thread == thread && s.name == name)
             .map(|s| (s.start_ns, s.end_ns, false))
-            .collect()
+            .collect(),
     };
     frame_spans.sort_unstable();
     frame_spans.dedup_by_key(|f| f.0);
@@ -665,46 +1383,36 @@ pub(crate) fn import_reporting(
 
     // Build.
     let mut b = CaptureBuilder::from_options(SourceKind::Chrome, options);
-    let threads: Vec<u32> = (0..thread_names.len())
-        .map(|t| {
-            let label = thread_label(t, &thread_names);
-            b.thread(&label)
-        })
+    let threads: Vec<u32> = (0..parsed.thread_names.len())
+        .map(|t| b.thread(&thread_label(u32::try_from(t).unwrap_or(u32::MAX))))
         .collect();
-    let frames = frame_spans.len();
-    let mut per_frame: Vec<Vec<(u32, SpanInput)>> = (0..frames).map(|_| Vec::new()).collect();
-    let mut before_first = 0u64;
+    // Scopes in the order their spans come (pre-order per thread), each (name, site) once.
+    let mut scopes: HashMap<(u32, u32), ScopeId> = HashMap::new();
     for s in &spans {
-        let scope = b.scope(
-            if s.name.is_empty() {
-                "(unnamed)"
-            } else {
-                &s.name
-            },
-            &s.file,
-            s.line,
-        );
-        match frame_of(s.start_ns) {
-            Some(f) => per_frame[f].push((
-                threads.get(s.thread).copied().unwrap_or(0),
-                SpanInput {
-                    scope,
-                    depth: s.depth,
-                    start_ns: s.start_ns,
-                    end_ns: s.end_ns,
-                },
-            )),
-            None => before_first += 1,
+        if let std::collections::hash_map::Entry::Vacant(slot) = scopes.entry((s.name, s.site)) {
+            let name = parsed.strings.get(s.name);
+            let (file, line) = parsed
+                .site_list
+                .get(s.site as usize)
+                .copied()
+                .unwrap_or((0, 0));
+            slot.insert(b.scope(
+                if name.is_empty() { "(unnamed)" } else { name },
+                parsed.strings.get(file),
+                line,
+            ));
         }
     }
+    let frames = frame_spans.len();
+    let mut before_first = 0u64;
     let mut marks_per_frame: Vec<Vec<MarkInput>> = (0..frames).map(|_| Vec::new()).collect();
-    for (thread, name, at) in &marks {
-        let id = b.mark_name(name);
-        match frame_of(*at) {
-            Some(f) => marks_per_frame[f].push(MarkInput {
+    for &(thread, name, at) in &marks {
+        let id = b.mark_name(parsed.strings.get(name));
+        match frame_of(at).and_then(|f| marks_per_frame.get_mut(f)) {
+            Some(list) => list.push(MarkInput {
                 name: id,
-                thread: threads.get(*thread).copied(),
-                at_ns: *at,
+                thread: threads.get(thread as usize).copied(),
+                at_ns: at,
                 user: None,
             }),
             None => before_first += 1,
@@ -725,15 +1433,15 @@ pub(crate) fn import_reporting(
         // Each frame takes its last sample.
         let mut last: Vec<Option<f64>> = vec![None; frames];
         for &(ts, v) in list.iter() {
-            match frame_of(ts) {
-                Some(f) => last[f] = Some(v),
+            match frame_of(ts).and_then(|f| last.get_mut(f)) {
+                Some(slot) => *slot = Some(v),
                 None => before_first += 1,
             }
         }
         for (f, v) in last.into_iter().enumerate() {
-            if let Some(v) = v {
+            if let (Some(v), Some(list)) = (v, counters_per_frame.get_mut(f)) {
                 let raw = if integral { v as i64 } else { float_raw(v) };
-                counters_per_frame[f].push((id, raw));
+                list.push((id, raw));
             }
         }
     }
@@ -742,6 +1450,33 @@ pub(crate) fn import_reporting(
             "Chrome counter events are samples; each frame takes its last sample, as a gauge"
                 .into(),
         );
+    }
+
+    // Each thread's spans are one sorted run: a cursor per thread walks it frame by frame,
+    // so no per-frame copy of the spans is made.
+    let first_begin = begins.first().copied().unwrap_or(u64::MAX);
+    let mut cursors: Vec<(usize, usize)> = Vec::new();
+    let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    let mut from = 0;
+    while from < spans.len() {
+        let thread = spans.get(from).map_or(0, |s| s.thread);
+        let to = from
+            + spans
+                .get(from..)
+                .map_or(0, |rest| rest.partition_point(|s| s.thread == thread));
+        let mut next = from;
+        while spans
+            .get(next)
+            .is_some_and(|s| next < to && s.start_ns < first_begin)
+        {
+            next += 1;
+        }
+        before_first += (next - from) as u64;
+        if let Some(s) = spans.get(next).filter(|_| next < to) {
+            heap.push(Reverse((s.start_ns, cursors.len())));
+        }
+        cursors.push((next, to));
+        from = to;
     }
     if before_first > 0 {
         notes.push(format!(
@@ -756,36 +1491,66 @@ pub(crate) fn import_reporting(
     }
 
     let mut f = FrameInput::default();
-    let mut reporter = Reporter::start(progress, Stage::Frames, frame_spans.len() as u64);
+    let mut runs: Vec<(u32, usize, usize)> = Vec::new();
+    let mut reporter = Reporter::start(progress, Stage::Frames, frames as u64);
     for (i, &(begin, end, paused)) in frame_spans.iter().enumerate() {
         reporter.update(i as u64);
+        let next_begin = begins.get(i + 1).copied().unwrap_or(u64::MAX);
+        runs.clear();
+        while let Some(&Reverse((start_ns, c))) = heap.peek() {
+            if start_ns >= next_begin {
+                break;
+            }
+            heap.pop();
+            let Some(&(run_from, to)) = cursors.get(c) else {
+                continue;
+            };
+            let mut next = run_from;
+            while spans
+                .get(next)
+                .is_some_and(|s| next < to && s.start_ns < next_begin)
+            {
+                next += 1;
+            }
+            let thread = spans.get(run_from).map_or(0, |s| s.thread);
+            runs.push((thread, run_from, next));
+            if let Some(cursor) = cursors.get_mut(c) {
+                cursor.0 = next;
+            }
+            if let Some(s) = spans.get(next).filter(|_| next < to) {
+                heap.push(Reverse((s.start_ns, c)));
+            }
+        }
+        runs.sort_unstable_by_key(|r| r.0);
         f.clear();
         f.index = i as u64;
         f.paused = paused;
         f.cpu_begin_ns = begin;
         f.cpu_end_ns = end;
-        let list = std::mem::take(&mut per_frame[i]);
-        let mut lane: Option<LaneInput> = None;
-        for (thread, span) in list {
-            match lane.as_mut() {
-                Some(l) if l.thread == thread => l.spans.push(span),
-                _ => {
-                    if let Some(done) = lane.take() {
-                        f.lanes.push(done);
-                    }
-                    lane = Some(LaneInput {
-                        thread,
-                        spans: vec![span],
-                        dropped_spans: 0,
-                    });
-                }
-            }
+        for &(thread, run_from, run_to) in &runs {
+            let list = spans.get(run_from..run_to).unwrap_or(&[]);
+            f.lanes.push(LaneInput {
+                thread: threads.get(thread as usize).copied().unwrap_or(0),
+                spans: list
+                    .iter()
+                    .map(|s| SpanInput {
+                        scope: scopes.get(&(s.name, s.site)).copied().unwrap_or(0),
+                        depth: s.depth,
+                        start_ns: s.start_ns,
+                        end_ns: s.end_ns,
+                    })
+                    .collect(),
+                dropped_spans: 0,
+            });
         }
-        if let Some(done) = lane {
-            f.lanes.push(done);
-        }
-        f.marks = std::mem::take(&mut marks_per_frame[i]);
-        f.counters = std::mem::take(&mut counters_per_frame[i]);
+        f.marks = marks_per_frame
+            .get_mut(i)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        f.counters = counters_per_frame
+            .get_mut(i)
+            .map(std::mem::take)
+            .unwrap_or_default();
         b.push_frame(&f);
     }
     reporter.finish();
@@ -796,47 +1561,70 @@ pub(crate) fn import_reporting(
 mod tests {
     use super::*;
 
+    fn read(text: &[u8]) -> Result<(u64, ArrayEnd), ChromeError> {
+        read_events(text, text.len() as u64, &mut no_progress).map(|(p, end)| (p.elements, end))
+    }
+
     #[test]
     fn cut_off_array_keeps_whole_events() {
         let text = br#"[{"ph":"X","name":"frame","ts":0,"dur":10,"pid":1,"tid":1},
 {"ph":"X","name":"frame","ts":16,"dur":10,"pid":1,"tid":1},{"ph":"X","na"#;
-        let (events, end) = read_events(text).expect("tolerated");
-        assert_eq!(events.len(), 2);
+        let (events, end) = read(text).expect("tolerated");
+        assert_eq!(events, 2);
         assert!(matches!(end, ArrayEnd::Truncated(_)));
     }
 
     #[test]
     fn open_array_is_allowed() {
-        let (events, end) = read_events(br#"[{"ph":"i","ts":1},"#).expect("tolerated");
-        assert_eq!(events.len(), 1);
+        let (events, end) = read(br#"[{"ph":"i","ts":1},"#).expect("tolerated");
+        assert_eq!(events, 1);
         assert_eq!(end, ArrayEnd::Open);
     }
 
     #[test]
     fn rejects_non_traces() {
+        assert!(matches!(read(b"42"), Err(ChromeError::NotATrace { .. })));
         assert!(matches!(
-            read_events(b"42"),
+            read(b"{\"a\":1}"),
             Err(ChromeError::NotATrace { .. })
         ));
         assert!(matches!(
-            read_events(b"{\"a\":1}"),
+            read(b"{\"traceEvents\":{}}"),
             Err(ChromeError::NotATrace { .. })
         ));
-        assert!(matches!(
-            read_events(b"[}"),
-            Err(ChromeError::NotJson { .. })
-        ));
-        assert!(matches!(
-            read_events(b""),
-            Err(ChromeError::NotATrace { .. })
-        ));
+        assert!(matches!(read(b"[}"), Err(ChromeError::NotJson { .. })));
+        assert!(matches!(read(b""), Err(ChromeError::NotATrace { .. })));
     }
 
     #[test]
     fn cut_off_object_form() {
         let text = br#"{"displayTimeUnit":"ms","traceEvents":[{"ph":"X","name":"f","ts":0,"dur":5,"pid":1,"tid":1},{"ph":"#;
-        let (events, end) = read_events(text).expect("tolerated");
-        assert_eq!(events.len(), 1);
+        let (events, end) = read(text).expect("tolerated");
+        assert_eq!(events, 1);
         assert!(matches!(end, ArrayEnd::Truncated(_)));
+    }
+
+    #[test]
+    fn fields_of_any_type_are_read_not_rejected() {
+        let text = br#"[{"ph":"X","name":7,"ts":"soon","dur":1,"pid":[1],"tid":{"a":[{}]},"args":3},
+{"ph":"X","name":"f","ts":0,"dur":5,"pid":1.5,"tid":-2,"args":{"line":"12","file":"a.rs","x":{"y":[1,2]}}},
+"not an event", 12, null]"#;
+        let (parsed, end) = read_events(&text[..], 0, &mut no_progress).expect("tolerated");
+        assert_eq!(end, ArrayEnd::Closed);
+        assert_eq!(parsed.elements, 5);
+        assert_eq!(parsed.untimed, 1);
+        assert_eq!(parsed.unknown.get("(none)"), Some(&3));
+        assert_eq!(parsed.thread_pids, ["1.5"]);
+        assert_eq!(parsed.thread_tids, ["-2"]);
+        assert_eq!(parsed.site_list.len(), 1);
+        let (file, line) = parsed.site_list[0];
+        assert_eq!((parsed.strings.get(file), line), ("a.rs", 12));
+    }
+
+    #[test]
+    fn a_span_row_is_32_bytes() {
+        // What the importer holds per span, whatever the text: the bound on its memory.
+        assert_eq!(std::mem::size_of::<ReadSpan>(), 32);
+        assert_eq!(std::mem::size_of::<RawSpan>(), 32);
     }
 }

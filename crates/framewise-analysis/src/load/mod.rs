@@ -4,6 +4,8 @@
 //! `.litecap`, a JSON array or object → Chrome trace. A magic one bit from
 //! `SGPT` is a damaged `.sgpt` header, handed to the `.sgpt` reader.
 
+use std::fs::File;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use framewise_format::container::is_damaged_magic;
@@ -158,9 +160,9 @@ impl FrameSource {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Stage {
-    /// Reading the file into memory; counted in bytes.
+    /// Reading the file into memory (`.litecap`); counted in bytes.
     Reading,
-    /// Parsing what was read (Chrome JSON events); counted in bytes.
+    /// Reading and parsing Chrome JSON events, streamed from the file; counted in bytes.
     Parsing,
     /// Decoding frames and folding them into the capture; counted in frames.
     Frames,
@@ -327,17 +329,31 @@ pub fn open_with_progress(
     if len.sgpt {
         return sgpt::open_reporting(path, options, progress);
     }
-    let bytes = read_reporting(path, len.bytes, progress).map_err(|source| LoadError::Io {
+    let io = |source| LoadError::Io {
         path: path.to_owned(),
         source,
-    })?;
+    };
+    // Chrome JSON is streamed from the file: its text can be hundreds of MB, and the
+    // importer keeps only compact rows.
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
+    if detect(reader.fill_buf().map_err(io)?) == Some(FileKind::ChromeJson) {
+        return chrome::import_reader_reporting(reader, len.bytes, options, progress).map_err(
+            |e| match e {
+                chrome::ChromeError::Read { offset, message } => io(std::io::Error::other(
+                    format!("at byte {offset}: {message}"),
+                )),
+                other => LoadError::Chrome(other),
+            },
+        );
+    }
+    let bytes = read_reporting(path, len.bytes, progress).map_err(io)?;
     from_bytes_reporting(bytes, options, progress)
 }
 
 /// Loads a capture for browsing frame by frame (the inspector): an `.sgpt` file is loaded
 /// without its spans, whatever `options.with_spans` says, and the [`FrameSource`] keeps
 /// it open to read one frame's spans again when asked; any other kind (`.litecap`, Chrome
-/// JSON: small, and read whole anyway) is loaded with its spans, which the source then
+/// JSON: its spans are compact rows once imported) is loaded with its spans, which the source then
 /// hands out. Progress is reported as by [`open_with_progress`].
 ///
 /// ```no_run
