@@ -928,3 +928,91 @@ fn a_followed_capture_grows_until_its_writer_closes_it() {
     std::thread::sleep(std::time::Duration::from_secs(1));
     assert_eq!(ok(&app, "/api/capture")["follow"], closed["follow"]);
 }
+
+/// A small Chrome trace, the same on every run (the demo's timings are real): three frames
+/// on `main` with nested scopes and source sites, a worker's B/E span, a counter and a mark.
+fn fixed_trace() -> String {
+    let mut events = vec![
+        r#"{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"game"}}"#.to_owned(),
+        r#"{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main"}}"#.to_owned(),
+        r#"{"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"worker"}}"#.to_owned(),
+    ];
+    for (i, work_us) in [12_000, 9_500, 31_250].into_iter().enumerate() {
+        let t = 1_000 + i * 16_667;
+        events.push(format!(
+            r#"{{"ph":"X","name":"frame","ts":{t},"dur":{work_us},"pid":1,"tid":1}}"#
+        ));
+        events.push(format!(
+            r#"{{"ph":"X","name":"update","ts":{},"dur":{},"pid":1,"tid":1,"args":{{".file":"src/update.rs",".line":12}}}}"#,
+            t + 100,
+            work_us / 3
+        ));
+        events.push(format!(
+            r#"{{"ph":"X","name":"physics","ts":{},"dur":{},"pid":1,"tid":1}}"#,
+            t + 200,
+            work_us / 6
+        ));
+        events.push(format!(
+            r#"{{"ph":"B","name":"stream","ts":{},"pid":1,"tid":2}}"#,
+            t + 50
+        ));
+        events.push(format!(
+            r#"{{"ph":"E","ts":{},"pid":1,"tid":2}}"#,
+            t + 2_050
+        ));
+        events.push(format!(
+            r#"{{"ph":"C","name":"entities","ts":{},"pid":1,"args":{{"value":{}}}}}"#,
+            t + 10,
+            100 + i * 7
+        ));
+    }
+    events.push(r#"{"ph":"i","name":"checkpoint","ts":17800,"pid":1,"tid":1,"s":"t"}"#.to_owned());
+    format!("[{}]", events.join(",\n"))
+}
+
+fn fixed_app() -> axum::Router {
+    let options = LoadOptions::new().with_spans(true);
+    let capture =
+        framewise_analysis::import::chrome::import(fixed_trace().as_bytes(), &options).unwrap();
+    let mut slower = fixed_trace().replace("\"dur\":31250", "\"dur\":41250");
+    slower = slower.replace("\"dur\":9500", "\"dur\":10500");
+    let other = framewise_analysis::import::chrome::import(slower.as_bytes(), &options).unwrap();
+    let compared = framewise_inspector::Compared {
+        file: "slower.json".into(),
+        capture: other,
+    };
+    router(
+        Inspector::new(capture, "game.json", Some(compared)),
+        Token::from_string(TOKEN),
+        None,
+    )
+}
+
+/// The body as served, whatever the status.
+fn served(app: &axum::Router, path: &str) -> String {
+    let sep = if path.contains('?') { '&' } else { '?' };
+    let (status, body) = get_raw(app, &format!("{path}{sep}token={TOKEN}"), None);
+    format!("{status}\n{}", String::from_utf8(body).unwrap())
+}
+
+#[test]
+fn every_document_is_served_as_its_snapshot() {
+    // Each endpoint's bytes exactly, status first: a change of key, order or number shows.
+    let app = fixed_app();
+    for (name, path) in [
+        ("capture", "/api/capture"),
+        ("strip", "/api/strip"),
+        ("frame", "/api/frame?row=1"),
+        ("frame_with_mark", "/api/frame?row=0"),
+        ("stats_range", "/api/stats?from=1&to=3"),
+        ("hitches", "/api/hitches"),
+        ("structure", "/api/structure?row=2"),
+        ("series", "/api/series?kind=scope&name=update"),
+        ("compare", "/api/compare?a=0&b=2"),
+        ("diff", "/api/diff"),
+        ("no_such_row", "/api/frame?row=9"),
+        ("bad_parameter", "/api/series?kind=bogus&name=x"),
+    ] {
+        insta::assert_snapshot!(name, served(&app, path));
+    }
+}
