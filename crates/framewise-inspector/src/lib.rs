@@ -8,8 +8,9 @@
 //! comparison and topology it serves is read through `framewise-analysis`, and the
 //! documents it shares with the CLI (`summarize`, `hitches`, `diff` JSON) are the analysis
 //! crate's own serializations, so the page and the CLI can never disagree. It binds
-//! `127.0.0.1` only, never another interface, and answers `/api/*` only to requests that
-//! carry the per-run token ([`Token`]). The API is specified in `docs/INSPECTOR.md`.
+//! `127.0.0.1` only, never another interface, answers only requests whose `Host` is
+//! `127.0.0.1:PORT` or `localhost:PORT` (403 otherwise, on every route), and answers
+//! `/api/*` only to requests that carry the per-run token ([`Token`]). The API is specified in `docs/INSPECTOR.md`.
 //!
 //! ```no_run
 //! use std::path::Path;
@@ -33,6 +34,7 @@ use framewise_analysis::LoadError;
 mod api;
 mod assets;
 mod follow;
+mod host;
 mod token;
 
 pub use api::{Compared, Inspector};
@@ -189,10 +191,12 @@ impl Server {
         self,
         start: impl FnOnce() -> std::io::Result<F>,
     ) -> Result<(), ServeError> {
-        let app = match self.served {
-            Served::Fixed(inspector) => router(*inspector, self.token, self.web_dir),
-            Served::Following(follow) => router_following(*follow, self.token, self.web_dir)?,
+        let port = self.addr().port();
+        let live = match self.served {
+            Served::Fixed(inspector) => fixed(*inspector),
+            Served::Following(follow) => follow.start()?,
         };
+        let app = routes(live, self.token, self.web_dir, Some(port));
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .build()?;
@@ -218,13 +222,18 @@ impl Server {
 }
 
 /// The inspector's routes: `/` and `/app/*` (the web app, no token needed: they hold no
-/// capture data) and `/api/*` (token required). Tests drive it in-process.
+/// capture data) and `/api/*` (token required). Tests drive it in-process. It does not
+/// check the `Host` header (it knows no port): a [`Server`] refuses a foreign `Host` with
+/// 403 on every route before these are reached.
 pub fn router(inspector: Inspector, token: Token, web_dir: Option<PathBuf>) -> axum::Router {
-    let live = api::Live::new(api::Snapshot {
+    routes(fixed(inspector), token, web_dir, None)
+}
+
+fn fixed(inspector: Inspector) -> Arc<api::Live> {
+    Arc::new(api::Live::new(api::Snapshot {
         inspector: Arc::new(inspector),
         follow: None,
-    });
-    routes(Arc::new(live), token, web_dir)
+    }))
 }
 
 /// [`router`] for a followed capture: starts the thread that reloads it (it ends once the
@@ -234,21 +243,33 @@ pub fn router_following(
     token: Token,
     web_dir: Option<PathBuf>,
 ) -> std::io::Result<axum::Router> {
-    Ok(routes(follow.start()?, token, web_dir))
+    Ok(routes(follow.start()?, token, web_dir, None))
 }
 
-fn routes(live: Arc<api::Live>, token: Token, web_dir: Option<PathBuf>) -> axum::Router {
+/// The routes; with `port`, behind the `Host` check (inside the headers every response
+/// carries, so a refusal carries them too).
+fn routes(
+    live: Arc<api::Live>,
+    token: Token,
+    web_dir: Option<PathBuf>,
+    port: Option<u16>,
+) -> axum::Router {
     let api = api::routes(live, token);
-    assets::routes(web_dir)
-        .merge(api)
-        .fallback(|| async {
-            (
-                axum::http::StatusCode::NOT_FOUND,
-                [(axum::http::header::CONTENT_TYPE, "application/json")],
-                r#"{"error":"no such path (the API is under /api, see docs/INSPECTOR.md)"}"#,
-            )
-        })
-        .layer(axum::middleware::from_fn(assets::headers))
+    let app = assets::routes(web_dir).merge(api).fallback(|| async {
+        (
+            axum::http::StatusCode::NOT_FOUND,
+            [(axum::http::header::CONTENT_TYPE, "application/json")],
+            r#"{"error":"no such path (the API is under /api, see docs/INSPECTOR.md)"}"#,
+        )
+    });
+    let app = match port {
+        Some(port) => app.layer(axum::middleware::from_fn_with_state(
+            port,
+            host::require_host,
+        )),
+        None => app,
+    };
+    app.layer(axum::middleware::from_fn(assets::headers))
 }
 
 /// Installs the handlers for Ctrl-C (SIGINT) and, on Unix, SIGTERM, now; the future

@@ -635,6 +635,84 @@ fn a_file_that_is_not_a_capture_is_refused() {
     assert!(err.to_string().contains("not a capture"), "{err}");
 }
 
+/// One raw HTTP/1.1 GET over TCP with the given `Host` line (none when `None`): the status
+/// line and the whole response.
+fn raw_get(addr: std::net::SocketAddr, path: &str, host: Option<&str>) -> String {
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let host_line = host.map(|h| format!("Host: {h}\r\n")).unwrap_or_default();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\n{host_line}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response
+}
+
+#[test]
+fn a_foreign_host_header_is_refused_on_every_route() {
+    let server = Server::bind(demo(), None, 0).unwrap();
+    let addr = server.addr();
+    let port = addr.port();
+    let token = server.token().to_owned();
+    server.spawn().unwrap();
+
+    let routes = [
+        "/".to_owned(),
+        "/app/app.js".to_owned(),
+        "/app/style.css".to_owned(),
+        "/favicon.ico".to_owned(),
+        "/no/such/path".to_owned(),
+        format!("/api/capture?token={token}"),
+        format!("/api/strip?token={token}"),
+        format!("/api/frame?row=0&token={token}"),
+    ];
+    let own = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+    let other_port = port.wrapping_add(1).max(1);
+    let foreign = [
+        Some("evil.example".to_owned()),
+        Some(format!("evil.example:{port}")),
+        Some(format!("127.0.0.1:{other_port}")),
+        Some(format!("localhost:{other_port}")),
+        Some("127.0.0.1".to_owned()),
+        None,
+    ];
+    for path in &routes {
+        for host in &own {
+            let response = raw_get(addr, path, Some(host));
+            assert!(
+                !response.starts_with("HTTP/1.1 403"),
+                "{path} with Host {host} refused: {response}"
+            );
+        }
+        for host in &foreign {
+            let response = raw_get(addr, path, host.as_deref());
+            assert!(
+                response.starts_with("HTTP/1.1 403"),
+                "{path} with Host {host:?} not refused: {response}"
+            );
+            assert!(
+                response.contains("Host header"),
+                "{path}, {host:?}: {response}"
+            );
+            assert!(
+                !response.contains("\"frame_count\""),
+                "{path}, {host:?} leaked data: {response}"
+            );
+        }
+    }
+    let page = raw_get(addr, "/", Some(&format!("localhost:{port}")));
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    let refused = raw_get(addr, "/", Some("evil.example"));
+    assert!(
+        refused
+            .to_ascii_lowercase()
+            .contains("cache-control: no-store"),
+        "{refused}"
+    );
+}
+
 #[test]
 fn it_serves_over_a_real_socket_on_loopback() {
     let server = Server::bind(demo(), None, 0).unwrap();
@@ -645,17 +723,8 @@ fn it_serves_over_a_real_socket_on_loopback() {
     assert_eq!(server.url(), format!("http://{addr}/?token={token}"));
     server.spawn().unwrap();
 
-    let request = |path: &str| {
-        let mut stream = std::net::TcpStream::connect(addr).unwrap();
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).unwrap();
-        response
-    };
+    let host = addr.to_string();
+    let request = |path: &str| raw_get(addr, path, Some(&host));
     let response = request(&format!("/api/capture?token={token}"));
     let (head, body) = response.split_once("\r\n\r\n").unwrap();
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
