@@ -277,7 +277,6 @@ fn from_env_without_a_capture_path_starts_nothing() {
 
 #[test]
 fn the_directory_flags_hitches_with_the_one_hitch_rule() {
-    use framewise_detect::hitch_rule::HitchRule;
     let _serial = common::serial();
     let (_dir, path) = common::temp_capture("hitch-flags");
     let session = Session::builder()
@@ -298,13 +297,60 @@ fn the_directory_flags_hitches_with_the_one_hitch_rule() {
     assert!(capture.opened_by_directory());
     let entries: Vec<_> = capture.frame_entries().collect();
     // The flags are exactly what the rule decides over the recorded periods.
-    let mut rule = HitchRule::new(10_000_000);
-    for e in &entries {
+    assert_flags_follow_the_hitch_rule(&entries, 10_000_000);
+    assert!(entries[30].hitch, "the 250 ms stall is flagged");
+}
+
+/// The directory's hitch flags use the frame budget the host declared, not the default: a
+/// 100 ms stall is no hitch for a game whose budget is one second (threshold 1.5 s), and
+/// `framewise hitches` (which reads the budget from META) agrees. The builder once handed the
+/// writer its META's budget after moving the META out, so the writer judged every capture
+/// against the default 16.67 ms and flagged this stall.
+#[test]
+fn the_directory_hitch_flags_use_the_declared_frame_budget() {
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("declared-budget");
+    let budget = std::time::Duration::from_secs(1);
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .frame_budget(budget)
+        .start(path.as_path())
+        .unwrap();
+    for i in 0..40 {
+        let _frame = session.frame();
+        let _work = scope!("work");
+        if i == 30 {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+    session.stop().unwrap();
+    let capture = common::open(&path);
+    assert!(capture.opened_by_directory());
+    assert_eq!(
+        capture.meta().and_then(|m| m.frame_budget_ns),
+        Some(1_000_000_000)
+    );
+    let entries: Vec<_> = capture.frame_entries().collect();
+    assert!(entries[30].period_ns.is_some_and(|p| p >= 100_000_000));
+    assert!(
+        !entries[30].hitch,
+        "a 100 ms stall is far inside a 1 s budget's threshold (1.5 s)"
+    );
+    assert_flags_follow_the_hitch_rule(&entries, 1_000_000_000);
+}
+
+/// Every directory entry's hitch flag is what the one hitch rule decides over the recorded
+/// periods with this frame budget.
+fn assert_flags_follow_the_hitch_rule(
+    entries: &[framewise_format::model::FrameEntry],
+    frame_budget_ns: u64,
+) {
+    let mut rule = framewise_detect::hitch_rule::HitchRule::new(frame_budget_ns);
+    for e in entries {
         let expected = e
             .period_ns
             .and_then(|p| rule.observe(p, e.paused))
             .is_some_and(|j| j.hitch);
         assert_eq!(e.hitch, expected, "frame {}", e.index);
     }
-    assert!(entries[30].hitch, "the 250 ms stall is flagged");
 }

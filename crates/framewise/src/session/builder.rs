@@ -319,7 +319,8 @@ impl SessionBuilder {
                 gpu_wait_frames: u64::from(self.gpu_wait_frames),
                 byte_budget: self.byte_budget,
                 level: self.level,
-                frame_budget_ns: self.meta.frame_budget_ns,
+                // `meta_for` took the builder's META: read the budget from what is written.
+                frame_budget_ns: meta.frame_budget_ns,
                 started,
                 on_warning: self.on_warning.clone(),
                 on_frame_written: self.on_frame_written.clone(),
