@@ -118,10 +118,14 @@ fn recorded() -> &'static Recorded {
             let _session = SESSION.lock().unwrap_or_else(PoisonError::into_inner);
             framewise_demo::run(config).expect("the demo runs");
         }
-        // Cut off at 70% of the file: mid-record, with no directory, as after a crash.
-        let bytes = std::fs::read(&capture).expect("read the capture");
+        // Cut off at 70% of the file: mid-record, with no directory, as after a crash; and
+        // damaged at 35%, so that frames between two surviving ones are lost too.
+        let mut bytes = std::fs::read(&capture).expect("read the capture");
+        bytes.truncate(bytes.len() * 7 / 10);
+        let damaged = bytes.len() / 2;
+        bytes[damaged..damaged + 64].fill(0xA5);
         let truncated = dir.path().join("demo-truncated.sgpt");
-        std::fs::write(&truncated, &bytes[..bytes.len() * 7 / 10]).expect("write the copy");
+        std::fs::write(&truncated, &bytes).expect("write the copy");
         Recorded {
             _dir: dir,
             capture,
@@ -254,6 +258,19 @@ fn a_truncated_capture_shows_the_recovered_banner_and_the_capture_comparison() {
         return;
     }
     let recorded = recorded();
+    // The damage must have cost frames between surviving ones, or the banner's count of
+    // lost frames is not exercised.
+    let capture = framewise_analysis::load::open(
+        &recorded.truncated,
+        &framewise_analysis::LoadOptions::new(),
+    )
+    .expect("the damaged copy loads");
+    let index = &capture.frames().index;
+    assert!(
+        index.windows(2).any(|w| w[1] > w[0] + 1),
+        "the damaged copy lost no frame between surviving ones: {:?}",
+        capture.defects()
+    );
     let url = serve(&recorded.truncated, Some(&recorded.capture));
     run_script(&url, &["--expect-recovered"], false);
 }

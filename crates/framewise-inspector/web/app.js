@@ -74,6 +74,37 @@ function renderHeader(capture) {
   }
 }
 
+/** How many places the banner lists where frames are missing before it summarizes the rest. */
+const LOST_PLACES_SHOWN = 8;
+
+/**
+ * The frames a recovered capture lost, and where: every gap in the capture's own frame
+ * indices (between two frames that survived), and, when the file ends inside a record or was
+ * never closed, its end (what was written after the last surviving frame is unknown). The
+ * count is data-lost on the element (tests).
+ */
+function lostFrames(capture, stripData) {
+  const index = stripData?.index ?? [];
+  const gaps = [];
+  for (let row = 1; row < index.length; row++) {
+    const missing = index[row] - index[row - 1] - 1;
+    if (missing > 0) gaps.push({ after: index[row - 1], before: index[row], missing });
+  }
+  const lost = gaps.reduce((sum, gap) => sum + gap.missing, 0);
+  const cutOff = capture.defects.some((d) => d.kind === "truncated-tail" || d.kind === "unclosed");
+  const places = gaps.slice(0, LOST_PLACES_SHOWN).map((gap) => `${fmtCount(gap.missing)} between frames ${gap.after} and ${gap.before}`);
+  if (gaps.length > LOST_PLACES_SHOWN) places.push(`and ${fmtCount(gaps.length - LOST_PLACES_SHOWN)} more places`);
+  const last = index.length ? index[index.length - 1] : null;
+  return h(
+    "p",
+    { id: "lost", dataset: { lost: String(lost) } },
+    `${fmtCount(lost)} ${lost === 1 ? "frame" : "frames"} lost between surviving frames`,
+    places.length ? ` (${places.join("; ")})` : null,
+    ".",
+    cutOff ? (last === null ? " The file ends before its first frame." : ` The file ends after frame ${last}: whatever was written after it is lost (how many frames is unknown).`) : null,
+  );
+}
+
 /**
  * The defects banner. While a followed file is still being written, an unclosed file and a
  * record cut mid-write are expected: it says "live" rather than "recovered", and still lists
@@ -95,6 +126,7 @@ function renderBanner(capture) {
       banner,
       h("strong", {}, "This capture was recovered: "),
       "it was cut off or damaged, and what is shown is what survived.",
+      lostFrames(capture, state.strip),
       defects(),
     );
   }

@@ -97,6 +97,16 @@ async function run(browserContext) {
     check(bannerShown, "the capture is recovered and the page shows no banner");
     const banner = await page.textContent("#banner");
     for (const defect of capture.defects) check(banner.includes(defect.kind), `the banner does not list defect ${defect.kind}`);
+    // The lost frames, counted here from the strip's own frame indices.
+    let lost = 0;
+    for (let row = 1; row < strip.index.length; row++) lost += strip.index[row] - strip.index[row - 1] - 1;
+    check(Number(await page.getAttribute("#lost", "data-lost")) === lost, `the banner does not count the ${lost} frames missing from the frame indices`);
+    const lostText = await page.textContent("#lost");
+    check(lostText.includes(`${lost} ${lost === 1 ? "frame" : "frames"} lost`), `the banner does not say "${lost} frames lost": ${lostText}`);
+    if (capture.defects.some((d) => d.kind === "truncated-tail" || d.kind === "unclosed")) {
+      const last = strip.index[strip.index.length - 1];
+      check(lostText.includes(`ends after frame ${last}`), `the banner does not say the file ends after frame ${last}: ${lostText}`);
+    }
   } else {
     check(capture.recovered === false, `the capture is recovered (${capture.defects.map((d) => d.kind).join(", ")}) and --expect-recovered was not given`);
     check(!bannerShown, "a banner is shown for a capture that was not recovered");
