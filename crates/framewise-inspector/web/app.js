@@ -149,8 +149,16 @@ function renderHitches(hitches) {
       h(
         "td",
         { class: "guess" },
-        top ? [h("b", {}, top.guess), ` (${top.confidence})`, h("div", { class: "evidence" }, top.evidence)] : DASH,
-        rest.map((guess) => h("div", { class: "evidence muted", title: guess.evidence }, `also ${guess.guess} (${guess.confidence})`)),
+        // One line each, clipped to the panel (the whole text is the title), so that the
+        // list shows ten and more hitches at once.
+        top
+          ? [
+              h("div", { class: "evidence", title: top.evidence }, h("b", {}, top.guess), ` (${top.confidence}) · ${top.evidence}`),
+              rest.length
+                ? h("div", { class: "evidence muted", title: rest.map((guess) => `${guess.guess} (${guess.confidence}): ${guess.evidence}`).join("\n") }, `also ${rest.map((guess) => `${guess.guess} (${guess.confidence})`).join(", ")}`)
+                : null,
+            ]
+          : DASH,
       ),
     );
   });
@@ -198,7 +206,16 @@ async function select(row) {
   renderStructure($("structure"), structure);
   renderComparePanel(compare);
   for (const tr of document.querySelectorAll("#hitches tr.selected")) tr.classList.remove("selected");
-  $(`hitch-${frame.index}`)?.classList.add("selected");
+  const hitchRow = $(`hitch-${frame.index}`);
+  if (hitchRow) {
+    hitchRow.classList.add("selected");
+    // The list follows the selection: scroll its own box (never the page) to the row.
+    const list = hitchRow.closest(".scroll");
+    if (list) {
+      const top = hitchRow.offsetTop - list.querySelector("thead").offsetHeight;
+      if (top < list.scrollTop || hitchRow.offsetTop + hitchRow.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = Math.max(0, top);
+    }
+  }
   document.body.dataset.selectedRow = String(row);
 }
 
@@ -276,6 +293,27 @@ function adopt(capture, stripData, hitches) {
   stripData.index.forEach((index, row) => state.rowOfIndex.set(index, row));
 }
 
+/**
+ * The row the page opens on: the first hitch (by row), else the worst frame (the longest
+ * period; with no period known, the longest work), else row 0.
+ */
+function openingRow(stripData, hitches) {
+  let first = null;
+  for (const hitch of hitches.hitches) {
+    const row = state.rowOfIndex.get(hitch.frame);
+    if (row !== undefined && (first === null || row < first)) first = row;
+  }
+  if (first !== null) return first;
+  const worst = (values) => {
+    let best = null;
+    values.forEach((value, row) => {
+      if (value !== null && value !== undefined && (best === null || value > values[best])) best = row;
+    });
+    return best;
+  };
+  return worst(stripData.period_ns) ?? worst(stripData.work_ns) ?? 0;
+}
+
 /** The views, drawn for the first time. */
 async function showViews() {
   const { capture, strip: stripData, hitches } = state;
@@ -292,7 +330,7 @@ async function showViews() {
     renderDiff($("diff"), body, capture.compare);
     $("diff").hidden = false;
   }) : null;
-  await Promise.all([loadStats(), select(0), diff]);
+  await Promise.all([loadStats(), select(openingRow(stripData, hitches)), diff]);
   document.body.dataset.ready = "1";
 }
 

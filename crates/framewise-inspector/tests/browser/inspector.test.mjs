@@ -88,6 +88,27 @@ async function run(browserContext) {
   const error = await page.getAttribute("body", "data-error");
   check(!error, `the page shows an error (${error}): ${await page.textContent("#error")}`);
 
+  // The opening view: the first hitch (by row) is selected, else the worst frame (longest
+  // period, else longest work); the hitch list shows at least ten rows (or all of them).
+  const hitchRowsByRow = hitches.hitches.map((hitch) => strip.index.indexOf(hitch.frame)).filter((r) => r >= 0);
+  const argmax = (values) => values.reduce((best, value, r) => (value !== null && (best === null || value > values[best]) ? r : best), null);
+  const opening = hitchRowsByRow.length ? Math.min(...hitchRowsByRow) : argmax(strip.period_ns) ?? argmax(strip.work_ns) ?? 0;
+  const openedOn = await page.getAttribute("body", "data-selected-row");
+  check(openedOn === String(opening), `the page opened on row ${openedOn}, not ${hitchRowsByRow.length ? "the first hitch" : "the worst frame"} (row ${opening})`);
+  if (hitchRowsByRow.length) {
+    const selectedHitch = await page.getAttribute(`#hitch-${strip.index[opening]}`, "class");
+    check((selectedHitch ?? "").includes("selected"), "the hitch list does not mark the opening selection");
+    const visibleHitches = await page.evaluate(() => {
+      const list = document.querySelector("#hitches .scroll").getBoundingClientRect();
+      return [...document.querySelectorAll("#hitch-table tbody tr")].filter((tr) => {
+        const r = tr.getBoundingClientRect();
+        return r.top >= list.top - 0.5 && r.bottom <= list.bottom + 0.5;
+      }).length;
+    });
+    const wanted = Math.min(10, hitches.hitches.length);
+    check(visibleHitches >= wanted, `the hitch list shows ${visibleHitches} whole rows, fewer than ${wanted}`);
+  }
+
   // Header and banner.
   check((await page.textContent("#fact-file dd")) === capture.file, "the header does not name the capture's file");
   check(capture.frame_count > 0 && capture.frame_count === strip.period_ns.length, "the API's frame count and strip disagree");
@@ -265,7 +286,7 @@ async function run(browserContext) {
     check(errors.length === 0, `with ${label}: page error ${errors[0]}`);
     await tokenPage.close();
   }
-  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows`;
+  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, opened on row ${opening}, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows`;
 }
 
 /** `--follow`: a capture being written; the strip must grow as frames land, until closed. */
