@@ -102,11 +102,13 @@ export function fill(element, ...children) {
 }
 
 /** A table: `columns` are header labels (a leading "#" right-aligns nothing special). */
-export function table(columns, rows, attrs = {}) {
+export function table(columns, rows, attrs = {}, { numericFrom = null, numeric: numericColumns = [] } = {}) {
+  // Numbers are right-aligned, and so are the headers above them.
+  const numeric = (i) => (numericFrom !== null && i >= numericFrom) || numericColumns.includes(i);
   return h(
     "table",
     attrs,
-    h("thead", {}, h("tr", {}, columns.map((label) => h("th", {}, label)))),
+    h("thead", {}, h("tr", {}, columns.map((label, i) => h("th", { class: numeric(i) ? "num" : null }, label)))),
     h("tbody", {}, rows),
   );
 }

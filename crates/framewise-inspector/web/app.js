@@ -167,7 +167,7 @@ function renderHitches(hitches) {
     h("h2", {}, `Hitches `, h("span", { class: "muted" }, `${rows.length} in ${fmtCount(hitches.frames_judged)} frames judged`)),
     h("p", { class: "muted small" }, hitches.rule.rule),
     rows.length
-      ? h("div", { class: "scroll" }, table(["frame", "phase", "period", "excess", "best guess · evidence"], rows, { id: "hitch-table", class: "data" }))
+      ? h("div", { class: "scroll" }, table(["frame", "phase", "period", "excess", "best guess · evidence"], rows, { id: "hitch-table", class: "data" }, { numeric: [0, 2, 3] }))
       : h("p", {}, "No frame broke the hitch rule."),
   );
   $("hitches").dataset.count = String(rows.length);

@@ -46,7 +46,7 @@ export function renderCompare(root, { pinned, selected, compare, onPin, onUnpin 
     root,
     h("h2", {}, "Compare frames ", h("span", { class: "muted" }, `A = frame ${compare.a.index} (row ${compare.a.row}) · B = frame ${compare.b.index} (row ${compare.b.row})`)),
     controls,
-    h("div", { class: "scroll" }, table(["", "name", "A", "B", "B − A"], rows, { id: "compare-table", class: "data" })),
+    h("div", { class: "scroll" }, table(["", "name", "A", "B", "B − A"], rows, { id: "compare-table", class: "data" }, { numericFrom: 2 })),
   );
   root.dataset.rows = String(compare.rows.length);
 }
@@ -81,7 +81,7 @@ export function renderDiff(root, diff, other) {
         (changed.length > shown.length ? ` · first ${shown.length} shown` : "") +
         " · a diff reports; it has no noise floor (use framewise gate for a verdict)",
     ),
-    h("div", { class: "scroll" }, table(["metric", "base", "candidate", "delta", "%"], rows, { id: "diff-table", class: "data" })),
+    h("div", { class: "scroll" }, table(["metric", "base", "candidate", "delta", "%"], rows, { id: "diff-table", class: "data" }, { numericFrom: 1 })),
   );
   root.dataset.rows = String(changed.length);
 }

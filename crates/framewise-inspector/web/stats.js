@@ -9,6 +9,9 @@ export const QUANTIZATION_NOTE =
   "aggregates over many frames are the honest reading.";
 
 const FRAME_STATS = ["count", "avg", "min", "p01", "p50", "p90", "p95", "p99", "p999", "max"];
+/** How a statistic's key is printed: `p999` is the 99.9th percentile. */
+const LABELS = { p01: "p1", p999: "p99.9" };
+const label = (key) => LABELS[key] ?? key;
 const TIMED_COLUMNS = ["p50", "p95", "max", "total", "self"];
 
 /** Renders /api/stats into `root`; `onPick(kind, name)` opens a series. */
@@ -46,9 +49,12 @@ export function renderStats(root, stats, onPick) {
     root,
     h("h2", {}, "Statistics ", h("span", { class: "muted", id: "stats-range" }, rangeText)),
     h("p", { class: "note", id: "quant-note" }, QUANTIZATION_NOTE),
-    table(["", ...FRAME_STATS], [frameRow("frame (period)", frame, "stat-frame"), frameRow("work", stats.work, "stat-work")], {
-      id: "frame-table",
-    }),
+    table(
+      ["", ...FRAME_STATS.map(label)],
+      [frameRow("frame (period)", frame, "stat-frame"), frameRow("work", stats.work, "stat-work")],
+      { id: "frame-table" },
+      { numericFrom: 1 },
+    ),
     lows,
     nullNotes.length ? h("ul", { class: "null-reasons" }, nullNotes) : null,
     h("p", { class: "muted small" }, stats.methods?.percentile ?? "", " · ", stats.methods?.low_fps ?? ""),
@@ -89,23 +95,53 @@ function timedTable(title, kind, block, onPick) {
     "section",
     {},
     h("h3", {}, title),
-    table(["name", ...TIMED_COLUMNS, "calls", "frames"], rows, { id: `${kind}-table`, class: "data" }),
+    table(["name", ...TIMED_COLUMNS, "calls", "frames"], rows, { id: `${kind}-table`, class: "data" }, { numericFrom: 1 }),
   );
 }
 
+/**
+ * Counters in two tables: sums (summed over frames: the total, and per frame) and gauges (a
+ * level sampled each frame: a sum over frames means nothing, so a gauge shows its level's
+ * statistics only).
+ */
 function counterTable(block, onPick) {
   const entries = Object.entries(block ?? {});
   if (entries.length === 0) return h("p", { class: "muted" }, "Counters: none recorded in this range.");
-  const columns = ["sum", "avg", "min", "max", "p99", "last"];
-  const rows = entries.map(([name, stat]) =>
-    h(
-      "tr",
-      { class: "pick", dataset: { kind: "counter", name }, title: `${name}: click for its value per frame`, onclick: () => onPick("counter", name) },
-      h("td", { class: "name" }, name, h("span", { class: "site" }, ` ${stat.kind}`)),
-      columns.map((key) => cell(fmtCount(stat[key]), { reason: stat.null_reasons?.[key] })),
-    ),
-  );
-  return h("section", {}, h("h3", {}, "Counters (exact)"), table(["name", ...columns], rows, { id: "counter-table", class: "data" }));
+  const kindTable = (title, id, kind, columns) => {
+    const rows = entries
+      .filter(([, stat]) => (kind === "gauge") === (stat.kind === "gauge"))
+      .map(([name, stat]) =>
+        h(
+          "tr",
+          { class: "pick", dataset: { kind: "counter", name }, title: `${name}: click for its value per frame`, onclick: () => onPick("counter", name) },
+          h("td", { class: "name" }, name),
+          columns.map(([key]) => cell(fmtCount(stat[key]), { reason: stat.null_reasons?.[key] })),
+        ),
+      );
+    if (rows.length === 0) return null;
+    return h(
+      "section",
+      {},
+      h("h3", {}, title),
+      table(["name", ...columns.map(([, heading]) => heading)], rows, { id, class: "data" }, { numericFrom: 1 }),
+    );
+  };
+  return [
+    kindTable("Counters (exact, summed per frame)", "counter-table", "sum", [
+      ["sum", "total"],
+      ["avg", "avg/frame"],
+      ["min", "min"],
+      ["max", "max"],
+      ["p99", "p99"],
+    ]),
+    kindTable("Gauges (exact, the level each frame)", "gauge-table", "gauge", [
+      ["avg", "avg"],
+      ["min", "min"],
+      ["max", "max"],
+      ["p99", "p99"],
+      ["last", "last"],
+    ]),
+  ];
 }
 
 /** Pass detail: a series' value per row as a sparkline, gaps where it did not run. */

@@ -54,9 +54,9 @@ export function renderStructure(root, structure) {
       `topology ${topology.id} · ${topology.passes.length} passes (${culled} culled) · ` +
         `${topology.resources.length} resources · ${topology.edges.length} edges`,
     ),
-    table(["#", "pass", "kind", "", "reads", "writes"], passRows, { id: "pass-structure", class: "data" }),
+    table(["#", "pass", "kind", "", "reads", "writes"], passRows, { id: "pass-structure", class: "data" }, { numeric: [0] }),
     h("h3", {}, "Resources"),
-    table(["resource", "kind", "format", "bytes", ""], resourceRows, { id: "resource-structure", class: "data" }),
+    table(["resource", "kind", "format", "bytes", ""], resourceRows, { id: "resource-structure", class: "data" }, { numeric: [3] }),
   );
   root.dataset.passes = String(topology.passes.length);
 }

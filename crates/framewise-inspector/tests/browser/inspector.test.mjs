@@ -263,6 +263,57 @@ async function run(browserContext) {
   const rangeStats = await api("stats", { from, to });
   sameMs(await page.textContent("#stat-frame-p50"), rangeStats.frame.p50, `frame p50 over rows ${from}–${to}`);
 
+  // Tables: every header sits over its column the way the column's cells are aligned
+  // (numbers right, names left); p99.9 is printed as such; gauges and sums apart.
+  const misaligned = await page.evaluate(() => {
+    const bad = [];
+    for (const t of document.querySelectorAll("main table")) {
+      const heads = [...t.querySelectorAll("thead th")];
+      const first = t.querySelector("tbody tr");
+      if (!first) continue;
+      [...first.children].forEach((td, i) => {
+        const th = heads[i];
+        if (!th) return;
+        const a = getComputedStyle(td).textAlign;
+        const b = getComputedStyle(th).textAlign;
+        const right = (x) => x === "right" || x === "end";
+        if (right(a) !== right(b)) bad.push(`${t.id || "table"} column ${i} (${th.textContent}): cells ${a}, header ${b}`);
+      });
+    }
+    return bad;
+  });
+  check(misaligned.length === 0, `headers not aligned with their columns: ${misaligned.join("; ")}`);
+  const statsHeads = await page.locator("#frame-table thead th").allTextContents();
+  check(statsHeads.includes("p99.9") && !statsHeads.includes("p999"), `the statistics' headers are ${JSON.stringify(statsHeads)}, without p99.9`);
+  const gaugeNames = Object.entries(stats.counters ?? {}).filter(([, c]) => c.kind === "gauge").map(([name]) => name);
+  const sumNames = Object.entries(stats.counters ?? {}).filter(([, c]) => c.kind !== "gauge").map(([name]) => name);
+  const shownNames = async (id) => (await page.locator(`#${id} tbody tr`).evaluateAll((trs) => trs.map((tr) => tr.dataset.name))).sort();
+  check(JSON.stringify(await shownNames("gauge-table")) === JSON.stringify([...gaugeNames].sort()), "the gauge table does not list exactly the gauges");
+  check(JSON.stringify(await shownNames("counter-table")) === JSON.stringify([...sumNames].sort()), "the counter table does not list exactly the sum counters");
+  if (gaugeNames.length) {
+    const gaugeHeads = await page.locator("#gauge-table thead th").allTextContents();
+    check(!gaugeHeads.some((x) => x === "sum" || x === "total"), `gauges show a sum: ${JSON.stringify(gaugeHeads)}`);
+  }
+
+  // No hidden columns at laptop sizes: the statistics panel and every table in it fit their
+  // boxes (measured by element boxes).
+  for (const [width, height] of [[1280, 720], [1366, 768]]) {
+    await page.setViewportSize({ width, height });
+    const overflow = await page.evaluate(() => {
+      const panel = document.getElementById("stats");
+      const box = panel.getBoundingClientRect();
+      const found = [];
+      if (panel.scrollWidth > panel.clientWidth) found.push(`#stats scrollWidth ${panel.scrollWidth} > clientWidth ${panel.clientWidth}`);
+      for (const el of panel.querySelectorAll("table, th, td")) {
+        const r = el.getBoundingClientRect();
+        if (r.right > box.right + 0.5 || el.scrollWidth > el.clientWidth + 1) found.push(`${el.tagName} ${el.id || el.textContent.slice(0, 20)} right ${r.right} > ${box.right}`);
+      }
+      return found;
+    });
+    check(overflow.length === 0, `at ${width}x${height} the statistics overflow: ${overflow.slice(0, 5).join("; ")}`);
+  }
+  await page.setViewportSize({ width: 1400, height: 1000 });
+
   if (process.env.FRAMEWISE_BROWSER_SHOT) {
     await page.mouse.move(0, 0); // no tooltip over the picture
     await page.screenshot({ path: process.env.FRAMEWISE_BROWSER_SHOT, fullPage: true });
