@@ -242,6 +242,7 @@ impl Inspector {
         let doc = StripDoc {
             begin_ns: Seq(|| f.cpu_begin_ns.iter().map(move |&b| b.saturating_sub(first))),
             budget_ns: self.budget_ns(),
+            dropped_spans: Seq(|| (0..f.len()).map(|r| c.dropped_spans_in(r))),
             gpu_ns: &f.gpu_ns,
             hitch: Seq(|| (0..f.len()).map(|r| self.hitch_rows.contains_key(&r))),
             index: &f.index,
@@ -462,9 +463,10 @@ impl Inspector {
 
 /// `/api/strip`'s document, its fields in the order serde_json's map sorts them.
 #[derive(serde::Serialize)]
-struct StripDoc<'a, B, H, P, W> {
+struct StripDoc<'a, B, D, H, P, W> {
     begin_ns: B,
     budget_ns: u64,
+    dropped_spans: D,
     gpu_ns: &'a [Option<u64>],
     hitch: H,
     index: &'a [u64],

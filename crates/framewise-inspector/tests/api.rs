@@ -339,6 +339,7 @@ fn the_strip_is_the_frame_table_column_by_column() {
         "phase": f.phase.iter().map(phase).collect::<Vec<_>>(),
         "hitch": (0..f.len()).map(|r| hitch_rows.contains(&r)).collect::<Vec<_>>(),
         "budget_ns": capture.frame_budget_ns(),
+        "dropped_spans": (0..f.len()).map(|r| capture.dropped_spans_in(r)).collect::<Vec<_>>(),
     });
     assert_eq!(
         ok_text(&app(demo()), "/api/strip"),

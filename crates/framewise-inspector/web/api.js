@@ -157,6 +157,7 @@ export function palette() {
     hitch: read("--hitch"),
     hitchWork: read("--hitch-work"),
     paused: read("--paused"),
+    dropped: read("--dropped"),
     budget: read("--budget"),
     select: read("--select"),
     range: read("--range"),

@@ -64,6 +64,8 @@ export class Strip {
     const gap = this.barWidth >= 3 ? 1 : 0;
     let drawn = 0;
     let hitchesMarked = 0;
+    let droppedMarked = 0;
+    const dropped = this.data.dropped_spans ?? [];
     let lastLabelX = -Infinity;
     const over = [];
     this.peaks = new Int32Array(columns);
@@ -73,6 +75,7 @@ export class Strip {
       let maxPeriod = null;
       let maxWork = 0;
       let anyHitch = false;
+      let anyDropped = false;
       let allPaused = true;
       let maxRow = first;
       for (let row = first; row <= last; row++) {
@@ -83,6 +86,7 @@ export class Strip {
         }
         maxWork = Math.max(maxWork, work[row]);
         anyHitch ||= hitch[row];
+        anyDropped ||= (dropped[row] ?? 0) > 0;
         allPaused &&= paused[row];
       }
       this.peaks[column] = maxRow;
@@ -92,6 +96,12 @@ export class Strip {
         hitchesMarked++;
         g.fillStyle = colours.hitch;
         g.fillRect(x, base + 2, Math.max(w, 2), MARK - 3);
+      }
+      if (anyDropped) {
+        // The recorder dropped spans in this frame: its scope totals are low. A tick at the top.
+        droppedMarked++;
+        g.fillStyle = colours.dropped;
+        g.fillRect(x, 0, Math.max(w, 2), 3);
       }
       // A frame with no period is a gap: nothing is drawn for it, not a zero-height bar.
       if (maxPeriod === null) continue;
@@ -123,6 +133,7 @@ export class Strip {
     this.canvas.dataset.frames = String(drawn);
     this.canvas.dataset.columns = String(columns);
     this.canvas.dataset.hitchMarks = String(hitchesMarked);
+    this.canvas.dataset.droppedMarks = String(droppedMarked);
     this.canvas.dataset.overCeiling = String(over.length);
     this.canvas.dataset.ceilingNs = String(this.ceiling);
   }

@@ -139,6 +139,10 @@ async function run(browserContext) {
   const marks = Number(await page.getAttribute("#strip", "data-hitch-marks"));
   check((marks > 0) === strip.hitch.some(Boolean), `the strip marks ${marks} hitch columns; the API has ${strip.hitch.filter(Boolean).length} hitches`);
 
+  // Frames with dropped spans are marked (a tick per column that holds one).
+  const droppedMarks = Number(await page.getAttribute("#strip", "data-dropped-marks"));
+  check((droppedMarks > 0) === strip.dropped_spans.some((n) => n > 0), `the strip marks ${droppedMarks} columns with dropped spans; the API has ${strip.dropped_spans.filter((n) => n > 0).length} frames with some`);
+
   // Hitches list.
   const hitchRows = await page.locator("#hitch-table tbody tr").count();
   check(hitchRows === hitches.hitches.length, `the hitch list has ${hitchRows} rows, /api/hitches ${hitches.hitches.length}`);
