@@ -163,8 +163,9 @@ async function run(browserContext) {
     check(!(await page.isVisible("#diff")), "a capture comparison is shown without --compare");
   }
 
-  // Clicking the first hitch selects its row; the timeline shows that frame's lanes.
-  let row = 0;
+  // Clicking the first hitch selects its row; the timeline shows that frame's lanes
+  // (without hitches, those of the frame the page opened on).
+  let row = opening;
   if (hitches.hitches.length > 0) {
     const first = hitches.hitches[0];
     row = strip.index.indexOf(first.frame);
