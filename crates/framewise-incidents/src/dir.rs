@@ -1,0 +1,164 @@
+//! `.framewise/`: where it is, and scaffolding a new one.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::Error;
+
+/// The directory's name in a game's project.
+pub const DIR_NAME: &str = ".framewise";
+/// The incident log, append-only.
+pub const PERF_FILE: &str = "perf.jsonl";
+/// The rolling summary of the latest session.
+pub const PROFILE_FILE: &str = "profile.json";
+/// Verified fixes with before/after windows, append-only.
+pub const FIXES_FILE: &str = "fixes.jsonl";
+/// Every bench comparison ever made, append-only.
+pub const BENCH_HISTORY_FILE: &str = "bench-history.jsonl";
+/// The environment variable that names the directory (the builder's setting wins over it).
+pub const DIR_ENV: &str = "FRAMEWISE_DIR";
+
+/// The `.gitignore` scaffolded into the directory.
+pub const GITIGNORE: &str = "\
+# framewise: bench runs, golden frames and the rolling summary belong to this machine.
+# perf.jsonl, bench-history.jsonl and fixes.jsonl are the audit trail: keep them in git.
+bench/
+goldens/
+profile.json
+.profile.json.*.tmp
+";
+
+/// The `framewise.toml` scaffolded into the directory.
+pub const CONFIG_TOML: &str = "\
+# framewise.toml: budgets and gate tolerances for this game (see `framewise --help`).
+
+[budgets]
+frame_ms = 16.67          # the frame budget: the hitch rule's bar is max(2 x median, 1.5 x this)
+
+# [gate.tolerances]       # how far `framewise gate` lets a metric move, as a fraction
+# \"frame.p99\" = 0.10
+# \"counter.draw_calls.max\" = 0
+";
+
+/// The agent guide fragment's file name: a project includes it from its own agent
+/// instructions.
+pub const AGENT_GUIDE_FILE: &str = "agent-guide.md";
+
+/// The agent guide fragment scaffolded into the directory.
+pub const AGENT_GUIDE: &str = "\
+# .framewise/ — what this game remembers
+
+framewise writes these files while the game runs with a recording session (and
+`framewise demo` writes them for the demo). Read them cold; nothing here needs the
+game to be running.
+
+- `perf.jsonl` — append-only, one JSON object per line, `type` first among equals:
+  `hitch` (a frame over max(2 x rolling median, 1.5 x frame budget): its period,
+  counter deltas, longest scopes, ranked guesses with evidence, `footprint`),
+  `usermark` (someone pressed the mark key: the trailing window's worst frames),
+  `jitter` (a tracked point jumped off its trajectory), `heartbeat` (every 10 s of
+  play: median/p95 and counter medians), `session-end` (frames, duration, and how
+  many records the rate limits dropped: all zero means nothing was dropped).
+  Every line carries `at`, `build`, `phase`, `ctx` (the situation), `automated`.
+  A field that was not measured is absent, never 0. A last line without its newline
+  was cut by a crash: skip it.
+- `footprint.id` names the cause, apart from the occurrence: the same id on two
+  days is the same issue. `footprint.key` is exactly what was hashed.
+- `profile.json` — the latest session's rolling summary, rewritten every 2 s.
+- `framewise.toml` — this game's frame budget (`[budgets] frame_ms`).
+";
+
+/// Finds the directory: `configured` when given (it need not exist yet), else
+/// `FRAMEWISE_DIR` when set and not empty, else `.framewise/` in the working directory when
+/// it exists. `None`: no incident log for this process.
+pub fn locate(configured: Option<&Path>) -> Option<PathBuf> {
+    if let Some(dir) = configured {
+        return Some(dir.to_owned());
+    }
+    if let Some(dir) = std::env::var_os(DIR_ENV).filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    let here = std::env::current_dir().ok()?.join(DIR_NAME);
+    here.is_dir().then_some(here)
+}
+
+/// What [`scaffold`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scaffold {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Whether the directory itself was created.
+    pub created_dir: bool,
+    /// The files created, in the order written; files that existed are left as they were.
+    pub created: Vec<PathBuf>,
+}
+
+/// Scaffolds `.framewise/` inside `project` (the game's repository root): the directory,
+/// its `.gitignore`, `framewise.toml` and the agent guide fragment ([`AGENT_GUIDE_FILE`]). Idempotent: a file
+/// that exists is never touched, so a user's edits survive.
+pub fn scaffold(project: &Path) -> Result<Scaffold, Error> {
+    scaffold_dir(&project.join(DIR_NAME))
+}
+
+/// [`scaffold`] for a directory named directly (`FRAMEWISE_DIR`, a builder setting).
+pub fn scaffold_dir(dir: &Path) -> Result<Scaffold, Error> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| Error::Io { path, source }
+    };
+    let created_dir = !dir.is_dir();
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let mut created = Vec::new();
+    for (name, text) in [
+        (".gitignore", GITIGNORE),
+        ("framewise.toml", CONFIG_TOML),
+        (AGENT_GUIDE_FILE, AGENT_GUIDE),
+    ] {
+        let path = dir.join(name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut file) => {
+                file.write_all(text.as_bytes()).map_err(io(&path))?;
+                created.push(path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(io(&path)(e)),
+        }
+    }
+    Ok(Scaffold {
+        dir: dir.to_owned(),
+        created_dir,
+        created,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaffold_is_idempotent_and_keeps_user_files() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let first = scaffold(tmp.path()).expect("scaffold");
+        assert!(first.created_dir);
+        assert_eq!(first.created.len(), 3);
+        let toml = tmp.path().join(DIR_NAME).join("framewise.toml");
+        std::fs::write(&toml, "[budgets]\nframe_ms = 8.33\n").expect("edit");
+        let second = scaffold(tmp.path()).expect("again");
+        assert!(!second.created_dir);
+        assert!(second.created.is_empty());
+        assert_eq!(
+            std::fs::read_to_string(&toml).expect("read"),
+            "[budgets]\nframe_ms = 8.33\n"
+        );
+    }
+
+    #[test]
+    fn configured_directory_wins() {
+        let dir = Path::new("/nonexistent/elsewhere");
+        assert_eq!(locate(Some(dir)), Some(dir.to_owned()));
+    }
+}

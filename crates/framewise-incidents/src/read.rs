@@ -1,0 +1,135 @@
+//! The reader: every whole line of `perf.jsonl` that parses, with what it skipped counted.
+//!
+//! A crash can leave a last line without its newline (a torn line): it is skipped and
+//! counted, never an error, and a reader that resumes from a byte cursor
+//! ([`read_from`]) resumes *before* it, so the line is read whole once a writer finishes
+//! it. A line that is not JSON, or a record of a known type that does not parse, is
+//! malformed: skipped and counted. A JSON object of another `type` (written by a newer
+//! framewise or another tool) is skipped and counted apart.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::record::{Record, RECORD_TYPES};
+use crate::Error;
+
+/// What a read found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReadOutcome {
+    /// The records, in file order.
+    pub records: Vec<Record>,
+    /// Lines that were not a JSON object, or a known type that did not parse.
+    pub malformed: u64,
+    /// JSON objects of a `type` this reader does not know (or without a `type`).
+    pub unknown_type: u64,
+    /// Whether the file ended in a line without its newline (skipped).
+    pub torn_last_line: bool,
+    /// The byte offset just past the last whole line read: where to resume.
+    pub next_offset: u64,
+}
+
+#[derive(Deserialize)]
+struct TypeOnly {
+    #[serde(rename = "type")]
+    record_type: Option<String>,
+}
+
+/// Parses one line (without its newline); `Err(true)` for malformed, `Err(false)` for a
+/// type this reader does not know.
+pub fn parse_line(line: &[u8]) -> Result<Record, bool> {
+    let Ok(probe) = serde_json::from_slice::<TypeOnly>(line) else {
+        return Err(true);
+    };
+    match probe.record_type {
+        Some(t) if RECORD_TYPES.contains(&t.as_str()) => {
+            serde_json::from_slice::<Record>(line).map_err(|_| true)
+        }
+        _ => Err(false),
+    }
+}
+
+/// Parses the lines of `bytes`, which start at byte `base_offset` of their file.
+pub fn parse_bytes(bytes: &[u8], base_offset: u64) -> ReadOutcome {
+    let mut outcome = ReadOutcome {
+        next_offset: base_offset,
+        ..ReadOutcome::default()
+    };
+    let mut start = 0usize;
+    while start < bytes.len() {
+        let rest = bytes.get(start..).unwrap_or_default();
+        let Some(newline) = rest.iter().position(|&b| b == b'\n') else {
+            // No newline: a line still being written, or torn by a crash.
+            outcome.torn_last_line = rest.iter().any(|b| !b.is_ascii_whitespace());
+            break;
+        };
+        let line = rest.get(..newline).unwrap_or_default();
+        start += newline + 1;
+        outcome.next_offset = base_offset + start as u64;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match parse_line(line) {
+            Ok(record) => outcome.records.push(record),
+            Err(true) => outcome.malformed += 1,
+            Err(false) => outcome.unknown_type += 1,
+        }
+    }
+    outcome
+}
+
+/// Reads every record of the file at `path`.
+pub fn read_all(path: &Path) -> Result<ReadOutcome, Error> {
+    read_from(path, 0)
+}
+
+/// Reads the records from byte `offset` on (a cursor a previous read returned as
+/// `next_offset`). An offset past the end (the file was truncated or replaced) reads from
+/// the start.
+pub fn read_from(path: &Path, offset: u64) -> Result<ReadOutcome, Error> {
+    let io = |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let offset = if offset > len { 0 } else { offset };
+    file.seek(SeekFrom::Start(offset)).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(io)?;
+    Ok(parse_bytes(&bytes, offset))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEARTBEAT: &str = r#"{"type":"heartbeat","at":"2026-12-01T00:00:00.000Z","automated":false,"frame":9,"window":{"frames":10},"hitches":0}"#;
+
+    #[test]
+    fn torn_last_line_is_skipped_and_not_passed() {
+        let text = format!("{HEARTBEAT}\n{}", &HEARTBEAT[..40]);
+        let outcome = parse_bytes(text.as_bytes(), 100);
+        assert_eq!(outcome.records.len(), 1);
+        assert!(outcome.torn_last_line);
+        assert_eq!(outcome.malformed, 0);
+        assert_eq!(outcome.next_offset, 100 + HEARTBEAT.len() as u64 + 1);
+    }
+
+    #[test]
+    fn malformed_and_unknown_lines_are_counted_apart() {
+        let text = format!(
+            "not json\n{{\"type\":\"answer\",\"id\":1}}\n{{\"type\":\"hitch\",\"frame\":\"x\"}}\n\n{HEARTBEAT}\n"
+        );
+        let outcome = parse_bytes(text.as_bytes(), 0);
+        assert_eq!(outcome.records.len(), 1);
+        assert_eq!(
+            outcome.malformed, 2,
+            "not json, and a hitch that does not parse"
+        );
+        assert_eq!(outcome.unknown_type, 1);
+        assert!(!outcome.torn_last_line);
+        assert_eq!(outcome.next_offset, text.len() as u64);
+    }
+}

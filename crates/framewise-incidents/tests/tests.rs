@@ -1,0 +1,4 @@
+//! Integration tests of framewise-incidents.
+
+mod concurrent;
+mod roundtrip;
