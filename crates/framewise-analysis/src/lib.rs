@@ -17,8 +17,9 @@
 //! `scope.render.p95`) [`diff()`] and [`gate()`] speak; [`find_hitches`] applies
 //! [`hitch_rule`] and classifies; [`attribute()`] ranks scopes; [`write_trace`] exports a
 //! Chrome trace; [`inspect()`] describes a file's structure; [`view`] reads one frame,
-//! one name across frames, or two frames side by side for the inspector. Every result carries the
-//! capture's defects, and every verdict maps to an exit code through
+//! one name across frames, or two frames side by side for the inspector; [`flame`] folds
+//! any selection of frames into a call tree (a flame graph) and compares two. Every result
+//! carries the capture's defects, and every verdict maps to an exit code through
 //! [`Verdict::exit_code`].
 //!
 //! ```
@@ -45,6 +46,7 @@ pub mod attribute;
 pub mod build;
 pub mod diff;
 pub mod export;
+pub mod flame;
 pub mod gate;
 pub mod hitch;
 pub use framewise_detect::hitch_rule;
