@@ -166,6 +166,11 @@ impl Inspector {
         &self.capture
     }
 
+    /// Where a frame's spans are read from.
+    pub(crate) fn frame_source(&self) -> &FrameSource {
+        &self.frames
+    }
+
     fn capture_json(
         &self,
         file: &str,
@@ -499,7 +504,7 @@ pub(crate) struct ApiError {
 }
 
 impl ApiError {
-    fn bad(message: impl Into<String>) -> Self {
+    pub(crate) fn bad(message: impl Into<String>) -> Self {
         Self {
             status: StatusCode::BAD_REQUEST,
             message: message.into(),
@@ -514,7 +519,7 @@ impl ApiError {
     }
 
     /// The server could not answer (the capture's file changed under it): 500.
-    fn internal(message: impl Into<String>) -> Self {
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
         Self {
             status: StatusCode::INTERNAL_SERVER_ERROR,
             message: message.into(),
@@ -534,7 +539,7 @@ impl IntoResponse for ApiError {
     }
 }
 
-fn json_bytes(body: impl Into<Bytes>) -> Response {
+pub(crate) fn json_bytes(body: impl Into<Bytes>) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body.into()).into_response()
 }
 
@@ -542,17 +547,17 @@ fn json_value(value: &Value) -> Response {
     json_bytes(to_bytes(value))
 }
 
-type Params = Result<Query<Vec<(String, String)>>, QueryRejection>;
+pub(crate) type Params = Result<Query<Vec<(String, String)>>, QueryRejection>;
 
 /// The query's parameters, or a 400 when the query string does not parse.
-fn params(query: Params) -> Result<Vec<(String, String)>, ApiError> {
+pub(crate) fn params(query: Params) -> Result<Vec<(String, String)>, ApiError> {
     match query {
         Ok(Query(p)) => Ok(p),
         Err(e) => Err(ApiError::bad(format!("bad query string: {e}"))),
     }
 }
 
-fn param<'a>(params: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub(crate) fn param<'a>(params: &'a [(String, String)], name: &str) -> Option<&'a str> {
     params
         .iter()
         .find(|(k, _)| k == name)
@@ -561,7 +566,10 @@ fn param<'a>(params: &'a [(String, String)], name: &str) -> Option<&'a str> {
 
 /// A row parameter: missing or not a number is 400; a number is returned as is (the
 /// caller decides whether the row exists, 404).
-fn row_param(params: &[(String, String)], name: &str) -> Result<Option<usize>, ApiError> {
+pub(crate) fn row_param(
+    params: &[(String, String)],
+    name: &str,
+) -> Result<Option<usize>, ApiError> {
     match param(params, name) {
         None => Ok(None),
         Some(text) => text.parse::<usize>().map(Some).map_err(|_| {
@@ -759,6 +767,7 @@ pub(crate) fn routes(live: Arc<Live>, token: Token) -> Router {
         .route("/api/series", get(series))
         .route("/api/compare", get(compare))
         .route("/api/diff", get(diff_route))
+        .merge(crate::flame::routes())
         .with_state(live)
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(token),

@@ -22,6 +22,8 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("strip.js", JS, include_str!("../web/strip.js")),
     ("timeline.js", JS, include_str!("../web/timeline.js")),
     ("stats.js", JS, include_str!("../web/stats.js")),
+    ("tables.js", JS, include_str!("../web/tables.js")),
+    ("flame.js", JS, include_str!("../web/flame.js")),
     ("structure.js", JS, include_str!("../web/structure.js")),
     ("compare.js", JS, include_str!("../web/compare.js")),
     ("follow.js", JS, include_str!("../web/follow.js")),

@@ -33,6 +33,7 @@ use framewise_analysis::LoadError;
 
 mod api;
 mod assets;
+mod flame;
 mod follow;
 mod host;
 mod token;

@@ -23,6 +23,9 @@ use framewise_inspector::{router, Inspector, Server, Token};
 use serde_json::Value;
 use tower::ServiceExt;
 
+#[path = "api/flame.rs"]
+mod flame;
+
 const FRAMES: u64 = 240;
 const TOKEN: &str = "0123456789abcdef0123456789abcdef";
 

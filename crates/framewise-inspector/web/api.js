@@ -174,3 +174,11 @@ export function nameColour(name, lightness = 62) {
   const hue = (hash >>> 0) % 360;
   return `hsl(${hue} 55% ${lightness}%)`;
 }
+
+/** `text`, cut with "…" to fit `room` CSS pixels in the canvas context `g` ("" when nothing fits). */
+export function clip(g, text, room) {
+  if (g.measureText(text).width <= room) return text;
+  let end = text.length;
+  while (end > 1 && g.measureText(`${text.slice(0, end)}…`).width > room) end--;
+  return end > 1 ? `${text.slice(0, end)}…` : "";
+}

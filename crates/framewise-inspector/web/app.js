@@ -11,6 +11,7 @@ import { Detail, renderStats } from "./stats.js";
 import { renderStructure } from "./structure.js";
 import { renderCompare, renderDiff } from "./compare.js";
 import { follow } from "./follow.js";
+import { Flame } from "./flame.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,6 +29,7 @@ const state = {
 let strip;
 let timeline;
 let detail;
+let flame;
 
 function showError(kind, message) {
   document.body.dataset.error = kind;
@@ -186,6 +188,7 @@ function setRange(range) {
   state.range = range && range.to - range.from > 0 ? range : null;
   strip.setRange(state.range);
   loadStats().catch(failed);
+  flame?.changed("range");
 }
 
 async function select(row) {
@@ -201,6 +204,7 @@ async function select(row) {
     comparing ? get("compare", { a: state.pinned, b: row }) : null,
   ]);
   if (seq !== state.selectSeq) return;
+  flame.changed("frame");
   timeline.setFrame(frame);
   renderCaption(frame);
   renderStructure($("structure"), structure);
@@ -323,6 +327,7 @@ async function showViews() {
   });
   timeline = new Timeline($("timeline"), $("tooltip"));
   detail = new Detail($("detail"));
+  flame = new Flame($("flame-panel"), $("tooltip"), capture.threads, () => ({ row: state.selected, range: state.range, frames: state.capture.frame_count }));
   strip.draw();
   renderHitches(hitches);
   document.addEventListener("keydown", onKey);

@@ -3,6 +3,7 @@
 // reason. Clicking a scope, pass or counter opens its per-frame sparkline (pass detail).
 
 import { DASH, cell, fill, fitCanvas, fmtCount, fmtMs, fmtPct, get, h, palette, table } from "./api.js";
+import { dataTable, keyOf } from "./tables.js";
 
 export const QUANTIZATION_NOTE =
   "A single GPU frame's times may be quantized by the device's timestamp resolution; " +
@@ -76,27 +77,35 @@ function fmtFps(fps) {
 function timedTable(title, kind, block, onPick) {
   const entries = Object.entries(block ?? {});
   if (entries.length === 0) return h("p", { class: "muted" }, `${title}: none recorded in this range.`);
-  const rows = entries.map(([name, stat]) =>
-    h(
-      "tr",
-      { class: "pick", dataset: { kind, name }, title: `${name}: click for its value per frame`, onclick: () => onPick(kind, name) },
-      h(
-        "td",
-        { class: "name" },
-        name,
-        stat.sites?.length ? h("span", { class: "site", title: stat.sites.join("\n") }, ` ${stat.sites.map(shortSite).join(", ")}`) : null,
-      ),
-      TIMED_COLUMNS.map((key) => cell(fmtMs(stat[key]), { reason: stat.null_reasons?.[key] })),
-      cell(fmtCount(stat.calls)),
-      cell(fmtCount(stat.count)),
-    ),
-  );
-  return h(
-    "section",
-    {},
-    h("h3", {}, title),
-    table(["name", ...TIMED_COLUMNS, "calls", "frames"], rows, { id: `${kind}-table`, class: "data" }, { numericFrom: 1 }),
-  );
+  const ms = (key) => ({ label: key, numeric: true, key: ([, stat]) => keyOf(stat[key]), cell: ([, stat]) => cell(fmtMs(stat[key]), { reason: stat.null_reasons?.[key] }) });
+  const count = (key, label) => ({ label, numeric: true, key: ([, stat]) => keyOf(stat[key]), cell: ([, stat]) => cell(fmtCount(stat[key])) });
+  const columns = [
+    {
+      label: "name",
+      key: ([name]) => name,
+      cell: ([name, stat]) =>
+        h(
+          "td",
+          { class: "name" },
+          name,
+          stat.sites?.length ? h("span", { class: "site", title: stat.sites.join("\n") }, ` ${stat.sites.map(shortSite).join(", ")}`) : null,
+        ),
+    },
+    ...TIMED_COLUMNS.map(ms),
+    count("calls", "calls"),
+    count("count", "frames"),
+  ];
+  return dataTable({
+    id: `${kind}-table`,
+    title,
+    columns,
+    items: entries,
+    name: ([name]) => name,
+    // Largest total first: where the time went.
+    initial: { column: 1 + TIMED_COLUMNS.indexOf("total"), descending: true },
+    row: ([name], cells) =>
+      h("tr", { class: "pick", dataset: { kind, name }, title: `${name}: click for its value per frame`, onclick: () => onPick(kind, name) }, cells),
+  });
 }
 
 /**
@@ -107,24 +116,29 @@ function timedTable(title, kind, block, onPick) {
 function counterTable(block, onPick) {
   const entries = Object.entries(block ?? {});
   if (entries.length === 0) return h("p", { class: "muted" }, "Counters: none recorded in this range.");
-  const kindTable = (title, id, kind, columns) => {
-    const rows = entries
-      .filter(([, stat]) => (kind === "gauge") === (stat.kind === "gauge"))
-      .map(([name, stat]) =>
-        h(
-          "tr",
-          { class: "pick", dataset: { kind: "counter", name }, title: `${name}: click for its value per frame`, onclick: () => onPick("counter", name) },
-          h("td", { class: "name" }, name),
-          columns.map(([key]) => cell(fmtCount(stat[key]), { reason: stat.null_reasons?.[key] })),
-        ),
-      );
-    if (rows.length === 0) return null;
-    return h(
-      "section",
-      {},
-      h("h3", {}, title),
-      table(["name", ...columns.map(([, heading]) => heading)], rows, { id, class: "data" }, { numericFrom: 1 }),
-    );
+  const kindTable = (title, id, kind, fields) => {
+    const items = entries.filter(([, stat]) => (kind === "gauge") === (stat.kind === "gauge"));
+    if (items.length === 0) return null;
+    const columns = [
+      { label: "name", key: ([name]) => name, cell: ([name]) => h("td", { class: "name" }, name) },
+      ...fields.map(([key, heading]) => ({
+        label: heading,
+        numeric: true,
+        key: ([, stat]) => keyOf(stat[key]),
+        cell: ([, stat]) => cell(fmtCount(stat[key]), { reason: stat.null_reasons?.[key] }),
+      })),
+    ];
+    return dataTable({
+      id,
+      title,
+      columns,
+      items,
+      name: ([name]) => name,
+      // Natural name order (counter_2 before counter_10) until a header is clicked.
+      initial: { column: 0, descending: false },
+      row: ([name], cells) =>
+        h("tr", { class: "pick", dataset: { kind: "counter", name }, title: `${name}: click for its value per frame`, onclick: () => onPick("counter", name) }, cells),
+    });
   };
   return [
     kindTable("Counters (exact, summed per frame)", "counter-table", "sum", [

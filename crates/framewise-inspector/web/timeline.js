@@ -3,7 +3,7 @@
 // anchor; the two clocks are never merged. Wheel zooms at the cursor, drag pans, double-click
 // resets. Every span is drawn at its recorded start and duration.
 
-import { fitCanvas, fmtNs, nameColour, nsExact, palette } from "./api.js";
+import { clip, fitCanvas, fmtNs, nameColour, nsExact, palette } from "./api.js";
 
 const GUTTER = 132; // lane labels
 const RULER = 20;
@@ -261,13 +261,6 @@ export class Timeline {
   markAt(px) {
     return this.frame.marks.find((mark) => Math.abs(this.x(mark.at_ns) - px) <= 3) ?? null;
   }
-}
-
-function clip(g, text, room) {
-  if (g.measureText(text).width <= room) return text;
-  let end = text.length;
-  while (end > 1 && g.measureText(`${text.slice(0, end)}…`).width > room) end--;
-  return `${text.slice(0, end)}…`;
 }
 
 function niceStep(raw) {

@@ -16,18 +16,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
+import { Failure, TIMEOUT_MS, apiClient, check, sameMs, waitFor } from "./lib.mjs";
+import { checkLayout, checkTables } from "./tables.mjs";
+import { checkFlame } from "./flame.mjs";
 
 const args = process.argv.slice(2);
 const address = args.find((arg) => !arg.startsWith("--"));
 const expectRecovered = args.includes("--expect-recovered");
 const expectGpu = args.includes("--expect-gpu");
 const following = args.includes("--follow");
-const TIMEOUT_MS = 30_000;
-
-class Failure extends Error {}
-function check(condition, message) {
-  if (!condition) throw new Failure(message);
-}
 
 function chromiumPath() {
   if (process.env.FRAMEWISE_CHROMIUM) return process.env.FRAMEWISE_CHROMIUM;
@@ -35,40 +32,6 @@ function chromiumPath() {
     return execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"], { encoding: "utf8" }).trim();
   } catch {
     throw new Failure("no chromium on PATH (scripts/install-test-deps installs Debian's chromium)");
-  }
-}
-
-/** The API, asked directly (not through the page), with the token from the address. */
-function apiClient(base) {
-  const token = base.searchParams.get("token");
-  return async (path, params = {}) => {
-    const url = new URL(`/api/${path}`, base);
-    for (const [key, value] of Object.entries({ ...params, token })) url.searchParams.set(key, String(value));
-    const response = await fetch(url);
-    check(response.ok, `GET /api/${path} answered ${response.status}`);
-    return response.json();
-  };
-}
-
-/** A displayed "12.34 ms" / "5.6 µs" must be the API's milliseconds to the digits shown. */
-function sameMs(text, ms, what) {
-  if (ms === null || ms === undefined) {
-    check(text.trim() === "—", `${what}: the API says null, the page shows "${text}"`);
-    return;
-  }
-  const match = /^(-?[\d.]+) (ms|µs)$/.exec(text.trim());
-  check(match, `${what}: "${text}" is not a time`);
-  const shown = Number(match[1]) / (match[2] === "µs" ? 1000 : 1);
-  const decimals = (match[1].split(".")[1] ?? "").length + (match[2] === "µs" ? 3 : 0);
-  check(Math.abs(shown - ms) <= 0.5 * 10 ** -decimals + 1e-12, `${what}: page shows ${text}, API says ${ms} ms`);
-}
-
-/** Waits for `selector`; a time-out fails with `what` and any page error seen so far. */
-async function waitFor(page, selector, what, problems) {
-  try {
-    await page.waitForSelector(selector, { timeout: TIMEOUT_MS });
-  } catch {
-    throw new Failure(`${what}: ${selector} did not appear in ${TIMEOUT_MS / 1000} s${problems[0] ? ` (${problems[0]})` : ""}`);
   }
 }
 
@@ -153,6 +116,9 @@ async function run(browserContext) {
   const note = (await page.textContent("#quant-note")) ?? "";
   check(note.includes("quantized") && note.includes("aggregates"), "the statistics do not carry the quantization note");
 
+  // The statistics' tables sort by any column and filter by name.
+  const sortedScopes = await checkTables(page, stats, problems);
+
   // With `--compare OTHER`, the capture comparison lists every changed metric of /api/diff.
   if (capture.compare) {
     const diff = await api("diff");
@@ -194,6 +160,7 @@ async function run(browserContext) {
     const [viewFrom, viewTo] = JSON.parse(await page.getAttribute("#timeline", "data-view"));
     const layout = JSON.parse(await page.getAttribute("#timeline", "data-layout"));
     const widest = frame.lanes[0].spans.filter((s) => s.depth === 0).sort((p, q) => q.dur_ns - p.dur_ns)[0];
+    await page.locator("#timeline").scrollIntoViewIfNeeded();
     const tl = await page.locator("#timeline").boundingBox();
     const mid = widest.start_ns + widest.dur_ns / 2;
     await page.mouse.move(
@@ -213,6 +180,10 @@ async function run(browserContext) {
     check(JSON.stringify(JSON.parse(await page.getAttribute("#timeline", "data-view"))) === JSON.stringify([viewFrom, viewTo]), "a double-click does not reset the timeline");
   }
 
+  // The flame graph of the selected frame, of every frame, of one thread, and the
+  // differential one.
+  const flameSummary = await checkFlame(page, api, row, capture, problems);
+
   // Structure of the selected frame.
   const structure = await api("structure", { row });
   if (structure.topology) {
@@ -224,8 +195,8 @@ async function run(browserContext) {
   }
 
   // Pass detail: the first scope's sparkline has a point for each row it ran in.
-  const firstScope = Object.keys(stats.scopes)[0];
-  if (firstScope !== undefined) {
+  const firstScope = await page.getAttribute("#scope-table tbody tr >> nth=0", "data-name").catch(() => undefined);
+  if (firstScope !== undefined && firstScope !== null) {
     await page.click(`#scope-table tbody tr >> nth=0`);
     await waitFor(page, "#sparkline", `clicking scope ${firstScope}`, problems);
     const series = await api("series", { kind: "scope", name: firstScope });
@@ -300,24 +271,9 @@ async function run(browserContext) {
     check(!gaugeHeads.some((x) => x === "sum" || x === "total"), `gauges show a sum: ${JSON.stringify(gaugeHeads)}`);
   }
 
-  // No hidden columns at laptop sizes: the statistics panel and every table in it fit their
-  // boxes (measured by element boxes).
-  for (const [width, height] of [[1280, 720], [1366, 768]]) {
-    await page.setViewportSize({ width, height });
-    const overflow = await page.evaluate(() => {
-      const panel = document.getElementById("stats");
-      const box = panel.getBoundingClientRect();
-      const found = [];
-      if (panel.scrollWidth > panel.clientWidth) found.push(`#stats scrollWidth ${panel.scrollWidth} > clientWidth ${panel.clientWidth}`);
-      for (const el of panel.querySelectorAll("table, th, td")) {
-        const r = el.getBoundingClientRect();
-        if (r.right > box.right + 0.5 || el.scrollWidth > el.clientWidth + 1) found.push(`${el.tagName} ${el.id || el.textContent.slice(0, 20)} right ${r.right} > ${box.right}`);
-      }
-      return found;
-    });
-    check(overflow.length === 0, `at ${width}x${height} the statistics overflow: ${overflow.slice(0, 5).join("; ")}`);
-  }
-  await page.setViewportSize({ width: 1400, height: 1000 });
+  // No hidden columns and no panel wider than its box at laptop and desktop sizes
+  // (measured by element boxes).
+  await checkLayout(page, [[1280, 720], [1366, 768], [1920, 1080]], { width: 1400, height: 1000 });
 
   if (process.env.FRAMEWISE_BROWSER_SHOT) {
     await page.mouse.move(0, 0); // no tooltip over the picture
@@ -342,7 +298,7 @@ async function run(browserContext) {
     check(errors.length === 0, `with ${label}: page error ${errors[0]}`);
     await tokenPage.close();
   }
-  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, opened on row ${opening}, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows`;
+  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, opened on row ${opening}, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows, ${sortedScopes} scopes sorted and filtered, ${flameSummary}`;
 }
 
 /** `--follow`: a capture being written; the strip must grow as frames land, until closed. */

@@ -1,0 +1,123 @@
+//! `/api/flame` and `/api/flame-diff`: the call tree of any selection of frames, and two
+//! ranges' call trees laid over each other, as framewise-analysis folds them
+//! ([`framewise_analysis::flame`]). Nothing here adds a number: the handlers read the
+//! parameters, ask the analysis crate, and serialize its answer.
+//!
+//! A fold reads every selected frame's spans (from the capture's file for an `.sgpt`): it
+//! runs on tokio's blocking pool, so that a long range never stalls the other routes.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::get;
+use axum::Router;
+use framewise_analysis::flame::{
+    self, FlameDiff, FlameError, FlameGraph, FlameOptions, NameTotals,
+};
+use serde::Serialize;
+
+use crate::api::{json_bytes, param, params, row_param, ApiError, Live, Params, Snapshot};
+
+/// `/api/flame`'s document.
+#[derive(Serialize)]
+struct FlameDoc {
+    schema: &'static str,
+    #[serde(flatten)]
+    graph: FlameGraph,
+    /// Totals per scope name over the fold (as `summarize` counts them).
+    names: Vec<NameTotals>,
+}
+
+/// `/api/flame-diff`'s document.
+#[derive(Serialize)]
+struct FlameDiffDoc {
+    schema: &'static str,
+    thread: Option<String>,
+    #[serde(flatten)]
+    diff: FlameDiff,
+}
+
+fn flame_error(error: FlameError) -> ApiError {
+    match error {
+        FlameError::BadRange { .. } | FlameError::NoSuchThread(_) => {
+            ApiError::bad(error.to_string())
+        }
+        other => ApiError::internal(other.to_string()),
+    }
+}
+
+/// The options for rows `{prefix}from`..`{prefix}to` (default: every row) and `thread`.
+fn options(s: &Snapshot, p: &[(String, String)], prefix: &str) -> Result<FlameOptions, ApiError> {
+    let n = s.capture().frame_count();
+    let from = row_param(p, &format!("{prefix}from"))?.unwrap_or(0);
+    let to = row_param(p, &format!("{prefix}to"))?.unwrap_or(n);
+    let mut options = FlameOptions::rows(from..to);
+    if let Some(thread) = param(p, "thread").filter(|t| !t.is_empty()) {
+        options = options.with_thread(thread);
+    }
+    Ok(options)
+}
+
+fn fold(s: &Snapshot, options: &FlameOptions) -> Result<FlameGraph, ApiError> {
+    flame::fold(s.capture(), s.frame_source(), options).map_err(flame_error)
+}
+
+fn to_body<T: Serialize>(doc: &T) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(doc).map_err(|e| ApiError::internal(format!("serializing: {e}")))
+}
+
+/// Runs `work` on the blocking pool.
+async fn blocking(
+    work: impl FnOnce() -> Result<Vec<u8>, ApiError> + Send + 'static,
+) -> Result<Response, ApiError> {
+    let body = tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiError::internal(format!("the fold did not finish: {e}")))??;
+    Ok(json_bytes(body))
+}
+
+async fn flame_route(State(live): State<Arc<Live>>, query: Params) -> Result<Response, ApiError> {
+    let s = live.current();
+    let p = params(query)?;
+    let options = options(&s, &p, "")?;
+    blocking(move || {
+        let graph = fold(&s, &options)?;
+        to_body(&FlameDoc {
+            schema: "framewise.inspector.flame/1",
+            names: graph.name_totals(),
+            graph,
+        })
+    })
+    .await
+}
+
+async fn flame_diff_route(
+    State(live): State<Arc<Live>>,
+    query: Params,
+) -> Result<Response, ApiError> {
+    let s = live.current();
+    let p = params(query)?;
+    for key in ["a_from", "a_to", "b_from", "b_to"] {
+        if param(&p, key).is_none() {
+            return Err(ApiError::bad(format!("missing parameter {key}")));
+        }
+    }
+    let (a, b) = (options(&s, &p, "a_")?, options(&s, &p, "b_")?);
+    blocking(move || {
+        let d = flame::diff(&fold(&s, &a)?, &fold(&s, &b)?);
+        to_body(&FlameDiffDoc {
+            schema: "framewise.inspector.flame-diff/1",
+            thread: a.thread.clone(),
+            diff: d,
+        })
+    })
+    .await
+}
+
+/// The routes, for [`crate::api::routes`] to serve behind its token check.
+pub(crate) fn routes() -> Router<Arc<Live>> {
+    Router::new()
+        .route("/api/flame", get(flame_route))
+        .route("/api/flame-diff", get(flame_diff_route))
+}
