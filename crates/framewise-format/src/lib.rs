@@ -51,6 +51,7 @@ pub mod error;
 pub mod model;
 pub mod payload;
 pub mod read;
+mod symset;
 pub mod wire;
 pub mod writer;
 

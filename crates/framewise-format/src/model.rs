@@ -496,7 +496,13 @@ impl Frame {
     /// Appends every symbol id this frame refers to, ascending, without repeats.
     pub fn referenced_symbols(&self, out: &mut Vec<SymId>) {
         let start = out.len();
-        let mut push = |id: SymId| out.push(id);
+        self.for_each_symbol(|id| out.push(id));
+        sort_dedup_from(out, start);
+    }
+
+    /// Calls `push` with every symbol id this frame refers to, in the frame's order, repeats
+    /// included (a span's scope once per span): for callers that deduplicate their own way.
+    pub fn for_each_symbol(&self, mut push: impl FnMut(SymId)) {
         if let Some(p) = self.phase {
             push(p);
         }
@@ -535,7 +541,6 @@ impl Frame {
             push(m.name);
             push(m.thread);
         }
-        sort_dedup_from(out, start);
     }
 }
 

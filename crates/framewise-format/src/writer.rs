@@ -12,6 +12,7 @@ use crate::model::{
 };
 use crate::payload;
 use crate::payload::tracks::{encode_directory_head, encode_frame_entry, FRAME_ENTRY_LEN};
+use crate::symset::SymSet;
 use crate::wire::{put_svarint, put_varint, Cursor};
 
 /// Every this many frame records, a frame re-declares every symbol it refers to, so
@@ -26,7 +27,7 @@ pub const SYMBOL_REFRESH_FRAMES: u64 = 256;
 pub struct Writer<W: Write> {
     sink: Option<W>,
     pos: u64,
-    emitted: HashSet<SymId>,
+    emitted: SymSet,
     topologies: HashSet<u64>,
     frames: PackedFrames,
     records: Vec<RecordEntry>,
@@ -38,6 +39,8 @@ pub struct Writer<W: Write> {
     /// A frame's payload, reused from frame to frame.
     payload: Vec<u8>,
     refs: Vec<SymId>,
+    /// The ids already in `refs` while a frame's references are collected (empty between).
+    collecting: SymSet,
 }
 
 impl<W: Write> Writer<W> {
@@ -47,7 +50,7 @@ impl<W: Write> Writer<W> {
         let mut w = Self {
             sink: Some(sink),
             pos: 0,
-            emitted: HashSet::new(),
+            emitted: SymSet::default(),
             topologies: HashSet::new(),
             frames: PackedFrames::default(),
             records: Vec::new(),
@@ -61,6 +64,7 @@ impl<W: Write> Writer<W> {
             scratch: Vec::with_capacity(4096),
             payload: Vec::with_capacity(4096),
             refs: Vec::new(),
+            collecting: SymSet::default(),
         };
         w.write_raw(&Header::new().to_bytes())?;
         let refs: Vec<SymId> = meta.gpu_clocks.iter().map(|c| c.queue).collect();
@@ -114,7 +118,7 @@ impl<W: Write> Writer<W> {
     ) -> Result<Vec<Symbol>, EncodeError> {
         let mut defs = Vec::new();
         for &id in refs {
-            if refresh || !self.emitted.contains(&id) {
+            if refresh || !self.emitted.contains(id) {
                 let s = symbols.get(id).ok_or(EncodeError::UndefinedSymbol { id })?;
                 defs.push(s.clone());
             }
@@ -142,7 +146,9 @@ impl<W: Write> Writer<W> {
         let result = self.write_raw(&rec);
         self.scratch = rec;
         result?;
-        self.emitted.extend(refs.iter().copied());
+        for &id in refs {
+            self.emitted.insert(id);
+        }
         let length = self.pos - offset;
         if record_type != FRAM {
             self.records.push(RecordEntry {
@@ -157,13 +163,12 @@ impl<W: Write> Writer<W> {
     /// Writes one frame record. Symbols it is the first to need are defined in it.
     pub fn write_frame(&mut self, frame: &Frame, symbols: &SymbolTable) -> Result<(), EncodeError> {
         let mut refs = std::mem::take(&mut self.refs);
-        refs.clear();
-        frame.referenced_symbols(&mut refs);
+        collect_refs(frame, &mut self.collecting, &mut refs);
         let refresh =
             self.frames_written > 0 && self.frames_written.is_multiple_of(SYMBOL_REFRESH_FRAMES);
         let result = (|| {
             let defs = self.definitions(&refs, symbols, refresh)?;
-            let defines_new = defs.iter().any(|d| !self.emitted.contains(&d.id));
+            let defines_new = defs.iter().any(|d| !self.emitted.contains(d.id));
             let mut payload = std::mem::take(&mut self.payload);
             payload.clear();
             let written = payload::encode_frame(&mut payload, frame, defs.iter())
@@ -349,6 +354,22 @@ impl<W: Write + Seek> Writer<W> {
     }
 }
 
+/// `Frame::referenced_symbols` into `refs` (cleared first), deduplicated through a bit per
+/// id (`collecting`, empty before and after) instead of a sort of every span's scope: the
+/// same ids, ascending.
+fn collect_refs(frame: &Frame, collecting: &mut SymSet, refs: &mut Vec<SymId>) {
+    refs.clear();
+    frame.for_each_symbol(|id| {
+        if collecting.insert(id) {
+            refs.push(id);
+        }
+    });
+    for &id in refs.iter() {
+        collecting.remove(id);
+    }
+    refs.sort_unstable();
+}
+
 /// The DIRE table is encoded and written in pieces of about this many bytes.
 const DIRECTORY_PIECE_BYTES: usize = 64 * 1024;
 
@@ -531,5 +552,50 @@ impl PackedFrames {
             sink(piece)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CpuSpan, Lane, Mark, MarkKind};
+
+    #[test]
+    fn collected_refs_are_the_frames_referenced_symbols() {
+        let span = |scope, depth, start_ns| CpuSpan {
+            scope,
+            depth,
+            start_ns,
+            end_ns: start_ns + 1,
+        };
+        let mut frame = Frame {
+            phase: Some(9),
+            ..Frame::default()
+        };
+        frame.lanes.push(Lane {
+            thread: 3,
+            spans: vec![
+                span(40, 0, 0),
+                span(7, 1, 0),
+                span(40, 1, 2),
+                span(2_000_000, 0, 5),
+            ],
+            ..Lane::default()
+        });
+        frame.marks.push(Mark {
+            name: 7,
+            thread: SymId::MAX,
+            at_ns: 1,
+            kind: MarkKind::Instant,
+        });
+        let mut collecting = SymSet::default();
+        let mut refs = vec![99];
+        for _ in 0..2 {
+            collect_refs(&frame, &mut collecting, &mut refs);
+            let mut expected = Vec::new();
+            frame.referenced_symbols(&mut expected);
+            assert_eq!(refs, expected);
+            assert_eq!(refs, [3, 7, 9, 40, 2_000_000, SymId::MAX]);
+        }
     }
 }
