@@ -70,15 +70,13 @@ struct Consumer {
     last_ticks: u64,
 }
 
-impl Consumer {
-    /// Removes the placeholders of the open spans above `keep` (they are at the end of the
-    /// stack and, being newer, at higher lane indices: removed from the top down).
-    fn unplace_above(&mut self, keep: usize, spans: &mut Vec<CpuSpan>) {
-        for open in self.stack[keep..].iter_mut().rev() {
-            if open.slot != CARRIED {
-                spans.remove(open.slot);
-                open.slot = CARRIED;
-            }
+/// Removes the placeholders of the open spans above `keep` (they are at the end of the stack
+/// and, being newer, at higher lane indices: removed from the top down).
+fn unplace_above(stack: &mut [Open], keep: usize, spans: &mut Vec<CpuSpan>) {
+    for open in stack[keep..].iter_mut().rev() {
+        if open.slot != CARRIED {
+            spans.remove(open.slot);
+            open.slot = CARRIED;
         }
     }
 }
@@ -282,6 +280,13 @@ impl ThreadBuffer {
         let mut tail = self.tail.0.load(Ordering::Relaxed);
         let mut lost = 0u64;
         let lane_start = spans.len();
+        // The loop works on locals (the stack and the lane's vector moved out, the latest
+        // tick copied), so that nothing it stores through can alias them and they stay in
+        // registers; every event at most adds one span, so the lane never grows inside it.
+        let mut stack = std::mem::take(&mut consumer.stack);
+        let mut out = std::mem::take(spans);
+        out.reserve(usize::try_from(head.saturating_sub(tail)).unwrap_or(0));
+        let mut last_ticks = consumer.last_ticks;
         while tail < head {
             let index = (tail & self.mask) as usize;
             // SAFETY: slots in [tail, head) were published by the producer (acquire above)
@@ -291,62 +296,67 @@ impl ThreadBuffer {
                 break;
             }
             tail += 1;
-            let ticks = event.ticks.max(consumer.last_ticks);
-            consumer.last_ticks = ticks;
-            let at_ns = clock.ns(ticks);
-            match event.kind {
-                KIND_BEGIN => {
-                    let depth = u32::try_from(consumer.stack.len()).unwrap_or(u32::MAX);
-                    consumer.stack.push(Open {
-                        id: event.id,
-                        start_ns: at_ns,
-                        depth,
-                        slot: spans.len(),
-                    });
-                    spans.push(CpuSpan {
-                        scope: event.id,
-                        depth,
-                        start_ns: at_ns,
-                        end_ns: at_ns,
-                    });
-                }
-                KIND_END => {
-                    // Ends match the innermost open span with their id. An end with no begin
-                    // belongs to a span begun before this session: ignored. Spans above the
-                    // match were never ended (a leaked guard): lost, and counted.
-                    let Some(position) = consumer.stack.iter().rposition(|o| o.id == event.id)
-                    else {
-                        continue;
-                    };
-                    lost += (consumer.stack.len() - position - 1) as u64;
-                    consumer.unplace_above(position + 1, spans);
-                    consumer.stack.truncate(position + 1);
-                    let Some(open) = consumer.stack.pop() else {
-                        continue;
-                    };
-                    let span = CpuSpan {
-                        scope: open.id,
-                        depth: open.depth,
-                        start_ns: open.start_ns,
-                        end_ns: at_ns,
-                    };
-                    if open.slot == CARRIED {
-                        spans.insert(lane_start, span);
-                    } else if let Some(slot) = spans.get_mut(open.slot) {
-                        *slot = span;
+            last_ticks = event.ticks.max(last_ticks);
+            let at_ns = clock.ns(last_ticks);
+            if event.kind == KIND_BEGIN {
+                let depth = u32::try_from(stack.len()).unwrap_or(u32::MAX);
+                stack.push(Open {
+                    id: event.id,
+                    start_ns: at_ns,
+                    depth,
+                    slot: out.len(),
+                });
+                out.push(CpuSpan {
+                    scope: event.id,
+                    depth,
+                    start_ns: at_ns,
+                    end_ns: at_ns,
+                });
+            } else if event.kind == KIND_END {
+                // Ends match the innermost open span with their id (nearly always the top).
+                // An end with no begin belongs to a span begun before this session: ignored.
+                // Spans above the match were never ended (a leaked guard): lost, and counted.
+                let open = match stack.last() {
+                    Some(top) if top.id == event.id => stack.pop(),
+                    _ => {
+                        let Some(position) = stack.iter().rposition(|o| o.id == event.id) else {
+                            continue;
+                        };
+                        lost += (stack.len() - position - 1) as u64;
+                        unplace_above(&mut stack, position + 1, &mut out);
+                        stack.truncate(position + 1);
+                        stack.pop()
                     }
+                };
+                let Some(open) = open else {
+                    continue;
+                };
+                let span = CpuSpan {
+                    scope: open.id,
+                    depth: open.depth,
+                    start_ns: open.start_ns,
+                    end_ns: at_ns,
+                };
+                if open.slot == CARRIED {
+                    out.insert(lane_start, span);
+                } else if let Some(slot) = out.get_mut(open.slot) {
+                    *slot = span;
                 }
-                _ => marks.push(Mark {
+            } else {
+                marks.push(Mark {
                     name: event.id,
                     thread: self.thread,
                     at_ns,
                     kind: MarkKind::Instant,
-                }),
+                });
             }
         }
         self.tail.0.store(tail, Ordering::Release);
         // Spans still open go on to the next frame, without a slot in this one.
-        consumer.unplace_above(0, spans);
+        unplace_above(&mut stack, 0, &mut out);
+        consumer.stack = stack;
+        consumer.last_ticks = last_ticks;
+        *spans = out;
         let dropped = self.dropped.load(Ordering::Relaxed);
         let newly_dropped = dropped.wrapping_sub(consumer.dropped_seen);
         consumer.dropped_seen = dropped;

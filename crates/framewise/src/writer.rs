@@ -313,6 +313,8 @@ pub(crate) struct Shared {
     pub(crate) spans_dropped: AtomicU64,
     pub(crate) gpu_results_missing: AtomicU64,
     pub(crate) gpu_deliveries_late: AtomicU64,
+    /// Time the writer thread spent on frames (gathering, encoding, writing), ns.
+    pub(crate) writer_busy_ns: AtomicU64,
     pub(crate) error: Mutex<Option<SessionError>>,
     pub(crate) warnings: Mutex<Vec<Warning>>,
 }
@@ -350,6 +352,7 @@ impl Shared {
             spans_dropped: AtomicU64::new(0),
             gpu_results_missing: AtomicU64::new(0),
             gpu_deliveries_late: AtomicU64::new(0),
+            writer_busy_ns: AtomicU64::new(0),
             error: Mutex::new(None),
             warnings: Mutex::new(Vec::new()),
         }
@@ -550,8 +553,13 @@ impl WriterThread {
         loop {
             match self.shared.receive() {
                 Message::Frame(mut batch) => {
+                    let started_ns = self.config.clock.now_ns();
                     self.gather(&mut batch);
                     self.on_frame(batch);
+                    let busy_ns = self.config.clock.now_ns().saturating_sub(started_ns);
+                    self.shared
+                        .writer_busy_ns
+                        .fetch_add(busy_ns, Ordering::Relaxed);
                 }
                 Message::Topology(topology) => {
                     self.with_writer(|writer, symbols| {
