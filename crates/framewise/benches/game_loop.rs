@@ -32,13 +32,15 @@
     reason = "a benchmark fails loudly"
 )]
 
+#[path = "support/workers.rs"]
+mod workers;
+
 use std::hint::black_box;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use framewise::{counter, mark, scope, Session, WriterMode};
+use workers::Workers;
 
 /// Scopes per frame: 51 on the game thread, 50 on each of the 3 workers.
 const SCOPES_PER_FRAME: u64 = 201;
@@ -165,69 +167,14 @@ struct LoopResult {
     close_ns: Vec<u64>,
 }
 
-/// The 3 worker threads, each running its share of every frame between two barriers and
-/// timing it.
-struct Workers {
-    start: Arc<Barrier>,
-    done: Arc<Barrier>,
-    stop: Arc<AtomicBool>,
-    handles: Vec<std::thread::JoinHandle<Duration>>,
-}
-
-impl Workers {
-    fn spawn(peer: Peer) -> Self {
-        let start = Arc::new(Barrier::new(WORKERS + 1));
-        let done = Arc::new(Barrier::new(WORKERS + 1));
-        let stop = Arc::new(AtomicBool::new(false));
-        let handles = (0..WORKERS)
-            .map(|w| {
-                let (start, done, stop) =
-                    (Arc::clone(&start), Arc::clone(&done), Arc::clone(&stop));
-                std::thread::Builder::new()
-                    .name(format!("game-worker-{w}"))
-                    .spawn(move || {
-                        let mut total = Duration::ZERO;
-                        loop {
-                            start.wait();
-                            if stop.load(Ordering::Relaxed) {
-                                return total;
-                            }
-                            total += worker_frame(peer);
-                            done.wait();
-                        }
-                    })
-                    .unwrap()
-            })
-            .collect();
-        Self {
-            start,
-            done,
-            stop,
-            handles,
-        }
-    }
-
-    /// Lets the workers run one frame's share.
-    fn begin_frame(&self) {
-        self.start.wait();
-    }
-
-    /// Waits for the workers to finish this frame's share.
-    fn end_frame(&self) {
-        self.done.wait();
-    }
-
-    /// Stops the workers; the time they spent in their timed sections.
-    fn join(self) -> Duration {
-        self.stop.store(true, Ordering::Relaxed);
-        self.start.wait();
-        self.handles.into_iter().map(|h| h.join().unwrap()).sum()
-    }
+/// The 3 worker threads, each running and timing its share of every frame.
+fn spawn_workers(peer: Peer) -> Workers {
+    Workers::spawn(WORKERS, "game-worker", move |_| move || worker_frame(peer))
 }
 
 /// Runs `frames` frames of the 4-thread loop with `peer`.
 fn run_loop(peer: Peer, frames: u64, session: Option<&Session>) -> LoopResult {
-    let workers = Workers::spawn(peer);
+    let workers = spawn_workers(peer);
     let mut total = Duration::ZERO;
     let mut close_ns = Vec::with_capacity(frames as usize);
     for _ in 0..frames {
@@ -371,7 +318,7 @@ fn realtime(seconds: u64) {
     let frames = seconds * 1000;
     let started = Instant::now();
     let mut close_ns = Vec::with_capacity(frames as usize);
-    let workers = Workers::spawn(Peer::Framewise);
+    let workers = spawn_workers(Peer::Framewise);
     for frame in 0..frames {
         workers.begin_frame();
         let (_, close) = game_frame(Peer::Framewise, Some(&session));

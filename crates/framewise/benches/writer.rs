@@ -21,13 +21,15 @@
 )]
 #![expect(clippy::expect_used, reason = "a benchmark fails loudly")]
 
+#[path = "support/workers.rs"]
+mod workers;
+
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use framewise::{counter, scope, Session, WriterMode};
+use workers::Workers;
 
 /// Spans per frame over the 4 threads.
 const SPANS_PER_FRAME: u64 = 200;
@@ -47,50 +49,37 @@ fn work(seed: &mut u64) {
     black_box(x);
 }
 
-/// One system: 1 + 4 × (query ⊃ iter) = 9 spans, up to depth `base + 2`, or 5 spans when
-/// `short`.
+/// One system: 1 + 4 × (query ⊃ iter) = 9 spans, or 5 spans when `short`.
 fn system(kind: u64, short: bool, seed: &mut u64) {
     let pairs = if short { 2 } else { 4 };
-    macro_rules! body {
-        () => {{
-            for _ in 0..pairs {
-                work(seed);
-                let _q = scope!("query");
-                work(seed);
-                {
-                    let _i = scope!("query.iter");
-                    work(seed);
-                }
-            }
-            counter!("systems_run", 1);
+    macro_rules! named {
+        ($name:literal) => {{
+            let _system = scope!($name);
+            system_body(pairs, seed)
         }};
     }
     match kind % 6 {
-        0 => {
-            let _s = scope!("physics");
-            body!()
-        }
-        1 => {
-            let _s = scope!("animation");
-            body!()
-        }
-        2 => {
-            let _s = scope!("ai");
-            body!()
-        }
-        3 => {
-            let _s = scope!("audio");
-            body!()
-        }
-        4 => {
-            let _s = scope!("culling");
-            body!()
-        }
-        _ => {
-            let _s = scope!("particles");
-            body!()
+        0 => named!("physics"),
+        1 => named!("animation"),
+        2 => named!("ai"),
+        3 => named!("audio"),
+        4 => named!("culling"),
+        _ => named!("particles"),
+    }
+}
+
+/// A system's children: `pairs` × (query ⊃ iter), and a counter.
+fn system_body(pairs: u32, seed: &mut u64) {
+    for _ in 0..pairs {
+        work(seed);
+        let _query = scope!("query");
+        work(seed);
+        {
+            let _iter = scope!("query.iter");
+            work(seed);
         }
     }
+    counter!("systems_run", 1);
 }
 
 /// A worker's share, 50 spans: `job` around 4 full systems, 2 short ones and 3 leaves
@@ -125,61 +114,12 @@ fn game_share(seed: &mut u64) {
     }
 }
 
-/// Worker threads that record their share of each frame between two barriers.
-struct Workers {
-    start: Arc<Barrier>,
-    done: Arc<Barrier>,
-    stop: Arc<AtomicBool>,
-    handles: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Workers {
-    fn spawn() -> Self {
-        let start = Arc::new(Barrier::new(WORKERS + 1));
-        let done = Arc::new(Barrier::new(WORKERS + 1));
-        let stop = Arc::new(AtomicBool::new(false));
-        let handles = (0..WORKERS)
-            .map(|w| {
-                let (start, done, stop) =
-                    (Arc::clone(&start), Arc::clone(&done), Arc::clone(&stop));
-                std::thread::Builder::new()
-                    .name(format!("bench-worker-{w}"))
-                    .spawn(move || {
-                        let mut seed = w as u64 + 1;
-                        loop {
-                            start.wait();
-                            if stop.load(Ordering::Relaxed) {
-                                return;
-                            }
-                            worker_share(&mut seed);
-                            done.wait();
-                        }
-                    })
-                    .expect("spawn a worker")
-            })
-            .collect();
-        Self {
-            start,
-            done,
-            stop,
-            handles,
-        }
-    }
-
-    fn frame(&self, session: &Session, seed: &mut u64) {
-        self.start.wait();
-        game_share(seed);
-        self.done.wait();
-        session.end_frame();
-    }
-
-    fn join(self) {
-        self.stop.store(true, Ordering::Relaxed);
-        self.start.wait();
-        for handle in self.handles {
-            handle.join().expect("a worker ends");
-        }
-    }
+/// One frame: the workers' shares and the game thread's, then frame close.
+fn frame(workers: &Workers, session: &Session, seed: &mut u64) {
+    workers.begin_frame();
+    game_share(seed);
+    workers.end_frame();
+    session.end_frame();
 }
 
 /// Waits until the writer has written `frames` frames in all.
@@ -195,12 +135,18 @@ fn writer_benches(c: &mut Criterion) {
         .writer_mode(WriterMode::Lossless)
         .start(dir.path().join("writer.sgpt"))
         .expect("start a session");
-    let workers = Workers::spawn();
+    let workers = Workers::spawn(WORKERS, "bench-worker", |w| {
+        let mut seed = w as u64 + 1;
+        move || {
+            worker_share(&mut seed);
+            Duration::ZERO
+        }
+    });
     let mut seed = 7u64;
     let mut closed = 0u64;
     // Warm-up: every call site interned and defined, every buffer at its steady size.
     for _ in 0..300 {
-        workers.frame(&session, &mut seed);
+        frame(&workers, &session, &mut seed);
         closed += 1;
     }
     wait_written(&session, closed);
@@ -211,7 +157,7 @@ fn writer_benches(c: &mut Criterion) {
         b.iter_custom(|iters| {
             let busy_before = session.writer_busy_ns();
             for _ in 0..iters {
-                workers.frame(&session, &mut seed);
+                frame(&workers, &session, &mut seed);
                 closed += 1;
             }
             wait_written(&session, closed);
