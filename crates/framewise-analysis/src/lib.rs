@@ -50,6 +50,7 @@ pub mod flame;
 pub mod gate;
 pub mod hitch;
 pub use framewise_detect::hitch_rule;
+pub use framewise_detect::{footprint, footprint_key, situation};
 pub mod import;
 pub mod inspect;
 pub mod load;

@@ -58,6 +58,8 @@ enum Command {
     Demo(commands::demo::Args),
     /// The web inspector: serve a capture's views on 127.0.0.1 until interrupted.
     View(commands::view::Args),
+    /// The footprint of an incident key: `{v, id, key}` and how the key reads.
+    Footprint(commands::footprint::Args),
 }
 
 fn run(command: Command) -> anyhow::Result<u8> {
@@ -72,6 +74,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Demo(args) => commands::demo::run(args),
         Command::View(args) => commands::view::run(args),
+        Command::Footprint(args) => commands::footprint::run(args),
     }
 }
 

@@ -14,6 +14,7 @@ mod damaged;
 mod demo;
 mod doctor;
 mod errors;
+mod footprint;
 mod hitches;
 mod inspect;
 mod lists;

@@ -5,6 +5,7 @@ pub mod attribute;
 pub mod demo;
 pub mod diff;
 pub mod doctor;
+pub mod footprint;
 pub mod gate;
 pub mod hitches;
 pub mod inspect;
