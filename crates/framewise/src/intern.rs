@@ -6,7 +6,7 @@
 //! so ids stay unique within a capture however many sessions a process runs.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 
 use framewise_format::model::{CounterKind, SymId, Symbol, SymbolKind, SymbolTable};
@@ -35,6 +35,11 @@ struct Interner {
 
 static INTERNER: LazyLock<Mutex<Interner>> = LazyLock::new(Mutex::default);
 
+/// How many symbols the interner holds, published after each is pushed: the writer thread
+/// reads it to skip the interner's lock when nothing new was interned (the steady state), so
+/// that it never contends with a game thread naming a phase or a dynamic scope every frame.
+static INTERNED: AtomicUsize = AtomicUsize::new(0);
+
 fn interner() -> MutexGuard<'static, Interner> {
     // Interning never leaves the table half-updated, so a panic elsewhere while the lock was
     // held does not make its contents wrong.
@@ -45,6 +50,7 @@ impl Interner {
     fn push(&mut self, kind: SymbolKind, name: String) -> SymId {
         let id = SymId::try_from(self.symbols.len()).unwrap_or(SymId::MAX);
         self.symbols.push(Symbol { id, kind, name });
+        INTERNED.store(self.symbols.len(), Ordering::Release);
         id
     }
 }
@@ -105,6 +111,9 @@ pub(crate) fn intern_thread(name: &str) -> SymId {
 
 /// Copies every symbol interned since `*synced` into `table` and advances `*synced`.
 pub(crate) fn sync_into(table: &mut SymbolTable, synced: &mut usize) {
+    if INTERNED.load(Ordering::Acquire) == *synced {
+        return;
+    }
     let interner = interner();
     if let Some(new) = interner.symbols.get(*synced..) {
         for symbol in new {

@@ -57,10 +57,12 @@ mod counters;
 pub mod env;
 mod error;
 mod gpu;
+mod handoff;
 mod intern;
 mod report;
 mod scope;
 mod session;
+mod sink;
 mod thread;
 mod topology;
 #[cfg(feature = "tracing")]
@@ -81,8 +83,9 @@ pub use session::{
     FrameGuard, FrameOutcome, Session, SessionBuilder, DEFAULT_BYTE_BUDGET,
     DEFAULT_GPU_WAIT_FRAMES, DEFAULT_QUEUE_BYTES, DEFAULT_QUEUE_FRAMES, DEFAULT_USERMARK_WINDOW,
 };
+pub use sink::{Sink, WriteSeek};
 pub use topology::{EdgeDesc, PassDesc, ResourceDesc, TopologyDesc, TopologyId};
-pub use writer::{FrameWritten, Sink, WriteSeek, WriterMode};
+pub use writer::{FrameWritten, WriterMode};
 
 /// True while a session records: the one relaxed load every hook makes first.
 pub(crate) static ENABLED: AtomicBool = AtomicBool::new(false);

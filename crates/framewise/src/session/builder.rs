@@ -13,13 +13,12 @@ use crate::clock::{now_ticks, ClockChoice, SessionClock};
 use crate::counters;
 use crate::error::{SessionError, StartError};
 use crate::gpu::GpuQueue;
+use crate::handoff::Shared;
 use crate::intern::{self, NamedKind};
 use crate::report::Warning;
+use crate::sink::{OpenSink, Sink};
 use crate::thread;
-use crate::writer::{
-    FrameHook, FrameWritten, OpenSink, Shared, Sink, WarningHook, WriterConfig, WriterMode,
-    WriterThread,
-};
+use crate::writer::{FrameHook, FrameWritten, WarningHook, WriterConfig, WriterMode, WriterThread};
 use crate::{CaptureLevel, ACTIVE, ENABLED};
 
 use super::{
@@ -344,10 +343,12 @@ impl SessionBuilder {
                 // A panic in the writer (a bug, or a host callback that panics) must not leave
                 // a lossless game waiting forever for room: fail the session instead.
                 let run = std::panic::AssertUnwindSafe(|| writer_thread.run());
-                std::panic::catch_unwind(run).unwrap_or_else(|_| {
+                let outcome = std::panic::catch_unwind(run).unwrap_or_else(|_| {
                     writer_shared.fail(SessionError::WriterPanicked);
                     crate::writer::WriterOutcome { closed: false }
-                })
+                });
+                writer_shared.writer_ended();
+                outcome
             })
             .map_err(StartError::Spawn)?;
         let begin_ticks = now_ticks();

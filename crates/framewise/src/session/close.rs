@@ -4,8 +4,9 @@ use std::sync::atomic::Ordering;
 
 use crate::clock::now_ticks;
 use crate::counters;
+use crate::handoff::{Delivery, Exchange, FrameBatch};
 use crate::thread;
-use crate::writer::{Delivery, Exchange, FrameBatch, WriterMode};
+use crate::writer::WriterMode;
 
 use super::{lock, FrameGuard, FrameOutcome, Session, FRAME_HISTORY};
 

@@ -9,11 +9,11 @@ use framewise_format::model::{
 };
 
 use crate::gpu::{GpuPassTiming, GpuQueue, GpuTicket, Label, PassLabel};
+use crate::handoff::{Delivery, Message};
 use crate::intern::{self, NamedKind};
 use crate::report::UsermarkRecord;
 use crate::thread;
 use crate::topology::{TopologyDesc, TopologyId};
-use crate::writer::{Delivery, Message};
 use crate::{CaptureLevel, Gauge};
 
 use super::{lock, Session, FRAME_HISTORY, SAMPLES_PER_TRACK};

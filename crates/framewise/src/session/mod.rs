@@ -22,8 +22,9 @@ use framewise_format::model::{CounterTrack, GpuQueueFrame, Mark, PassWorkload, S
 use crate::clock::SessionClock;
 use crate::error::{SessionError, StartError, StopError};
 use crate::gpu::{GpuPassTiming, GpuQueue};
+use crate::handoff::{Delivery, Message, Shared};
 use crate::report::{Report, UsermarkRecord, Warning};
-use crate::writer::{Delivery, Message, Shared, WriterMode};
+use crate::writer::WriterMode;
 use crate::{CaptureLevel, ACTIVE, ENABLED};
 
 pub use builder::SessionBuilder;
