@@ -18,7 +18,8 @@
 //! [`hitch_rule`] and classifies; [`attribute()`] ranks scopes; [`write_trace`] exports a
 //! Chrome trace; [`inspect()`] describes a file's structure; [`view`] reads one frame,
 //! one name across frames, or two frames side by side for the inspector; [`flame`] folds
-//! any selection of frames into a call tree (a flame graph) and compares two. Every result
+//! any selection of frames into a call tree (a flame graph) and compares two; [`search`]
+//! finds scopes, passes, counters and marks by name, worst frames first. Every result
 //! carries the capture's defects, and every verdict maps to an exit code through
 //! [`Verdict::exit_code`].
 //!
@@ -55,6 +56,7 @@ pub mod import;
 pub mod inspect;
 pub mod load;
 pub mod model;
+pub mod search;
 pub mod stats;
 pub mod summary;
 pub mod view;
