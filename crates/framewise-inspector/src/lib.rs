@@ -36,6 +36,7 @@ mod assets;
 mod flame;
 mod follow;
 mod host;
+mod search;
 mod token;
 
 pub use api::{Compared, Inspector};

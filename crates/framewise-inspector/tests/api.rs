@@ -25,6 +25,8 @@ use tower::ServiceExt;
 
 #[path = "api/flame.rs"]
 mod flame;
+#[path = "api/search.rs"]
+mod search;
 
 const FRAMES: u64 = 240;
 const TOKEN: &str = "0123456789abcdef0123456789abcdef";

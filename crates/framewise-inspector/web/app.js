@@ -12,6 +12,7 @@ import { renderStructure } from "./structure.js";
 import { renderCompare, renderDiff } from "./compare.js";
 import { follow } from "./follow.js";
 import { Flame } from "./flame.js";
+import { Search } from "./search.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -30,6 +31,7 @@ let strip;
 let timeline;
 let detail;
 let flame;
+let search;
 
 function showError(kind, message) {
   document.body.dataset.error = kind;
@@ -254,6 +256,11 @@ function pin(row) {
 
 function onKey(event) {
   if (state.selected === null || event.target.closest?.("input, textarea, select")) return;
+  if (event.key === "/") {
+    event.preventDefault();
+    search.focus();
+    return;
+  }
   const step = event.shiftKey ? 10 : 1;
   const moves = { ArrowLeft: -step, ArrowRight: step, Home: -Infinity, End: Infinity };
   if (event.key in moves) {
@@ -327,6 +334,7 @@ async function showViews() {
   });
   timeline = new Timeline($("timeline"), $("tooltip"));
   detail = new Detail($("detail"));
+  search = new Search($("search"), $("search-results"), (row) => select(row).catch(failed));
   flame = new Flame($("flame-panel"), $("tooltip"), capture.threads, () => ({ row: state.selected, range: state.range, frames: state.capture.frame_count }));
   strip.draw();
   renderHitches(hitches);

@@ -19,6 +19,7 @@ import { chromium } from "playwright-core";
 import { Failure, TIMEOUT_MS, apiClient, check, sameMs, waitFor } from "./lib.mjs";
 import { checkLayout, checkTables } from "./tables.mjs";
 import { checkFlame } from "./flame.mjs";
+import { checkSearch } from "./search.mjs";
 
 const args = process.argv.slice(2);
 const address = args.find((arg) => !arg.startsWith("--"));
@@ -239,6 +240,9 @@ async function run(browserContext) {
   const rangeStats = await api("stats", { from, to });
   sameMs(await page.textContent("#stat-frame-p50"), rangeStats.frame.p50, `frame p50 over rows ${from}–${to}`);
 
+  // Search: `/`, a scope's name, its worst frame a click (or Enter) away.
+  const searchSummary = await checkSearch(page, api, capture, Number(await page.getAttribute("body", "data-selected-row")), problems);
+
   // Tables: every header sits over its column the way the column's cells are aligned
   // (numbers right, names left); p99.9 is printed as such; gauges and sums apart.
   const misaligned = await page.evaluate(() => {
@@ -298,7 +302,7 @@ async function run(browserContext) {
     check(errors.length === 0, `with ${label}: page error ${errors[0]}`);
     await tokenPage.close();
   }
-  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, opened on row ${opening}, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows, ${sortedScopes} scopes sorted and filtered, ${flameSummary}`;
+  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, opened on row ${opening}, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows, ${sortedScopes} scopes sorted and filtered, ${flameSummary}, ${searchSummary}`;
 }
 
 /** `--follow`: a capture being written; the strip must grow as frames land, until closed. */
