@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{Agg, Capture, PerFrame};
 use crate::stats::Num;
-use crate::view::{series, SeriesKind};
+use crate::view::{ids_named, series, SeriesKind};
 
 /// What a match names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -139,12 +139,12 @@ fn by_series(capture: &Capture, kind: MatchKind, name: &str, limit: usize) -> Op
         MatchKind::Scope => (
             SeriesKind::Scope,
             Some(capture.scope_aggs()),
-            ids(capture.scopes().iter().map(|s| s.name.as_str()), name),
+            ids_named(capture.scopes().iter().map(|s| s.name.as_str()), name),
         ),
         MatchKind::Pass => (
             SeriesKind::Pass,
             Some(capture.pass_aggs()),
-            ids(capture.passes().iter().map(|p| p.name.as_str()), name),
+            ids_named(capture.passes().iter().map(|p| p.name.as_str()), name),
         ),
         MatchKind::Counter => (SeriesKind::Counter, None, Vec::new()),
         MatchKind::Mark => return None,
@@ -165,14 +165,6 @@ fn by_series(capture: &Capture, kind: MatchKind, name: &str, limit: usize) -> Op
         frames,
         occurrences,
     })
-}
-
-fn ids<'a>(names: impl Iterator<Item = &'a str>, name: &str) -> Vec<u32> {
-    names
-        .enumerate()
-        .filter(|(_, n)| *n == name)
-        .filter_map(|(id, _)| u32::try_from(id).ok())
-        .collect()
 }
 
 fn marks(capture: &Capture, id: u32, name: &str, limit: usize) -> Match {

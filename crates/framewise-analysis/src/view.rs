@@ -155,7 +155,7 @@ fn name_series(aggs: &PerFrame<Agg>, frames: usize, ids: &[u32]) -> Vec<Option<N
         .collect()
 }
 
-fn ids_named<'a>(names: impl Iterator<Item = &'a str>, name: &str) -> Vec<u32> {
+pub(crate) fn ids_named<'a>(names: impl Iterator<Item = &'a str>, name: &str) -> Vec<u32> {
     names
         .enumerate()
         .filter(|(_, n)| *n == name)

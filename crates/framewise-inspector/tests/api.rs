@@ -106,6 +106,18 @@ fn get(app: &axum::Router, path: &str) -> (StatusCode, Value) {
     (status, json)
 }
 
+/// Each path is answered 400 with a one-line error.
+fn all_bad(app: &axum::Router, paths: &[&str]) {
+    for path in paths {
+        let (got, json) = get(app, path);
+        assert_eq!(got, StatusCode::BAD_REQUEST, "{path}: {json}");
+        assert!(
+            json["error"].as_str().is_some_and(|e| !e.contains('\n')),
+            "{json}"
+        );
+    }
+}
+
 fn ok(app: &axum::Router, path: &str) -> Value {
     let (status, json) = get(app, path);
     assert_eq!(status, StatusCode::OK, "{path}: {json}");

@@ -83,18 +83,14 @@ fn the_differential_flame_graph_is_the_analysis_crates_diff() {
 #[test]
 fn bad_flame_selections_are_400_with_one_line() {
     let app = app(demo());
-    for path in [
-        "/api/flame?from=5&to=4",
-        "/api/flame?to=9999",
-        "/api/flame?from=x",
-        "/api/flame?thread=nobody",
-        "/api/flame-diff?a_from=0&a_to=1&b_from=2",
-    ] {
-        let (got, json) = get(&app, path);
-        assert_eq!(got, StatusCode::BAD_REQUEST, "{path}: {json}");
-        assert!(
-            json["error"].as_str().is_some_and(|e| !e.contains('\n')),
-            "{json}"
-        );
-    }
+    all_bad(
+        &app,
+        &[
+            "/api/flame?from=5&to=4",
+            "/api/flame?to=9999",
+            "/api/flame?from=x",
+            "/api/flame?thread=nobody",
+            "/api/flame-diff?a_from=0&a_to=1&b_from=2",
+        ],
+    );
 }

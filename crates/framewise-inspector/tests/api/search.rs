@@ -32,16 +32,12 @@ fn search_is_the_analysis_crates_search() {
 #[test]
 fn bad_searches_are_400_with_one_line() {
     let app = app(demo());
-    for path in [
-        "/api/search",
-        "/api/search?q=a&limit=0",
-        "/api/search?q=a&limit=x",
-    ] {
-        let (got, json) = get(&app, path);
-        assert_eq!(got, StatusCode::BAD_REQUEST, "{path}: {json}");
-        assert!(
-            json["error"].as_str().is_some_and(|e| !e.contains('\n')),
-            "{json}"
-        );
-    }
+    all_bad(
+        &app,
+        &[
+            "/api/search",
+            "/api/search?q=a&limit=0",
+            "/api/search?q=a&limit=x",
+        ],
+    );
 }
