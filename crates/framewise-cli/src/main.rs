@@ -60,6 +60,8 @@ enum Command {
     View(commands::view::Args),
     /// The footprint of an incident key: `{v, id, key}` and how the key reads.
     Footprint(commands::footprint::Args),
+    /// MCP server on stdin/stdout: the verbs as tools for a coding agent.
+    Mcp(commands::mcp::Args),
 }
 
 fn run(command: Command) -> anyhow::Result<u8> {
@@ -75,6 +77,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
         Command::Demo(args) => commands::demo::run(args),
         Command::View(args) => commands::view::run(args),
         Command::Footprint(args) => commands::footprint::run(args),
+        Command::Mcp(args) => commands::mcp::run(args),
     }
 }
 

@@ -18,6 +18,11 @@ mod footprint;
 mod hitches;
 mod inspect;
 mod lists;
+#[expect(
+    clippy::unwrap_used,
+    reason = "the MCP client's helpers fail the test loudly on a broken pipe or bad JSON"
+)]
+mod mcp;
 mod outputs;
 mod summarize;
 mod trace;

@@ -13,7 +13,7 @@ use framewise_analysis::gate::Verdict;
 use framewise_analysis::model::Defect;
 use framewise_analysis::{attribute, AttributeTarget, Attribution, InconclusiveAttribution};
 
-use crate::commands::{defects_console, defects_markdown, defects_pointer, exit};
+use crate::commands::{defects_console, defects_markdown, defects_pointer, exit, Outcome};
 use crate::input::{self, InputArgs, Need};
 use crate::list::{self, ListArgs, Noun};
 use crate::output::{self, OutputArgs, Report};
@@ -39,6 +39,14 @@ pub struct Args {
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.check_inputs(&[&args.file])?;
+    let outcome = evaluate(&args)?;
+    output::emit(&args.output, &outcome.view)?;
+    Ok(outcome.exit_code)
+}
+
+/// The verb's result without printing it (`framewise attribute` and the MCP server's
+/// `attribute` both call this): 0 ranked, 2 inconclusive.
+pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<AttributeView>> {
     let capture = input::load(&args.file, &args.input.options(Need::Frames))?;
     let target = match args.frame {
         Some(n) => AttributeTarget::Frame(n),
@@ -53,21 +61,24 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         ),
         Err(e) => bail!("{file}: {e}"),
     };
-    let view = AttributeView {
-        file,
-        target,
-        result,
-        list: args.list,
-    };
-    output::emit(&args.output, &view)?;
-    Ok(exit(verdict))
+    Ok(Outcome {
+        view: AttributeView {
+            file,
+            target,
+            result,
+            list: args.list,
+        },
+        exit_code: exit(verdict),
+    })
 }
 
-struct AttributeView {
-    file: String,
+/// An attribution with the file it came from.
+pub struct AttributeView {
+    /// The path as given.
+    pub file: String,
     target: AttributeTarget,
     /// The attribution, or why it is inconclusive.
-    result: Result<Attribution, InconclusiveAttribution>,
+    pub result: Result<Attribution, InconclusiveAttribution>,
     list: ListArgs,
 }
 

@@ -12,7 +12,7 @@ use framewise_analysis::diff::{damage_reason, Change, DiffRow};
 use framewise_analysis::gate::Verdict;
 use framewise_analysis::{diff, summarize, Diff, Summary};
 
-use crate::commands::{exit, serde_name, side_defects_console, side_defects_markdown};
+use crate::commands::{exit, serde_name, side_defects_console, side_defects_markdown, Outcome};
 use crate::config::{self, ConfigArgs};
 use crate::input::{self, InputArgs, Need};
 use crate::list::{self, ListArgs, Noun};
@@ -94,6 +94,14 @@ pub fn load_pair(
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.check_inputs(&[&args.base, &args.cand])?;
+    let outcome = evaluate(&args)?;
+    output::emit(&args.output, &outcome.view)?;
+    Ok(outcome.exit_code)
+}
+
+/// The verb's result without printing it (`framewise diff` and the MCP server's
+/// `compare_captures` both call this): 0 diffed, 2 inconclusive, 3 incomparable timing.
+pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<DiffView>> {
     let cfg = config::load(&args.config)?;
     config::require_toml(&cfg, "diff")?;
     let (base, cand) = load_pair(&args.base, &args.cand, &args.input)?;
@@ -105,9 +113,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         list: args.list,
         allow_damaged: args.allow_damaged,
     };
-    let verdict = view.verdict();
-    output::emit(&args.output, &view)?;
-    Ok(exit(verdict))
+    let exit_code = exit(view.verdict());
+    Ok(Outcome { view, exit_code })
 }
 
 fn change_cell(row: &DiffRow, timing_comparable: bool) -> String {
@@ -119,10 +126,14 @@ fn change_cell(row: &DiffRow, timing_comparable: bool) -> String {
     }
 }
 
-struct DiffView {
-    base: InputInfo,
-    cand: InputInfo,
-    diff: Diff,
+/// A diff with its inputs.
+pub struct DiffView {
+    /// The base capture.
+    pub base: InputInfo,
+    /// The candidate capture.
+    pub cand: InputInfo,
+    /// The analysis crate's diff.
+    pub diff: Diff,
     list: ListArgs,
     allow_damaged: bool,
 }
@@ -344,7 +355,8 @@ impl DiffView {
         }
     }
 
-    fn status(&self) -> Option<String> {
+    /// Why the diff is inconclusive or incomparable, in words; `None` when it is neither.
+    pub fn status(&self) -> Option<String> {
         if let Some(damage) = self.damage() {
             Some(format!("inconclusive: {damage}"))
         } else if self.base.summary.is_empty() || self.cand.summary.is_empty() {

@@ -17,7 +17,7 @@ use framewise_analysis::{gate, GateConfig, GateResult, Verdict};
 use serde_json::json;
 
 use crate::commands::diff::{load_pair, InputInfo};
-use crate::commands::{exit, serde_name, side_defects_console, side_defects_markdown};
+use crate::commands::{exit, serde_name, side_defects_console, side_defects_markdown, Outcome};
 use crate::config::{self, ConfigArgs};
 use crate::input::InputArgs;
 use crate::list::{ListArgs, Noun};
@@ -81,27 +81,38 @@ fn gate_config(args: &Args, cfg: &config::Config) -> anyhow::Result<GateConfig> 
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.check_inputs(&[&args.base, &args.cand])?;
+    let outcome = evaluate(&args)?;
+    output::emit(&args.output, &outcome.view)?;
+    Ok(outcome.exit_code)
+}
+
+/// The verb's result without printing it (`framewise gate` and the MCP server's
+/// `compare_captures` both call this): the verdict's exit code.
+pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<GateView>> {
     let cfg = config::load(&args.config)?;
-    let g = gate_config(&args, &cfg)?;
+    let g = gate_config(args, &cfg)?;
     let (base, cand) = load_pair(&args.base, &args.cand, &args.input)?;
     let result = gate(&base.summary, &cand.summary, &g)?;
-    let verdict = result.verdict;
-    output::emit(
-        &args.output,
-        &GateView {
+    let exit_code = exit(result.verdict);
+    Ok(Outcome {
+        view: GateView {
             base,
             cand,
             result,
             list: args.list,
         },
-    )?;
-    Ok(exit(verdict))
+        exit_code,
+    })
 }
 
-struct GateView {
-    base: InputInfo,
-    cand: InputInfo,
-    result: GateResult,
+/// A gate's result with its inputs.
+pub struct GateView {
+    /// The base capture.
+    pub base: InputInfo,
+    /// The candidate capture.
+    pub cand: InputInfo,
+    /// The analysis crate's result.
+    pub result: GateResult,
     list: ListArgs,
 }
 

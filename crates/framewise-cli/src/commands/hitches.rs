@@ -10,7 +10,9 @@ use framewise_analysis::gate::Verdict;
 use framewise_analysis::hitch::Hitch;
 use framewise_analysis::{find_hitches, summarize, HitchOptions, HitchReport};
 
-use crate::commands::{defects_console, defects_markdown, defects_pointer, exit, serde_name};
+use crate::commands::{
+    defects_console, defects_markdown, defects_pointer, exit, serde_name, Outcome,
+};
 use crate::config::{self, ConfigArgs};
 use crate::input::{self, InputArgs, Need};
 use crate::list::{self, ListArgs, Noun};
@@ -35,6 +37,18 @@ pub struct Args {
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.check_inputs(&[&args.file])?;
+    // With no hitch, people ask "then what was my slowest frame?": the summary's longest
+    // period and work answer it (console only; the JSON is the report alone).
+    let console = args.output.stdout_format()? == Format::Console;
+    let outcome = evaluate(&args, console)?;
+    output::emit(&args.output, &outcome.view)?;
+    Ok(outcome.exit_code)
+}
+
+/// The verb's result without printing it (`framewise hitches` and the MCP server's
+/// `find_hitches` both call this): 0 no hitch, 1 a hitch, 2 no frame judged. `longest`:
+/// also find the longest period and work when there is no hitch (the console says them).
+pub fn evaluate(args: &Args, longest: bool) -> anyhow::Result<Outcome<HitchesView>> {
     let cfg = config::load(&args.config)?;
     config::require_toml(&cfg, "hitches")?;
     let capture = input::load(&args.file, &args.input.options(Need::Frames))?;
@@ -50,28 +64,27 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     } else {
         Verdict::Fail
     };
-    // With no hitch, people ask "then what was my slowest frame?": the summary's longest
-    // period and work answer it (console only; the JSON is the report alone).
-    let longest = (report.hitches.is_empty()
-        && report.frames_judged > 0
-        && args.output.stdout_format()? == Format::Console)
-        .then(|| {
-            let s = summarize(&capture);
-            (s.frame.times.max, s.work.times.max)
-        });
-    let view = HitchesView {
-        file: input::shown(&args.file),
-        report,
-        list: args.list,
-        longest,
-    };
-    output::emit(&args.output, &view)?;
-    Ok(exit(verdict))
+    let longest = (longest && report.hitches.is_empty() && report.frames_judged > 0).then(|| {
+        let s = summarize(&capture);
+        (s.frame.times.max, s.work.times.max)
+    });
+    Ok(Outcome {
+        view: HitchesView {
+            file: input::shown(&args.file),
+            report,
+            list: args.list,
+            longest,
+        },
+        exit_code: exit(verdict),
+    })
 }
 
-struct HitchesView {
-    file: String,
-    report: HitchReport,
+/// A hitch report with the file it came from.
+pub struct HitchesView {
+    /// The path as given.
+    pub file: String,
+    /// The analysis crate's report.
+    pub report: HitchReport,
     list: ListArgs,
     /// The longest period and work, ms, when there is no hitch (console only).
     longest: Option<(Option<f64>, Option<f64>)>,

@@ -9,6 +9,7 @@ pub mod footprint;
 pub mod gate;
 pub mod hitches;
 pub mod inspect;
+pub mod mcp;
 pub mod summarize;
 pub mod trace;
 pub mod view;
@@ -18,6 +19,15 @@ use framewise_analysis::model::Defect;
 use framewise_analysis::{Side, SideDefect};
 
 use crate::table::Table;
+
+/// A verb's result before it is printed: what the CLI renders (the view is its
+/// [`crate::output::Report`]) and what the MCP server returns, from one function per verb.
+pub struct Outcome<V> {
+    /// The result, ready to render or serialize.
+    pub view: V,
+    /// The exit code the CLI returns for it (docs/CLI.md's table).
+    pub exit_code: u8,
+}
 
 /// Exit codes by verdict (docs/CONCEPTS.md, "Exit codes"): the analysis crate owns the mapping.
 pub fn exit(verdict: Verdict) -> u8 {

@@ -15,7 +15,9 @@ use framewise_analysis::stats::{
 use framewise_analysis::summary::NamedMap;
 use framewise_analysis::{summarize_with, Summary, SummaryOptions};
 
-use crate::commands::{defects_console, defects_markdown, defects_pointer, exit, serde_name};
+use crate::commands::{
+    defects_console, defects_markdown, defects_pointer, exit, serde_name, Outcome,
+};
 use crate::config::{self, ConfigArgs};
 use crate::input::{self, InputArgs, Need};
 use crate::list::{self, ListArgs, Noun};
@@ -40,6 +42,14 @@ pub struct Args {
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.check_inputs(&[&args.file])?;
+    let outcome = evaluate(&args)?;
+    output::emit(&args.output, &outcome.view)?;
+    Ok(outcome.exit_code)
+}
+
+/// The verb's result without printing it (`framewise summarize` and the MCP server's
+/// `summarize_capture` both call this): 0 summarized, 2 when no frame has a known period.
+pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<SummaryView>> {
     let cfg = config::load(&args.config)?;
     config::require_toml(&cfg, "summarize")?;
     let capture = input::load(&args.file, &args.input.options(Need::Summary))?;
@@ -47,17 +57,19 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         &capture,
         &SummaryOptions::default().with_budget_ns(cfg.budget_ns()),
     );
-    let view = SummaryView {
-        file: input::shown(&args.file),
-        summary,
-        list: args.list,
-    };
-    output::emit(&args.output, &view)?;
-    Ok(exit(if view.summary.is_empty() {
+    let verdict = if summary.is_empty() {
         Verdict::Inconclusive
     } else {
         Verdict::Pass
-    }))
+    };
+    Ok(Outcome {
+        view: SummaryView {
+            file: input::shown(&args.file),
+            summary,
+            list: args.list,
+        },
+        exit_code: exit(verdict),
+    })
 }
 
 /// A summary with the file it came from.

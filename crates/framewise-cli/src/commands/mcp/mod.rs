@@ -1,0 +1,270 @@
+//! `framewise mcp`: a Model Context Protocol server on stdin/stdout, for coding agents.
+//!
+//! Each tool calls the same function its CLI verb calls (`commands::<verb>::evaluate`), so
+//! a tool's verdict and exit code are the verb's. A tool returns schema-typed JSON: a
+//! headline (verdict, exit code, the few numbers an agent acts on) and `report_path`, the
+//! verb's whole `--format json` document written under `--reports DIR` — large results are
+//! files, not inlined. A call that cannot produce a verdict (an unreadable capture, a bad
+//! tolerance, a panic) returns `isError: true` with the CLI's one-line message and exit code
+//! 4; the server keeps serving. Nothing but the protocol is written to stdout.
+//!
+//! Exit: 0 when the client closes stdin; 4 when the server cannot start.
+
+mod results;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use anyhow::Context;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{tool, tool_handler, tool_router, Json, ServerHandler, ServiceExt};
+
+use crate::commands::{attribute, diff, gate, hitches, summarize};
+use crate::config::ConfigArgs;
+use crate::input::InputArgs;
+use crate::list::ListArgs;
+use crate::output::{self, OutputArgs, Report};
+use results::{
+    AttributeParams, AttributeResult, CaptureParams, CompareMode, CompareParams, CompareResult,
+    HitchesResult, SummarizeResult, ToolError,
+};
+
+/// `framewise mcp`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Where the tools write their whole JSON reports (created when first needed).
+    #[arg(long, value_name = "DIR", default_value = ".framewise/mcp")]
+    pub reports: PathBuf,
+}
+
+/// Runs the server until the client closes stdin.
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the MCP server's runtime")?;
+    runtime.block_on(async {
+        let server = Server::new(args.reports);
+        let service = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| anyhow::anyhow!("MCP initialization failed: {e}"))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| anyhow::anyhow!("MCP server stopped: {e}"))?;
+        Ok(0)
+    })
+}
+
+/// Where reports go, and a sequence number that keeps their names apart.
+#[derive(Debug)]
+struct Reports {
+    dir: PathBuf,
+    seq: AtomicU64,
+}
+
+impl Reports {
+    /// Writes a verb's JSON document as `<tool>-<unix ms>-<pid>-<n>.json` and returns its path.
+    fn write(&self, tool: &str, report: &dyn Report) -> anyhow::Result<String> {
+        std::fs::create_dir_all(&self.dir).with_context(|| {
+            format!(
+                "{}: cannot create the reports directory",
+                self.dir.display()
+            )
+        })?;
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let n = self.seq.fetch_add(1, Ordering::Relaxed);
+        let path = self
+            .dir
+            .join(format!("{tool}-{ms}-{}-{n}.json", std::process::id()));
+        output::write_json(&path, &output::json_text(&report.json()?)?)?;
+        Ok(path.display().to_string())
+    }
+}
+
+/// The MCP server: one tool per verb.
+#[derive(Clone, Debug)]
+pub struct Server {
+    tool_router: ToolRouter<Self>,
+    reports: Arc<Reports>,
+}
+
+type ToolResult<T> = Result<Json<T>, Json<ToolError>>;
+
+/// Runs a tool's work off the protocol's thread (captures take a while to load), and turns
+/// an error or a panic into a structured tool error.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
+) -> ToolResult<T> {
+    let error = |message: String| {
+        Json(ToolError {
+            error: message,
+            exit_code: crate::EXIT_ERROR,
+        })
+    };
+    match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(value)) => Ok(Json(value)),
+        Ok(Err(err)) => Err(error(output::one_line(&err))),
+        Err(join) => Err(error(format!("internal error: the tool failed: {join}"))),
+    }
+}
+
+fn config(path: Option<String>) -> ConfigArgs {
+    ConfigArgs {
+        config: path.map(PathBuf::from),
+    }
+}
+
+#[tool_router]
+impl Server {
+    /// A server writing its reports under `reports`.
+    pub fn new(reports: impl AsRef<Path>) -> Self {
+        Self {
+            tool_router: Self::tool_router(),
+            reports: Arc::new(Reports {
+                dir: reports.as_ref().to_owned(),
+                seq: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// `framewise summarize`.
+    #[tool(
+        description = "Frame, work, scope, GPU pass and counter statistics of one capture (.sgpt, .litecap or Chrome trace JSON), as `framewise summarize` computes them. Returns the headline figures and `report_path`, the whole JSON summary. Verdict pass (exit 0), or inconclusive (exit 2) when no frame has a known period."
+    )]
+    async fn summarize_capture(
+        &self,
+        params: Parameters<CaptureParams>,
+    ) -> Result<Json<SummarizeResult>, Json<ToolError>> {
+        let p = params.0;
+        let reports = Arc::clone(&self.reports);
+        blocking(move || {
+            let args = summarize::Args {
+                file: PathBuf::from(p.capture),
+                input: InputArgs::default(),
+                list: ListArgs::default(),
+                config: config(p.config),
+                output: OutputArgs::default(),
+            };
+            let outcome = summarize::evaluate(&args)?;
+            let path = reports.write("summarize", &outcome.view)?;
+            Ok(SummarizeResult::new(&outcome.view, outcome.exit_code, path))
+        })
+        .await
+    }
+
+    /// `framewise hitches`.
+    #[tool(
+        description = "Every hitch of one capture (a frame whose period exceeds max(2 x rolling median, 1.5 x frame budget)), each with ranked classifications, confidence and evidence, as `framewise hitches` finds them. Verdict pass (no hitch, exit 0), fail (hitches, exit 1) or inconclusive (no frame judged, exit 2)."
+    )]
+    async fn find_hitches(
+        &self,
+        params: Parameters<CaptureParams>,
+    ) -> Result<Json<HitchesResult>, Json<ToolError>> {
+        let p = params.0;
+        let reports = Arc::clone(&self.reports);
+        blocking(move || {
+            let args = hitches::Args {
+                file: PathBuf::from(p.capture),
+                input: InputArgs::default(),
+                list: ListArgs::default(),
+                config: config(p.config),
+                output: OutputArgs::default(),
+            };
+            let outcome = hitches::evaluate(&args, false)?;
+            let path = reports.write("hitches", &outcome.view)?;
+            Ok(HitchesResult::new(&outcome.view, outcome.exit_code, path))
+        })
+        .await
+    }
+
+    /// `framewise attribute`.
+    #[tool(
+        description = "Rank scopes (with their call sites) by contribution to one frame's excess over the rolling median, or without `frame` to the p95 frames' excess, as `framewise attribute` does. A ranking, not an accounting. Verdict pass (ranked, exit 0) or inconclusive (exit 2)."
+    )]
+    async fn attribute(
+        &self,
+        params: Parameters<AttributeParams>,
+    ) -> Result<Json<AttributeResult>, Json<ToolError>> {
+        let p = params.0;
+        let reports = Arc::clone(&self.reports);
+        blocking(move || {
+            let args = attribute::Args {
+                file: PathBuf::from(p.capture),
+                frame: p.frame,
+                list: ListArgs::default(),
+                input: InputArgs::default(),
+                output: OutputArgs::default(),
+            };
+            let outcome = attribute::evaluate(&args)?;
+            let path = reports.write("attribute", &outcome.view)?;
+            Ok(AttributeResult::new(&outcome.view, outcome.exit_code, path))
+        })
+        .await
+    }
+
+    /// `framewise gate` / `framewise diff`.
+    #[tool(
+        description = "Compare two captures. mode `gate` (default), as `framewise gate`: fails (exit 1) when a gated metric worsened past its tolerance (defaults: frame.avg and frame.p99 at +10%; add e.g. `counter.draw_calls.max=0`); inconclusive (2) for damaged or empty inputs; incomparable (3) across timing regimes. mode `diff`, as `framewise diff`: every metric side by side, never decides. One pair of captures is a single run: for a verdict with a noise floor, compare canonical benches."
+    )]
+    async fn compare_captures(
+        &self,
+        params: Parameters<CompareParams>,
+    ) -> Result<Json<CompareResult>, Json<ToolError>> {
+        let p = params.0;
+        let reports = Arc::clone(&self.reports);
+        blocking(move || match p.mode {
+            CompareMode::Gate => {
+                let args = gate::Args {
+                    base: PathBuf::from(p.base),
+                    cand: PathBuf::from(p.cand),
+                    tolerances: p.tolerances,
+                    no_default_tolerances: p.no_default_tolerances,
+                    allow_damaged: p.allow_damaged,
+                    list: ListArgs::default(),
+                    input: InputArgs::default(),
+                    config: config(p.config),
+                    output: OutputArgs::default(),
+                };
+                let outcome = gate::evaluate(&args)?;
+                let path = reports.write("gate", &outcome.view)?;
+                Ok(CompareResult::of_gate(&outcome.view, outcome.exit_code, path))
+            }
+            CompareMode::Diff => {
+                if !p.tolerances.is_empty() || p.no_default_tolerances {
+                    anyhow::bail!("tolerances apply to mode `gate`; a diff reports every metric and decides nothing");
+                }
+                let args = diff::Args {
+                    base: PathBuf::from(p.base),
+                    cand: PathBuf::from(p.cand),
+                    allow_damaged: p.allow_damaged,
+                    list: ListArgs::default(),
+                    input: InputArgs::default(),
+                    config: config(p.config),
+                    output: OutputArgs::default(),
+                };
+                let outcome = diff::evaluate(&args)?;
+                let path = reports.write("diff", &outcome.view)?;
+                Ok(CompareResult::of_diff(&outcome.view, outcome.exit_code, path))
+            }
+        })
+        .await
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("framewise", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "framewise measures, attributes and verifies a game's frame performance. Every tool returns a verdict with the exit code the CLI verb would return (0 pass, 1 fail/regressed, 2 inconclusive, 3 incomparable); errors come back with isError and exit_code 4 — never read one as a pass. Whole reports are files (report_path). Never quote a `software` timing grade as a hardware measurement. The playbook is docs/AGENTS.md.",
+            )
+    }
+}
