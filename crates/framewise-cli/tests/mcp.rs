@@ -133,14 +133,7 @@ fn report_matches_cli(dir: &Dir, content: &Value, argv: &[&str]) {
 fn a_client_session_lists_and_calls_every_tool() {
     let dir = Dir::new();
     write_game(&dir.path("base.sgpt"), &Game::default());
-    write_game(
-        &dir.path("cand.sgpt"),
-        &Game {
-            render_extra_ns: 4_000_000,
-            draw_calls_extra: 30,
-            ..Game::default()
-        },
-    );
+    write_game(&dir.path("cand.sgpt"), &Game::regressed());
     let mut s = Session::start(&dir);
 
     let tools = s.request("tools/list", json!({}));

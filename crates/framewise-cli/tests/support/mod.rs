@@ -183,6 +183,16 @@ impl Game {
         }
     }
 
+    /// The default game with 4 ms more render work and 30 more draw calls a frame: a
+    /// regression for `gate`.
+    pub fn regressed() -> Self {
+        Self {
+            render_extra_ns: 4_000_000,
+            draw_calls_extra: 30,
+            ..Self::default()
+        }
+    }
+
     /// The default game without its long frames: not one hitch.
     pub fn steady() -> Self {
         Self {
