@@ -233,11 +233,12 @@ fn encode_lane_stream(
         let gap = s.start_ns - last_ns;
         let sym = zigzag(i64::from(s.scope) - last_sym);
         let depth = u64::from(s.depth);
-        let (k_gap, k_sym, k_depth) = (gap_ctx.k(), sym_ctx.k(), depth_ctx.k());
+        let (k_gap, k_sym) = (gap_ctx.k(), sym_ctx.k());
+        // The depth's parameter only when the depth is coded (nothing open).
         let depth_field = if open {
             Some((0, 0))
         } else {
-            rice_field(k_depth, depth)
+            rice_field(depth_ctx.k(), depth)
         };
         match (rice_field(k_gap, gap), rice_field(k_sym, sym), depth_field) {
             (Some((g, gn)), Some((y, yn)), Some((d, dn)))
@@ -253,7 +254,7 @@ fn encode_lane_stream(
                 w.rice_k(k_gap, gap);
                 w.rice_k(k_sym, sym);
                 if !open {
-                    w.rice_k(k_depth, depth);
+                    w.rice_k(depth_ctx.k(), depth);
                 }
             }
         }
