@@ -46,23 +46,22 @@ struct Producer {
     open: u64,
 }
 
-/// Marks an open span begun in an earlier frame: it has no placeholder in this frame's lane.
-const CARRIED: usize = usize::MAX;
-
-/// A span open on the consumer side, waiting for its end.
+/// A span begun in an earlier drain and still open: it has no slot in the lane being filled.
 #[derive(Clone, Copy, Debug)]
-struct Open {
+struct Carried {
     id: SymId,
     start_ns: u64,
     depth: u32,
-    /// Index of its placeholder in the lane being filled, or `CARRIED`.
-    slot: usize,
 }
 
-/// Consumer-side state, touched only by frame close.
+/// Consumer-side state, touched only by the writer thread (and session start).
 #[derive(Default)]
 struct Consumer {
-    stack: Vec<Open>,
+    /// Spans open across drains, outermost first: always below every span in `open`.
+    carried: Vec<Carried>,
+    /// Spans begun in the current drain and still open: their slots in the lane, outermost
+    /// first (empty between drains).
+    open: Vec<usize>,
     /// `ThreadBuffer::dropped` as of the last drain.
     dropped_seen: u64,
     /// The latest tick seen: ticks are clamped to never run backwards within a lane (a
@@ -70,15 +69,76 @@ struct Consumer {
     last_ticks: u64,
 }
 
-/// Removes the placeholders of the open spans above `keep` (they are at the end of the stack
-/// and, being newer, at higher lane indices: removed from the top down).
-fn unplace_above(stack: &mut [Open], keep: usize, spans: &mut Vec<CpuSpan>) {
-    for open in stack[keep..].iter_mut().rev() {
-        if open.slot != CARRIED {
-            spans.remove(open.slot);
-            open.slot = CARRIED;
+/// An end that does not close the top of this drain's stack: it closes the innermost open
+/// span with its id, further down or carried; the spans above that one were never ended (a
+/// leaked guard) and are lost; an end with no begin belongs to a span begun before the
+/// session, and is ignored. Returns the spans lost.
+#[cold]
+#[inline(never)]
+fn end_below_top(
+    id: SymId,
+    at_ns: u64,
+    lane_start: usize,
+    carried: &mut Vec<Carried>,
+    open: &mut Vec<usize>,
+    out: &mut Vec<CpuSpan>,
+) -> u64 {
+    if let Some(position) = open
+        .iter()
+        .rposition(|&slot| out.get(slot).is_some_and(|span| span.scope == id))
+    {
+        let lost = (open.len() - position - 1) as u64;
+        unplace(&open[position + 1..], out);
+        open.truncate(position + 1);
+        if let Some(span) = open.pop().and_then(|slot| out.get_mut(slot)) {
+            span.end_ns = at_ns;
+        }
+        return lost;
+    }
+    let Some(position) = carried.iter().rposition(|c| c.id == id) else {
+        return 0;
+    };
+    let lost = (carried.len() - position - 1 + open.len()) as u64;
+    unplace(open, out);
+    open.clear();
+    carried.truncate(position + 1);
+    if let Some(span) = carried.pop() {
+        out.insert(
+            lane_start,
+            CpuSpan {
+                scope: span.id,
+                depth: span.depth,
+                start_ns: span.start_ns,
+                end_ns: at_ns,
+            },
+        );
+    }
+    lost
+}
+
+/// Removes the placeholders at `slots` (ascending, the highest in the lane): from the top
+/// down, so that each removal leaves the slots below it in place.
+fn unplace(slots: &[usize], out: &mut Vec<CpuSpan>) {
+    for &slot in slots.iter().rev() {
+        if slot < out.len() {
+            out.remove(slot);
         }
     }
+}
+
+/// Carries the spans still open in this drain to the next one: they leave the lane.
+fn carry_open(carried: &mut Vec<Carried>, open: &mut Vec<usize>, out: &mut Vec<CpuSpan>) {
+    for &slot in open.iter() {
+        if let Some(span) = out.get(slot) {
+            carried.push(Carried {
+                id: span.scope,
+                start_ns: span.start_ns,
+                depth: span.depth,
+            });
+        }
+    }
+    unplace(open, out);
+    open.clear();
 }
 
 #[repr(align(64))]
@@ -130,7 +190,8 @@ impl ThreadBuffer {
             dropped: AtomicU64::new(0),
             retired: AtomicBool::new(false),
             consumer: Mutex::new(Consumer {
-                stack: Vec::with_capacity(64),
+                carried: Vec::with_capacity(64),
+                open: Vec::with_capacity(64),
                 dropped_seen: 0,
                 last_ticks: 0,
             }),
@@ -254,7 +315,8 @@ impl ThreadBuffer {
         let mut consumer = self.consumer();
         let head = self.head.0.load(Ordering::Acquire);
         self.tail.0.store(head, Ordering::Release);
-        consumer.stack.clear();
+        consumer.carried.clear();
+        consumer.open.clear();
         consumer.last_ticks = 0;
         consumer.dropped_seen = self.dropped.load(Ordering::Relaxed);
     }
@@ -264,8 +326,9 @@ impl ThreadBuffer {
     /// dropped since the last drain.
     ///
     /// Pre-order is built directly, without sorting: a begin takes the next slot in `spans`
-    /// (a placeholder its end fills in). A span begun in an earlier frame starts before every
-    /// span begun in this one, and closes after its descendants, so its end inserts it at the
+    /// (a placeholder its end fills in), and the spans open in this drain are a stack of
+    /// those slots. A span begun in an earlier frame (carried) starts before every span
+    /// begun in this one, and closes after its descendants, so its end inserts it at the
     /// front. Spans still open when the drain stops give their slot back and are carried.
     pub(crate) fn drain(
         &self,
@@ -280,18 +343,20 @@ impl ThreadBuffer {
         let mut tail = self.tail.0.load(Ordering::Relaxed);
         let mut lost = 0u64;
         let lane_start = spans.len();
-        // The loop works on locals (the stack and the lane's vector moved out, the latest
-        // tick copied), so that nothing it stores through can alias them and they stay in
-        // registers; every event at most adds one span, so the lane never grows inside it.
-        let mut stack = std::mem::take(&mut consumer.stack);
+        // The loop works on locals (the vectors moved out, the ring's pointer and mask and
+        // the latest tick copied), so that nothing it stores through can alias them and they
+        // stay in registers.
+        let mut carried = std::mem::take(&mut consumer.carried);
+        let mut open = std::mem::take(&mut consumer.open);
         let mut out = std::mem::take(spans);
-        out.reserve(usize::try_from(head.saturating_sub(tail)).unwrap_or(0));
         let mut last_ticks = consumer.last_ticks;
+        let slots = &self.slots[..];
+        let mask = self.mask;
         while tail < head {
-            let index = (tail & self.mask) as usize;
+            let index = (tail & mask) as usize;
             // SAFETY: slots in [tail, head) were published by the producer (acquire above)
             // and are not rewritten until the tail passes them.
-            let event = unsafe { *self.slots.get_unchecked(index).get() };
+            let event = unsafe { *slots.get_unchecked(index).get() };
             if event.ticks > cutoff_ticks {
                 break;
             }
@@ -299,13 +364,8 @@ impl ThreadBuffer {
             last_ticks = event.ticks.max(last_ticks);
             let at_ns = clock.ns(last_ticks);
             if event.kind == KIND_BEGIN {
-                let depth = u32::try_from(stack.len()).unwrap_or(u32::MAX);
-                stack.push(Open {
-                    id: event.id,
-                    start_ns: at_ns,
-                    depth,
-                    slot: out.len(),
-                });
+                let depth = u32::try_from(carried.len() + open.len()).unwrap_or(u32::MAX);
+                open.push(out.len());
                 out.push(CpuSpan {
                     scope: event.id,
                     depth,
@@ -313,35 +373,23 @@ impl ThreadBuffer {
                     end_ns: at_ns,
                 });
             } else if event.kind == KIND_END {
-                // Ends match the innermost open span with their id (nearly always the top).
-                // An end with no begin belongs to a span begun before this session: ignored.
-                // Spans above the match were never ended (a leaked guard): lost, and counted.
-                let open = match stack.last() {
-                    Some(top) if top.id == event.id => stack.pop(),
-                    _ => {
-                        let Some(position) = stack.iter().rposition(|o| o.id == event.id) else {
-                            continue;
-                        };
-                        lost += (stack.len() - position - 1) as u64;
-                        unplace_above(&mut stack, position + 1, &mut out);
-                        stack.truncate(position + 1);
-                        stack.pop()
+                // Ends match the innermost open span with their id: nearly always the top of
+                // this drain's stack, filled in place; anything else goes the long way.
+                if let Some(span) = open.last().and_then(|&slot| out.get_mut(slot)) {
+                    if span.scope == event.id {
+                        span.end_ns = at_ns;
+                        open.pop();
+                        continue;
                     }
-                };
-                let Some(open) = open else {
-                    continue;
-                };
-                let span = CpuSpan {
-                    scope: open.id,
-                    depth: open.depth,
-                    start_ns: open.start_ns,
-                    end_ns: at_ns,
-                };
-                if open.slot == CARRIED {
-                    out.insert(lane_start, span);
-                } else if let Some(slot) = out.get_mut(open.slot) {
-                    *slot = span;
                 }
+                lost += end_below_top(
+                    event.id,
+                    at_ns,
+                    lane_start,
+                    &mut carried,
+                    &mut open,
+                    &mut out,
+                );
             } else {
                 marks.push(Mark {
                     name: event.id,
@@ -353,8 +401,9 @@ impl ThreadBuffer {
         }
         self.tail.0.store(tail, Ordering::Release);
         // Spans still open go on to the next frame, without a slot in this one.
-        unplace_above(&mut stack, 0, &mut out);
-        consumer.stack = stack;
+        carry_open(&mut carried, &mut open, &mut out);
+        consumer.carried = carried;
+        consumer.open = open;
         consumer.last_ticks = last_ticks;
         *spans = out;
         let dropped = self.dropped.load(Ordering::Relaxed);
@@ -536,159 +585,4 @@ pub(crate) fn measure_ns_per_scope() -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn drain_all(buffer: &ThreadBuffer, clock: &SessionClock) -> (Vec<CpuSpan>, Vec<Mark>, u64) {
-        let mut spans = Vec::new();
-        let mut marks = Vec::new();
-        let dropped = buffer.drain(u64::MAX, clock, &mut spans, &mut marks);
-        (spans, marks, dropped)
-    }
-
-    #[test]
-    fn pairs_nest_with_true_depth_across_drains() {
-        let clock = SessionClock::identity();
-        let buffer = ThreadBuffer::new(7, 64);
-        // SAFETY: this test thread is the only producer.
-        unsafe {
-            buffer.begin(1, 10);
-            buffer.begin(2, 20);
-            buffer.end(2, 30);
-        }
-        let (spans, _, dropped) = drain_all(&buffer, &clock);
-        assert_eq!(dropped, 0);
-        assert_eq!(spans.len(), 1);
-        assert_eq!((spans[0].scope, spans[0].depth), (2, 1));
-        // SAFETY: as above.
-        unsafe { buffer.end(1, 40) };
-        let (spans, _, _) = drain_all(&buffer, &clock);
-        assert_eq!(spans.len(), 1);
-        assert_eq!((spans[0].scope, spans[0].depth), (1, 0));
-    }
-
-    #[test]
-    fn full_ring_drops_whole_spans_and_counts_them() {
-        let clock = SessionClock::identity();
-        let buffer = ThreadBuffer::new(7, 16);
-        let mut recorded = 0;
-        for i in 0..20u64 {
-            // SAFETY: this test thread is the only producer.
-            unsafe {
-                if buffer.begin(1, i * 10) {
-                    recorded += 1;
-                    buffer.end(1, i * 10 + 5);
-                }
-            }
-        }
-        let (spans, _, dropped) = drain_all(&buffer, &clock);
-        assert_eq!(recorded, 8);
-        assert_eq!(spans.len(), 8);
-        assert_eq!(dropped, 12);
-    }
-
-    #[test]
-    fn begin_leaves_room_for_every_open_end() {
-        let clock = SessionClock::identity();
-        let buffer = ThreadBuffer::new(7, 16);
-        let mut opened = Vec::new();
-        for i in 0..16u32 {
-            // SAFETY: this test thread is the only producer.
-            if unsafe { buffer.begin(i, u64::from(i)) } {
-                opened.push(i);
-            }
-        }
-        // 16 slots hold 8 begins and their 8 ends.
-        assert_eq!(opened.len(), 8);
-        for &id in opened.iter().rev() {
-            // SAFETY: as above.
-            unsafe { buffer.end(id, 100) };
-        }
-        let (spans, _, dropped) = drain_all(&buffer, &clock);
-        assert_eq!(spans.len(), 8);
-        assert_eq!(dropped, 8);
-        let depths: Vec<u32> = spans.iter().map(|s| s.depth).collect();
-        assert_eq!(depths, vec![0, 1, 2, 3, 4, 5, 6, 7]);
-    }
-
-    #[test]
-    fn drain_stops_at_cutoff() {
-        let clock = SessionClock::identity();
-        let buffer = ThreadBuffer::new(7, 64);
-        // SAFETY: this test thread is the only producer.
-        unsafe {
-            buffer.begin(1, 10);
-            buffer.end(1, 20);
-            buffer.begin(1, 30);
-            buffer.end(1, 40);
-        }
-        let mut spans = Vec::new();
-        let mut marks = Vec::new();
-        buffer.drain(25, &clock, &mut spans, &mut marks);
-        assert_eq!(spans.len(), 1);
-        buffer.drain(45, &clock, &mut spans, &mut marks);
-        assert_eq!(spans.len(), 2);
-    }
-
-    #[test]
-    fn carried_spans_are_inserted_before_later_spans_in_pre_order() {
-        let clock = SessionClock::identity();
-        let base = 1_000_000;
-        let buffer = ThreadBuffer::new(7, 64);
-        let t = |n: u64| base + n * 1000;
-        // SAFETY: this test thread is the only producer.
-        unsafe {
-            buffer.begin(1, t(1)); // P, depth 0, open across the frame boundary
-            buffer.begin(2, t(2)); // Q, depth 1, also open
-            buffer.begin(3, t(3)); // A, depth 2, closes in frame 0
-            buffer.end(3, t(4));
-            buffer.begin(4, t(5)); // B, depth 2, open at the boundary
-        }
-        let mut spans = Vec::new();
-        let mut marks = Vec::new();
-        buffer.drain(t(6), &clock, &mut spans, &mut marks);
-        let ids: Vec<_> = spans.iter().map(|s| (s.scope, s.depth)).collect();
-        assert_eq!(ids, vec![(3, 2)], "only A closed in frame 0");
-        // SAFETY: as above.
-        unsafe {
-            buffer.end(4, t(7)); // B closes in frame 1
-            buffer.end(2, t(8)); // Q closes
-            buffer.begin(5, t(9)); // C, depth 1, begins and closes in frame 1
-            buffer.mark(9, t(10));
-            buffer.end(5, t(11));
-            buffer.end(1, t(12)); // P closes
-        }
-        spans.clear();
-        buffer.drain(t(13), &clock, &mut spans, &mut marks);
-        let ids: Vec<_> = spans.iter().map(|s| (s.scope, s.depth)).collect();
-        assert_eq!(ids, vec![(1, 0), (2, 1), (4, 2), (5, 1)]);
-        assert_eq!(marks.len(), 1);
-        for pair in spans.windows(2) {
-            assert!(
-                pair[0].start_ns <= pair[1].start_ns,
-                "pre-order by start: {pair:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn equal_timestamps_keep_begin_order() {
-        let clock = SessionClock::identity();
-        let buffer = ThreadBuffer::new(7, 64);
-        let at = 5_000;
-        // SAFETY: this test thread is the only producer.
-        unsafe {
-            buffer.begin(1, at);
-            buffer.begin(2, at);
-            buffer.end(2, at);
-            buffer.end(1, at);
-            buffer.begin(3, at);
-            buffer.end(3, at);
-        }
-        let mut spans = Vec::new();
-        let mut marks = Vec::new();
-        buffer.drain(at + 1, &clock, &mut spans, &mut marks);
-        let ids: Vec<_> = spans.iter().map(|s| (s.scope, s.depth)).collect();
-        assert_eq!(ids, vec![(1, 0), (2, 1), (3, 0)]);
-    }
-}
+mod tests;
