@@ -19,7 +19,8 @@
 //! Chrome trace; [`inspect()`] describes a file's structure; [`view`] reads one frame,
 //! one name across frames, or two frames side by side for the inspector; [`flame`] folds
 //! any selection of frames into a call tree (a flame graph) and compares two; [`search`]
-//! finds scopes, passes, counters and marks by name, worst frames first. Every result
+//! finds scopes, passes, counters and marks by name, worst frames first; [`window`] lays
+//! consecutive frames end to end on one time axis. Every result
 //! carries the capture's defects, and every verdict maps to an exit code through
 //! [`Verdict::exit_code`].
 //!
@@ -60,6 +61,7 @@ pub mod search;
 pub mod stats;
 pub mod summary;
 pub mod view;
+pub mod window;
 
 pub use attribute::{
     attribute, AttributeError, AttributeTarget, Attribution, InconclusiveAttribution,

@@ -72,7 +72,7 @@ fn totals_by_name<'a>(aggs: &[Agg], name_of: impl Fn(u32) -> Option<&'a str>) ->
     out
 }
 
-fn counter_num(capture: &Capture, counter: u32, raw: i64) -> Num {
+pub(crate) fn counter_num(capture: &Capture, counter: u32, raw: i64) -> Num {
     match capture.counters().get(counter as usize).map(|c| c.numeric) {
         Some(Numeric::Float) => Num::Float(f64::from_bits(raw as u64)),
         _ => Num::Int(raw),
