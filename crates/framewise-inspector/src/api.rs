@@ -769,6 +769,7 @@ pub(crate) fn routes(live: Arc<Live>, token: Token) -> Router {
         .route("/api/diff", get(diff_route))
         .merge(crate::flame::routes())
         .merge(crate::search::routes())
+        .merge(crate::window::routes())
         .with_state(live)
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(token),

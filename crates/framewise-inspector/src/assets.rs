@@ -21,6 +21,8 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("api.js", JS, include_str!("../web/api.js")),
     ("strip.js", JS, include_str!("../web/strip.js")),
     ("timeline.js", JS, include_str!("../web/timeline.js")),
+    ("ticks.js", JS, include_str!("../web/ticks.js")),
+    ("spandetail.js", JS, include_str!("../web/spandetail.js")),
     ("stats.js", JS, include_str!("../web/stats.js")),
     ("tables.js", JS, include_str!("../web/tables.js")),
     ("flame.js", JS, include_str!("../web/flame.js")),

@@ -67,13 +67,13 @@ fn to_body<T: Serialize>(doc: &T) -> Result<Vec<u8>, ApiError> {
     serde_json::to_vec(doc).map_err(|e| ApiError::internal(format!("serializing: {e}")))
 }
 
-/// Runs `work` on the blocking pool.
-async fn blocking(
+/// Runs `work` (a document's bytes) on the blocking pool and answers them as JSON.
+pub(crate) async fn blocking(
     work: impl FnOnce() -> Result<Vec<u8>, ApiError> + Send + 'static,
 ) -> Result<Response, ApiError> {
     let body = tokio::task::spawn_blocking(work)
         .await
-        .map_err(|e| ApiError::internal(format!("the fold did not finish: {e}")))??;
+        .map_err(|e| ApiError::internal(format!("the request did not finish: {e}")))??;
     Ok(json_bytes(body))
 }
 

@@ -38,6 +38,7 @@ mod follow;
 mod host;
 mod search;
 mod token;
+mod window;
 
 pub use api::{Compared, Inspector};
 pub use follow::{Follow, DEFAULT_INTERVAL};

@@ -27,6 +27,8 @@ use tower::ServiceExt;
 mod flame;
 #[path = "api/search.rs"]
 mod search;
+#[path = "api/window.rs"]
+mod window;
 
 const FRAMES: u64 = 240;
 const TOKEN: &str = "0123456789abcdef0123456789abcdef";

@@ -13,6 +13,7 @@ import { renderCompare, renderDiff } from "./compare.js";
 import { follow } from "./follow.js";
 import { Flame } from "./flame.js";
 import { Search } from "./search.js";
+import { SpanDetail } from "./spandetail.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -32,6 +33,7 @@ let timeline;
 let detail;
 let flame;
 let search;
+let spanDetail;
 
 function showError(kind, message) {
   document.body.dataset.error = kind;
@@ -189,15 +191,21 @@ async function loadStats() {
 function setRange(range) {
   state.range = range && range.to - range.from > 0 ? range : null;
   strip.setRange(state.range);
+  if (timeline) timeline.range = state.range;
   loadStats().catch(failed);
   flame?.changed("range");
 }
 
-async function select(row) {
+/**
+ * Selects a row: every view follows. The timeline fits the frame, unless the selection came
+ * from a click in the timeline itself (`fit: false`: the view the user chose stays).
+ */
+async function select(row, { fit = true } = {}) {
   row = Math.max(0, Math.min(state.capture.frame_count - 1, row));
   const seq = ++state.selectSeq;
   state.selected = row;
   strip.setSelected(row);
+  timeline.select(row, state.range, { fit });
   detail.setSelected(row);
   const comparing = state.pinned !== null && state.pinned !== row;
   const [frame, structure, compare] = await Promise.all([
@@ -207,7 +215,6 @@ async function select(row) {
   ]);
   if (seq !== state.selectSeq) return;
   flame.changed("frame");
-  timeline.setFrame(frame);
   renderCaption(frame);
   renderStructure($("structure"), structure);
   renderComparePanel(compare);
@@ -259,6 +266,10 @@ function onKey(event) {
   if (event.key === "/") {
     event.preventDefault();
     search.focus();
+    return;
+  }
+  if (!event.ctrlKey && !event.metaKey && !event.altKey && timeline.key(event.key)) {
+    event.preventDefault();
     return;
   }
   const step = event.shiftKey ? 10 : 1;
@@ -332,7 +343,15 @@ async function showViews() {
     onSelect: (row) => select(row).catch(failed),
     onRange: setRange,
   });
-  timeline = new Timeline($("timeline"), $("tooltip"));
+  timeline = new Timeline($("timeline"), $("tooltip"), stripData, {
+    onSelect: (row) => select(row, { fit: false }).catch(failed),
+    onSpan: (hit) => spanDetail.show(hit, { index: state.strip.index[hit.span.row], begin_ns: state.strip.begin_ns[hit.span.row] }).catch(failed),
+    onView: (rows) => strip.setView(rows),
+  });
+  spanDetail = new SpanDetail($("span-detail"), {
+    onJump: (row) => select(row).catch(failed),
+    onSeries: (kind, name) => detail.show(kind, name).catch(failed),
+  });
   detail = new Detail($("detail"));
   search = new Search($("search"), $("search-results"), (row) => select(row).catch(failed));
   flame = new Flame($("flame-panel"), $("tooltip"), capture.threads, () => ({ row: state.selected, range: state.range, frames: state.capture.frame_count }));
@@ -379,6 +398,8 @@ async function refresh(capture) {
   if (state.pinned !== null && state.pinned >= count) pin(null);
   strip.setData(stripData);
   strip.setRange(state.range);
+  timeline.setStrip(stripData);
+  spanDetail.refresh();
   renderHitches(hitches);
   const row = onNewest ? count - 1 : Math.min(state.selected ?? 0, count - 1);
   await Promise.all([loadStats(), select(row), detail.refresh()]);

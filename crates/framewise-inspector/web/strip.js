@@ -165,6 +165,13 @@ export class Strip {
       g.fillRect(x0, TOP, x1 - x0, base - TOP);
       g.globalAlpha = 1;
     }
+    if (this.view) {
+      const x0 = this.xOf(this.view.from);
+      const x1 = this.xOf(Math.max(this.view.from, this.view.to - 1)) + this.barWidth;
+      g.fillStyle = colours.work;
+      g.fillRect(x0, 2, Math.max(2, x1 - x0), 3);
+      this.canvas.dataset.view = `${this.view.from}-${this.view.to}`;
+    }
     this.marker(g, this.pinned, colours.pinned, "A", base);
     this.marker(g, this.selected, colours.select, this.pinned === null ? null : "B", base);
   }
@@ -199,6 +206,12 @@ export class Strip {
 
   setRange(range) {
     this.range = range;
+    this.draw();
+  }
+
+  /** The rows the timeline shows: a bar over them, above the strip. */
+  setView(rows) {
+    this.view = rows;
     this.draw();
   }
 

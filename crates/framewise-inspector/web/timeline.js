@@ -1,226 +1,394 @@
-// The selected frame's timeline: one CPU lane per thread (spans nested by depth), then a
-// separate GPU track labelled nominal — GPU durations as measured, placed at the frame's CPU
-// anchor; the two clocks are never merged. Wheel zooms at the cursor, drag pans, double-click
-// resets. Every span is drawn at its recorded start and duration.
+// The continuous timeline: frames end to end on one time axis (ns from the capture's first
+// frame's begin), as /api/window lays them out. One CPU lane per thread (spans nested by
+// depth), a separate GPU track labelled nominal (GPU durations as measured, placed at each
+// frame's CPU anchor: the two clocks are never merged), instant marks, frame boundaries with
+// their indices, hitch shading, and counters as step tracks under the lanes (a gap where a
+// frame did not record one). From one frame to a few hundred: wheel or W/S zoom, drag or A/D
+// pan, F (or a double-click) fits the selection. Ticks gain decimals as the view narrows.
+// Hover names a span; a click on one opens its detail and selects its frame; a click between
+// spans selects the frame under the pointer.
 
-import { clip, fitCanvas, fmtNs, nameColour, nsExact, palette } from "./api.js";
+import { clip, fitCanvas, fmtCount, fmtNs, get, nameColour, nsExact, palette } from "./api.js";
+import { tickLabel, tickStep } from "./ticks.js";
 
 const GUTTER = 132; // lane labels
-const RULER = 20;
+const RULER = 18;
+const FRAMES = 15; // the row of frame indices under the ruler
 const ROW = 17;
 const LANE_GAP = 8;
+const COUNTER = 26;
+/** Past this many frames in view, spans are not drawn (frames, hitches and counters are). */
+export const MAX_SPAN_FRAMES = 400;
+/** A window holds at most this many rows (the server's limit is higher). */
+const MAX_WINDOW_ROWS = 900;
 export const GPU_LABEL = "GPU (nominal)";
 
 export class Timeline {
-  constructor(canvas, tooltip) {
+  /**
+   * `strip` is /api/strip (where every frame lies); `onSelect(row)` when a click in the
+   * timeline selects a frame, `onSpan(hit)` when it opens a span, `onView(rows)` when the
+   * rows in view change (the strip shows them).
+   */
+  constructor(canvas, tooltip, strip, { onSelect, onSpan, onView }) {
     this.canvas = canvas;
     this.tooltip = tooltip;
-    this.frame = null;
+    this.onSelect = onSelect;
+    this.onSpan = onSpan;
+    this.onView = onView;
+    this.data = null;
+    this.selected = null;
+    this.range = null;
     this.view = { from: 0, to: 1 };
     this.layout = [];
-    this.pan = null;
+    this.pointer = null;
+    this.seq = 0;
+    this.setStrip(strip);
     canvas.addEventListener("wheel", (event) => this.wheel(event), { passive: false });
     canvas.addEventListener("pointerdown", (event) => this.pointerDown(event));
     canvas.addEventListener("pointermove", (event) => this.pointerMove(event));
-    canvas.addEventListener("pointerup", () => (this.pan = null));
+    canvas.addEventListener("pointerup", (event) => this.pointerUp(event));
     canvas.addEventListener("pointerleave", () => (this.tooltip.hidden = true));
-    canvas.addEventListener("dblclick", () => this.reset());
-    new ResizeObserver(() => this.frame && this.draw()).observe(canvas);
+    canvas.addEventListener("dblclick", () => this.fit());
+    new ResizeObserver(() => this.width && this.draw()).observe(canvas);
   }
 
-  /** Shows a frame from /api/frame; the view starts at the whole period (or work). */
-  setFrame(frame) {
-    this.frame = frame;
-    const tracks = frame.lanes.map((lane) => ({
-      label: lane.thread,
-      spans: lane.spans.map((span) => ({ ...span, name: span.scope })),
-      gpu: false,
-    }));
-    if (frame.gpu.spans.length > 0) {
-      tracks.push({
-        label: GPU_LABEL,
-        spans: frame.gpu.spans.map((span) => ({ ...span, name: span.pass })),
-        gpu: true,
-      });
-    }
-    this.tracks = tracks;
-    // A span on another thread may begin before the frame did (a negative offset): the view
-    // starts early enough to show it rather than cut it.
-    let start = 0;
-    let end = Math.max(frame.period_ns ?? 0, frame.end_ns - frame.begin_ns, 1);
-    for (const track of tracks) {
-      for (const span of track.spans) {
-        start = Math.min(start, span.start_ns);
-        end = Math.max(end, span.start_ns + span.dur_ns);
-      }
-    }
-    for (const mark of frame.marks) [start, end] = [Math.min(start, mark.at_ns), Math.max(end, mark.at_ns)];
-    this.origin = start;
-    this.extent = end;
-    this.reset();
-    const labels = tracks.map((track) => track.label);
-    this.canvas.dataset.lanes = JSON.stringify(labels);
-    this.canvas.dataset.row = String(frame.row);
-    this.canvas.dataset.spans = String(tracks.reduce((sum, track) => sum + track.spans.length, 0));
-    this.canvas.dataset.droppedSpans = String(frame.dropped_spans);
-    this.canvas.setAttribute("aria-label", `timeline of frame ${frame.index}: ${labels.join(", ")}`);
+  setStrip(strip) {
+    this.strip = strip;
+    this.count = strip.begin_ns.length;
   }
 
-  reset() {
-    this.view = { from: this.origin, to: this.extent };
+  /** Where row `r` begins and its period (or, unknown, its work) ends, ns from the origin. */
+  frameSpan(r) {
+    const begin = this.strip.begin_ns[r];
+    return [begin, begin + (this.strip.period_ns[r] ?? this.strip.work_ns[r] ?? 0)];
+  }
+
+  /** The last row beginning at or before `ns` (0 before the first). */
+  rowAt(ns) {
+    const begins = this.strip.begin_ns;
+    let lo = 0;
+    let hi = this.count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (begins[mid] <= ns) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** The selection (a row, and the strip's range) changed outside: the view fits it. */
+  select(row, range, { fit = true } = {}) {
+    this.selected = row;
+    this.range = range;
+    this.canvas.dataset.row = String(row);
+    if (fit) this.fit();
+    else this.draw();
+  }
+
+  /** F: the view fits the selected frame (a little either side), or the strip's range. */
+  fit() {
+    if (this.selected === null) return;
+    let [from, to] = this.frameSpan(this.selected);
+    if (this.range && this.range.from <= this.selected && this.selected < this.range.to) {
+      from = this.frameSpan(this.range.from)[0];
+      to = this.frameSpan(this.range.to - 1)[1];
+    }
+    const pad = Math.max(1000, (to - from) * 0.03);
+    this.setView(from - pad, to + pad);
+  }
+
+  setView(from, to) {
+    const total = this.count ? this.frameSpan(this.count - 1)[1] - this.strip.begin_ns[0] : 1;
+    const span = Math.min(Math.max(to - from, 200), Math.max(total * 1.2, 1000));
+    const centre = (from + to) / 2;
+    this.view = { from: centre - span / 2, to: centre + span / 2 };
+    this.draw();
+    this.ensure();
+  }
+
+  /** Rows whose frames touch the view: [first, last + 1). */
+  rowsInView() {
+    return { from: this.rowAt(this.view.from), to: Math.min(this.count, this.rowAt(this.view.to) + 1) };
+  }
+
+  /** Fetches the window of frames around the view when the loaded one does not cover it. */
+  async ensure() {
+    const rows = this.rowsInView();
+    this.onView?.(rows);
+    if (rows.to - rows.from > MAX_SPAN_FRAMES) return;
+    const have = this.data;
+    if (have && have.from <= rows.from && rows.to <= have.to) return;
+    const pad = Math.max(8, Math.ceil((rows.to - rows.from) / 2));
+    const from = Math.max(0, rows.from - pad);
+    const to = Math.min(this.count, rows.to + pad, from + MAX_WINDOW_ROWS);
+    const seq = ++this.seq;
+    const data = await get("window", { from, to });
+    if (seq !== this.seq) return;
+    this.adopt(data);
     this.draw();
   }
 
+  /** A window from /api/window, with what drawing needs precomputed. */
+  adopt(data) {
+    const scopes = data.scopes;
+    this.data = data;
+    this.tracks = data.lanes.map((lane) => ({
+      label: lane.thread,
+      gpu: false,
+      spans: lane.spans.map((s) => ({ ...s, name: scopes[s.scope]?.name ?? "?", site: scopes[s.scope]?.site ?? null, thread: lane.thread })),
+    }));
+    if (data.gpu.length > 0) {
+      this.tracks.push({ label: GPU_LABEL, gpu: true, spans: data.gpu.map((s) => ({ ...s, name: s.pass, thread: GPU_LABEL })) });
+    }
+    for (const track of this.tracks) track.rows = 1 + track.spans.reduce((max, s) => Math.max(max, s.depth), 0);
+    this.canvas.dataset.rows = JSON.stringify([data.from, data.to]);
+    this.canvas.dataset.origin = String(data.origin_ns);
+    this.canvas.dataset.lanes = JSON.stringify(this.tracks.map((t) => t.label));
+    this.canvas.dataset.counters = JSON.stringify(data.counters.map((c) => c.name));
+  }
+
+  x(ns) {
+    return GUTTER + ((ns - this.view.from) / (this.view.to - this.view.from)) * (this.width - GUTTER);
+  }
+
+  nsAt(px) {
+    return this.view.from + ((px - GUTTER) / Math.max(1, this.width - GUTTER)) * (this.view.to - this.view.from);
+  }
+
   draw() {
-    const frame = this.frame;
-    let height = RULER;
-    this.layout = this.tracks.map((track) => {
-      const depth = track.spans.reduce((max, span) => Math.max(max, span.depth), 0);
-      const lane = { track, top: height + LANE_GAP, rows: depth + 1 };
-      height = lane.top + lane.rows * ROW;
+    const started = performance.now();
+    const colours = palette();
+    const rows = this.rowsInView();
+    const spansShown = rows.to - rows.from <= MAX_SPAN_FRAMES && this.data !== null;
+    const tracks = spansShown ? this.tracks : [];
+    const counters = this.data?.counters ?? [];
+    let height = RULER + FRAMES;
+    this.layout = tracks.map((track) => {
+      const lane = { track, top: height + LANE_GAP };
+      height = lane.top + track.rows * ROW;
       return lane;
     });
-    height += LANE_GAP + 14; // room for the "next frame" label under the lanes
-    const { context: g, width } = fitCanvas(this.canvas, Math.max(height, 70));
-    const colours = palette();
-    const x = (ns) => GUTTER + ((ns - this.view.from) / (this.view.to - this.view.from)) * (width - GUTTER);
-    this.x = x;
+    const counterTop = height + LANE_GAP;
+    height = counterTop + counters.length * COUNTER + 4;
+    const { context: g, width } = fitCanvas(this.canvas, Math.max(height, RULER + FRAMES + 60));
     this.width = width;
-    this.drawRuler(g, width, x, colours);
     g.font = "11px system-ui, sans-serif";
     g.textBaseline = "middle";
-    for (const lane of this.layout) {
-      const { track, top, rows } = lane;
-      g.fillStyle = colours.grid;
-      g.fillRect(GUTTER, top - LANE_GAP / 2, width - GUTTER, 1);
+    this.drawFrames(g, rows, colours, Math.max(height, RULER + FRAMES + 60));
+    let drawn = 0;
+    const drawnRows = new Set();
+    for (const { track, top } of this.layout) {
       g.save();
       g.beginPath();
-      g.rect(GUTTER, top, width - GUTTER, rows * ROW);
+      g.rect(GUTTER, top, width - GUTTER, track.rows * ROW);
       g.clip();
       for (const span of track.spans) {
-        const x0 = x(span.start_ns);
-        const x1 = x(span.start_ns + span.dur_ns);
+        const x0 = this.x(span.start_ns);
+        const x1 = this.x(span.start_ns + span.dur_ns);
         if (x1 < GUTTER || x0 > width) continue;
-        const spanTop = top + span.depth * ROW;
         const w = Math.max(1, x1 - x0);
+        const y = top + span.depth * ROW;
         g.fillStyle = track.gpu ? nameColour(span.name, 55) : nameColour(span.name);
-        g.fillRect(x0, spanTop, w, ROW - 1);
+        g.fillRect(x0, y, w, ROW - 1);
+        drawn++;
+        drawnRows.add(span.row);
         if (w > 28) {
           const left = Math.max(x0, GUTTER) + 3;
           const room = Math.min(x1, width) - left - 3;
           if (room > 12) {
             g.fillStyle = "#111";
-            g.fillText(clip(g, `${span.name} ${fmtNs(span.dur_ns)}`, room), left, spanTop + ROW / 2);
+            g.fillText(clip(g, `${span.name} ${fmtNs(span.dur_ns)}`, room), left, y + ROW / 2);
           }
         }
       }
-      this.drawMarks(g, lane, x, colours);
+      this.drawMarks(g, track, top, track.rows * ROW, colours);
       g.restore();
+      g.fillStyle = colours.grid;
+      g.fillRect(GUTTER, top - LANE_GAP / 2, width - GUTTER, 1);
       g.fillStyle = track.gpu ? colours.gpu : colours.fg;
       g.font = track.gpu ? "italic 11px system-ui, sans-serif" : "11px system-ui, sans-serif";
       g.fillText(clip(g, track.label, GUTTER - 10), 6, top + ROW / 2);
       g.font = "11px system-ui, sans-serif";
     }
-    if (this.tracks.length === 0) {
+    if (!spansShown) {
       g.fillStyle = colours.muted;
-      g.fillText("no CPU spans recorded in this frame", GUTTER + 8, RULER + 24);
+      const why = this.data === null ? "loading spans…" : `${fmtCount(rows.to - rows.from)} frames in view: zoom in (W) to ${MAX_SPAN_FRAMES} or fewer to see their spans`;
+      g.fillText(why, GUTTER + 8, RULER + FRAMES + 16);
     }
-    const marksOutside = frame.marks.filter((mark) => !mark.thread || !this.tracks.some((t) => t.label === mark.thread));
-    for (const mark of marksOutside) this.tick(g, x(mark.at_ns), RULER - 6, height - RULER, colours.pinned);
-    this.canvas.dataset.view = JSON.stringify([Math.round(this.view.from), Math.round(this.view.to)]);
-    // Where things were drawn, for tests that point at a span: the gutter, each lane's top.
-    this.canvas.dataset.layout = JSON.stringify({ gutter: GUTTER, row: ROW, tops: this.layout.map((lane) => lane.top) });
+    this.drawCounters(g, counters, counterTop, colours);
+    const c = this.canvas.dataset;
+    c.view = JSON.stringify([Math.round(this.view.from), Math.round(this.view.to)]);
+    c.framesInView = String(rows.to - rows.from);
+    c.drawnSpans = String(drawn);
+    c.drawnRows = JSON.stringify([...drawnRows].sort((a, b) => a - b));
+    c.layout = JSON.stringify({ gutter: GUTTER, row: ROW, tops: this.layout.map((lane) => lane.top), counterTop, counter: COUNTER });
+    c.drawMs = (performance.now() - started).toFixed(2);
   }
 
-  drawRuler(g, width, x, colours) {
+  /** The ruler (ticks that gain decimals with zoom), frame boundaries and indices, hitch shading, the selection. */
+  drawFrames(g, rows, colours, height) {
+    const width = this.width;
+    const { hitch, index, paused } = this.strip;
+    for (let r = rows.from; r < rows.to; r++) {
+      const [b, e] = this.frameSpan(r);
+      const x0 = Math.max(GUTTER, this.x(b));
+      const x1 = Math.min(width, this.x(e));
+      if (hitch[r] || paused[r]) {
+        g.fillStyle = hitch[r] ? colours.hitch : colours.paused;
+        g.globalAlpha = hitch[r] ? 0.14 : 0.25;
+        g.fillRect(x0, RULER, x1 - x0, height - RULER);
+        g.globalAlpha = 1;
+      }
+      if (r === this.selected) {
+        g.strokeStyle = colours.select;
+        g.strokeRect(x0 + 0.5, RULER + 0.5, Math.max(1, x1 - x0 - 1), FRAMES - 1);
+      }
+    }
+    const every = Math.max(1, Math.ceil((rows.to - rows.from) / Math.max(1, (width - GUTTER) / 44)));
     g.font = "10px system-ui, sans-serif";
+    for (let r = rows.from; r < rows.to; r++) {
+      const px = this.x(this.strip.begin_ns[r]);
+      if (px < GUTTER) continue;
+      g.fillStyle = colours.grid;
+      g.fillRect(px, RULER, 1, height - RULER);
+      if ((r - rows.from) % every === 0) {
+        g.fillStyle = hitch[r] ? colours.hitch : colours.muted;
+        g.fillText(clip(g, `#${index[r]}`, Math.max(0, this.x(this.frameSpan(r)[1]) - px - 4)), px + 3, RULER + FRAMES / 2);
+      }
+    }
+    const step = tickStep(this.view.to - this.view.from, (width - GUTTER) / 90);
+    const labels = [];
     g.textBaseline = "alphabetic";
-    const span = this.view.to - this.view.from;
-    const step = niceStep(span / Math.max(1, (width - GUTTER) / 90));
-    g.fillStyle = colours.muted;
-    g.textAlign = "left";
     for (let ns = Math.ceil(this.view.from / step) * step; ns <= this.view.to; ns += step) {
-      const px = x(ns);
+      const px = this.x(ns);
+      const label = tickLabel(ns, step);
+      labels.push(label);
+      g.fillStyle = colours.muted;
       g.fillRect(px, RULER - 5, 1, 5);
-      g.fillText(fmtNs(ns), px + 2, RULER - 7);
+      g.fillText(label, px + 2, RULER - 6);
     }
-    // The frame's own edges: where its work ended and where the next frame began.
-    const frame = this.frame;
-    if (this.origin < 0) this.edge(g, x(0), "frame begin", colours.muted);
-    this.edge(g, x(frame.end_ns - frame.begin_ns), "end of work", colours.work);
-    if (frame.period_ns !== null && frame.period_ns !== undefined) this.edge(g, x(frame.period_ns), "next frame", colours.budget, true);
     g.fillStyle = colours.bg;
-    g.fillRect(0, 0, GUTTER, RULER);
+    g.fillRect(0, 0, GUTTER, RULER + FRAMES);
     g.fillStyle = colours.muted;
-    g.fillText("thread", 6, RULER - 7);
+    g.fillText("time from frame 0", 6, RULER - 6);
+    g.textBaseline = "middle";
+    g.fillText("frame", 6, RULER + FRAMES / 2);
+    g.font = "11px system-ui, sans-serif";
+    this.canvas.dataset.ticks = JSON.stringify(labels);
   }
 
-  /** A full-height line at `px`, labelled at the top (or, `bottom`, at the bottom). */
-  edge(g, px, label, colour, bottom = false) {
-    g.fillStyle = colour;
-    g.fillRect(px, 0, 1, this.canvas.clientHeight);
-    const room = this.width - px > g.measureText(label).width + 6;
-    g.textAlign = room ? "left" : "right";
-    g.fillText(label, room ? px + 3 : px - 3, bottom ? this.canvas.clientHeight - 3 : 9);
-    g.textAlign = "left";
-  }
-
-  drawMarks(g, lane, x, colours) {
-    for (const mark of this.frame.marks) {
-      if (mark.thread !== lane.track.label) continue;
-      this.tick(g, x(mark.at_ns), lane.top, lane.rows * ROW, colours.pinned);
+  drawMarks(g, track, top, height, colours) {
+    for (const mark of this.data.marks) {
+      if (mark.thread ? mark.thread !== track.label : track !== this.tracks[0]) continue;
+      const px = this.x(mark.at_ns);
+      g.fillStyle = colours.pinned;
+      g.fillRect(px, top, 1, height);
+      g.beginPath();
+      g.moveTo(px - 4, top);
+      g.lineTo(px + 4, top);
+      g.lineTo(px, top + 6);
+      g.fill();
     }
   }
 
-  tick(g, px, top, height, colour) {
-    g.fillStyle = colour;
-    g.fillRect(px, top, 1, height);
-    g.beginPath();
-    g.moveTo(px - 4, top);
-    g.lineTo(px + 4, top);
-    g.lineTo(px, top + 6);
-    g.fill();
+  /** Each counter a step track: its value held from its frame's begin to the next frame's. */
+  drawCounters(g, counters, top, colours) {
+    this.counterLayout = [];
+    counters.forEach((counter, i) => {
+      const y0 = top + i * COUNTER;
+      const inner = COUNTER - 6;
+      let max = 0;
+      for (const v of counter.values) max = Math.max(max, Math.abs(v.value));
+      g.fillStyle = colours.grid;
+      g.fillRect(GUTTER, y0 + COUNTER - 2, this.width - GUTTER, 1);
+      g.fillStyle = colours.muted;
+      g.fillText(clip(g, counter.name, GUTTER - 10), 6, y0 + COUNTER / 2);
+      g.fillStyle = counter.kind === "gauge" ? colours.gpu : colours.work;
+      g.globalAlpha = 0.75;
+      for (const v of counter.values) {
+        const [b, e] = this.frameSpan(v.row);
+        const x0 = Math.max(GUTTER, this.x(b));
+        const x1 = Math.min(this.width, this.x(e));
+        if (x1 < GUTTER || x0 > this.width) continue;
+        const h = max > 0 ? (Math.abs(v.value) / max) * inner : 0;
+        g.fillRect(x0, y0 + 2 + inner - h, Math.max(1, x1 - x0 - 0.5), Math.max(1, h));
+      }
+      g.globalAlpha = 1;
+      this.counterLayout.push({ counter, top: y0 });
+    });
+  }
+
+  /** Keyboard (Perfetto's): W/S zoom in/out at the pointer (else the centre), A/D pan, F fits. */
+  key(key) {
+    const span = this.view.to - this.view.from;
+    const at = this.pointer !== null ? this.nsAt(this.pointer) : (this.view.from + this.view.to) / 2;
+    const zoom = (factor) => {
+      const share = (at - this.view.from) / span;
+      const next = span * factor;
+      this.setView(at - share * next, at + (1 - share) * next);
+    };
+    switch (key.toLowerCase()) {
+      case "w": zoom(0.8); return true;
+      case "s": zoom(1.25); return true;
+      case "a": this.setView(this.view.from - span * 0.2, this.view.to - span * 0.2); return true;
+      case "d": this.setView(this.view.from + span * 0.2, this.view.to + span * 0.2); return true;
+      case "f": this.fit(); return true;
+      default: return false;
+    }
   }
 
   wheel(event) {
-    if (!this.frame) return;
     event.preventDefault();
     const at = this.nsAt(event.offsetX);
     const factor = Math.exp(Math.sign(event.deltaY) * Math.min(Math.abs(event.deltaY), 200) * 0.002);
-    const span = Math.min((this.extent - this.origin) * 4, Math.max(1000, (this.view.to - this.view.from) * factor));
+    const span = (this.view.to - this.view.from) * factor;
     const share = (at - this.view.from) / (this.view.to - this.view.from);
-    this.view = { from: at - share * span, to: at + (1 - share) * span };
-    this.draw();
-  }
-
-  nsAt(px) {
-    const share = (px - GUTTER) / Math.max(1, this.width - GUTTER);
-    return this.view.from + Math.max(0, share) * (this.view.to - this.view.from);
+    this.setView(at - share * span, at + (1 - share) * span);
   }
 
   pointerDown(event) {
-    if (!this.frame) return;
     this.canvas.setPointerCapture(event.pointerId);
-    this.pan = { x: event.offsetX, view: { ...this.view } };
+    this.pan = { x: event.offsetX, view: { ...this.view }, moved: false };
   }
 
   pointerMove(event) {
-    if (!this.frame) return;
+    this.pointer = event.offsetX;
     if (this.pan) {
-      const perPx = (this.pan.view.to - this.pan.view.from) / Math.max(1, this.width - GUTTER);
-      const shift = (this.pan.x - event.offsetX) * perPx;
-      this.view = { from: this.pan.view.from + shift, to: this.pan.view.to + shift };
-      this.draw();
-      return;
+      if (Math.abs(event.offsetX - this.pan.x) > 3) this.pan.moved = true;
+      if (this.pan.moved) {
+        const perPx = (this.pan.view.to - this.pan.view.from) / Math.max(1, this.width - GUTTER);
+        const shift = (this.pan.x - event.offsetX) * perPx;
+        this.view = { from: this.pan.view.from + shift, to: this.pan.view.to + shift };
+        this.draw();
+        return;
+      }
     }
     this.hover(event);
   }
 
-  /** The span under the pointer, named with its site and its duration as recorded. */
+  pointerUp(event) {
+    const pan = this.pan;
+    this.pan = null;
+    if (!pan) return;
+    if (pan.moved) {
+      this.ensure();
+      return;
+    }
+    if (event.offsetX < GUTTER) return;
+    const hit = this.spanAt(event.offsetX, event.offsetY);
+    if (hit) {
+      this.onSpan?.(hit);
+      if (hit.span.row !== this.selected) this.onSelect?.(hit.span.row);
+      return;
+    }
+    const row = this.rowAt(this.nsAt(event.offsetX));
+    if (row !== this.selected) this.onSelect?.(row);
+  }
+
   hover(event) {
     const hit = this.spanAt(event.offsetX, event.offsetY);
-    const mark = hit ? null : this.markAt(event.offsetX);
-    if (!hit && !mark) {
+    const counter = hit ? null : this.counterAt(event.offsetX, event.offsetY);
+    if (!hit && !counter) {
       this.tooltip.hidden = true;
       return;
     }
@@ -230,12 +398,14 @@ export class Timeline {
         `${span.name}${track.gpu ? "  (GPU pass, nominal placement)" : ""}`,
         span.site ? `at ${span.site}` : track.gpu ? null : "site unknown",
         `duration ${fmtNs(span.dur_ns)} (${nsExact(span.dur_ns)})`,
-        `start +${fmtNs(span.start_ns)} · depth ${span.depth} · ${track.label}`,
+        track.gpu ? null : `self ${fmtNs(span.self_ns)}`,
+        `frame ${this.strip.index[span.row]} (row ${span.row}) · +${fmtNs(span.start_ns - this.strip.begin_ns[span.row])} · depth ${span.depth} · ${track.label}`,
+        track.gpu ? null : "click for its detail",
       ]
         .filter(Boolean)
         .join("\n");
     } else {
-      this.tooltip.textContent = `mark ${mark.name} at +${fmtNs(mark.at_ns)}${mark.thread ? ` on ${mark.thread}` : ""}${mark.note ? `\n${mark.note}` : ""}`;
+      this.tooltip.textContent = `${counter.name} (${counter.kind}) in frame ${this.strip.index[counter.row]}: ${counter.value === null ? "not recorded" : fmtCount(counter.value)}`;
     }
     this.tooltip.hidden = false;
     const box = this.canvas.getBoundingClientRect();
@@ -244,27 +414,25 @@ export class Timeline {
   }
 
   spanAt(px, py) {
+    if (px < GUTTER) return null;
+    const ns = this.nsAt(px);
+    const slack = (this.view.to - this.view.from) / Math.max(1, this.width - GUTTER);
     for (const lane of this.layout) {
-      if (py < lane.top || py >= lane.top + lane.rows * ROW) continue;
+      if (py < lane.top || py >= lane.top + lane.track.rows * ROW) continue;
       const depth = Math.floor((py - lane.top) / ROW);
-      const ns = this.nsAt(px);
-      const slack = (this.view.to - this.view.from) / Math.max(1, this.width - GUTTER); // one pixel
       for (const span of lane.track.spans) {
-        if (span.depth === depth && ns >= span.start_ns - slack && ns <= span.start_ns + span.dur_ns + slack) {
-          return { span, track: lane.track };
-        }
+        if (span.depth === depth && ns >= span.start_ns - slack && ns <= span.start_ns + span.dur_ns + slack) return { span, track: lane.track };
       }
     }
     return null;
   }
 
-  markAt(px) {
-    return this.frame.marks.find((mark) => Math.abs(this.x(mark.at_ns) - px) <= 3) ?? null;
+  counterAt(px, py) {
+    if (px < GUTTER) return null;
+    const entry = (this.counterLayout ?? []).find((c) => py >= c.top && py < c.top + COUNTER);
+    if (!entry) return null;
+    const row = this.rowAt(this.nsAt(px));
+    const sample = entry.counter.values.find((v) => v.row === row);
+    return { name: entry.counter.name, kind: entry.counter.kind, row, value: sample ? sample.value : null };
   }
-}
-
-function niceStep(raw) {
-  const power = 10 ** Math.floor(Math.log10(Math.max(raw, 1)));
-  for (const multiple of [1, 2, 5, 10]) if (power * multiple >= raw) return power * multiple;
-  return power * 10;
 }

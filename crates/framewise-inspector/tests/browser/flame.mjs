@@ -55,6 +55,7 @@ export async function checkFlame(page, api, row, capture, problems) {
 
   // A click on the widest root zooms into it: it is the only root drawn.
   if (all.roots.length > 0) {
+    await page.locator("#flame").scrollIntoViewIfNeeded();
     const box = await page.locator("#flame").boundingBox();
     await page.mouse.click(box.x + 2, box.y + 5);
     await page.waitForFunction(() => JSON.parse(document.getElementById("flame").dataset.roots).length === 1, null, { timeout: 5000 }).catch(() => {});

@@ -20,6 +20,7 @@ import { Failure, TIMEOUT_MS, apiClient, check, sameMs, waitFor } from "./lib.mj
 import { checkLayout, checkTables } from "./tables.mjs";
 import { checkFlame } from "./flame.mjs";
 import { checkSearch } from "./search.mjs";
+import { checkTimeline } from "./timeline.mjs";
 
 const args = process.argv.slice(2);
 const address = args.find((arg) => !arg.startsWith("--"));
@@ -146,40 +147,13 @@ async function run(browserContext) {
     await waitFor(page, `body[data-selected-row='${row}']`, "clicking the first hitch", problems);
   }
   const frame = await api("frame", { row });
-  const expectedLanes = frame.lanes.map((lane) => lane.thread);
-  if (frame.gpu.spans.length > 0) expectedLanes.push("GPU (nominal)");
   check(!expectGpu || frame.gpu.spans.length > 0, `--expect-gpu, but row ${row} has no GPU spans`);
-  const lanes = JSON.parse((await page.getAttribute("#timeline", "data-lanes")) ?? "[]");
-  check(JSON.stringify(lanes) === JSON.stringify(expectedLanes), `timeline lanes ${JSON.stringify(lanes)}, frame has ${JSON.stringify(expectedLanes)}`);
   check(Number(await page.getAttribute("#timeline", "data-row")) === row, "the timeline is not of the selected row");
   const dropped = await page.textContent("#timeline-dropped");
   check(dropped.includes(String(frame.dropped_spans)), `the timeline shows "${dropped}", the frame dropped ${frame.dropped_spans}`);
-
-  // Hovering the widest span of the first lane names its scope, its site and its duration
-  // as recorded, with the exact ns.
-  if (frame.lanes.length > 0) {
-    const [viewFrom, viewTo] = JSON.parse(await page.getAttribute("#timeline", "data-view"));
-    const layout = JSON.parse(await page.getAttribute("#timeline", "data-layout"));
-    const widest = frame.lanes[0].spans.filter((s) => s.depth === 0).sort((p, q) => q.dur_ns - p.dur_ns)[0];
-    await page.locator("#timeline").scrollIntoViewIfNeeded();
-    const tl = await page.locator("#timeline").boundingBox();
-    const mid = widest.start_ns + widest.dur_ns / 2;
-    await page.mouse.move(
-      tl.x + layout.gutter + ((mid - viewFrom) / (viewTo - viewFrom)) * (tl.width - layout.gutter),
-      tl.y + layout.tops[0] + layout.row / 2,
-    );
-    const tip = ((await page.textContent("#tooltip")) ?? "").replace(/\u2009/g, "");
-    check(await page.isVisible("#tooltip"), "hovering a span shows no tooltip");
-    check(tip.includes(widest.scope) && tip.includes(`${widest.dur_ns} ns`), `the tooltip over ${widest.scope} (${widest.dur_ns} ns) says "${tip}"`);
-    check(!widest.site || tip.includes(widest.site), `the tooltip over ${widest.scope} does not name its site ${widest.site}`);
-    // The wheel zooms in around the pointer; a double-click resets the view.
-    await page.mouse.wheel(0, -400);
-    await page.waitForFunction((before) => document.getElementById("timeline").dataset.view !== before, JSON.stringify([viewFrom, viewTo]), { timeout: 5000 }).catch(() => {});
-    const [zoomFrom, zoomTo] = JSON.parse(await page.getAttribute("#timeline", "data-view"));
-    check(zoomTo - zoomFrom < (viewTo - viewFrom) * 0.9 && zoomFrom <= mid && mid <= zoomTo, "the wheel does not zoom the timeline at the pointer");
-    await page.mouse.dblclick(tl.x + tl.width / 2, tl.y + layout.tops[0]);
-    check(JSON.stringify(JSON.parse(await page.getAttribute("#timeline", "data-view"))) === JSON.stringify([viewFrom, viewTo]), "a double-click does not reset the timeline");
-  }
+  // The continuous timeline: lanes, hover, click, zoom and pan, keyboard, ticks, counters.
+  const timelineSummary = await checkTimeline(page, api, capture, strip, row, frame, problems);
+  const lanes = JSON.parse((await page.getAttribute("#timeline", "data-lanes")) ?? "[]");
 
   // The flame graph of the selected frame, of every frame, of one thread, and the
   // differential one.
@@ -302,7 +276,7 @@ async function run(browserContext) {
     check(errors.length === 0, `with ${label}: page error ${errors[0]}`);
     await tokenPage.close();
   }
-  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, opened on row ${opening}, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows, ${sortedScopes} scopes sorted and filtered, ${flameSummary}, ${searchSummary}`;
+  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, opened on row ${opening}, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows, ${sortedScopes} scopes sorted and filtered, ${flameSummary}, ${searchSummary}, ${timelineSummary}`;
 }
 
 /** `--follow`: a capture being written; the strip must grow as frames land, until closed. */
