@@ -374,6 +374,11 @@ impl Shared {
         Some(message)
     }
 
+    /// Whether a message waits for the writer.
+    pub(crate) fn has_messages(&self) -> bool {
+        !self.messages.is_empty()
+    }
+
     /// Gives an emptied batch back to frame close (writer thread only).
     pub(crate) fn recycle(&self, mut batch: Box<FrameBatch>) {
         batch.reset();

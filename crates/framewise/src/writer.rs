@@ -102,7 +102,16 @@ pub(crate) struct WriterThread {
     warned: bool,
     /// Where the events of dropped frames are drained to be discarded.
     discarded: Frame,
+    /// Records were written into the sink since it was last flushed.
+    dirty: bool,
+    /// Frames written into the sink since it was last flushed: told to `on_frame_written`
+    /// once flushed (a frame reported written has reached the OS).
+    unflushed: Vec<FrameWritten>,
 }
+
+/// The sink is flushed once no message waits (so a writer that keeps up flushes every
+/// frame), and at least every this many frames while a backlog is written.
+const FLUSH_EVERY_FRAMES: usize = 16;
 
 impl WriterThread {
     pub(crate) fn new(
@@ -125,6 +134,8 @@ impl WriterThread {
             shared,
             warned: false,
             discarded: Frame::default(),
+            dirty: false,
+            unflushed: Vec::with_capacity(FLUSH_EVERY_FRAMES),
         }
     }
 
@@ -151,7 +162,51 @@ impl WriterThread {
                 }
                 Message::Stop => return self.finish(),
             }
+            if self.unflushed.len() >= FLUSH_EVERY_FRAMES || !self.shared.has_messages() {
+                self.flush_sink();
+            }
         }
+    }
+
+    /// Hands what was written to the OS, one `write` for every record since the last flush
+    /// rather than one per record, and then tells `on_frame_written` about the frames it
+    /// carried. A failure loses those frames: they are counted lost, not written.
+    fn flush_sink(&mut self) {
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        let result = match self.writer.as_mut() {
+            Some(writer) if !self.shared.failed.load(Ordering::Relaxed) => writer.flush(),
+            _ => Ok(()),
+        };
+        match result {
+            Ok(()) => {
+                if let Some(hook) = &self.config.on_frame_written {
+                    for written in &self.unflushed {
+                        hook(written);
+                    }
+                }
+                self.unflushed.clear();
+            }
+            Err(error) => {
+                let bytes = self.shared.bytes_written.load(Ordering::Relaxed);
+                self.lose_unflushed();
+                self.shared.fail(session_error(error, bytes));
+            }
+        }
+    }
+
+    /// The frames in the sink's buffer when it failed were not written after all.
+    fn lose_unflushed(&mut self) {
+        let lost = self.unflushed.len() as u64;
+        self.shared
+            .frames_written
+            .fetch_sub(lost, Ordering::Relaxed);
+        self.shared
+            .frames_lost_to_error
+            .fetch_add(lost, Ordering::Relaxed);
+        self.unflushed.clear();
     }
 
     /// Runs one write against the format writer, unless the session already failed.
@@ -166,12 +221,16 @@ impl WriterThread {
             return false;
         };
         intern::sync_into(&mut self.symbols, &mut self.synced);
-        let result = write(writer, &self.symbols).and_then(|()| writer.flush());
+        // Not flushed here: see `flush_sink`.
+        let result = write(writer, &self.symbols);
         let bytes = writer.bytes_written();
         self.shared.bytes_written.store(bytes, Ordering::Relaxed);
+        self.dirty = true;
         match result {
             Ok(()) => true,
             Err(error) => {
+                // The sink's buffer may have failed on earlier records' bytes too.
+                self.lose_unflushed();
                 self.shared.fail(session_error(error, bytes));
                 false
             }
@@ -296,6 +355,10 @@ impl WriterThread {
             self.write_frame(&mut batch);
             self.shared.recycle(batch);
         }
+        if stopping {
+            // Everything written reaches the OS (and the hook) before the directory.
+            self.flush_sink();
+        }
     }
 
     fn write_frame(&mut self, batch: &mut FrameBatch) {
@@ -322,13 +385,11 @@ impl WriterThread {
             .fetch_add(dropped_spans, Ordering::Relaxed);
         let frames_written = self.shared.frames_written.fetch_add(1, Ordering::Relaxed) + 1;
         let bytes_written = self.shared.bytes_written.load(Ordering::Relaxed);
-        if let Some(hook) = &self.config.on_frame_written {
-            hook(&FrameWritten {
-                index: batch.frame.index,
-                bytes_written,
-                frames_written,
-            });
-        }
+        self.unflushed.push(FrameWritten {
+            index: batch.frame.index,
+            bytes_written,
+            frames_written,
+        });
         if !self.warned && bytes_written > self.config.byte_budget {
             self.warned = true;
             let elapsed_s = self.config.started.elapsed().as_secs_f64().max(1e-9);

@@ -213,7 +213,8 @@ impl SessionBuilder {
     }
 
     /// Called after every frame written (on the writer thread), e.g. to show
-    /// `bytes_written`.
+    /// `bytes_written`: once the frame has reached the OS (the writer flushes the sink when no
+    /// frame waits for it, and at least every 16 frames while it catches up).
     pub fn on_frame_written(
         mut self,
         hook: impl Fn(&FrameWritten) + Send + Sync + 'static,
