@@ -162,10 +162,13 @@ impl<W: Write> Writer<W> {
 
     /// Writes one frame record. Symbols it is the first to need are defined in it.
     pub fn write_frame(&mut self, frame: &Frame, symbols: &SymbolTable) -> Result<(), EncodeError> {
-        let mut refs = std::mem::take(&mut self.refs);
-        collect_refs(frame, &mut self.collecting, &mut refs);
         let refresh =
             self.frames_written > 0 && self.frames_written.is_multiple_of(SYMBOL_REFRESH_FRAMES);
+        // Only a refresh needs every symbol the frame refers to; otherwise the ones already
+        // written are skipped while collecting (nothing below would do anything with them).
+        let mut refs = std::mem::take(&mut self.refs);
+        let written = (!refresh).then_some(&self.emitted);
+        collect_refs(frame, written, &mut self.collecting, &mut refs);
         let result = (|| {
             let defs = self.definitions(&refs, symbols, refresh)?;
             let defines_new = defs.iter().any(|d| !self.emitted.contains(d.id));
@@ -354,16 +357,28 @@ impl<W: Write + Seek> Writer<W> {
     }
 }
 
-/// `Frame::referenced_symbols` into `refs` (cleared first), deduplicated through a bit per
-/// id (`collecting`, empty before and after) instead of a sort of every span's scope: the
-/// same ids, ascending.
-fn collect_refs(frame: &Frame, collecting: &mut SymSet, refs: &mut Vec<SymId>) {
+/// `Frame::referenced_symbols` into `refs` (cleared first), without the ids in `skip`,
+/// deduplicated through a bit per id (`collecting`, empty before and after) instead of a sort
+/// of every span's scope: the same ids, ascending.
+fn collect_refs(
+    frame: &Frame,
+    skip: Option<&SymSet>,
+    collecting: &mut SymSet,
+    refs: &mut Vec<SymId>,
+) {
     refs.clear();
-    frame.for_each_symbol(|id| {
-        if collecting.insert(id) {
-            refs.push(id);
-        }
-    });
+    match skip {
+        Some(skip) => frame.for_each_symbol(|id| {
+            if !skip.contains(id) && collecting.insert(id) {
+                refs.push(id);
+            }
+        }),
+        None => frame.for_each_symbol(|id| {
+            if collecting.insert(id) {
+                refs.push(id);
+            }
+        }),
+    }
     for &id in refs.iter() {
         collecting.remove(id);
     }
@@ -591,11 +606,17 @@ mod tests {
         let mut collecting = SymSet::default();
         let mut refs = vec![99];
         for _ in 0..2 {
-            collect_refs(&frame, &mut collecting, &mut refs);
+            collect_refs(&frame, None, &mut collecting, &mut refs);
             let mut expected = Vec::new();
             frame.referenced_symbols(&mut expected);
             assert_eq!(refs, expected);
             assert_eq!(refs, [3, 7, 9, 40, 2_000_000, SymId::MAX]);
         }
+        let mut written = SymSet::default();
+        for id in [7, 40, SymId::MAX] {
+            written.insert(id);
+        }
+        collect_refs(&frame, Some(&written), &mut collecting, &mut refs);
+        assert_eq!(refs, [3, 9, 2_000_000]);
     }
 }
