@@ -20,7 +20,8 @@
 //! one name across frames, or two frames side by side for the inspector; [`flame`] folds
 //! any selection of frames into a call tree (a flame graph) and compares two; [`search`]
 //! finds scopes, passes, counters and marks by name, worst frames first; [`window`] lays
-//! consecutive frames end to end on one time axis. Every result
+//! consecutive frames end to end on one time axis; [`significance`] ranks a diff's rows for
+//! reading. Every result
 //! carries the capture's defects, and every verdict maps to an exit code through
 //! [`Verdict::exit_code`].
 //!
@@ -58,6 +59,7 @@ pub mod inspect;
 pub mod load;
 pub mod model;
 pub mod search;
+pub mod significance;
 pub mod stats;
 pub mod summary;
 pub mod view;
