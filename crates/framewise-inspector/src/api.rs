@@ -49,6 +49,8 @@ pub struct Inspector {
     stats_doc: Value,
     hitches_doc: Bytes,
     diff_doc: Option<Bytes>,
+    /// `/api/comparison`, beside `/api/diff`.
+    comparison_doc: Option<Bytes>,
 }
 
 /// A second capture to compare against (`framewise view A --compare B`).
@@ -137,14 +139,22 @@ impl Inspector {
             .collect();
         let file_bytes = std::fs::metadata(file).map_or(0, |m| m.len());
         let summary = summarize(&capture);
-        let diff_doc = compare.map(|other| {
-            let theirs = summarize(&other.capture);
-            let d = diff(&summary, &theirs);
-            match diff::diff_json(&d, (file, &summary), (&other.file, &theirs)) {
-                Ok(v) => Bytes::from(to_bytes(&v)),
-                Err(e) => Bytes::from(to_bytes(&json!({"error": format!("serializing: {e}")}))),
-            }
-        });
+        let (diff_doc, comparison_doc) = compare
+            .map(|other| {
+                let theirs = summarize(&other.capture);
+                let d = diff(&summary, &theirs);
+                let doc = match diff::diff_json(&d, (file, &summary), (&other.file, &theirs)) {
+                    Ok(v) => Bytes::from(to_bytes(&v)),
+                    Err(e) => Bytes::from(to_bytes(&json!({"error": format!("serializing: {e}")}))),
+                };
+                let ranked = crate::comparison::comparison_bytes(
+                    &d,
+                    (file, &summary),
+                    (&other.file, &theirs),
+                );
+                (doc, ranked)
+            })
+            .unzip();
         let mut inspector = Self {
             hitches_doc: Bytes::from(to_bytes(&to_json(&hitches))),
             stats_doc: to_json(&summary),
@@ -153,6 +163,7 @@ impl Inspector {
             capture_doc: Map::new(),
             strip_doc: Bytes::new(),
             diff_doc,
+            comparison_doc,
             capture,
             frames,
         };
@@ -164,6 +175,11 @@ impl Inspector {
     /// The capture it serves.
     pub fn capture(&self) -> &Capture {
         &self.capture
+    }
+
+    /// `/api/comparison`'s bytes, when a capture is compared.
+    pub(crate) fn comparison_doc(&self) -> Option<&Bytes> {
+        self.comparison_doc.as_ref()
     }
 
     /// Where a frame's spans are read from.
@@ -511,7 +527,7 @@ impl ApiError {
         }
     }
 
-    fn not_found(message: impl Into<String>) -> Self {
+    pub(crate) fn not_found(message: impl Into<String>) -> Self {
         Self {
             status: StatusCode::NOT_FOUND,
             message: message.into(),
@@ -770,6 +786,7 @@ pub(crate) fn routes(live: Arc<Live>, token: Token) -> Router {
         .merge(crate::flame::routes())
         .merge(crate::search::routes())
         .merge(crate::window::routes())
+        .merge(crate::comparison::routes())
         .with_state(live)
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(token),

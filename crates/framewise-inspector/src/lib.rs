@@ -33,6 +33,7 @@ use framewise_analysis::LoadError;
 
 mod api;
 mod assets;
+mod comparison;
 mod flame;
 mod follow;
 mod host;

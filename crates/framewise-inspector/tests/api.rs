@@ -23,6 +23,8 @@ use framewise_inspector::{router, Inspector, Server, Token};
 use serde_json::Value;
 use tower::ServiceExt;
 
+#[path = "api/comparison.rs"]
+mod comparison;
 #[path = "api/flame.rs"]
 mod flame;
 #[path = "api/search.rs"]

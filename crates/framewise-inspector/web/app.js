@@ -9,7 +9,7 @@ import { Strip } from "./strip.js";
 import { Timeline } from "./timeline.js";
 import { Detail, renderStats } from "./stats.js";
 import { renderStructure } from "./structure.js";
-import { renderCompare, renderDiff } from "./compare.js";
+import { renderCompare, renderComparison } from "./compare.js";
 import { follow } from "./follow.js";
 import { Flame } from "./flame.js";
 import { Search } from "./search.js";
@@ -358,8 +358,8 @@ async function showViews() {
   strip.draw();
   renderHitches(hitches);
   document.addEventListener("keydown", onKey);
-  const diff = capture.compare ? get("diff").then((body) => {
-    renderDiff($("diff"), body, capture.compare);
+  const diff = capture.compare ? get("comparison").then((body) => {
+    renderComparison($("diff"), body);
     $("diff").hidden = false;
   }) : null;
   await Promise.all([loadStats(), select(openingRow(stripData, hitches)), diff]);

@@ -1,8 +1,10 @@
 // Comparison: frame A (pinned) against frame B (the selection), and, with `--compare OTHER`,
-// the two captures' `framewise diff`. Deltas are coloured by direction only: green where the
+// the two captures' comparison (/api/comparison: the gate's verdict first, then every metric
+// of `framewise diff` ranked by significance). Deltas are coloured by direction only: green where the
 // change is better, red where it is worse; the size of a change is never a colour.
 
 import { DASH, fill, fmtCount, fmtMs, fmtNs, h, table } from "./api.js";
+import { dataTable } from "./tables.js";
 
 /** The colour class of a delta under its direction; none for zero or unknown. */
 function deltaClass(delta, direction) {
@@ -51,37 +53,98 @@ export function renderCompare(root, { pinned, selected, compare, onPin, onUnpin 
   root.dataset.rows = String(compare.rows.length);
 }
 
-/** Renders /api/diff (this capture as base, OTHER as candidate): changed rows first. */
-export function renderDiff(root, diff, other) {
-  const changed = diff.rows.filter((row) => row.change === "better" || row.change === "worse");
-  const oneSided = diff.rows.filter((row) => row.change === "only_base" || row.change === "only_candidate").length;
-  const shown = changed.slice(0, 200);
-  const rows = shown.map((row) => {
-    const fmt = /^(frame|work)\.(fps|low_|count|jank|spike)|\.(calls|count)$|^counter\./.test(row.metric) ? fmtCount : fmtMs;
-    return h(
-      "tr",
-      { dataset: { metric: row.metric } },
-      h("td", { class: "name" }, row.metric),
-      h("td", { class: "num" }, fmt(row.base)),
-      h("td", { class: "num" }, fmt(row.cand)),
-      h("td", { class: `num ${row.change}`, title: row.direction }, row.delta === null ? DASH : signed(fmt(row.delta), row.delta)),
-      h("td", { class: "num" }, row.pct === null ? DASH : `${row.pct > 0 ? "+" : ""}${row.pct.toFixed(1)}%`),
-    );
-  });
+const VERDICT_WORDS = { pass: "PASS", fail: "FAIL", inconclusive: "INCONCLUSIVE", incomparable: "INCOMPARABLE", error: "ERROR" };
+
+/** A value in its metric's unit. */
+function fmtUnit(unit, value) {
+  if (value === null || value === undefined) return DASH;
+  switch (unit) {
+    case "ms": return fmtMs(value);
+    case "fps": return `${value.toFixed(1)} fps`;
+    case "ratio": return `${(value * 100).toFixed(2)}%`;
+    default: return fmtCount(value);
+  }
+}
+
+/** A metric path that breaks only after its dots, never inside a name. */
+function metricName(metric) {
+  const parts = metric.split(".");
+  return parts.map((part, i) => [h("span", { class: "seg" }, i < parts.length - 1 ? `${part}.` : part), i < parts.length - 1 ? h("wbr", {}) : null]);
+}
+
+function pctText(row) {
+  if (row.per_frame_pct !== null && row.per_frame_pct !== undefined) return `${row.per_frame_pct > 0 ? "+" : ""}${row.per_frame_pct.toFixed(1)}%/frame`;
+  return row.pct === null || row.pct === undefined ? DASH : `${row.pct > 0 ? "+" : ""}${row.pct.toFixed(1)}%`;
+}
+
+function significanceText(row) {
+  if (row.significance === null || row.significance === undefined) return DASH;
+  return row.basis === "spread" ? `${row.significance.toFixed(2)}×spread` : `${(row.significance * 100).toFixed(1)}%`;
+}
+
+/** The cells of one ranked row: metric, base, candidate, delta, %, significance. */
+function rowCells(row) {
+  const cls = row.coloured ? row.change : null;
+  const title = row.not_judged ?? (row.basis === "spread" ? `spread ${fmtUnit(row.unit, row.spread)} (p95 − p50, pooled)` : row.direction);
+  return [
+    h("td", { class: "metric" }, metricName(row.metric)),
+    h("td", { class: "num" }, fmtUnit(row.unit, row.base)),
+    h("td", { class: "num" }, fmtUnit(row.unit, row.cand)),
+    h("td", { class: ["num", cls, row.not_judged ? "not-judged" : null].filter(Boolean).join(" "), title }, row.delta === null ? DASH : signed(fmtUnit(row.unit, row.delta), row.delta)),
+    h("td", { class: ["num", cls].filter(Boolean).join(" "), title }, pctText(row)),
+  ];
+}
+
+/**
+ * Renders /api/comparison (this capture as base, OTHER as candidate): `framewise gate`'s
+ * verdict and the headline metrics first, then every row ranked by significance (sortable,
+ * filterable); a row is coloured only when its change is judged (never a run-length artefact).
+ */
+export function renderComparison(root, doc) {
+  const verdict = doc.verdict;
+  const word = verdict ? VERDICT_WORDS[verdict.verdict] ?? verdict.verdict : "NO VERDICT";
+  const tolerances = verdict ? verdict.checks.map((c) => `${c.metric} +${(c.tolerance * 100).toFixed(0)}%`).join(", ") : "";
+  const rankOf = new Map(doc.rows.map((row, i) => [row.metric, i + 1]));
+  const headline = doc.headline.map((row) => h("tr", { dataset: { metric: row.metric } }, rowCells(row)));
+  const c = doc.counts;
   fill(
     root,
-    h("h2", {}, "Compare captures ", h("span", { class: "muted" }, `base = this capture · candidate = ${other.file}`)),
-    diff.timing_comparable === false
-      ? h("p", { class: "warn" }, "Timing regimes differ: timing rows are shown but are not a change (counters still compare).")
-      : null,
+    h("h2", {}, "Compare captures ", h("span", { class: "muted" }, `base = this capture (${fmtCount(doc.base.frames_judged)} frames judged) · candidate = ${doc.cand.file} (${fmtCount(doc.cand.frames_judged)})`)),
+    h(
+      "div",
+      { id: "verdict", class: `verdict verdict-${verdict?.verdict ?? "error"}`, dataset: { verdict: verdict?.verdict ?? "" } },
+      h("strong", {}, word),
+      h("span", { class: "muted small" }, verdict ? ` framewise gate, default tolerances (${tolerances}) · exit ${verdict.exit_code}` : ` ${doc.gate_error ?? ""}`),
+      verdict?.reasons.length ? h("ul", {}, verdict.reasons.map((reason) => h("li", {}, reason))) : null,
+    ),
+    doc.timing_comparable === false ? h("p", { class: "warn" }, "Timing regimes differ: timing rows are listed but not judged (counters still compare).") : null,
+    h("table", { id: "headline-table", class: "data" }, h("thead", {}, h("tr", {}, ["metric", "base", "candidate", "delta", "%"].map((label, i) => h("th", { class: i ? "num" : null }, label)))), h("tbody", {}, headline)),
     h(
       "p",
-      { class: "muted small" },
-      `${changed.length} metrics changed · ${diff.rows.length - changed.length - oneSided} unchanged · ${oneSided} on one side only` +
-        (changed.length > shown.length ? ` · first ${shown.length} shown` : "") +
-        " · a diff reports; it has no noise floor (use framewise gate for a verdict)",
+      { class: "muted small", id: "comparison-counts" },
+      `${fmtCount(c.judged)} changes judged · ${fmtCount(c.not_judged)} not judged (run-length totals, other regimes) · ${fmtCount(c.one_sided)} on one side only · ${fmtCount(c.unchanged)} unchanged · ranked by |Δ| against the metric's spread, else by |%|`,
     ),
-    h("div", { class: "scroll" }, table(["metric", "base", "candidate", "delta", "%"], rows, { id: "diff-table", class: "data" }, { numericFrom: 1 })),
+    h(
+      "div",
+      { class: "scroll", id: "comparison-rows" },
+      dataTable({
+        id: "comparison-table",
+        title: `Every metric (${fmtCount(doc.rows.length)})`,
+        columns: [
+          { label: "#", numeric: true, key: (row) => rankOf.get(row.metric), cell: (row) => h("td", { class: "num muted" }, String(rankOf.get(row.metric))) },
+          { label: "metric", key: (row) => row.metric, cell: (row) => rowCells(row)[0] },
+          { label: "base", numeric: true, key: (row) => row.base, cell: (row) => rowCells(row)[1] },
+          { label: "candidate", numeric: true, key: (row) => row.cand, cell: (row) => rowCells(row)[2] },
+          { label: "delta", numeric: true, key: (row) => row.delta, cell: (row) => rowCells(row)[3] },
+          { label: "%", numeric: true, key: (row) => row.per_frame_pct ?? row.pct, cell: (row) => rowCells(row)[4] },
+          { label: "significance", numeric: true, key: (row) => row.significance, cell: (row) => h("td", { class: "num", title: row.basis }, significanceText(row)) },
+        ],
+        items: doc.rows,
+        name: (row) => row.metric,
+        initial: { column: 0, descending: false },
+        row: (row, cells) => h("tr", { dataset: { metric: row.metric, change: row.change, coloured: String(row.coloured) }, class: row.not_judged ? "not-judged" : null }, cells),
+      }),
+    ),
   );
-  root.dataset.rows = String(changed.length);
+  root.dataset.rows = String(doc.rows.length);
 }

@@ -162,9 +162,14 @@ export async function checkTimeline(page, api, capture, strip, row, frame, probl
   // A 200-frame view: how long its draw took (reported, not judged).
   let drawMs = "";
   if (capture.frame_count >= 200) {
-    await goTo(page, Math.min(capture.frame_count - 1, 150), problems);
+    await goTo(page, Math.floor(capture.frame_count / 2), problems);
     await pressUntil(page, "s", (d) => Number(d.framesInView) >= 200, 40, "zooming out to 200 frames");
-    await page.waitForFunction(() => Number(document.getElementById("timeline").dataset.drawnSpans) > 0, null, { timeout: 10_000 }).catch(() => {});
+    // Once the window loaded covers every frame in view.
+    await page.waitForFunction(() => {
+      const [a, b] = JSON.parse(document.getElementById("timeline").dataset.rows);
+      const [v0, v1] = document.getElementById("strip").dataset.view.split("-").map(Number);
+      return a <= v0 && v1 <= b;
+    }, null, { timeout: 10_000 });
     await page.keyboard.press("d");
     await page.keyboard.press("a");
     const d = await data(page);
