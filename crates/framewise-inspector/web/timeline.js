@@ -47,7 +47,10 @@ export class Timeline {
     canvas.addEventListener("pointerdown", (event) => this.pointerDown(event));
     canvas.addEventListener("pointermove", (event) => this.pointerMove(event));
     canvas.addEventListener("pointerup", (event) => this.pointerUp(event));
-    canvas.addEventListener("pointerleave", () => (this.tooltip.hidden = true));
+    canvas.addEventListener("pointerleave", () => {
+      this.tooltip.hidden = true;
+      this.pointer = null; // W/S zoom at the centre again
+    });
     canvas.addEventListener("dblclick", () => this.fit());
     new ResizeObserver(() => this.width && this.draw()).observe(canvas);
   }
@@ -98,9 +101,11 @@ export class Timeline {
   }
 
   setView(from, to) {
-    const total = this.count ? this.frameSpan(this.count - 1)[1] - this.strip.begin_ns[0] : 1;
-    const span = Math.min(Math.max(to - from, 200), Math.max(total * 1.2, 1000));
-    const centre = (from + to) / 2;
+    const first = this.count ? this.strip.begin_ns[0] : 0;
+    const last = this.count ? this.frameSpan(this.count - 1)[1] : 1;
+    const span = Math.min(Math.max(to - from, 200), Math.max((last - first) * 1.2, 1000));
+    // The centre stays over the capture: the view never drifts off into empty time.
+    const centre = Math.min(Math.max((from + to) / 2, first), last);
     this.view = { from: centre - span / 2, to: centre + span / 2 };
     this.draw();
     this.ensure();
@@ -182,16 +187,21 @@ export class Timeline {
       g.beginPath();
       g.rect(GUTTER, top, width - GUTTER, track.rows * ROW);
       g.clip();
+      // Per depth, the pixel column drawn last: a span narrower than a pixel that falls in
+      // it is already shown there (zoomed out, most spans are).
+      const covered = [];
       for (const span of track.spans) {
         const x0 = this.x(span.start_ns);
         const x1 = this.x(span.start_ns + span.dur_ns);
         if (x1 < GUTTER || x0 > width) continue;
-        const w = Math.max(1, x1 - x0);
-        const y = top + span.depth * ROW;
-        g.fillStyle = track.gpu ? nameColour(span.name, 55) : nameColour(span.name);
-        g.fillRect(x0, y, w, ROW - 1);
         drawn++;
         drawnRows.add(span.row);
+        const w = Math.max(1, x1 - x0);
+        const y = top + span.depth * ROW;
+        if (x1 - x0 < 1 && Math.floor(x0) === covered[span.depth]) continue;
+        covered[span.depth] = Math.floor(x0 + w - 1);
+        g.fillStyle = this.colour(span.name, track.gpu);
+        g.fillRect(x0, y, w, ROW - 1);
         if (w > 28) {
           const left = Math.max(x0, GUTTER) + 3;
           const room = Math.min(x1, width) - left - 3;
@@ -223,6 +233,18 @@ export class Timeline {
     c.drawnRows = JSON.stringify([...drawnRows].sort((a, b) => a - b));
     c.layout = JSON.stringify({ gutter: GUTTER, row: ROW, tops: this.layout.map((lane) => lane.top), counterTop, counter: COUNTER });
     c.drawMs = (performance.now() - started).toFixed(2);
+  }
+
+  /** A span's colour by name (a pass a little darker), computed once per name. */
+  colour(name, gpu) {
+    this.colours ??= new Map();
+    const key = gpu ? `gpu:${name}` : name;
+    let colour = this.colours.get(key);
+    if (colour === undefined) {
+      colour = gpu ? nameColour(name, 55) : nameColour(name);
+      this.colours.set(key, colour);
+    }
+    return colour;
   }
 
   /** The ruler (ticks that gain decimals with zoom), frame boundaries and indices, hitch shading, the selection. */
