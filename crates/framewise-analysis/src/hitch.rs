@@ -1,97 +1,34 @@
 //! Hitches: the rule from [`crate::hitch_rule`] applied to a capture, and each hitch's
-//! classification in the closed vocabulary of docs/CONCEPTS.md, ranked, with confidence and evidence.
+//! classification in the closed vocabulary of docs/CONCEPTS.md, ranked, with confidence and
+//! evidence.
 //!
-//! Triggers (thresholds in [`ClassifyThresholds`]):
-//! - `pipeline-compile`: `pipelines_created` > 0 in the frame.
-//! - `resource-upload`: `bytes_uploaded` far above its median (≥ `upload_factor` × the
-//!   median and at least `upload_min_bytes` above it), no pipelines created.
-//! - `spawn-burst`: the `entities` gauge rose by at least `spawn_min_rise` in the frame.
-//! - `long-cpu-scope`: one scope's inclusive time, above its median, accounts for most of the
-//!   frame's excess over the rolling median; names the scope and its call site.
-//! - `gpu-bound`: the GPU frame time dominates the period while CPU work is shorter.
-//! - `wait-outside-frame`: the period is at least twice the work and the time between frames
-//!   accounts for most of the excess.
-//! - `unknown-by-elimination`: nothing above explains it.
-//!
-//! A scope's median is taken over every non-paused frame, counting 0 for frames in which it
-//! did not run: a scope that did not run spent no time in that frame.
+//! The rule and the classification are framewise-detect's (`hitch_rule`, `hitch_classify`):
+//! this module is the adapter that fills the classifier's per-frame evidence from a
+//! capture, with capture-wide baselines — a scope's median is taken over every non-paused
+//! frame, counting 0 for frames in which it did not run (a scope that did not run spent no
+//! time in that frame) — and gives the results their JSON shape.
 
 use serde::{Deserialize, Serialize};
 
+use framewise_detect::hitch_classify::{
+    self, EntitiesEvidence, FrameEvidence, ScopeEvidence, UploadEvidence,
+};
 use framewise_detect::median::{median, median_with_zeros};
 
+pub use framewise_detect::hitch_classify::{ClassifyThresholds, Confidence, HitchKind};
+
 use crate::hitch_rule::{HitchRule, Judgement, WINDOW_FRAMES};
-use crate::model::{Capture, CounterId, Defect, Grade, ScopeId};
+use crate::model::{Capture, CounterId, Defect, Grade};
 use crate::stats::NS_PER_MS;
-
-/// The closed hitch vocabulary. It grows only by changing docs/CONCEPTS.md with it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum HitchKind {
-    /// Pipelines (shaders) were created in the frame.
-    PipelineCompile,
-    /// Far more bytes than usual were uploaded.
-    ResourceUpload,
-    /// Many entities appeared at once.
-    SpawnBurst,
-    /// One CPU scope took most of the excess.
-    LongCpuScope,
-    /// The GPU frame time dominated.
-    GpuBound,
-    /// The time went between frames.
-    WaitOutsideFrame,
-    /// Nothing measured explains it.
-    UnknownByElimination,
-}
-
-impl HitchKind {
-    /// The name as docs/CONCEPTS.md spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::PipelineCompile => "pipeline-compile",
-            Self::ResourceUpload => "resource-upload",
-            Self::SpawnBurst => "spawn-burst",
-            Self::LongCpuScope => "long-cpu-scope",
-            Self::GpuBound => "gpu-bound",
-            Self::WaitOutsideFrame => "wait-outside-frame",
-            Self::UnknownByElimination => "unknown-by-elimination",
-        }
-    }
-
-    /// Parses a name, accepting sloptimize's names as aliases (`shader-compile`,
-    /// `texture-upload`, `long-render`, `long-script`, `gc-or-upload-by-elimination`).
-    pub fn parse(name: &str) -> Option<Self> {
-        Some(match name {
-            "pipeline-compile" | "shader-compile" => Self::PipelineCompile,
-            "resource-upload" | "texture-upload" => Self::ResourceUpload,
-            "spawn-burst" => Self::SpawnBurst,
-            "long-cpu-scope" | "long-render" | "long-script" => Self::LongCpuScope,
-            "gpu-bound" => Self::GpuBound,
-            "wait-outside-frame" => Self::WaitOutsideFrame,
-            "unknown-by-elimination" | "gc-or-upload-by-elimination" => Self::UnknownByElimination,
-            _ => return None,
-        })
-    }
-}
-
-/// How sure a guess is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Confidence {
-    /// Weak.
-    Low,
-    /// Plausible.
-    Medium,
-    /// Strong.
-    High,
-}
 
 /// One ranked guess.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Guess {
     /// The classification.
+    #[serde(with = "kind_name")]
     pub guess: HitchKind,
     /// How sure.
+    #[serde(with = "confidence_name")]
     pub confidence: Confidence,
     /// The numbers it rests on, in a sentence.
     pub evidence: String,
@@ -103,33 +40,45 @@ pub struct Guess {
     pub site: Option<String>,
 }
 
-/// Thresholds for the classification triggers.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClassifyThresholds {
-    /// `bytes_uploaded` must be at least this multiple of its median.
-    pub upload_factor: f64,
-    /// …and at least this many bytes above it.
-    pub upload_min_bytes: i64,
-    /// The `entities` gauge must rise by at least this much in the frame.
-    pub spawn_min_rise: i64,
-    /// Fraction of the excess for medium confidence.
-    pub explains_medium: f64,
-    /// Fraction of the excess for high confidence.
-    pub explains_high: f64,
-    /// Fraction of the excess below which a scope is not named at all.
-    pub explains_low: f64,
+impl From<hitch_classify::Guess> for Guess {
+    fn from(g: hitch_classify::Guess) -> Self {
+        Self {
+            guess: g.guess,
+            confidence: g.confidence,
+            evidence: g.evidence,
+            scope: g.scope,
+            site: g.site,
+        }
+    }
 }
 
-impl Default for ClassifyThresholds {
-    fn default() -> Self {
-        Self {
-            upload_factor: 4.0,
-            upload_min_bytes: 256 * 1024,
-            spawn_min_rise: 100,
-            explains_medium: 0.5,
-            explains_high: 0.75,
-            explains_low: 0.25,
-        }
+/// A [`HitchKind`] as its name (`pipeline-compile`); the reference's aliases parse too.
+mod kind_name {
+    use super::HitchKind;
+
+    pub fn serialize<S: serde::Serializer>(k: &HitchKind, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(k.name())
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<HitchKind, D::Error> {
+        let name = <String as serde::Deserialize>::deserialize(d)?;
+        HitchKind::parse(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown hitch kind `{name}`")))
+    }
+}
+
+/// A [`Confidence`] as `low`, `medium` or `high`.
+mod confidence_name {
+    use super::Confidence;
+
+    pub fn serialize<S: serde::Serializer>(c: &Confidence, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(c.name())
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Confidence, D::Error> {
+        let name = <String as serde::Deserialize>::deserialize(d)?;
+        Confidence::parse(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown confidence `{name}`")))
     }
 }
 
@@ -199,10 +148,6 @@ pub struct HitchReport {
 
 fn ms(ns: u64) -> f64 {
     ns as f64 / NS_PER_MS
-}
-
-fn fmt_ms(ns: u64) -> String {
-    format!("{:.2} ms", ms(ns))
 }
 
 /// Applies the hitch rule to every frame: `None` for paused frames and frames whose
@@ -324,297 +269,68 @@ fn counter_at(capture: &Capture, row: usize, id: CounterId) -> Option<i64> {
         .map(|e| capture.counter_value(e) as i64)
 }
 
-fn tier(fraction: f64, t: &ClassifyThresholds) -> Option<Confidence> {
-    if fraction >= t.explains_high {
-        Some(Confidence::High)
-    } else if fraction >= t.explains_medium {
-        Some(Confidence::Medium)
-    } else if fraction >= t.explains_low {
-        Some(Confidence::Low)
-    } else {
-        None
-    }
-}
-
-fn pct(fraction: f64) -> String {
-    format!("{:.0}%", fraction * 100.0)
-}
-
-/// Classifies the frame at `row` whose excess over its baseline is `excess_ns`.
-fn classify(
+/// Classifies the frame at `row`, whose excess over its baseline is `excess_ns`: fills the
+/// classifier's evidence from the capture and asks framewise-detect. Scopes the capture has
+/// no name for are left out of the evidence.
+fn classify_row(
     capture: &Capture,
     row: usize,
     excess_ns: u64,
     base: &Baselines,
     counters: &CounterBaselines,
-    t: &ClassifyThresholds,
+    thresholds: &ClassifyThresholds,
 ) -> Vec<Guess> {
     let Some(frame) = capture.frames().row(row) else {
         return Vec::new();
     };
-    let period_ns = frame.period_ns.unwrap_or(0);
-    let work_ns = frame.work_ns();
-    let excess = excess_ns.max(1) as f64;
-    let mut guesses = Vec::new();
-    let mut checked: Vec<String> = Vec::new();
-    let guess = |kind, confidence, evidence: String| Guess {
-        guess: kind,
-        confidence,
-        evidence,
-        scope: None,
-        site: None,
-    };
-
-    // pipeline-compile
-    let pipelines = counters
-        .pipelines
-        .and_then(|id| counter_at(capture, row, id));
-    match pipelines {
-        Some(n) if n > 0 => guesses.push(guess(
-            HitchKind::PipelineCompile,
-            Confidence::High,
-            format!(
-                "pipelines_created = {n} in frame {} (period {}, {} over the median)",
-                frame.index,
-                fmt_ms(period_ns),
-                fmt_ms(excess_ns)
-            ),
-        )),
-        Some(n) => checked.push(format!("pipelines_created = {n}")),
-        None => checked.push("pipelines_created not recorded".into()),
-    }
-
-    // resource-upload
-    if let Some((id, median)) = counters.uploads {
-        match counter_at(capture, row, id) {
-            Some(bytes) => {
-                let far = (bytes as f64) >= t.upload_factor * (median.max(0) as f64)
-                    && bytes.saturating_sub(median) >= t.upload_min_bytes;
-                if far && pipelines.unwrap_or(0) == 0 {
-                    let ratio = if median > 0 {
-                        format!("{:.1}× its median {median}", bytes as f64 / median as f64)
-                    } else {
-                        format!("its median is {median}")
-                    };
-                    let confidence = if pipelines.is_some() {
-                        Confidence::Medium
-                    } else {
-                        Confidence::Low
-                    };
-                    let pipes = match pipelines {
-                        Some(_) => "no pipelines created".to_owned(),
-                        None => "pipelines_created not recorded".to_owned(),
-                    };
-                    guesses.push(guess(
-                        HitchKind::ResourceUpload,
-                        confidence,
-                        format!(
-                            "bytes_uploaded = {bytes} in frame {}, {ratio}; {pipes}",
-                            frame.index
-                        ),
-                    ));
-                } else {
-                    checked.push(format!("bytes_uploaded = {bytes} (median {median})"));
-                }
-            }
-            None => checked.push("bytes_uploaded not recorded in this frame".into()),
-        }
-    } else {
-        checked.push("bytes_uploaded not recorded".into());
-    }
-
-    // spawn-burst
-    if let Some(id) = counters.entities {
-        let now = counter_at(capture, row, id);
-        let before = row.checked_sub(1).and_then(|r| counter_at(capture, r, id));
-        match (before, now) {
-            (Some(b), Some(n)) if n.saturating_sub(b) >= t.spawn_min_rise => {
-                let rise = n.saturating_sub(b);
-                let confidence = if rise >= t.spawn_min_rise.saturating_mul(10) {
-                    Confidence::High
-                } else {
-                    Confidence::Medium
-                };
-                guesses.push(guess(
-                    HitchKind::SpawnBurst,
-                    confidence,
-                    format!(
-                        "entities rose by {rise} ({b} → {n}) in frame {}; threshold {}",
-                        frame.index, t.spawn_min_rise
-                    ),
-                ));
-            }
-            (Some(b), Some(n)) => checked.push(format!("entities {b} → {n}")),
-            _ => checked.push("entities change unknown".into()),
-        }
-    } else {
-        checked.push("entities not recorded".into());
-    }
-
-    // long-cpu-scope: the most specific scope at the best tier reached.
-    // (scope, total, delta over median, self time); ascending delta, and among equal
-    // deltas the one with more self time first (a child that carries all of its parent's
-    // excess is the more specific name).
-    let mut deltas: Vec<(ScopeId, u64, u64, u64)> = capture
+    let named: Vec<_> = capture
         .scope_aggs()
         .frame(row)
         .iter()
-        .filter_map(|a| {
-            let median = base
+        .filter_map(|a| Some((a, capture.scopes().get(a.id as usize)?)))
+        .map(|(a, info)| (a, info, info.site()))
+        .collect();
+    let scopes: Vec<ScopeEvidence<'_>> = named
+        .iter()
+        .map(|(a, info, site)| ScopeEvidence {
+            id: a.id,
+            name: &info.name,
+            site: site.as_deref(),
+            total_ns: a.total_ns,
+            self_ns: a.self_ns,
+            median_ns: base
                 .scope_median_ns
                 .get(a.id as usize)
                 .copied()
-                .unwrap_or(0);
-            let delta = a.total_ns.checked_sub(median)?;
-            Some((a.id, a.total_ns, delta, a.self_ns))
+                .unwrap_or(0),
         })
         .collect();
-    deltas.sort_by_key(|&(id, _, delta, self_ns)| (delta, std::cmp::Reverse(self_ns), id));
-    let pick = [t.explains_high, t.explains_medium]
-        .iter()
-        .find_map(|&bar| {
-            deltas
-                .iter()
-                .find(|&&(_, _, d, _)| d as f64 >= bar * excess)
-                .copied()
-        })
-        .or_else(|| {
-            deltas
-                .last()
-                .filter(|&&(_, _, d, _)| d as f64 >= t.explains_low * excess)
-                .copied()
-        });
-    match pick {
-        Some((id, total, delta, _)) => {
-            let fraction = delta as f64 / excess;
-            if let (Some(conf), Some(info)) = (tier(fraction, t), capture.scopes().get(id as usize))
-            {
-                let median = base.scope_median_ns.get(id as usize).copied().unwrap_or(0);
-                let site = info.site();
-                let at = site
-                    .as_deref()
-                    .map(|s| format!(" ({s})"))
-                    .unwrap_or_default();
-                let mut g = guess(
-                    HitchKind::LongCpuScope,
-                    conf,
-                    format!(
-                        "scope `{}`{at} took {} in frame {} against a median of {}: +{}, {} of the {} excess",
-                        info.name,
-                        fmt_ms(total),
-                        frame.index,
-                        fmt_ms(median),
-                        fmt_ms(delta),
-                        pct(fraction),
-                        fmt_ms(excess_ns)
-                    ),
-                );
-                g.scope = Some(info.name.clone());
-                g.site = site;
-                guesses.push(g);
-            }
-        }
-        None => match deltas
-            .last()
-            .and_then(|&(id, _, d, _)| Some((capture.scopes().get(id as usize)?, d)))
-        {
-            Some((info, d)) => checked.push(format!(
-                "largest scope change +{} (`{}`), {} of the excess",
-                fmt_ms(d),
-                info.name,
-                pct(d as f64 / excess)
-            )),
-            None => checked.push("no scope ran above its median".into()),
-        },
-    }
-
-    // gpu-bound
-    match frame.gpu_ns {
-        Some(gpu) => {
-            let gpu_delta = gpu.saturating_sub(base.gpu_median_ns.unwrap_or(0));
-            let fraction = gpu_delta as f64 / excess;
-            let dominates = gpu as f64 >= 0.5 * period_ns as f64 && gpu > work_ns;
-            if dominates && fraction >= t.explains_low {
-                let strong = gpu as f64 >= 0.8 * period_ns as f64
-                    && (work_ns as f64) <= 0.5 * period_ns as f64;
-                let confidence = match (strong, fraction >= t.explains_medium) {
-                    (true, true) => Confidence::High,
-                    (_, true) | (true, false) => Confidence::Medium,
-                    _ => Confidence::Low,
-                };
-                guesses.push(guess(
-                    HitchKind::GpuBound,
-                    confidence,
-                    format!(
-                        "GPU frame time {} of the {} period while CPU work was {}; GPU median {}, +{} is {} of the excess",
-                        fmt_ms(gpu),
-                        fmt_ms(period_ns),
-                        fmt_ms(work_ns),
-                        fmt_ms(base.gpu_median_ns.unwrap_or(0)),
-                        fmt_ms(gpu_delta),
-                        pct(fraction)
-                    ),
-                ));
-            } else {
-                checked.push(format!(
-                    "GPU {} against work {}",
-                    fmt_ms(gpu),
-                    fmt_ms(work_ns)
-                ));
-            }
-        }
-        None => checked.push("GPU time unknown".into()),
-    }
-
-    // wait-outside-frame
-    let gap = period_ns.saturating_sub(work_ns);
-    let gap_delta = gap.saturating_sub(base.gap_median_ns);
-    let fraction = gap_delta as f64 / excess;
-    if period_ns >= work_ns.saturating_mul(2) && fraction >= t.explains_medium {
-        let confidence = if fraction >= t.explains_high {
-            Confidence::High
-        } else {
-            Confidence::Medium
-        };
-        guesses.push(guess(
-            HitchKind::WaitOutsideFrame,
-            confidence,
-            format!(
-                "period {} but work only {}: {} between frames against a median of {}, +{} is {} of the excess",
-                fmt_ms(period_ns),
-                fmt_ms(work_ns),
-                fmt_ms(gap),
-                fmt_ms(base.gap_median_ns),
-                fmt_ms(gap_delta),
-                pct(fraction)
-            ),
-        ));
-    } else {
-        checked.push(format!(
-            "{} between frames (median {})",
-            fmt_ms(gap),
-            fmt_ms(base.gap_median_ns)
-        ));
-    }
-
-    if guesses.is_empty() {
-        guesses.push(guess(
-            HitchKind::UnknownByElimination,
-            Confidence::Low,
-            format!(
-                "no counter or scope explains the {} excess of frame {} (period {}, work {}): {}",
-                fmt_ms(excess_ns),
-                frame.index,
-                fmt_ms(period_ns),
-                fmt_ms(work_ns),
-                checked.join("; ")
-            ),
-        ));
-    }
-    // Best first: by confidence, then in the vocabulary's order (what happened before
-    // where the time went).
-    guesses.sort_by(|a, b| b.confidence.cmp(&a.confidence).then(a.guess.cmp(&b.guess)));
-    guesses
+    let evidence = FrameEvidence {
+        index: frame.index,
+        period_ns: frame.period_ns.unwrap_or(0),
+        work_ns: frame.work_ns(),
+        gpu_ns: frame.gpu_ns,
+        pipelines_created: counters
+            .pipelines
+            .and_then(|id| counter_at(capture, row, id)),
+        bytes_uploaded: counters.uploads.map(|(id, median)| UploadEvidence {
+            bytes: counter_at(capture, row, id),
+            median,
+        }),
+        entities: counters.entities.map(|id| EntitiesEvidence {
+            before: row.checked_sub(1).and_then(|r| counter_at(capture, r, id)),
+            now: counter_at(capture, row, id),
+        }),
+        scopes: &scopes,
+    };
+    let baselines = hitch_classify::Baselines {
+        gap_median_ns: base.gap_median_ns,
+        gpu_median_ns: base.gpu_median_ns,
+    };
+    hitch_classify::classify(&evidence, excess_ns, &baselines, thresholds)
+        .into_iter()
+        .map(Guess::from)
+        .collect()
 }
 
 /// Finds and classifies every hitch in a capture.
@@ -636,12 +352,7 @@ pub fn find_hitches(capture: &Capture, options: &HitchOptions) -> HitchReport {
         let Some(frame) = capture.frames().row(row) else {
             continue;
         };
-        let baseline = if j.median_ns > 0 {
-            j.median_ns
-        } else {
-            base.period_median_ns
-        };
-        let excess_ns = j.period_ns.saturating_sub(baseline);
+        let excess_ns = hitch_classify::excess_ns(j, base.period_median_ns);
         hitches.push(Hitch {
             frame: frame.index,
             phase: frame
@@ -653,7 +364,7 @@ pub fn find_hitches(capture: &Capture, options: &HitchOptions) -> HitchReport {
             threshold_ms: ms(j.threshold_ns),
             median_ms: ms(j.median_ns),
             excess_ms: ms(excess_ns),
-            classification: classify(
+            classification: classify_row(
                 capture,
                 row,
                 excess_ns,
@@ -704,22 +415,20 @@ mod tests {
             Some(HitchKind::UnknownByElimination)
         );
         assert_eq!(HitchKind::parse("gc"), None);
-        for k in [
-            HitchKind::PipelineCompile,
-            HitchKind::ResourceUpload,
-            HitchKind::SpawnBurst,
-            HitchKind::LongCpuScope,
-            HitchKind::GpuBound,
-            HitchKind::WaitOutsideFrame,
-            HitchKind::UnknownByElimination,
-        ] {
+        for k in HitchKind::ALL {
             assert_eq!(HitchKind::parse(k.name()), Some(k));
-            assert_eq!(
-                serde_json::to_value(k)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned)),
-                Some(k.name().to_owned())
-            );
+            let g = Guess {
+                guess: k,
+                confidence: Confidence::Medium,
+                evidence: String::new(),
+                scope: None,
+                site: None,
+            };
+            let json = serde_json::to_value(&g).unwrap_or_default();
+            assert_eq!(json["guess"], k.name());
+            assert_eq!(json["confidence"], "medium");
+            let back: Option<Guess> = serde_json::from_value(json).ok();
+            assert_eq!(back, Some(g));
         }
     }
 

@@ -10,6 +10,9 @@
 //! This crate depends on nothing but `std`, holds no I/O and no capture model: a detector
 //! is fed numbers one frame at a time and answers. [`median`] is the one median: the hitch
 //! rule's rolling median and the analysis's capture-wide baselines are both taken with it.
+//! [`hitch_classify`] ranks a hitch's likely causes from a std-only per-frame evidence
+//! input, which the analysis fills from a capture and the recorder's writer side can fill
+//! from a frame it has just built.
 //! [`footprint`], [`footprint_key`] and [`situation`] give every incident record its
 //! footprint — the identity of its cause — by the one rule, so the live incident log and
 //! the after-the-fact analysis key the same incident the same way.
@@ -31,6 +34,7 @@
 
 pub mod footprint;
 pub mod footprint_key;
+pub mod hitch_classify;
 pub mod hitch_rule;
 pub mod median;
 pub mod situation;

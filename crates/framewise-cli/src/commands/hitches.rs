@@ -98,7 +98,7 @@ const EVIDENCE: usize = 3;
 fn best(h: &Hitch) -> String {
     h.classification.first().map_or_else(
         || NONE.to_owned(),
-        |g| format!("{} ({})", g.guess.name(), serde_name(&g.confidence)),
+        |g| format!("{} ({})", g.guess.name(), g.confidence.name()),
     )
 }
 
@@ -155,7 +155,7 @@ impl HitchesView {
             out.push_str(&format!(
                 "{bullet}{}. {what} ({}): {}\n",
                 i + 1,
-                serde_name(&g.confidence),
+                g.confidence.name().to_owned(),
                 g.evidence
             ));
         }

@@ -254,7 +254,7 @@ impl HitchesResult {
                         period_ms: h.duration_ms,
                         excess_ms: h.excess_ms,
                         best_guess: best.map(|g| g.guess.name().to_owned()),
-                        confidence: best.map(|g| serde_name(&g.confidence)),
+                        confidence: best.map(|g| g.confidence.name().to_owned()),
                         evidence: best.map(|g| g.evidence.clone()),
                     }
                 })

@@ -1,0 +1,190 @@
+//! The hitch classifier on hand-built evidence: each trigger, the ranking, and the site a
+//! classified hitch gives its footprint.
+
+use framewise_detect::footprint_key::{footprint_key, KeyRecord};
+use framewise_detect::hitch_classify::{
+    classify, excess_ns, hitch_key, Baselines, ClassifyThresholds, Confidence, EntitiesEvidence,
+    FrameEvidence, HitchKind, ScopeEvidence, UploadEvidence,
+};
+use framewise_detect::hitch_rule::{HitchRule, DEFAULT_BUDGET_NS};
+
+const MS: u64 = 1_000_000;
+
+fn kinds(guesses: &[framewise_detect::hitch_classify::Guess]) -> Vec<(HitchKind, Confidence)> {
+    guesses.iter().map(|g| (g.guess, g.confidence)).collect()
+}
+
+fn base() -> Baselines {
+    Baselines {
+        gap_median_ns: MS,
+        gpu_median_ns: None,
+    }
+}
+
+#[test]
+fn a_compile_inside_a_long_scope_ranks_the_compile_first() {
+    let scopes = [
+        ScopeEvidence {
+            id: 0,
+            name: "frame",
+            site: None,
+            total_ns: 40 * MS,
+            self_ns: MS,
+            median_ns: 15 * MS,
+        },
+        ScopeEvidence {
+            id: 1,
+            name: "render",
+            site: Some("render.rs:10"),
+            total_ns: 39 * MS,
+            self_ns: 39 * MS,
+            median_ns: 14 * MS,
+        },
+    ];
+    let frame = FrameEvidence {
+        index: 7,
+        period_ns: 41 * MS,
+        work_ns: 40 * MS,
+        pipelines_created: Some(3),
+        scopes: &scopes,
+        ..FrameEvidence::default()
+    };
+    let g = classify(&frame, 25 * MS, &base(), &ClassifyThresholds::default());
+    assert_eq!(
+        kinds(&g),
+        vec![
+            (HitchKind::PipelineCompile, Confidence::High),
+            (HitchKind::LongCpuScope, Confidence::High)
+        ]
+    );
+    assert!(g[0].evidence.contains("pipelines_created = 3 in frame 7"));
+    // Equal deltas: the scope with more self time is the more specific name.
+    assert_eq!(g[1].scope.as_deref(), Some("render"));
+    assert_eq!(g[1].site.as_deref(), Some("render.rs:10"));
+    // The footprint names the verdict and the scope, whatever the scope guess's rank.
+    let key = footprint_key(&KeyRecord::Hitch(hitch_key(Some("play"), &g)), "");
+    assert_eq!(
+        key.as_deref(),
+        Some("hitch|play|pipeline-compile|section:render")
+    );
+}
+
+#[test]
+fn uploads_spawns_gpu_and_waits() {
+    let t = ClassifyThresholds::default();
+    let upload = FrameEvidence {
+        index: 1,
+        period_ns: 30 * MS,
+        work_ns: 29 * MS,
+        pipelines_created: Some(0),
+        bytes_uploaded: Some(UploadEvidence {
+            bytes: Some(8 << 20),
+            median: 64 << 10,
+        }),
+        ..FrameEvidence::default()
+    };
+    let g = classify(&upload, 14 * MS, &base(), &t);
+    assert_eq!(
+        kinds(&g),
+        vec![(HitchKind::ResourceUpload, Confidence::Medium)]
+    );
+
+    let spawn = FrameEvidence {
+        entities: Some(EntitiesEvidence {
+            before: Some(10),
+            now: Some(1_500),
+        }),
+        bytes_uploaded: None,
+        ..upload
+    };
+    assert_eq!(
+        kinds(&classify(&spawn, 14 * MS, &base(), &t)),
+        vec![(HitchKind::SpawnBurst, Confidence::High)]
+    );
+
+    let gpu = FrameEvidence {
+        index: 2,
+        period_ns: 40 * MS,
+        work_ns: 10 * MS,
+        gpu_ns: Some(36 * MS),
+        ..FrameEvidence::default()
+    };
+    let gpu_base = Baselines {
+        gap_median_ns: 30 * MS,
+        gpu_median_ns: Some(12 * MS),
+    };
+    assert_eq!(
+        kinds(&classify(&gpu, 24 * MS, &gpu_base, &t)),
+        vec![(HitchKind::GpuBound, Confidence::High)]
+    );
+
+    let wait = FrameEvidence {
+        index: 3,
+        period_ns: 60 * MS,
+        work_ns: 5 * MS,
+        ..FrameEvidence::default()
+    };
+    assert_eq!(
+        kinds(&classify(&wait, 44 * MS, &base(), &t)),
+        vec![(HitchKind::WaitOutsideFrame, Confidence::High)]
+    );
+}
+
+#[test]
+fn nothing_explains_it_and_says_what_was_checked() {
+    let frame = FrameEvidence {
+        index: 9,
+        period_ns: 40 * MS,
+        work_ns: 39 * MS,
+        pipelines_created: Some(0),
+        bytes_uploaded: Some(UploadEvidence {
+            bytes: None,
+            median: 0,
+        }),
+        ..FrameEvidence::default()
+    };
+    let g = classify(&frame, 24 * MS, &base(), &ClassifyThresholds::default());
+    assert_eq!(
+        kinds(&g),
+        vec![(HitchKind::UnknownByElimination, Confidence::Low)]
+    );
+    let e = &g[0].evidence;
+    for checked in [
+        "pipelines_created = 0",
+        "bytes_uploaded not recorded in this frame",
+        "entities not recorded",
+        "no scope ran above its median",
+        "GPU time unknown",
+    ] {
+        assert!(e.contains(checked), "{checked}: {e}");
+    }
+    let key = footprint_key(&KeyRecord::Hitch(hitch_key(None, &g)), "stance=foot");
+    assert_eq!(
+        key.as_deref(),
+        Some("hitch|?|unknown-by-elimination|ctx:stance=foot")
+    );
+}
+
+#[test]
+fn excess_falls_back_when_the_rule_had_no_history() {
+    let mut rule = HitchRule::new(DEFAULT_BUDGET_NS);
+    let first = rule.observe(40 * MS, false).expect("not paused");
+    assert_eq!(first.median_ns, 0);
+    assert_eq!(excess_ns(&first, 16 * MS), 24 * MS);
+    let second = rule.observe(100 * MS, false).expect("not paused");
+    assert_eq!(excess_ns(&second, 16 * MS), 60 * MS);
+}
+
+#[test]
+fn names_and_aliases_round_trip() {
+    for k in HitchKind::ALL {
+        assert_eq!(HitchKind::parse(k.name()), Some(k));
+    }
+    assert_eq!(
+        HitchKind::parse("long-script"),
+        Some(HitchKind::LongCpuScope)
+    );
+    for c in [Confidence::Low, Confidence::Medium, Confidence::High] {
+        assert_eq!(Confidence::parse(c.name()), Some(c));
+    }
+}
