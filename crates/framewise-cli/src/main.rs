@@ -18,6 +18,7 @@ use clap::{Parser, Subcommand};
 mod commands;
 mod config;
 mod input;
+mod ledger;
 mod list;
 mod output;
 mod table;
@@ -62,6 +63,18 @@ enum Command {
     Footprint(commands::footprint::Args),
     /// MCP server on stdin/stdout: the verbs as tools for a coding agent.
     Mcp(commands::mcp::Args),
+    /// Scaffold `.framewise/` in a game's repository (idempotent; never overwrites a file).
+    Init(commands::init::Args),
+    /// The issues catalogue: the incident log folded by footprint, with the fixes recorded.
+    Issues(commands::issues::Args),
+    /// The top five issues of the catalogue.
+    Report(commands::report::Args),
+    /// Record a fix with its before/after measured from the incident log.
+    Fix(commands::fix::Args),
+    /// The incident log as a timeline: time buckets, one window per build, the fixes.
+    History(commands::history::Args),
+    /// Tail the incident log and print one wake line per meaningful new record.
+    Watch(commands::watch::Args),
 }
 
 fn run(command: Command) -> anyhow::Result<u8> {
@@ -78,6 +91,12 @@ fn run(command: Command) -> anyhow::Result<u8> {
         Command::View(args) => commands::view::run(args),
         Command::Footprint(args) => commands::footprint::run(args),
         Command::Mcp(args) => commands::mcp::run(args),
+        Command::Init(args) => commands::init::run(args),
+        Command::Issues(args) => commands::issues::run(args),
+        Command::Report(args) => commands::report::run(args),
+        Command::Fix(args) => commands::fix::run(args),
+        Command::History(args) => commands::history::run(args),
+        Command::Watch(args) => commands::watch::run(args),
     }
 }
 

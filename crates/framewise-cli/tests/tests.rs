@@ -17,6 +17,7 @@ mod errors;
 mod footprint;
 mod hitches;
 mod inspect;
+mod ledger;
 mod lists;
 #[expect(
     clippy::unwrap_used,

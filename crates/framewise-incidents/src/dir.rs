@@ -89,8 +89,10 @@ pub struct Scaffold {
     pub dir: PathBuf,
     /// Whether the directory itself was created.
     pub created_dir: bool,
-    /// The files created, in the order written; files that existed are left as they were.
+    /// The files created, in the order written.
     pub created: Vec<PathBuf>,
+    /// The files that existed, left as they were.
+    pub kept: Vec<PathBuf>,
 }
 
 /// Scaffolds `.framewise/` inside `project` (the game's repository root): the directory,
@@ -108,7 +110,7 @@ pub fn scaffold_dir(dir: &Path) -> Result<Scaffold, Error> {
     };
     let created_dir = !dir.is_dir();
     std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let mut created = Vec::new();
+    let (mut created, mut kept) = (Vec::new(), Vec::new());
     for (name, text) in [
         (".gitignore", GITIGNORE),
         ("framewise.toml", CONFIG_TOML),
@@ -124,7 +126,7 @@ pub fn scaffold_dir(dir: &Path) -> Result<Scaffold, Error> {
                 file.write_all(text.as_bytes()).map_err(io(&path))?;
                 created.push(path);
             }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => kept.push(path),
             Err(e) => return Err(io(&path)(e)),
         }
     }
@@ -132,6 +134,7 @@ pub fn scaffold_dir(dir: &Path) -> Result<Scaffold, Error> {
         dir: dir.to_owned(),
         created_dir,
         created,
+        kept,
     })
 }
 
@@ -150,6 +153,7 @@ mod tests {
         let second = scaffold(tmp.path()).expect("again");
         assert!(!second.created_dir);
         assert!(second.created.is_empty());
+        assert_eq!(second.kept.len(), 3);
         assert_eq!(
             std::fs::read_to_string(&toml).expect("read"),
             "[budgets]\nframe_ms = 8.33\n"

@@ -7,7 +7,10 @@
 //! line-atomic [`Appender`] (one `write` per line on an `O_APPEND` file, so two processes
 //! can append at once), a reader that skips and counts torn and malformed lines
 //! ([`read_all`], [`read_from`]), and where `.framewise/` is and how a new one is
-//! scaffolded ([`locate`], [`scaffold`]).
+//! scaffolded ([`locate`], [`scaffold`]). [`fold`] adds the ledger up: the issues
+//! catalogue, the timeline, window summaries, and fix records (`fixes.jsonl`) with their
+//! measured before and after — one implementation for the CLI's `issues`, `report`,
+//! `history` and `fix` and every other reader.
 //!
 //! It does not detect anything: hitches, classifications, footprints and jitter are decided
 //! in `framewise-detect`, and this crate only gives their results a file format. A field that
@@ -37,6 +40,7 @@
 
 mod append;
 mod dir;
+pub mod fold;
 mod profile;
 mod read;
 mod record;

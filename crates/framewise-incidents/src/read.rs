@@ -50,26 +50,50 @@ pub fn parse_line(line: &[u8]) -> Result<Record, bool> {
     }
 }
 
-/// Parses the lines of `bytes`, which start at byte `base_offset` of their file.
-pub fn parse_bytes(bytes: &[u8], base_offset: u64) -> ReadOutcome {
-    let mut outcome = ReadOutcome {
-        next_offset: base_offset,
-        ..ReadOutcome::default()
+/// The whole lines of a byte buffer: each without its newline, blank lines left out.
+pub(crate) struct WholeLines<'a> {
+    /// The lines, in order.
+    pub lines: Vec<&'a [u8]>,
+    /// Whether the buffer ended in a line without its newline (not in `lines`).
+    pub torn: bool,
+    /// The byte offset just past the last newline.
+    pub end: usize,
+}
+
+/// Splits `bytes` into whole lines: a last line without its newline (still being written,
+/// or torn by a crash) is not one, and blank lines are skipped.
+pub(crate) fn whole_lines(bytes: &[u8]) -> WholeLines<'_> {
+    let mut out = WholeLines {
+        lines: Vec::new(),
+        torn: false,
+        end: 0,
     };
     let mut start = 0usize;
     while start < bytes.len() {
         let rest = bytes.get(start..).unwrap_or_default();
         let Some(newline) = rest.iter().position(|&b| b == b'\n') else {
-            // No newline: a line still being written, or torn by a crash.
-            outcome.torn_last_line = rest.iter().any(|b| !b.is_ascii_whitespace());
+            out.torn = rest.iter().any(|b| !b.is_ascii_whitespace());
             break;
         };
         let line = rest.get(..newline).unwrap_or_default();
         start += newline + 1;
-        outcome.next_offset = base_offset + start as u64;
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
+        out.end = start;
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            out.lines.push(line);
         }
+    }
+    out
+}
+
+/// Parses the lines of `bytes`, which start at byte `base_offset` of their file.
+pub fn parse_bytes(bytes: &[u8], base_offset: u64) -> ReadOutcome {
+    let lines = whole_lines(bytes);
+    let mut outcome = ReadOutcome {
+        torn_last_line: lines.torn,
+        next_offset: base_offset + lines.end as u64,
+        ..ReadOutcome::default()
+    };
+    for line in lines.lines {
         match parse_line(line) {
             Ok(record) => outcome.records.push(record),
             Err(true) => outcome.malformed += 1,

@@ -133,6 +133,16 @@ pub struct Footprint {
     pub key: String,
 }
 
+impl From<framewise_detect::footprint::Footprint> for Footprint {
+    fn from(fp: framewise_detect::footprint::Footprint) -> Self {
+        Self {
+            v: fp.v,
+            id: fp.id,
+            key: fp.key,
+        }
+    }
+}
+
 /// How sure a guess is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -1,4 +1,5 @@
 //! Integration tests of framewise-incidents.
 
 mod concurrent;
+mod fold;
 mod roundtrip;

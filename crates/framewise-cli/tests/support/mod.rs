@@ -92,6 +92,8 @@ impl Dir {
             .current_dir(self.tmp.path())
             .env_remove("GITHUB_STEP_SUMMARY")
             .env_remove("RUST_BACKTRACE")
+            // The `.framewise/` verbs read it; a tester's own must not leak in.
+            .env_remove("FRAMEWISE_DIR")
             .env("NO_COLOR", "1");
         for (k, v) in env {
             cmd.env(k, v);
@@ -107,6 +109,7 @@ impl Dir {
         let mut child = Command::new(env!("CARGO_BIN_EXE_framewise"))
             .args(args)
             .current_dir(self.tmp.path())
+            .env_remove("FRAMEWISE_DIR")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

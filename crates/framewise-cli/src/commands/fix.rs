@@ -1,0 +1,264 @@
+//! `framewise fix --title … [--footprints ID,…] [--before W] [--after W]`: records a fix in
+//! `.framewise/fixes.jsonl` with its before and after measured from the ledger — by
+//! default the previous build with evidence against the latest, or any build name or
+//! `ISO..ISO` range — each window with its summary and p95 series.
+//!
+//! Exit: 0 once the fix was appended (or, with `--dry-run`, measured); 4 when there is no
+//! `.framewise/`, a window has no evidence, a footprint is not in the ledger, or the file
+//! cannot be written.
+
+use anyhow::bail;
+use framewise_incidents::fold::{
+    build_fix, catalogue, parse_window_spec, CatalogueOptions, FixRecord, FixRequest, FixWindow,
+    Ledger, Occurrences,
+};
+use framewise_incidents::{now_iso, Appender, FIXES_FILE};
+use serde::Serialize;
+
+use crate::commands::issues::parse_footprint_id;
+use crate::ledger::{self, DirArgs, LedgerInfo};
+use crate::output::{self, OutputArgs, Report};
+use crate::table::{self, NONE};
+
+/// `framewise fix`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What was fixed, in a line.
+    #[arg(long, value_name = "TEXT")]
+    pub title: String,
+    /// The footprint ids it addresses, comma-separated: the catalogue lists the fix under
+    /// each (`framewise issues` shows the ids).
+    #[arg(long, value_name = "ID,...", value_delimiter = ',', value_parser = parse_footprint_id)]
+    pub footprints: Vec<String>,
+    /// The issue it addresses (a tracker reference or a sentence).
+    #[arg(long, value_name = "TEXT")]
+    pub issue: Option<String>,
+    /// What was done.
+    #[arg(long, value_name = "TEXT")]
+    pub solution: Option<String>,
+    /// The commit that made the change.
+    #[arg(long, value_name = "SHA")]
+    pub commit: Option<String>,
+    /// The files it changed, comma-separated.
+    #[arg(long, value_name = "PATH,...", value_delimiter = ',')]
+    pub files: Vec<String>,
+    /// The window before the change: a build name or `ISO..ISO` [default: the previous
+    /// build with evidence].
+    #[arg(long, value_name = "BUILD|ISO..ISO")]
+    pub before: Option<String>,
+    /// The window after the change: a build name or `ISO..ISO` [default: the latest build
+    /// with evidence].
+    #[arg(long, value_name = "BUILD|ISO..ISO")]
+    pub after: Option<String>,
+    /// Measure and print the fix without appending it.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub dir: DirArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The JSON of `fix` (docs/CLI.md).
+#[derive(Debug, Serialize)]
+pub struct FixDoc {
+    /// `framewise.fix/1`.
+    pub schema: &'static str,
+    /// Whether the record was appended (false under `--dry-run`).
+    pub appended: bool,
+    /// The file it was (or would be) appended to.
+    pub file: String,
+    /// The record, exactly as appended.
+    pub fix: FixRecord,
+    /// What was read.
+    pub ledger: LedgerInfo,
+}
+
+/// Runs the verb.
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    args.output.check_inputs(&[])?;
+    if args.title.trim().is_empty() {
+        bail!("--title is empty: say what was fixed in a line");
+    }
+    let before = args
+        .before
+        .as_deref()
+        .map(|s| parse_window_spec(s, "before"))
+        .transpose()?;
+    let after = args
+        .after
+        .as_deref()
+        .map(|s| parse_window_spec(s, "after"))
+        .transpose()?;
+    let dir = args.dir.locate()?;
+    let loaded = ledger::load(&dir)?;
+    let ledger = Ledger::new(&loaded.records);
+    let mut info = loaded.info;
+    info.unstamped = ledger.unstamped();
+    // A fix linked to an id the ledger never saw would be listed under no issue: a typo.
+    let known = catalogue(
+        &ledger,
+        &[],
+        &CatalogueOptions {
+            include_automated: true,
+            occurrences: Occurrences::None,
+            ..CatalogueOptions::default()
+        },
+    );
+    let unknown: Vec<&str> = args
+        .footprints
+        .iter()
+        .filter(|id| !known.issues.iter().any(|i| &&i.id == id))
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        bail!(
+            "footprint {} not in {}: `framewise issues` lists the ids the ledger has",
+            unknown.join(", "),
+            info.dir
+        );
+    }
+    let mut footprints = args.footprints;
+    footprints.dedup();
+    let request = FixRequest {
+        title: args.title,
+        issue: args.issue,
+        solution: args.solution,
+        commit: args.commit,
+        files: args.files,
+        footprints,
+        before,
+        after,
+    };
+    let fix = build_fix(&ledger, request, now_iso())?;
+    let path = dir.join(FIXES_FILE);
+    if !args.dry_run {
+        Appender::open(&path)?.append(&fix)?;
+    }
+    let view = FixView(FixDoc {
+        schema: "framewise.fix/1",
+        appended: !args.dry_run,
+        file: path.display().to_string(),
+        fix,
+        ledger: info,
+    });
+    output::emit(&args.output, &view)?;
+    Ok(0)
+}
+
+struct FixView(FixDoc);
+
+/// Eight steps of a sparkline; a slice without evidence is a space (a gap, never a zero).
+fn sparkline(series: &[Option<f64>]) -> String {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let values: Vec<f64> = series.iter().flatten().copied().collect();
+    let (lo, hi) = values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(*v), hi.max(*v))
+        });
+    series
+        .iter()
+        .map(|v| match v {
+            None => ' ',
+            Some(v) if hi > lo => {
+                let step = ((v - lo) / (hi - lo) * 7.0).round() as usize;
+                BARS.get(step).copied().unwrap_or('█')
+            }
+            Some(_) => BARS[3],
+        })
+        .collect()
+}
+
+fn window_line(label: &str, w: &FixWindow) -> String {
+    let s = &w.summary;
+    let what = s
+        .build
+        .as_deref()
+        .map_or_else(|| "range".to_owned(), |b| format!("build {b}"));
+    let mut line = format!(
+        "{label:<6} {what} · {} → {} · p95 {} · median {} · {} hitches",
+        s.from,
+        s.to,
+        table::ms_unit(s.p95_ms),
+        table::ms_unit(s.median_ms),
+        s.hitches,
+    );
+    if let Some(rate) = s.hitches_per_hour {
+        line.push_str(&format!(" ({rate}/h)"));
+    }
+    if let Some(j) = s.jitters {
+        line.push_str(&format!(" · {j} jitters"));
+    }
+    line.push_str(&format!(" · {} heartbeats", s.beats));
+    line
+}
+
+impl Report for FixView {
+    fn json(&self) -> anyhow::Result<serde_json::Value> {
+        Ok(serde_json::to_value(&self.0)?)
+    }
+
+    fn console(&self, out: &mut String) {
+        let d = &self.0;
+        let verb = if d.appended {
+            "recorded"
+        } else {
+            "measured (dry run, not recorded)"
+        };
+        out.push_str(&format!("{verb}: fix \"{}\" in {}\n", d.fix.title, d.file));
+        if let Some(line) = d.ledger.skipped_line() {
+            out.push_str(&format!("  {line}\n"));
+        }
+        let fps = if d.fix.footprints.is_empty() {
+            NONE.to_owned()
+        } else {
+            d.fix.footprints.join(", ")
+        };
+        out.push_str(&format!("  footprints: {fps}\n"));
+        for (label, w) in [("before", &d.fix.before), ("after", &d.fix.after)] {
+            out.push_str(&format!("  {}\n", window_line(label, w)));
+            out.push_str(&format!("         p95 series |{}|\n", sparkline(&w.series)));
+        }
+        if d.fix.before.summary.p95_ms.is_none() || d.fix.after.summary.p95_ms.is_none() {
+            out.push_str(
+                "  a window without heartbeats has no p95: nothing measured the frame there\n",
+            );
+        }
+    }
+
+    fn markdown(&self, out: &mut String) {
+        let d = &self.0;
+        out.push_str(&format!("### framewise fix: {}\n\n", d.fix.title));
+        let mut t =
+            crate::table::Table::new(&["window", "span", "p95", "median", "hitches", "heartbeats"])
+                .align(0, crate::table::Align::Left)
+                .align(1, crate::table::Align::Left);
+        for (label, w) in [("before", &d.fix.before), ("after", &d.fix.after)] {
+            let s = &w.summary;
+            t.row(vec![
+                s.build
+                    .as_deref()
+                    .map_or_else(|| label.to_owned(), |b| format!("{label} ({b})")),
+                format!("{} → {}", s.from, s.to),
+                table::ms(s.p95_ms),
+                table::ms(s.median_ms),
+                s.hitches.to_string(),
+                s.beats.to_string(),
+            ]);
+        }
+        t.markdown(out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sparkline_keeps_gaps() {
+        assert_eq!(sparkline(&[Some(1.0), None, Some(8.0)]), "▁ █");
+        assert_eq!(sparkline(&[Some(2.0), Some(2.0)]), "▄▄");
+        assert_eq!(sparkline(&[None, None]), "  ");
+    }
+}

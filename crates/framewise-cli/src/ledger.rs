@@ -1,0 +1,187 @@
+//! The verbs that read `.framewise/` (`issues`, `report`, `history`, `fix`, `watch`): where
+//! the directory is, and its files read with what was skipped counted.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+use framewise_incidents::fold::{read_fixes, FixRecord};
+use framewise_incidents::{read_all, Record, DIR_ENV, DIR_NAME, FIXES_FILE, PERF_FILE};
+use serde::Serialize;
+
+/// `--dir`, flattened into the verbs that read `.framewise/`.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct DirArgs {
+    /// The `.framewise/` directory [default: $FRAMEWISE_DIR, else `.framewise/` in the
+    /// working directory or the nearest parent that has one].
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+impl DirArgs {
+    /// The directory: `--dir`, else `FRAMEWISE_DIR`, else the nearest `.framewise/` from
+    /// the working directory up. An error when none is found or `--dir` is not a directory.
+    pub fn locate(&self) -> anyhow::Result<PathBuf> {
+        if let Some(dir) = &self.dir {
+            if !dir.is_dir() {
+                bail!(
+                    "{}: not a directory (--dir names the .framewise/ directory)",
+                    dir.display()
+                );
+            }
+            return Ok(dir.clone());
+        }
+        if let Some(dir) = std::env::var_os(DIR_ENV).filter(|v| !v.is_empty()) {
+            let dir = PathBuf::from(dir);
+            if !dir.is_dir() {
+                bail!("{}: not a directory (named by {DIR_ENV})", dir.display());
+            }
+            return Ok(dir);
+        }
+        let here = std::env::current_dir()?;
+        for at in here.ancestors() {
+            let dir = at.join(DIR_NAME);
+            if dir.is_dir() {
+                return Ok(dir);
+            }
+        }
+        bail!(
+            "no {DIR_NAME}/ in {} or its parents: run `framewise init` in the game's repository, or pass --dir",
+            here.display()
+        )
+    }
+}
+
+/// What was read from `.framewise/`, and what was skipped: part of every ledger verb's JSON.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LedgerInfo {
+    /// The directory.
+    pub dir: String,
+    /// Records read from `perf.jsonl` (0 when it does not exist yet).
+    pub records: u64,
+    /// Lines of `perf.jsonl` skipped: not JSON, or a known type that did not parse.
+    pub malformed: u64,
+    /// Lines of `perf.jsonl` skipped: a record type this framewise does not know.
+    pub unknown_type: u64,
+    /// Whether `perf.jsonl` ended in a line without its newline (a crash; skipped).
+    pub torn_last_line: bool,
+    /// Records left out because their `at` is not a time.
+    pub unstamped: u64,
+    /// Fixes read from `fixes.jsonl`.
+    pub fixes: u64,
+    /// Lines of `fixes.jsonl` skipped (not a fix record, or torn).
+    pub fixes_skipped: u64,
+}
+
+impl LedgerInfo {
+    /// A line for people when something was skipped, else nothing.
+    pub fn skipped_line(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.malformed > 0 {
+            parts.push(format!("{} malformed", self.malformed));
+        }
+        if self.unknown_type > 0 {
+            parts.push(format!("{} of unknown type", self.unknown_type));
+        }
+        if self.torn_last_line {
+            parts.push("a torn last line".to_owned());
+        }
+        if self.unstamped > 0 {
+            parts.push(format!("{} without a readable time", self.unstamped));
+        }
+        let mut line = String::new();
+        if !parts.is_empty() {
+            line = format!("skipped in {PERF_FILE}: {}", parts.join(", "));
+        }
+        if self.fixes_skipped > 0 {
+            if !line.is_empty() {
+                line.push_str("; ");
+            }
+            line.push_str(&format!(
+                "skipped in {FIXES_FILE}: {} lines",
+                self.fixes_skipped
+            ));
+        }
+        (!line.is_empty()).then_some(line)
+    }
+}
+
+/// The records and fixes of a `.framewise/` directory.
+pub struct Loaded {
+    /// `perf.jsonl`'s records, in file order.
+    pub records: Vec<Record>,
+    /// `fixes.jsonl`'s fixes, in file order.
+    pub fixes: Vec<FixRecord>,
+    /// What was read and skipped.
+    pub info: LedgerInfo,
+}
+
+/// Reads `perf.jsonl` (none yet: no records) and `fixes.jsonl` of `dir`.
+pub fn load(dir: &Path) -> anyhow::Result<Loaded> {
+    let perf = dir.join(PERF_FILE);
+    let read = if perf.exists() {
+        read_all(&perf)?
+    } else {
+        framewise_incidents::ReadOutcome::default()
+    };
+    let fixes = read_fixes(&dir.join(FIXES_FILE))?;
+    let info = LedgerInfo {
+        dir: dir.display().to_string(),
+        records: read.records.len() as u64,
+        malformed: read.malformed,
+        unknown_type: read.unknown_type,
+        torn_last_line: read.torn_last_line,
+        unstamped: 0,
+        fixes: fixes.fixes.len() as u64,
+        fixes_skipped: fixes.malformed + u64::from(fixes.torn_last_line),
+    };
+    Ok(Loaded {
+        records: read.records,
+        fixes: fixes.fixes,
+        info,
+    })
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// A `--from`/`--to` bound: an ISO 8601 instant or a date.
+pub fn parse_instant(text: &str) -> Result<i64, String> {
+    framewise_incidents::fold::unix_ms_from_iso(text).ok_or_else(|| {
+        format!("`{text}` is not an ISO 8601 time (2026-12-01T16:20:00Z) or date (2026-12-01)")
+    })
+}
+
+/// "3h ago", the way a person reads a last occurrence.
+pub fn ago(ms: i64) -> String {
+    let s = (ms.max(0) + 500) / 1000;
+    if s < 60 {
+        return format!("{s}s ago");
+    }
+    let m = (s + 30) / 60;
+    if m < 60 {
+        return format!("{m}m ago");
+    }
+    let h = (m + 30) / 60;
+    if h < 48 {
+        return format!("{h}h ago");
+    }
+    format!("{}d ago", (h + 12) / 24)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ago_reads_like_a_person() {
+        assert_eq!(ago(-5), "0s ago");
+        assert_eq!(ago(42_000), "42s ago");
+        assert_eq!(ago(5 * 60_000), "5m ago");
+        assert_eq!(ago(3 * 3_600_000), "3h ago");
+        assert_eq!(ago(72 * 3_600_000), "3d ago");
+    }
+}

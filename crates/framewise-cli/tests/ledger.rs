@@ -1,0 +1,563 @@
+//! The `.framewise/` verbs: `init`, `issues`, `report`, `fix`, `history`, `watch`, over
+//! ledgers written with framewise-incidents' appender.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use framewise_incidents::{
+    iso_from_unix_ms, Appender, Common, Confidence, Footprint, Guess, HeartbeatRecord, HitchRecord,
+    Record, UsermarkRecord, Window, WorstFrame,
+};
+use serde_json::Value;
+
+use crate::support::Dir;
+
+/// 2026-12-01T00:00:00Z.
+const DAY0_MS: i64 = 1_796_083_200_000;
+const MINUTE_MS: i64 = 60_000;
+const SESSION_A: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+const COMPILE: &str = "hitch|play|pipeline-compile|ctx:stance=foot";
+const PHYSICS: &str = "hitch|play|long-cpu-scope|section:physics";
+
+fn footprint(key: &str) -> Footprint {
+    framewise_detect::footprint::footprint(1, key).into()
+}
+
+fn id(key: &str) -> String {
+    footprint(key).id
+}
+
+fn common(minute: i64, build: &str) -> Common {
+    Common {
+        at: iso_from_unix_ms(DAY0_MS + minute * MINUTE_MS),
+        build: Some(build.to_owned()),
+        phase: Some("play".to_owned()),
+        session: Some(SESSION_A.to_owned()),
+        ..Common::default()
+    }
+}
+
+fn guess(name: &str) -> Guess {
+    Guess {
+        guess: name.to_owned(),
+        confidence: Confidence::High,
+        evidence: format!("{name}: the evidence"),
+        scope: None,
+        site: None,
+    }
+}
+
+fn hitch(minute: i64, build: &str, frame_ms: f64, key: &str) -> Record {
+    Record::Hitch(HitchRecord {
+        common: Common {
+            ctx: key.contains("ctx:").then(|| "stance=foot".to_owned()),
+            ..common(minute, build)
+        },
+        frame: u64::try_from(minute).expect("minute") * 100,
+        frame_ms,
+        median_ms: Some(16.6),
+        threshold_ms: 33.2,
+        work_ms: None,
+        gpu_ms: None,
+        delta: BTreeMap::new(),
+        scopes: Vec::new(),
+        classification: vec![guess(key.split('|').nth(2).unwrap_or("?"))],
+        dropped_since_last: None,
+        footprint: footprint(key),
+    })
+}
+
+fn beat(minute: i64, build: &str, p95_ms: f64) -> Record {
+    Record::Heartbeat(HeartbeatRecord {
+        common: common(minute, build),
+        frame: u64::try_from(minute).expect("minute") * 100,
+        window: Window {
+            frames: 600,
+            median_ms: Some(16.6),
+            p95_ms: Some(p95_ms),
+            ..Window::default()
+        },
+        counters: BTreeMap::from([("draw_calls".to_owned(), 120)]),
+        hitches: 0,
+    })
+}
+
+/// `.framewise/perf.jsonl` with two builds: `a` (minutes 0–50: heartbeats at p95 30 ms,
+/// three compile hitches and a physics hitch), `b` (minutes 120–170: p95 18 ms, a physics
+/// hitch, and a robot's compile hitch).
+fn ledger(dir: &Dir) -> std::path::PathBuf {
+    let fw = dir.path(".framewise");
+    std::fs::create_dir_all(&fw).expect("dir");
+    let mut log = Appender::open(fw.join("perf.jsonl")).expect("open");
+    let mut records = Vec::new();
+    for m in (0..=50).step_by(10) {
+        records.push(beat(m, "a", 30.0));
+    }
+    records.extend([
+        hitch(5, "a", 120.0, COMPILE),
+        hitch(15, "a", 150.0, COMPILE),
+        hitch(25, "a", 90.0, COMPILE),
+        hitch(26, "a", 45.0, PHYSICS),
+    ]);
+    for m in (120..=170).step_by(10) {
+        records.push(beat(m, "b", 18.0));
+    }
+    records.push(hitch(150, "b", 40.0, PHYSICS));
+    let mut robot = hitch(151, "b", 400.0, COMPILE);
+    if let Record::Hitch(h) = &mut robot {
+        h.common.automated = true;
+    }
+    records.push(robot);
+    for r in &records {
+        log.append(r).expect("append");
+    }
+    fw
+}
+
+/// Appends raw bytes (bad lines, a torn last line).
+fn append_raw(path: &std::path::Path, bytes: &str) {
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("open");
+    f.write_all(bytes.as_bytes()).expect("write");
+}
+
+#[test]
+fn init_scaffolds_once_and_keeps_what_exists() {
+    let dir = Dir::new();
+    let run = dir.run(&["init", "--format", "json"]).expect(0);
+    let json = run.json();
+    assert_eq!(json["schema"], "framewise.init/1");
+    assert_eq!(json["created_dir"], true);
+    assert_eq!(
+        json["created"],
+        serde_json::json!([".gitignore", "framewise.toml", "agent-guide.md"])
+    );
+    let toml = dir.path(".framewise/framewise.toml");
+    assert!(std::fs::read_to_string(&toml)
+        .expect("toml")
+        .contains("frame_ms = 16.67"));
+    let gitignore = std::fs::read_to_string(dir.path(".framewise/.gitignore")).expect("gitignore");
+    assert!(gitignore.contains("bench/") && gitignore.contains("goldens/"));
+    assert!(!gitignore
+        .lines()
+        .any(|l| l.trim() == "perf.jsonl" || l.trim() == "fixes.jsonl"));
+
+    std::fs::write(&toml, "[budgets]\nframe_ms = 8.33\n").expect("edit");
+    std::fs::remove_file(dir.path(".framewise/agent-guide.md")).expect("remove");
+    let run = dir.run(&["init"]).expect(0);
+    assert!(
+        run.stdout.contains("created .framewise/agent-guide.md"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("kept    .framewise/framewise.toml"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(&toml).expect("toml"),
+        "[budgets]\nframe_ms = 8.33\n"
+    );
+    let run = dir.run(&["init"]).expect(0);
+    assert!(
+        run.stdout.contains("already set up: nothing to do"),
+        "{}",
+        run.stdout
+    );
+
+    let run = dir.run(&["init", "no-such-dir"]).expect(4);
+    assert!(run.one_error_line().contains("not a directory"));
+}
+
+#[test]
+fn issues_fold_the_ledger_by_footprint() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    append_raw(
+        &fw.join("perf.jsonl"),
+        "not json\n{\"type\":\"future\"}\n{\"type\":\"hitch\",\"at\":",
+    );
+    let json = dir.run(&["issues", "--format", "json"]).expect(0).json();
+    assert_eq!(json["schema"], "framewise.issues/1");
+    assert_eq!(json["incidents"], 5);
+    assert_eq!(json["automated_left_out"], 1);
+    assert_eq!(json["ledger"]["malformed"], 1);
+    assert_eq!(json["ledger"]["unknown_type"], 1);
+    assert_eq!(json["ledger"]["torn_last_line"], true);
+    let issues = json["issues"].as_array().expect("issues");
+    assert_eq!(issues.len(), 2);
+    let compile = &issues[0];
+    assert_eq!(compile["id"], id(COMPILE).as_str());
+    assert_eq!(compile["count"], 3);
+    assert_eq!(compile["type"], "hitch");
+    assert_eq!(compile["label"], "hitch · pipeline-compile");
+    assert_eq!(
+        compile["situation"],
+        serde_json::json!([["stance", "foot"]])
+    );
+    assert_eq!(
+        compile["worst"],
+        serde_json::json!({"value": 150.0, "unit": "ms"})
+    );
+    assert_eq!(compile["builds"], serde_json::json!(["a"]));
+    assert_eq!(compile["last_guess"]["guess"], "pipeline-compile");
+    assert!(compile.get("occurrences").is_none());
+    let physics = &issues[1];
+    assert_eq!(physics["count"], 2);
+    assert_eq!(physics["builds"], serde_json::json!(["a", "b"]));
+
+    let all = dir
+        .run(&["issues", "--include-automated", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(all["automated_left_out"], 0);
+    assert_eq!(all["issues"][0]["count"], 4);
+
+    let run = dir.run(&["issues"]).expect(0);
+    assert!(
+        run.stdout
+            .contains("2 issues from 5 incidents (1 automated left out"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("skipped in perf.jsonl: 1 malformed, 1 of unknown type, a torn last line"),
+        "{}",
+        run.stdout
+    );
+    assert!(run
+        .stdout
+        .contains(&format!("next: framewise issues --fp {}", id(COMPILE))));
+
+    let one = dir
+        .run(&[
+            "issues",
+            "--fp",
+            &id(PHYSICS).to_uppercase(),
+            "--format",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    let occ = one["issues"][0]["occurrences"]
+        .as_array()
+        .expect("occurrences");
+    assert_eq!(occ.len(), 2);
+    assert_eq!(occ[1]["frame"], 15000);
+    assert_eq!(occ[1]["session"], SESSION_A);
+    let run = dir.run(&["issues", "--fp", &id(PHYSICS)]).expect(0);
+    assert!(run.stdout.contains("occurrences (2)"), "{}", run.stdout);
+
+    let run = dir.run(&["issues", "--fp", "00000000"]).expect(4);
+    assert!(run
+        .one_error_line()
+        .contains("no incident with footprint 00000000"));
+    let run = dir.run(&["issues", "--fp", "xyz"]).expect(4);
+    assert!(run.one_error_line().contains("not a footprint id"));
+
+    let report = dir.run(&["report", "--format", "json"]).expect(0).json();
+    assert_eq!(report["total_issues"], 2);
+    assert_eq!(report["issues"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn no_framewise_directory_is_exit_4() {
+    let dir = Dir::new();
+    for verb in ["issues", "report", "history", "watch"] {
+        let run = dir.run(&[verb, "--dir", "missing"]).expect(4);
+        assert!(run.one_error_line().contains("not a directory"), "{verb}");
+        assert!(run.stdout.is_empty());
+    }
+    // An empty directory is an empty ledger, not an error.
+    std::fs::create_dir(dir.path(".framewise")).expect("dir");
+    let run = dir.run(&["issues"]).expect(0);
+    assert!(
+        run.stdout.contains("no incidents recorded yet"),
+        "{}",
+        run.stdout
+    );
+    let json = dir.run(&["history", "--format", "json"]).expect(0).json();
+    assert!(json.get("span").is_none());
+    assert_eq!(json["buckets"], serde_json::json!([]));
+}
+
+#[test]
+fn a_fix_is_measured_appended_and_listed() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    let compile = id(COMPILE);
+    let run = dir
+        .run(&[
+            "fix",
+            "--title",
+            "warm the cache",
+            "--footprints",
+            &compile,
+            "--commit",
+            "abc123",
+            "--format",
+            "json",
+        ])
+        .expect(0);
+    let json = run.json();
+    assert_eq!(json["schema"], "framewise.fix/1");
+    assert_eq!(json["appended"], true);
+    let fix = &json["fix"];
+    assert_eq!(fix["type"], "fix");
+    assert_eq!(fix["before"]["build"], "a");
+    assert_eq!(fix["after"]["build"], "b");
+    assert_eq!(fix["before"]["p95_ms"], 30.0);
+    assert_eq!(fix["after"]["p95_ms"], 18.0);
+    let series = fix["before"]["series"].as_array().expect("series");
+    assert_eq!(series.len(), 24);
+    assert!(
+        series.iter().any(Value::is_null),
+        "slices without heartbeats are gaps"
+    );
+    let lines = std::fs::read_to_string(fw.join("fixes.jsonl")).expect("fixes");
+    assert_eq!(lines.lines().count(), 1);
+    let appended: Value = serde_json::from_str(lines.trim()).expect("a fix line");
+    assert_eq!(&appended, fix, "the JSON shows exactly the line appended");
+
+    let issues = dir.run(&["issues", "--format", "json"]).expect(0).json();
+    let fixes = &issues["issues"][0]["fixes"];
+    assert_eq!(fixes[0]["title"], "warm the cache");
+    assert_eq!(fixes[0]["p95_ms"], serde_json::json!([30.0, 18.0]));
+    assert_eq!(issues["issues"][1]["fixes"], serde_json::json!([]));
+
+    // Dry run: measured, not appended.
+    let run = dir.run(&["fix", "--title", "t", "--dry-run"]).expect(0);
+    assert!(
+        run.stdout.contains("dry run, not recorded"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(fw.join("fixes.jsonl"))
+            .expect("fixes")
+            .lines()
+            .count(),
+        1
+    );
+
+    let run = dir
+        .run(&["fix", "--title", "t", "--footprints", "0badc0de"])
+        .expect(4);
+    assert!(run.one_error_line().contains("footprint 0badc0de not in"));
+    let run = dir
+        .run(&["fix", "--title", "t", "--before", "nope"])
+        .expect(4);
+    assert!(run
+        .one_error_line()
+        .contains("no evidence for before window \"nope\": builds with evidence: a, b"));
+    let run = dir
+        .run(&[
+            "fix",
+            "--title",
+            "t",
+            "--before",
+            "2026-12-01T00:00Z..2026-11-30",
+        ])
+        .expect(4);
+    assert!(run.one_error_line().contains("bad before window"));
+    let run = dir
+        .run(&[
+            "fix",
+            "--title",
+            "range",
+            "--before",
+            "2026-12-01T00:00Z..2026-12-01T00:30Z",
+            "--after",
+            "b",
+            "--format",
+            "json",
+        ])
+        .expect(0);
+    assert_eq!(run.json()["fix"]["before"]["beats"], 4);
+
+    // A ledger with one build has no default pair.
+    let one = Dir::new();
+    std::fs::create_dir(one.path(".framewise")).expect("dir");
+    let mut log = Appender::open(one.path(".framewise/perf.jsonl")).expect("open");
+    log.append(&beat(0, "only", 20.0)).expect("append");
+    let run = one.run(&["fix", "--title", "t"]).expect(4);
+    assert!(run
+        .one_error_line()
+        .contains("a fix needs two builds with evidence"));
+}
+
+#[test]
+fn history_draws_gaps_not_zeros() {
+    let dir = Dir::new();
+    ledger(&dir);
+    let json = dir
+        .run(&["history", "--buckets", "3", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(json["schema"], "framewise.history/1");
+    let buckets = json["buckets"].as_array().expect("buckets");
+    assert_eq!(buckets.len(), 3);
+    assert_eq!(buckets[0]["p95_ms"], 30.0);
+    assert_eq!(buckets[0]["build"], "a");
+    let gap = &buckets[1];
+    for absent in [
+        "p95_ms",
+        "median_ms",
+        "build",
+        "counters",
+        "hitches_per_hour",
+    ] {
+        assert!(gap.get(absent).is_none(), "{absent} in {gap}");
+    }
+    assert_eq!(gap["beats"], 0);
+    assert_eq!(buckets[2]["p95_ms"], 18.0);
+    assert_eq!(json["builds"].as_array().map(Vec::len), Some(2));
+    let run = dir.run(&["history", "--buckets", "3"]).expect(0);
+    assert!(run.stdout.contains("(a gap, not 0)"), "{}", run.stdout);
+    let run = dir.run(&["history", "--buckets", "0"]).expect(4);
+    run.one_error_line();
+}
+
+fn usermark(minute: i64) -> Record {
+    Record::Usermark(UsermarkRecord {
+        common: common(minute, "b"),
+        frame: 777,
+        window: Window {
+            frames: 300,
+            ..Window::default()
+        },
+        worst_frames: vec![WorstFrame {
+            frame: 770,
+            ago_ms: 100.0,
+            frame_ms: 48.0,
+            delta: BTreeMap::new(),
+            classification: vec![guess("long-cpu-scope")],
+        }],
+        note: Some("stutter\non the bridge".to_owned()),
+        footprint: footprint("usermark|play|long-cpu-scope"),
+    })
+}
+
+#[test]
+fn watch_wakes_on_meaningful_records_only() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    let run = dir.run(&["watch", "--once", "--from-start"]).expect(0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    // Hitches of 100 ms and more (the robot's is left out), in file order, counted.
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    assert!(
+        lines[0].starts_with(&format!(
+            "hitch 120ms pipeline-compile fp={} ×1 frame=500",
+            id(COMPILE)
+        )),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with(&format!(
+            "hitch 150ms pipeline-compile fp={} ×2",
+            id(COMPILE)
+        )),
+        "{}",
+        lines[1]
+    );
+    assert!(run.stderr.contains("armed on"));
+    let run = dir
+        .run(&["watch", "--once", "--from-start", "--min-hitch-ms", "40"])
+        .expect(0);
+    assert_eq!(run.stdout.lines().count(), 5, "{}", run.stdout);
+
+    // Armed at the end: nothing old wakes; a new record does, counted with the old ones.
+    let run = dir.run(&["watch", "--once"]).expect(0);
+    assert_eq!(run.stdout, "");
+    let mut child = spawn_watch(
+        &dir,
+        &[
+            "--timeout",
+            "300",
+            "--interval-ms",
+            "20",
+            "--format",
+            "json",
+        ],
+    );
+    let mut log = Appender::open(fw.join("perf.jsonl")).expect("open");
+    log.append(&usermark(160)).expect("append");
+    // A line in two writes: the watch holds the first half until its newline lands.
+    let line = serde_json::to_string(&hitch(161, "b", 130.0, COMPILE)).expect("json");
+    let (head, tail) = line.split_at(40);
+    append_raw(&fw.join("perf.jsonl"), head);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    append_raw(&fw.join("perf.jsonl"), &format!("{tail}\n"));
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut wakes = Vec::new();
+    for _ in 0..2 {
+        let mut text = String::new();
+        std::io::BufRead::read_line(&mut stdout, &mut text).expect("a wake line");
+        wakes.push(serde_json::from_str::<Value>(&text).expect("json wake"));
+    }
+    child.kill().expect("kill");
+    child.wait().expect("wait");
+    assert_eq!(wakes[0]["schema"], "framewise.wake/1");
+    assert_eq!(wakes[0]["record"]["type"], "usermark");
+    let line0 = wakes[0]["line"].as_str().expect("line");
+    assert!(
+        line0.starts_with("usermark \"stutter\\non the bridge\" worst 48ms long-cpu-scope"),
+        "{line0}"
+    );
+    assert!(!line0.contains('\n'));
+    assert_eq!(wakes[1]["record"]["frame_ms"], 130.0);
+    assert_eq!(wakes[1]["count"], 4, "three before the watch, this one");
+    assert_eq!(wakes[1]["fp"], id(COMPILE).as_str());
+}
+
+/// Starts `framewise watch ARGS` in `dir` and returns once it is armed (its stderr line).
+fn spawn_watch(dir: &Dir, args: &[&str]) -> std::process::Child {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_framewise"))
+        .arg("watch")
+        .args(args)
+        .current_dir(dir.tmp.path())
+        .env_remove("FRAMEWISE_DIR")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut armed = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stderr), &mut armed)
+        .expect("armed line");
+    assert!(armed.starts_with("framewise watch: armed on"), "{armed}");
+    child
+}
+
+#[test]
+fn watch_exits_cleanly_when_the_reader_closes_the_pipe() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    // No --once: only the closed pipe can end it before its (generous) timeout.
+    let mut child = spawn_watch(
+        &dir,
+        &["--from-start", "--interval-ms", "20", "--timeout", "300"],
+    );
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut head = [0u8; 10];
+    std::io::Read::read_exact(&mut stdout, &mut head).expect("the first wake");
+    drop(stdout);
+    // The watch learns the reader is gone on its next write: give it records to write.
+    let mut log = Appender::open(fw.join("perf.jsonl")).expect("open");
+    let status = (0..2000)
+        .find_map(|i| {
+            log.append(&hitch(200 + i, "b", 500.0, COMPILE))
+                .expect("append");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            child.try_wait().expect("try_wait")
+        })
+        .expect("the watch ends once its reader is gone");
+    assert_eq!(status.code(), Some(0));
+}

@@ -1,0 +1,165 @@
+//! The timeline: the ledger in equal time buckets (frame p95 and median, counters, hitch
+//! count, the build that ran), one measured window per build, and the fixes recorded in
+//! the span. A bucket with no evidence keeps its place with its measurements absent: a
+//! reader draws a gap there, never a zero.
+
+use serde::{Deserialize, Serialize};
+
+use super::fix::FixRecord;
+use super::window::{summarize_window, WindowSummary};
+use super::{is_evidence, unix_ms_from_iso, Ledger};
+use crate::time::iso_from_unix_ms;
+
+/// The history document's schema id.
+pub const HISTORY_SCHEMA: &str = "framewise.history/1";
+
+/// How to fold the timeline.
+#[derive(Clone, Debug)]
+pub struct HistoryOptions {
+    /// Equal time slices from the first to the last piece of evidence (at least 1).
+    pub buckets: usize,
+    /// Only records (and fixes) at or after this instant, ms since the epoch.
+    pub from_ms: Option<i64>,
+    /// Only records (and fixes) at or before this instant.
+    pub to_ms: Option<i64>,
+}
+
+impl Default for HistoryOptions {
+    fn default() -> Self {
+        Self {
+            buckets: 48,
+            from_ms: None,
+            to_ms: None,
+        }
+    }
+}
+
+/// The first and last evidence of the span.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Span {
+    /// The first evidence, ISO 8601 UTC.
+    pub from: String,
+    /// The last evidence.
+    pub to: String,
+}
+
+/// One build's window: from its first evidence to its last.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BuildWindow {
+    /// The window's summary; `build` is the build's name.
+    #[serde(flatten)]
+    pub summary: WindowSummary,
+}
+
+/// The timeline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct History {
+    /// [`HISTORY_SCHEMA`].
+    pub schema: String,
+    /// The span the buckets cover; absent when the ledger holds no evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
+    /// Equal slices of the span, oldest first; empty when there is no evidence.
+    pub buckets: Vec<WindowSummary>,
+    /// One window per build with evidence, in order of first evidence.
+    pub builds: Vec<BuildWindow>,
+    /// Fixes recorded in the span's range, newest first.
+    pub fixes: Vec<FixRecord>,
+}
+
+/// Each build with evidence and its window `[first, last]` in ms, in order of first
+/// evidence.
+pub(crate) fn build_windows<'a>(ledger: &Ledger<'a>) -> Vec<(&'a str, i64, i64)> {
+    let mut windows: Vec<(&'a str, i64, i64)> = Vec::new();
+    for s in ledger.all() {
+        if !is_evidence(s.record) {
+            continue;
+        }
+        let Some(build) = s.record.common().build.as_deref() else {
+            continue;
+        };
+        match windows.iter_mut().find(|(b, _, _)| *b == build) {
+            Some((_, from, to)) => {
+                *from = (*from).min(s.ms);
+                *to = (*to).max(s.ms);
+            }
+            None => windows.push((build, s.ms, s.ms)),
+        }
+    }
+    windows.sort_by_key(|&(_, from, _)| from);
+    windows
+}
+
+/// Folds `ledger` (and the `fixes`) into a timeline.
+pub fn history(ledger: &Ledger<'_>, fixes: &[FixRecord], options: &HistoryOptions) -> History {
+    let lo = options.from_ms.unwrap_or(i64::MIN);
+    let hi = options.to_ms.unwrap_or(i64::MAX);
+    let scoped = Ledger::new(ledger.between(lo, hi).iter().map(|s| s.record));
+    let mut fixes: Vec<(i64, &FixRecord)> = fixes
+        .iter()
+        .filter_map(|f| {
+            let ms = unix_ms_from_iso(&f.at);
+            // A fix without a readable time is not dropped: it cannot be placed, only listed.
+            let inside = ms.is_none_or(|ms| (lo..=hi).contains(&ms));
+            inside.then_some((ms.unwrap_or(i64::MIN), f))
+        })
+        .collect();
+    fixes.sort_by_key(|(ms, _)| std::cmp::Reverse(*ms));
+    let fixes: Vec<FixRecord> = fixes.into_iter().map(|(_, f)| f.clone()).collect();
+
+    let evidence: Vec<i64> = scoped
+        .all()
+        .iter()
+        .filter(|s| is_evidence(s.record))
+        .map(|s| s.ms)
+        .collect();
+    let (Some(&from_ms), Some(&to_ms)) = (evidence.first(), evidence.last()) else {
+        return History {
+            schema: HISTORY_SCHEMA.to_owned(),
+            span: None,
+            buckets: Vec::new(),
+            builds: Vec::new(),
+            fixes,
+        };
+    };
+    let n = options.buckets.max(1);
+    let width = ((to_ms - from_ms).max(1) as f64) / n as f64;
+    let mut buckets = Vec::with_capacity(n);
+    for i in 0..n {
+        let b0 = from_ms + (i as f64 * width) as i64;
+        let b1 = if i + 1 == n {
+            to_ms
+        } else {
+            from_ms + ((i + 1) as f64 * width) as i64 - 1
+        };
+        let mut bucket = summarize_window(&scoped, b0, b1);
+        // A bucket is a slice of the timeline, not a rate.
+        bucket.hitches_per_hour = None;
+        bucket.jitters_per_hour = None;
+        bucket.build = scoped
+            .between(b0, b1)
+            .iter()
+            .rev()
+            .filter(|s| is_evidence(s.record))
+            .find_map(|s| s.record.common().build.clone());
+        buckets.push(bucket);
+    }
+    let builds = build_windows(&scoped)
+        .into_iter()
+        .map(|(build, from, to)| {
+            let mut summary = summarize_window(&scoped, from, to);
+            summary.build = Some(build.to_owned());
+            BuildWindow { summary }
+        })
+        .collect();
+    History {
+        schema: HISTORY_SCHEMA.to_owned(),
+        span: Some(Span {
+            from: iso_from_unix_ms(from_ms),
+            to: iso_from_unix_ms(to_ms),
+        }),
+        buckets,
+        builds,
+        fixes,
+    }
+}

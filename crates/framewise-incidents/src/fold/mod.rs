@@ -1,0 +1,140 @@
+//! Folds over the ledger: what `perf.jsonl` and `fixes.jsonl` say once their lines are
+//! added up — the issues catalogue ([`catalogue`]), the timeline ([`history`]), a window's
+//! summary ([`summarize_window`]) and a fix's measured before/after ([`build_fix`]).
+//!
+//! One implementation for every reader: `framewise issues`, `report`, `history` and `fix`
+//! print these structures, the inspector's Issues panel serves the catalogue's JSON as it
+//! is, and the MCP server hands out the same documents. Every fold is pure: records in,
+//! a typed summary out, no clock (the caller passes `now`) and no I/O besides
+//! [`read_fixes`].
+//!
+//! Absence is kept: a window with no heartbeat has no `p95_ms` (a gap, never `0`), a
+//! counter no heartbeat carried is not listed, an issue whose occurrences measured nothing
+//! has no `worst`. A record whose `at` does not parse is left out of every fold.
+
+mod at;
+mod fix;
+mod history;
+mod issues;
+mod window;
+
+pub use at::unix_ms_from_iso;
+pub use fix::{
+    build_fix, latest_builds, parse_window_spec, read_fixes, FixError, FixRecord, FixRequest,
+    FixType, FixWindow, FixesRead, WindowSpec, FIX_SERIES_SLICES,
+};
+pub use history::{history, BuildWindow, History, HistoryOptions, Span, HISTORY_SCHEMA};
+pub use issues::{
+    catalogue, Catalogue, CatalogueOptions, FixRef, Issue, Occurrence, Occurrences, Worst,
+    CATALOGUE_SCHEMA,
+};
+pub use window::{summarize_window, WindowSummary};
+
+use crate::record::Record;
+
+/// The records of a ledger with their times, oldest first: the input of every fold.
+///
+/// Records whose `at` does not parse are left out (and counted in [`Ledger::unstamped`]);
+/// records with the same time keep their file order.
+#[derive(Clone, Debug, Default)]
+pub struct Ledger<'a> {
+    stamped: Vec<Stamped<'a>>,
+    unstamped: u64,
+}
+
+/// A record and its time.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Stamped<'a> {
+    /// `at`, ms since the Unix epoch.
+    pub ms: i64,
+    /// The record.
+    pub record: &'a Record,
+}
+
+impl<'a> Ledger<'a> {
+    /// The ledger of `records` (any order).
+    pub fn new(records: impl IntoIterator<Item = &'a Record>) -> Self {
+        let mut unstamped = 0;
+        let mut stamped: Vec<Stamped<'a>> = records
+            .into_iter()
+            .filter_map(|record| {
+                let ms = unix_ms_from_iso(&record.common().at);
+                if ms.is_none() {
+                    unstamped += 1;
+                }
+                ms.map(|ms| Stamped { ms, record })
+            })
+            .collect();
+        stamped.sort_by_key(|s| s.ms);
+        Self { stamped, unstamped }
+    }
+
+    /// Records left out because their `at` does not parse.
+    pub fn unstamped(&self) -> u64 {
+        self.unstamped
+    }
+
+    /// Records in the ledger (with a readable time).
+    pub fn len(&self) -> usize {
+        self.stamped.len()
+    }
+
+    /// Whether the ledger holds no record with a readable time.
+    pub fn is_empty(&self) -> bool {
+        self.stamped.is_empty()
+    }
+
+    /// The records in `[from_ms, to_ms]`, oldest first.
+    pub(crate) fn between(&self, from_ms: i64, to_ms: i64) -> &[Stamped<'a>] {
+        let lo = self.stamped.partition_point(|s| s.ms < from_ms);
+        let hi = self.stamped.partition_point(|s| s.ms <= to_ms);
+        self.stamped.get(lo..hi.max(lo)).unwrap_or_default()
+    }
+
+    /// Every record, oldest first.
+    pub(crate) fn all(&self) -> &[Stamped<'a>] {
+        &self.stamped
+    }
+}
+
+/// Whether a record is evidence of how the game ran: a heartbeat, a hitch or a jitter.
+/// Usermarks and session ends name a time without measuring the stretch around it.
+pub(crate) fn is_evidence(record: &Record) -> bool {
+    matches!(
+        record,
+        Record::Heartbeat(_) | Record::Hitch(_) | Record::Jitter(_)
+    )
+}
+
+/// The median of `values` (any order; sorted in place), the two middle values averaged,
+/// rounded to 3 decimals; `None` for no values.
+pub(crate) fn median_f64(values: &mut [f64]) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    let hi = *values.get(n / 2)?;
+    let m = if n % 2 == 1 {
+        hi
+    } else {
+        (values.get(n / 2 - 1).copied().unwrap_or(hi) + hi) / 2.0
+    };
+    Some(round_to(m, 3))
+}
+
+/// `value` rounded to `decimals` places.
+pub(crate) fn round_to(value: f64, decimals: i32) -> f64 {
+    let scale = 10f64.powi(decimals);
+    (value * scale).round() / scale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median_f64(&mut []), None);
+        assert_eq!(median_f64(&mut [3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median_f64(&mut [4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median_f64(&mut [16.6, 16.7]), Some(16.65));
+    }
+}
