@@ -176,7 +176,7 @@ pub(crate) struct Shared {
     pub(crate) spans_dropped: AtomicU64,
     pub(crate) gpu_results_missing: AtomicU64,
     pub(crate) gpu_deliveries_late: AtomicU64,
-    /// Time the writer thread spent on frames (gathering, encoding, writing), ns.
+    /// Time the writer thread spent working (gathering, encoding, writing, flushing), ns.
     pub(crate) writer_busy_ns: AtomicU64,
     pub(crate) error: Mutex<Option<SessionError>>,
     pub(crate) warnings: Mutex<Vec<Warning>>,

@@ -142,15 +142,13 @@ impl WriterThread {
     /// Runs until told to stop.
     pub(crate) fn run(mut self) -> WriterOutcome {
         loop {
-            match self.shared.receive() {
+            let message = self.shared.receive();
+            // Busy from a message's arrival to the writer's next wait, flush included.
+            let started_ns = self.config.clock.now_ns();
+            match message {
                 Message::Frame(mut batch) => {
-                    let started_ns = self.config.clock.now_ns();
                     self.gather(&mut batch);
                     self.on_frame(batch);
-                    let busy_ns = self.config.clock.now_ns().saturating_sub(started_ns);
-                    self.shared
-                        .writer_busy_ns
-                        .fetch_add(busy_ns, Ordering::Relaxed);
                 }
                 Message::Topology(topology) => {
                     self.with_writer(|writer, symbols| {
@@ -165,6 +163,10 @@ impl WriterThread {
             if self.unflushed.len() >= FLUSH_EVERY_FRAMES || !self.shared.has_messages() {
                 self.flush_sink();
             }
+            let busy_ns = self.config.clock.now_ns().saturating_sub(started_ns);
+            self.shared
+                .writer_busy_ns
+                .fetch_add(busy_ns, Ordering::Relaxed);
         }
     }
 

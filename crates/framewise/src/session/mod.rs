@@ -182,10 +182,11 @@ impl Session {
         self.inner.shared.frames_dropped.load(Ordering::Relaxed)
     }
 
-    /// Time the writer thread has spent on frames so far, ns: pairing the threads' events
-    /// into spans, building, encoding and writing them (waiting for frames excluded). Frames
-    /// written ÷ this is the writer's throughput; this ÷ the session's length, the share of a
-    /// core the recording costs off the game thread.
+    /// Time the writer thread has spent working so far, ns: pairing the threads' events into
+    /// spans, building, encoding and writing frames (and the session's other records), and
+    /// handing them to the OS; waiting for work excluded. Frames written ÷ this is the
+    /// writer's throughput; this ÷ the session's length, the share of a core the recording
+    /// costs off the game thread.
     pub fn writer_busy_ns(&self) -> u64 {
         self.inner.shared.writer_busy_ns.load(Ordering::Relaxed)
     }
