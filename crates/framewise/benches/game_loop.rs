@@ -346,8 +346,9 @@ fn realtime(seconds: u64) {
     println!("load after: {}", loadavg());
 }
 
-/// Lossless, the game thread closing 200-span frames as fast as it can: the pipeline's (in
-/// practice the writer's) throughput, spans per second, start to `stop()` returned.
+/// Lossless, the game thread closing 200-span frames as fast as it can: the pipeline's
+/// throughput, spans per second, start to `stop()` returned (bounded by the game thread when
+/// the writer keeps up), and the writer's own, over its busy time.
 fn throughput(frames: u64) {
     let dir = tempfile::tempdir().unwrap();
     println!("load before: {}", loadavg());
@@ -362,10 +363,16 @@ fn throughput(frames: u64) {
         session.end_frame();
         game += t.elapsed();
     }
+    let writer_busy_s = session.writer_busy_ns() as f64 / 1e9;
     let report = session.stop().expect("stop");
     let elapsed = started.elapsed();
     assert!(report.is_complete(), "{report:?}");
     let spans = frames * 200;
+    println!(
+        "writer thread: busy {writer_busy_s:.3} s of it: {:.1} M spans/s of writer time ({:.2} µs per frame)",
+        spans as f64 / writer_busy_s.max(1e-9) / 1e6,
+        writer_busy_s * 1e6 / frames as f64,
+    );
     println!(
         "throughput: {frames} frames of 200 spans written losslessly in {:.3} s: {:.1} M spans/s \
          ({:.2} µs per frame); the game thread was busy {:.3} s of it; {} bytes",
