@@ -41,10 +41,12 @@
 //! thread's first event allocates its ring and registers it under a lock, and a call site's
 //! first use interns its name under a lock). Frame close on the game thread only cuts what
 //! must be cut at that instant (the frame's end, the counters, the host's context, swapped
-//! rather than copied) and hands the frame to a named background thread
-//! (`framewise-writer`), which drains every thread's ring up to the frame's end, pairs
-//! begins with ends into spans in pre-order, encodes the frame into one `FRAM` record and
-//! flushes it, so a killed game loses at most the frames still in flight to the writer.
+//! rather than copied) and hands the frame, through a lock-free queue and without a system
+//! call, to a named background thread (`framewise-writer`). That thread, which looks for
+//! frames at least every millisecond, drains every thread's ring up to the frame's end,
+//! pairs begins with ends into spans in pre-order, encodes the frame into one `FRAM` record
+//! and flushes it once no frame waits, so a killed game loses at most the frames still in
+//! flight to the writer (when it keeps up: those closed in the last millisecond or so).
 
 // The per-thread rings, the TSC clock and the counter slots need `unsafe`; every block
 // says why it is sound.
