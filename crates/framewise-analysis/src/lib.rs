@@ -21,7 +21,8 @@
 //! any selection of frames into a call tree (a flame graph) and compares two; [`search`]
 //! finds scopes, passes, counters and marks by name, worst frames first; [`window`] lays
 //! consecutive frames end to end on one time axis; [`significance`] ranks a diff's rows for
-//! reading. Every result
+//! reading; [`golden`] compares a program's frame with its golden image by SSIM (the
+//! correctness gate). Every result
 //! carries the capture's defects, and every verdict maps to an exit code through
 //! [`Verdict::exit_code`].
 //!
@@ -51,6 +52,7 @@ pub mod diff;
 pub mod export;
 pub mod flame;
 pub mod gate;
+pub mod golden;
 pub mod hitch;
 pub use framewise_detect::hitch_rule;
 pub use framewise_detect::{footprint, footprint_key, situation};

@@ -1,0 +1,229 @@
+//! The correctness gate's comparison: a frame a program wrote against its golden, by SSIM.
+//!
+//! Both images are PNG files, decoded with the `png` crate to 8-bit RGB (grey, palette,
+//! 16-bit and alpha images are expanded and stripped to RGB; alpha is dropped, not blended).
+//! The score is `image-compare`'s mean SSIM (`MSSIMSimple`: 8×8 windows, each RGB channel
+//! compared alone, the **lowest** channel's mean kept), from −1 to 1, 1 for identical
+//! images. A frame whose size differs from the golden's is a different picture: it fails
+//! without a score.
+
+use serde::{Deserialize, Serialize};
+
+/// The SSIM a frame must reach to pass when the bench does not say otherwise.
+pub const DEFAULT_THRESHOLD: f64 = 0.98;
+
+/// The schema name of `framewise golden --format json` (whose `similarity` is a [`Similarity`]).
+pub const GOLDEN_SCHEMA: &str = "framewise.golden/1";
+
+/// An image decoded to 8-bit RGB.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RgbImage {
+    /// Width, pixels.
+    pub width_px: u32,
+    /// Height, pixels.
+    pub height_px: u32,
+    /// Row-major RGB bytes, 3 a pixel.
+    pub rgb: Vec<u8>,
+}
+
+/// Why a PNG could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum GoldenError {
+    /// The bytes are not a PNG the decoder accepts.
+    #[error("not a readable PNG: {0}")]
+    Decode(String),
+    /// A PNG with no pixels.
+    #[error("an empty image (0 pixels)")]
+    Empty,
+    /// The comparison itself failed.
+    #[error("cannot compare the images: {0}")]
+    Compare(String),
+}
+
+/// Decodes PNG bytes to 8-bit RGB.
+pub fn decode_png(bytes: &[u8]) -> Result<RgbImage, GoldenError> {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    // Palette to RGB, grey to 8 bits, 16-bit to 8-bit.
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder
+        .read_info()
+        .map_err(|e| GoldenError::Decode(e.to_string()))?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| GoldenError::Decode("the image is too large to decode".into()))?;
+    let mut buf = vec![0u8; size];
+    let info = reader
+        .next_frame(&mut buf)
+        .map_err(|e| GoldenError::Decode(e.to_string()))?;
+    let (width_px, height_px) = (info.width, info.height);
+    if width_px == 0 || height_px == 0 {
+        return Err(GoldenError::Empty);
+    }
+    let channels = match info.color_type {
+        png::ColorType::Rgb => 3,
+        png::ColorType::Rgba => 4,
+        png::ColorType::Grayscale => 1,
+        png::ColorType::GrayscaleAlpha => 2,
+        png::ColorType::Indexed => {
+            return Err(GoldenError::Decode("an unexpanded palette image".into()))
+        }
+    };
+    let pixels = width_px as usize * height_px as usize;
+    let mut rgb = Vec::with_capacity(pixels * 3);
+    for y in 0..height_px as usize {
+        let row = buf
+            .get(y * info.line_size..(y + 1) * info.line_size)
+            .ok_or_else(|| GoldenError::Decode("truncated image data".into()))?;
+        for px in row.chunks_exact(channels).take(width_px as usize) {
+            match channels {
+                1 | 2 => rgb.extend_from_slice(&[px[0], px[0], px[0]]),
+                _ => rgb.extend_from_slice(&px[..3]),
+            }
+        }
+    }
+    if rgb.len() != pixels * 3 {
+        return Err(GoldenError::Decode("truncated image data".into()));
+    }
+    Ok(RgbImage {
+        width_px,
+        height_px,
+        rgb,
+    })
+}
+
+/// What a comparison found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Similarity {
+    /// Mean SSIM of the lowest channel (−1..1; 1 identical); `None` when the sizes differ.
+    pub ssim: Option<f64>,
+    /// The golden's size, `WIDTHxHEIGHT`.
+    pub golden_size: String,
+    /// The frame's size, `WIDTHxHEIGHT`.
+    pub frame_size: String,
+    /// Whether the frame passes the threshold.
+    pub pass: bool,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// Compares `frame` with `golden`: passes when their sizes agree and the SSIM is at least
+/// `threshold`.
+pub fn compare(
+    golden: &RgbImage,
+    frame: &RgbImage,
+    threshold: f64,
+) -> Result<Similarity, GoldenError> {
+    let size = |i: &RgbImage| format!("{}x{}", i.width_px, i.height_px);
+    let (golden_size, frame_size) = (size(golden), size(frame));
+    if golden_size != frame_size {
+        return Ok(Similarity {
+            ssim: None,
+            reason: format!(
+                "the frame is {frame_size}, the golden {golden_size}: a different picture"
+            ),
+            golden_size,
+            frame_size,
+            pass: false,
+        });
+    }
+    let to_image = |i: &RgbImage| {
+        image_compare::prelude::RgbImage::from_raw(i.width_px, i.height_px, i.rgb.clone())
+            .ok_or_else(|| GoldenError::Compare("pixel data does not match the size".into()))
+    };
+    let score = image_compare::rgb_similarity_structure(
+        &image_compare::Algorithm::MSSIMSimple,
+        &to_image(golden)?,
+        &to_image(frame)?,
+    )
+    .map_err(|e| GoldenError::Compare(e.to_string()))?
+    .score;
+    let pass = score >= threshold;
+    Ok(Similarity {
+        ssim: Some(score),
+        reason: format!(
+            "SSIM {score:.4} {} the threshold {threshold}",
+            if pass { "reaches" } else { "is below" }
+        ),
+        golden_size,
+        frame_size,
+        pass,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encode(width: u32, height: u32, color: png::ColorType, data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut e = png::Encoder::new(&mut out, width, height);
+        e.set_color(color);
+        e.set_depth(png::BitDepth::Eight);
+        let mut w = e.write_header().expect("header");
+        w.write_image_data(data).expect("data");
+        drop(w);
+        out
+    }
+
+    /// A 32×32 pattern with structure (a gradient and a square), so SSIM has something
+    /// to compare.
+    fn pattern(shift: u8) -> Vec<u8> {
+        let mut rgb = Vec::new();
+        for y in 0..32u8 {
+            for x in 0..32u8 {
+                let inside = (8..24).contains(&x) && (8..24).contains(&y);
+                let v = if inside { 220 } else { x * 4 + y * 2 };
+                rgb.extend_from_slice(&[v.wrapping_add(shift), v, 255 - v]);
+            }
+        }
+        rgb
+    }
+
+    #[test]
+    fn the_same_image_passes_and_a_changed_one_fails() {
+        let golden = decode_png(&encode(32, 32, png::ColorType::Rgb, &pattern(0))).expect("png");
+        assert_eq!((golden.width_px, golden.height_px), (32, 32));
+        let same = compare(&golden, &golden, DEFAULT_THRESHOLD).expect("compare");
+        assert!(same.pass, "{same:?}");
+        assert!((same.ssim.expect("score") - 1.0).abs() < 1e-9);
+
+        let mut changed = golden.clone();
+        // Blank the square: a structural change.
+        for y in 8..24 {
+            for x in 8..24 {
+                let i = (y * 32 + x) * 3;
+                changed.rgb[i..i + 3].copy_from_slice(&[0, 0, 0]);
+            }
+        }
+        let r = compare(&golden, &changed, DEFAULT_THRESHOLD).expect("compare");
+        assert!(!r.pass, "{r:?}");
+        assert!(r.ssim.expect("score") < 0.9, "{r:?}");
+    }
+
+    #[test]
+    fn other_sizes_fail_without_a_score_and_grey_expands() {
+        let golden = decode_png(&encode(32, 32, png::ColorType::Rgb, &pattern(0))).expect("png");
+        let grey = decode_png(&encode(16, 8, png::ColorType::Grayscale, &[7u8; 128])).expect("png");
+        assert_eq!(&grey.rgb[..3], &[7, 7, 7]);
+        let r = compare(&golden, &grey, DEFAULT_THRESHOLD).expect("compare");
+        assert!(!r.pass && r.ssim.is_none(), "{r:?}");
+        assert!(r.reason.contains("16x8"), "{r:?}");
+        let rgba = decode_png(&encode(
+            2,
+            1,
+            png::ColorType::Rgba,
+            &[1, 2, 3, 4, 5, 6, 7, 8],
+        ))
+        .expect("png");
+        assert_eq!(rgba.rgb, [1, 2, 3, 5, 6, 7]);
+    }
+
+    #[test]
+    fn garbage_is_an_error() {
+        assert!(matches!(
+            decode_png(b"not a png"),
+            Err(GoldenError::Decode(_))
+        ));
+        assert!(decode_png(&[]).is_err());
+    }
+}
