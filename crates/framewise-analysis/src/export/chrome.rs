@@ -16,6 +16,12 @@
 
 use std::io::Write;
 
+use serde::Serialize;
+
+use super::events::{
+    Complete, Counter, CounterArgs, CounterValue, Escaped, FrameArgs, FrameName, Head, Instant,
+    Metadata, Micros, NameArgs, NoArgs, OtherData, SiteArgs, UsermarkArgs,
+};
 use crate::model::{Capture, SourceKind};
 
 /// Why a trace could not be written.
@@ -67,6 +73,8 @@ struct Out<W: Write> {
     bytes: u64,
     events: u64,
     first: bool,
+    /// One event, serialized before it is written whole.
+    line: Vec<u8>,
 }
 
 impl<W: Write> Out<W> {
@@ -79,7 +87,32 @@ impl<W: Write> Out<W> {
         Ok(())
     }
 
-    fn event(&mut self, body: &str) -> Result<(), ExportError> {
+    /// `value` as JSON, without a separator.
+    fn value<T: Serialize>(&mut self, value: &T) -> Result<(), ExportError> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, value).map_err(|e| self.serializing(e))?;
+        let line = std::mem::take(&mut self.line);
+        let written = self.raw(&line);
+        self.line = line;
+        written
+    }
+
+    /// `object` (a struct, so a JSON object) with its closing brace left off: the caller
+    /// writes more members, then closes it.
+    fn open_object<T: Serialize>(&mut self, object: &T) -> Result<(), ExportError> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, object).map_err(|e| self.serializing(e))?;
+        if self.line.pop() != Some(b'}') {
+            return Err(self.serializing(serde::ser::Error::custom("not an object")));
+        }
+        let line = std::mem::take(&mut self.line);
+        let written = self.raw(&line);
+        self.line = line;
+        written
+    }
+
+    /// One event of `traceEvents`.
+    fn event<T: Serialize>(&mut self, event: &T) -> Result<(), ExportError> {
         if self.first {
             self.first = false;
             self.raw(b"\n")?;
@@ -87,24 +120,50 @@ impl<W: Write> Out<W> {
             self.raw(b",\n")?;
         }
         self.events += 1;
-        self.raw(body.as_bytes())
+        self.value(event)
+    }
+
+    fn serializing(&self, e: serde_json::Error) -> ExportError {
+        ExportError::Io {
+            written: self.bytes,
+            source: e.into(),
+        }
     }
 }
 
-fn json_str(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
-}
-
-/// Microseconds with three decimals from integer ns: exact.
-fn us(ns: u64) -> String {
-    format!("{}.{:03}", ns / 1000, ns % 1000)
+/// The escaped name at `at`, or `unnamed` (`""`) when the table has none there.
+fn named<'n>(names: &'n [Escaped], at: u32, unnamed: &'n Escaped) -> &'n Escaped {
+    names.get(at as usize).unwrap_or(unnamed)
 }
 
 const CPU_PID: u32 = 1;
 const GPU_PID: u32 = 2;
 const FRAMES_TID: u32 = 0;
 
-/// Writes `capture` as a Chrome trace.
+fn process_name(pid: u32, name: &str) -> Metadata<'_> {
+    Metadata {
+        ph: "M",
+        name: "process_name",
+        pid,
+        tid: 0,
+        ts: 0,
+        args: NameArgs { name },
+    }
+}
+
+fn thread_name(pid: u32, tid: u32, name: &str) -> Metadata<'_> {
+    Metadata {
+        ph: "M",
+        name: "thread_name",
+        pid,
+        tid,
+        ts: 0,
+        args: NameArgs { name },
+    }
+}
+
+/// Writes `capture` as a Chrome trace, event by event: nothing but the current event is
+/// held in memory. `out` receives one write per event; buffer it when it is a file.
 pub fn write_trace<W: Write>(
     capture: &Capture,
     options: TraceOptions,
@@ -121,88 +180,77 @@ pub fn write_trace<W: Write>(
     } else {
         0
     };
-    let t = |ns: u64| us(ns.saturating_sub(origin));
+    let t = |ns: u64| Micros(ns.saturating_sub(origin));
     let mut o = Out {
         w: out,
         bytes: 0,
         events: 0,
         first: true,
+        line: Vec::with_capacity(256),
     };
-    o.raw(b"{\"displayTimeUnit\":\"ms\",\"otherData\":")?;
-    let other = serde_json::json!({
-        "generator": "framewise",
-        "source": capture.meta().source,
-        "gpu_clock": "nominal: GPU-measured durations placed at each frame's CPU anchor; not the CPU clock",
-        "grade": capture.grade(),
-    });
-    o.raw(other.to_string().as_bytes())?;
+    // `{"displayTimeUnit":…,"otherData":{…}`, then `traceEvents` streamed in its place.
+    o.open_object(&Head {
+        display_time_unit: "ms",
+        other_data: OtherData {
+            generator: "framewise",
+            gpu_clock: "nominal: GPU-measured durations placed at each frame's CPU anchor; not the CPU clock",
+            grade: capture.grade(),
+            source: capture.meta().source,
+        },
+    })?;
     o.raw(b",\"traceEvents\":[")?;
 
     // Names.
-    o.event(&format!(
-        r#"{{"ph":"M","name":"process_name","pid":{CPU_PID},"tid":0,"ts":0,"args":{{"name":"CPU"}}}}"#
-    ))?;
-    o.event(&format!(
-        r#"{{"ph":"M","name":"thread_name","pid":{CPU_PID},"tid":{FRAMES_TID},"ts":0,"args":{{"name":"frames"}}}}"#
-    ))?;
-    for (i, name) in capture.threads().iter().enumerate() {
-        o.event(&format!(
-            r#"{{"ph":"M","name":"thread_name","pid":{CPU_PID},"tid":{},"ts":0,"args":{{"name":{}}}}}"#,
-            i + 1,
-            json_str(name)
-        ))?;
+    o.event(&process_name(CPU_PID, "CPU"))?;
+    o.event(&thread_name(CPU_PID, FRAMES_TID, "frames"))?;
+    for (tid, name) in (1..).zip(capture.threads()) {
+        o.event(&thread_name(CPU_PID, tid, name))?;
     }
     if capture.gpu_timed() {
-        o.event(&format!(
-            r#"{{"ph":"M","name":"process_name","pid":{GPU_PID},"tid":0,"ts":0,"args":{{"name":"GPU (nominal clock)"}}}}"#
-        ))?;
-        for (i, name) in capture.queues().iter().enumerate() {
-            o.event(&format!(
-                r#"{{"ph":"M","name":"thread_name","pid":{GPU_PID},"tid":{},"ts":0,"args":{{"name":{}}}}}"#,
-                i + 1,
-                json_str(&format!("{name} (nominal clock)"))
+        o.event(&process_name(GPU_PID, "GPU (nominal clock)"))?;
+        for (tid, name) in (1..).zip(capture.queues()) {
+            o.event(&thread_name(
+                GPU_PID,
+                tid,
+                &format!("{name} (nominal clock)"),
             ))?;
         }
     }
 
-    let scope_names: Vec<String> = capture.scopes().iter().map(|s| json_str(&s.name)).collect();
-    let scope_args: Vec<String> = capture
+    let escaped = |names: &mut dyn Iterator<Item = &str>| -> Result<Vec<Escaped>, ExportError> {
+        names
+            .map(Escaped::new)
+            .collect::<Result<_, _>>()
+            .map_err(|e| o.serializing(e))
+    };
+    let scope_names = escaped(&mut capture.scopes().iter().map(|s| s.name.as_str()))?;
+    let pass_names = escaped(&mut capture.passes().iter().map(|p| p.name.as_str()))?;
+    let mark_names = escaped(&mut capture.mark_names().iter().map(String::as_str))?;
+    let counter_names = escaped(&mut capture.counters().iter().map(|c| c.name.as_str()))?;
+    let unnamed = Escaped::new("").map_err(|e| o.serializing(e))?;
+    let scope_args: Vec<Option<SiteArgs>> = capture
         .scopes()
         .iter()
-        .map(|s| {
-            s.site()
-                .map(|site| format!(r#","args":{{"site":{}}}"#, json_str(&site)))
-                .unwrap_or_default()
-        })
-        .collect();
-    let pass_names: Vec<String> = capture.passes().iter().map(|p| json_str(&p.name)).collect();
-    let mark_names: Vec<String> = capture.mark_names().iter().map(|m| json_str(m)).collect();
-    let counter_names: Vec<String> = capture
-        .counters()
-        .iter()
-        .map(|c| json_str(&c.name))
+        .map(|s| s.site().map(|site| SiteArgs { site }))
         .collect();
     let mut clipped = 0u64;
     let mut stack: Vec<(u32, u32, u64, u64)> = Vec::new();
-    let mut line = String::with_capacity(256);
-    use std::fmt::Write as _;
 
     for (r, f) in capture.frames().rows().enumerate() {
-        line.clear();
-        let _ = write!(
-            line,
-            r#"{{"ph":"X","name":"frame {}","cat":"frame","pid":{CPU_PID},"tid":{FRAMES_TID},"ts":{},"dur":{},"args":{{"index":{},"paused":{}"#,
-            f.index,
-            t(f.cpu_begin_ns),
-            us(f.work_ns()),
-            f.index,
-            f.paused
-        );
-        if let Some(p) = f.period_ns {
-            let _ = write!(line, r#","period_us":{}"#, us(p));
-        }
-        line.push_str("}}");
-        o.event(&line)?;
+        o.event(&Complete {
+            ph: "X",
+            name: FrameName(f.index),
+            cat: "frame",
+            pid: CPU_PID,
+            tid: FRAMES_TID,
+            ts: t(f.cpu_begin_ns),
+            dur: Micros(f.work_ns()),
+            args: Some(&FrameArgs {
+                index: f.index,
+                paused: f.paused,
+                period_us: f.period_ns.map(Micros),
+            }),
+        })?;
 
         // CPU spans, pre-order per thread: clip children to their parent.
         stack.clear();
@@ -224,75 +272,61 @@ pub fn write_trace<W: Write>(
                 }
             }
             stack.push((s.thread, s.depth, start, end));
-            line.clear();
-            let _ = write!(
-                line,
-                r#"{{"ph":"X","name":{},"cat":"cpu","pid":{CPU_PID},"tid":{},"ts":{},"dur":{}{}}}"#,
-                scope_names
-                    .get(s.scope as usize)
-                    .map_or("\"\"", String::as_str),
-                s.thread + 1,
-                t(start),
-                us(end - start),
-                scope_args.get(s.scope as usize).map_or("", String::as_str)
-            );
-            o.event(&line)?;
+            o.event(&Complete {
+                ph: "X",
+                name: named(&scope_names, s.scope, &unnamed),
+                cat: "cpu",
+                pid: CPU_PID,
+                tid: s.thread + 1,
+                ts: t(start),
+                dur: Micros(end - start),
+                args: scope_args.get(s.scope as usize).and_then(Option::as_ref),
+            })?;
         }
 
         // GPU spans (nominal), per queue track.
         for g in spans.gpu.frame(r) {
             let queue = capture.passes().get(g.pass as usize).map_or(0, |p| p.queue);
-            line.clear();
-            let _ = write!(
-                line,
-                r#"{{"ph":"X","name":{},"cat":"gpu","pid":{GPU_PID},"tid":{},"ts":{},"dur":{}}}"#,
-                pass_names
-                    .get(g.pass as usize)
-                    .map_or("\"\"", String::as_str),
-                queue + 1,
-                t(g.nominal_start_ns),
-                us(g.nominal_end_ns.saturating_sub(g.nominal_start_ns))
-            );
-            o.event(&line)?;
+            o.event(&Complete::<_, NoArgs> {
+                ph: "X",
+                name: named(&pass_names, g.pass, &unnamed),
+                cat: "gpu",
+                pid: GPU_PID,
+                tid: queue + 1,
+                ts: t(g.nominal_start_ns),
+                dur: Micros(g.nominal_end_ns.saturating_sub(g.nominal_start_ns)),
+                args: None,
+            })?;
         }
 
         for e in capture.counter_values().frame(r) {
-            line.clear();
-            let value = capture.counter_value(e);
-            let _ = write!(
-                line,
-                r#"{{"ph":"C","name":{},"pid":{CPU_PID},"tid":0,"ts":{},"args":{{"value":{}}}}}"#,
-                counter_names
-                    .get(e.counter as usize)
-                    .map_or("\"\"", String::as_str),
-                t(f.cpu_begin_ns),
-                if value.is_finite() { value } else { 0.0 }
-            );
-            o.event(&line)?;
+            o.event(&Counter {
+                ph: "C",
+                name: named(&counter_names, e.counter, &unnamed),
+                pid: CPU_PID,
+                tid: 0,
+                ts: t(f.cpu_begin_ns),
+                args: CounterArgs {
+                    value: CounterValue(capture.counter_value(e)),
+                },
+            })?;
         }
     }
 
     for m in capture.marks() {
-        line.clear();
-        let _ = write!(
-            line,
-            r#"{{"ph":"i","s":"t","name":{},"pid":{CPU_PID},"tid":{},"ts":{}"#,
-            mark_names
-                .get(m.name as usize)
-                .map_or("\"\"", String::as_str),
-            m.thread.map_or(FRAMES_TID, |t| t + 1),
-            t(m.at_ns)
-        );
-        if let Some(u) = &m.user {
-            let _ = write!(
-                line,
-                r#","args":{{"usermark":true,"window_us":{},"note":{}}}"#,
-                us(u.window_ns),
-                json_str(&u.note)
-            );
-        }
-        line.push('}');
-        o.event(&line)?;
+        o.event(&Instant {
+            ph: "i",
+            s: "t",
+            name: named(&mark_names, m.name, &unnamed),
+            pid: CPU_PID,
+            tid: m.thread.map_or(FRAMES_TID, |t| t + 1),
+            ts: t(m.at_ns),
+            args: m.user.as_ref().map(|u| UsermarkArgs {
+                usermark: true,
+                window_us: Micros(u.window_ns),
+                note: &u.note,
+            }),
+        })?;
     }
     o.raw(b"\n]}\n")?;
     o.w.flush().map_err(|source| ExportError::Io {
@@ -304,16 +338,4 @@ pub fn write_trace<W: Write>(
         bytes: o.bytes,
         clipped_spans: clipped,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn microseconds_are_exact() {
-        assert_eq!(us(0), "0.000");
-        assert_eq!(us(1), "0.001");
-        assert_eq!(us(1_234_567), "1234.567");
-    }
 }

@@ -1,3 +1,4 @@
 //! Exporters.
 
 pub mod chrome;
+mod events;

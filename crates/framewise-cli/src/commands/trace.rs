@@ -19,7 +19,6 @@ use anyhow::{bail, Context};
 use framewise_analysis::export::chrome::TraceStats;
 use framewise_analysis::model::Defect;
 use framewise_analysis::{write_trace, Capture, ExportError, TraceOptions};
-use serde_json::json;
 
 use crate::commands::{defects_console, defects_markdown};
 use crate::input::{self, InputArgs, Need};
@@ -119,6 +118,26 @@ struct TraceView {
     defects: Vec<Defect>,
 }
 
+/// `trace --format json` (docs/CLI.md, `framewise.trace-export/1`).
+#[derive(serde::Serialize)]
+struct TraceReport<'a> {
+    schema: &'static str,
+    /// The capture, as the user named it.
+    file: &'a str,
+    /// Where the trace went (`-`: stdout).
+    output: &'a str,
+    /// Times were shifted so the first frame begins at 0.
+    normalized: bool,
+    /// Events written.
+    events: u64,
+    /// Bytes written.
+    bytes: u64,
+    /// Spans clipped to their parent.
+    clipped_spans: u64,
+    /// The capture's defects.
+    defects: &'a [Defect],
+}
+
 impl TraceView {
     fn line(&self) -> String {
         format!(
@@ -139,16 +158,16 @@ impl TraceView {
 
 impl Report for TraceView {
     fn json(&self) -> anyhow::Result<serde_json::Value> {
-        Ok(json!({
-            "schema": "framewise.trace-export/1",
-            "file": self.file,
-            "output": self.out,
-            "normalized": self.normalize,
-            "events": self.stats.events,
-            "bytes": self.stats.bytes,
-            "clipped_spans": self.stats.clipped_spans,
-            "defects": self.defects,
-        }))
+        Ok(serde_json::to_value(TraceReport {
+            schema: "framewise.trace-export/1",
+            file: &self.file,
+            output: &self.out,
+            normalized: self.normalize,
+            events: self.stats.events,
+            bytes: self.stats.bytes,
+            clipped_spans: self.stats.clipped_spans,
+            defects: &self.defects,
+        })?)
     }
 
     fn console(&self, out: &mut String) {

@@ -20,7 +20,15 @@ use framewise_analysis::{
     diff, find_hitches, load, summarize, summarize_with, Capture, FrameReadError, FrameSource,
     HitchOptions, HitchReport, LoadError, LoadOptions, SummaryOptions,
 };
-use serde_json::{json, Map, Value};
+
+mod docs;
+
+pub(crate) use docs::FollowStatus;
+use docs::{
+    to_bytes, CaptureDoc, CompareDoc, CompareFile, CompareRow, CounterName, CpuSpan, ErrorDoc,
+    FrameDoc, FrameMark, FrameRef, GpuLane, GpuSpan, Lane, PassTotal, RowRange, ScopeName, Seq,
+    SeriesDoc, StatsDoc, StripDoc, StructureDoc, TopologyDoc,
+};
 
 use crate::Token;
 
@@ -40,13 +48,16 @@ pub struct Inspector {
     hitches: HitchReport,
     /// Capture row → position in `hitches.hitches`.
     hitch_rows: HashMap<usize, usize>,
-    /// `/api/capture` without its `follow` member (added per request: it changes between
-    /// reloads).
-    capture_doc: Map<String, Value>,
+    /// The path as the user gave it, and its size when loaded.
+    file: String,
+    file_bytes: u64,
+    /// `--compare`'s file and frame count.
+    compared: Option<(String, usize)>,
     /// Documents serialized once per load; `Bytes`, so every answer shares them instead of
-    /// copying (the strip of an hour capture is 14 MB).
+    /// copying (the strip of an hour capture is 14 MB). `stats_doc` is `/api/stats` over
+    /// every row.
     strip_doc: Bytes,
-    stats_doc: Value,
+    stats_doc: Bytes,
     hitches_doc: Bytes,
     diff_doc: Option<Bytes>,
     /// `/api/comparison`, beside `/api/diff`.
@@ -59,22 +70,6 @@ pub struct Compared {
     pub file: String,
     /// The capture (a summary-only load is enough).
     pub capture: Capture,
-}
-
-fn to_bytes(value: &Value) -> Vec<u8> {
-    serde_json::to_vec(value)
-        .unwrap_or_else(|e| format!("{{\"error\": \"serializing: {e}\"}}").into_bytes())
-}
-
-fn to_json<T: serde::Serialize>(value: &T) -> Value {
-    serde_json::to_value(value).unwrap_or_else(|e| json!({"error": format!("serializing: {e}")}))
-}
-
-/// `Some(v)` as `v`, `None` as absent: the object gets the key only when there is a value.
-fn put_opt<T: serde::Serialize>(obj: &mut Map<String, Value>, key: &str, value: Option<T>) {
-    if let Some(v) = value {
-        obj.insert(key.to_owned(), to_json(&v));
-    }
 }
 
 /// `to − from` in ns, signed: a span on another thread may begin before the frame did.
@@ -145,7 +140,9 @@ impl Inspector {
                 let d = diff(&summary, &theirs);
                 let doc = match diff::diff_json(&d, (file, &summary), (&other.file, &theirs)) {
                     Ok(v) => Bytes::from(to_bytes(&v)),
-                    Err(e) => Bytes::from(to_bytes(&json!({"error": format!("serializing: {e}")}))),
+                    Err(e) => Bytes::from(to_bytes(&ErrorDoc {
+                        error: &format!("serializing: {e}"),
+                    })),
                 };
                 let ranked = crate::comparison::comparison_bytes(
                     &d,
@@ -155,12 +152,21 @@ impl Inspector {
                 (doc, ranked)
             })
             .unzip();
+        let stats_doc = Bytes::from(to_bytes(&StatsDoc {
+            summary: &summary,
+            range: RowRange {
+                from: 0,
+                to: capture.frame_count(),
+            },
+        }));
         let mut inspector = Self {
-            hitches_doc: Bytes::from(to_bytes(&to_json(&hitches))),
-            stats_doc: to_json(&summary),
+            hitches_doc: Bytes::from(to_bytes(&hitches)),
+            stats_doc,
             hitches,
             hitch_rows,
-            capture_doc: Map::new(),
+            file: file.to_owned(),
+            file_bytes,
+            compared: compare.map(|c| (c.file.clone(), c.capture.frame_count())),
             strip_doc: Bytes::new(),
             diff_doc,
             comparison_doc,
@@ -168,7 +174,6 @@ impl Inspector {
             frames,
         };
         inspector.strip_doc = Bytes::from(inspector.strip_bytes());
-        inspector.capture_doc = inspector.capture_json(file, file_bytes, compare);
         inspector
     }
 
@@ -187,75 +192,69 @@ impl Inspector {
         &self.frames
     }
 
-    fn capture_json(
-        &self,
-        file: &str,
-        file_bytes: u64,
-        compare: Option<&Compared>,
-    ) -> Map<String, Value> {
+    /// `/api/capture`, with where `--follow` stands.
+    fn capture_doc(&self, follow: Option<&FollowStatus>) -> Vec<u8> {
         let c = &self.capture;
         let meta = c.meta();
-        let mut obj = Map::new();
-        obj.insert("schema".into(), json!("framewise.inspector.capture/1"));
-        obj.insert("file".into(), json!(file));
-        obj.insert("file_bytes".into(), json!(file_bytes));
-        obj.insert("source".into(), to_json(&meta.source));
-        put_opt(&mut obj, "source_version", meta.source_version);
-        put_opt(&mut obj, "level", meta.level.as_ref());
-        put_opt(&mut obj, "build", meta.build.as_ref());
-        obj.insert("adapter".into(), to_json(&meta.adapter));
-        put_opt(&mut obj, "adapter_name", meta.adapter_name.as_ref());
-        obj.insert("grade".into(), to_json(&c.grade()));
-        obj.insert("frame_count".into(), json!(c.frame_count()));
-        obj.insert("frame_budget_ns".into(), json!(c.frame_budget_ns()));
-        obj.insert("gpu_timed".into(), json!(c.gpu_timed()));
-        obj.insert("dropped_spans".into(), json!(c.dropped_spans()));
-        obj.insert(
-            "recovered".into(),
-            json!(c.defects().iter().any(|d| d.kind.is_recovery())),
-        );
-        obj.insert("defects".into(), to_json(&c.defects()));
-        obj.insert("notes".into(), to_json(&meta.notes));
-        obj.insert("threads".into(), to_json(&c.threads()));
-        obj.insert("queues".into(), to_json(&c.queues()));
-        obj.insert("phases".into(), to_json(&c.phases()));
-        let scopes: Vec<Value> = c
-            .scopes()
-            .iter()
-            .map(|s| {
-                let mut o = Map::new();
-                o.insert("name".into(), json!(s.name));
-                put_opt(&mut o, "site", s.site());
-                Value::Object(o)
-            })
-            .collect();
-        obj.insert("scopes".into(), Value::Array(scopes));
         let mut passes: Vec<&str> = Vec::new();
         for p in c.passes() {
             if !passes.contains(&p.name.as_str()) {
                 passes.push(&p.name);
             }
         }
-        obj.insert("passes".into(), to_json(&passes));
-        let counters: Vec<Value> = c
-            .counters()
-            .iter()
-            .map(|k| json!({"name": k.name, "kind": k.kind}))
-            .collect();
-        obj.insert("counters".into(), Value::Array(counters));
-        if let Some(other) = compare {
-            obj.insert(
-                "compare".into(),
-                json!({"file": other.file, "frame_count": other.capture.frame_count()}),
-            );
-        }
-        obj
+        to_bytes(&CaptureDoc {
+            schema: "framewise.inspector.capture/1",
+            file: &self.file,
+            file_bytes: self.file_bytes,
+            source: meta.source,
+            source_version: meta.source_version,
+            level: meta.level.as_deref(),
+            build: meta.build.as_deref(),
+            adapter: meta.adapter,
+            adapter_name: meta.adapter_name.as_deref(),
+            grade: c.grade(),
+            frame_count: c.frame_count(),
+            frame_budget_ns: c.frame_budget_ns(),
+            gpu_timed: c.gpu_timed(),
+            dropped_spans: c.dropped_spans(),
+            recovered: c.defects().iter().any(|d| d.kind.is_recovery()),
+            defects: c.defects(),
+            notes: &meta.notes,
+            threads: c.threads(),
+            queues: c.queues(),
+            phases: c.phases(),
+            scopes: c
+                .scopes()
+                .iter()
+                .map(|s| ScopeName {
+                    name: &s.name,
+                    site: s.site(),
+                })
+                .collect(),
+            passes,
+            counters: c
+                .counters()
+                .iter()
+                .map(|k| CounterName {
+                    name: &k.name,
+                    kind: k.kind,
+                })
+                .collect(),
+            compare: self
+                .compared
+                .as_ref()
+                .map(|(file, frame_count)| CompareFile {
+                    file,
+                    frame_count: *frame_count,
+                }),
+            follow,
+        })
     }
 
     /// `/api/strip`, serialized straight from the frame table's columns: one value per
     /// row and column is written, none is built first (216,000 rows for an hour at 60
-    /// Hz). The keys are in the order a `serde_json::Map` keeps them (sorted), as they
-    /// always were.
+    /// Hz). Its fields are declared in name order, so it is written as [`to_bytes`] would
+    /// write it.
     fn strip_bytes(&self) -> Vec<u8> {
         let c = &self.capture;
         let f = c.frames();
@@ -292,7 +291,7 @@ impl Inspector {
             .and_then(|&at| self.hitches.hitches.get(at))
     }
 
-    fn frame_json(&self, row: usize) -> Result<Value, ApiError> {
+    fn frame_doc(&self, row: usize) -> Result<Vec<u8>, ApiError> {
         let c = &self.capture;
         let r = c.frames().row(row).ok_or_else(|| no_such_row(self, row))?;
         let spans = self.frames.frame_spans(c, row).map_err(|e| match e {
@@ -300,105 +299,96 @@ impl Inspector {
             other => ApiError::internal(other.to_string()),
         })?;
         let begin = r.cpu_begin_ns;
-        let mut obj = Map::new();
-        obj.insert("schema".into(), json!("framewise.inspector.frame/1"));
-        obj.insert("row".into(), json!(row));
-        obj.insert("index".into(), json!(r.index));
-        put_opt(
-            &mut obj,
-            "phase",
-            r.phase.and_then(|p| c.phases().get(p as usize)),
-        );
-        obj.insert("paused".into(), json!(r.paused));
-        obj.insert("begin_ns".into(), json!(r.cpu_begin_ns));
-        obj.insert("end_ns".into(), json!(r.cpu_end_ns));
-        put_opt(&mut obj, "period_ns", r.period_ns);
-        obj.insert("work_ns".into(), json!(r.work_ns()));
-        put_opt(&mut obj, "gpu_ns", r.gpu_ns);
-        obj.insert("dropped_spans".into(), json!(c.dropped_spans_in(row)));
-
-        let mut lanes: Vec<(u32, Vec<Value>)> = Vec::new();
-        let mut gpu: Vec<Value> = Vec::new();
-        {
-            for s in &spans.cpu {
-                let mut o = Map::new();
-                let scope = c.scopes().get(s.scope as usize);
-                o.insert(
-                    "scope".into(),
-                    json!(scope.map_or("?", |s| s.name.as_str())),
-                );
-                put_opt(&mut o, "site", scope.and_then(|s| s.site()));
-                o.insert("depth".into(), json!(s.depth));
-                o.insert("start_ns".into(), json!(offset_ns(s.start_ns, begin)));
-                o.insert("dur_ns".into(), json!(s.end_ns.saturating_sub(s.start_ns)));
-                match lanes.iter_mut().find(|(t, _)| *t == s.thread) {
-                    Some((_, v)) => v.push(Value::Object(o)),
-                    None => lanes.push((s.thread, vec![Value::Object(o)])),
-                }
-            }
-            for g in &spans.gpu {
-                gpu.push(json!({
-                    "pass": c.passes().get(g.pass as usize).map_or("?", |p| p.name.as_str()),
-                    "depth": g.depth,
-                    "start_ns": offset_ns(g.nominal_start_ns, begin),
-                    "dur_ns": g.nominal_end_ns.saturating_sub(g.nominal_start_ns),
-                }));
+        let mut lanes: Vec<(u32, Vec<CpuSpan<'_>>)> = Vec::new();
+        for s in &spans.cpu {
+            let scope = c.scopes().get(s.scope as usize);
+            let span = CpuSpan {
+                scope: scope.map_or("?", |s| s.name.as_str()),
+                site: scope.and_then(|s| s.site()),
+                depth: s.depth,
+                start_ns: offset_ns(s.start_ns, begin),
+                dur_ns: s.end_ns.saturating_sub(s.start_ns),
+            };
+            match lanes.iter_mut().find(|(t, _)| *t == s.thread) {
+                Some((_, v)) => v.push(span),
+                None => lanes.push((s.thread, vec![span])),
             }
         }
         lanes.sort_by_key(|(t, _)| *t);
-        let lanes: Vec<Value> = lanes
-            .into_iter()
-            .map(|(t, spans)| {
-                json!({
-                    "thread": c.threads().get(t as usize).map_or("?", String::as_str),
-                    "spans": spans,
-                })
+        let gpu = spans
+            .gpu
+            .iter()
+            .map(|g| GpuSpan {
+                pass: c
+                    .passes()
+                    .get(g.pass as usize)
+                    .map_or("?", |p| p.name.as_str()),
+                depth: g.depth,
+                start_ns: offset_ns(g.nominal_start_ns, begin),
+                dur_ns: g.nominal_end_ns.saturating_sub(g.nominal_start_ns),
             })
             .collect();
-        obj.insert("lanes".into(), Value::Array(lanes));
-        obj.insert("gpu".into(), json!({"nominal": true, "spans": gpu}));
-
         let totals = view::frame_totals(c, row);
-        obj.insert("scopes".into(), to_json(&totals.scopes));
-        let passes: Vec<Value> = totals
-            .passes
-            .iter()
-            .map(|p| json!({"name": p.name, "calls": p.calls, "total_ns": p.total_ns}))
-            .collect();
-        obj.insert("passes".into(), Value::Array(passes));
-        obj.insert("counters".into(), to_json(&totals.counters));
-        let marks: Vec<Value> = c
+        let marks = c
             .marks()
             .iter()
             .filter(|m| m.frame_row as usize == row)
-            .map(|m| {
-                let mut o = Map::new();
-                o.insert(
-                    "name".into(),
-                    json!(c
-                        .mark_names()
-                        .get(m.name as usize)
-                        .map_or("?", String::as_str)),
-                );
-                put_opt(
-                    &mut o,
-                    "thread",
-                    m.thread.and_then(|t| c.threads().get(t as usize)),
-                );
-                o.insert("at_ns".into(), json!(offset_ns(m.at_ns, begin)));
-                put_opt(&mut o, "note", m.user.as_ref().map(|u| &u.note));
-                Value::Object(o)
+            .map(|m| FrameMark {
+                name: c
+                    .mark_names()
+                    .get(m.name as usize)
+                    .map_or("?", String::as_str),
+                thread: m
+                    .thread
+                    .and_then(|t| c.threads().get(t as usize))
+                    .map(String::as_str),
+                at_ns: offset_ns(m.at_ns, begin),
+                note: m.user.as_ref().map(|u| u.note.as_str()),
             })
             .collect();
-        obj.insert("marks".into(), Value::Array(marks));
-        obj.insert(
-            "hitch".into(),
-            self.hitch_of(row).map_or(Value::Null, to_json),
-        );
-        Ok(Value::Object(obj))
+        Ok(to_bytes(&FrameDoc {
+            schema: "framewise.inspector.frame/1",
+            row,
+            index: r.index,
+            phase: r
+                .phase
+                .and_then(|p| c.phases().get(p as usize))
+                .map(String::as_str),
+            paused: r.paused,
+            begin_ns: r.cpu_begin_ns,
+            end_ns: r.cpu_end_ns,
+            period_ns: r.period_ns,
+            work_ns: r.work_ns(),
+            gpu_ns: r.gpu_ns,
+            dropped_spans: c.dropped_spans_in(row),
+            lanes: lanes
+                .into_iter()
+                .map(|(t, spans)| Lane {
+                    thread: c.threads().get(t as usize).map_or("?", String::as_str),
+                    spans,
+                })
+                .collect(),
+            gpu: GpuLane {
+                nominal: true,
+                spans: gpu,
+            },
+            scopes: &totals.scopes,
+            passes: totals
+                .passes
+                .iter()
+                .map(|p| PassTotal {
+                    name: &p.name,
+                    calls: p.calls,
+                    total_ns: p.total_ns,
+                })
+                .collect(),
+            counters: &totals.counters,
+            marks,
+            hitch: self.hitch_of(row),
+        }))
     }
 
-    fn stats_json(&self, from: Option<usize>, to: Option<usize>) -> Result<Value, ApiError> {
+    fn stats_doc(&self, from: Option<usize>, to: Option<usize>) -> Result<Bytes, ApiError> {
         let n = self.capture.frame_count();
         let (from_row, to_row) = (from.unwrap_or(0), to.unwrap_or(n));
         if from_row > to_row || to_row > n {
@@ -406,109 +396,86 @@ impl Inspector {
                 "rows {from_row}..{to_row} are not a range of this capture's {n} frames (0 ≤ from ≤ to ≤ {n})"
             )));
         }
-        let mut doc = if from.is_none() && to.is_none() {
-            self.stats_doc.clone()
-        } else {
-            to_json(&summarize_with(
-                &self.capture,
-                &SummaryOptions::new().with_rows(from_row..to_row),
-            ))
-        };
-        if let Some(obj) = doc.as_object_mut() {
-            obj.insert("range".into(), json!({"from": from_row, "to": to_row}));
+        if from.is_none() && to.is_none() {
+            return Ok(self.stats_doc.clone());
         }
-        Ok(doc)
+        let summary = summarize_with(
+            &self.capture,
+            &SummaryOptions::new().with_rows(from_row..to_row),
+        );
+        Ok(Bytes::from(to_bytes(&StatsDoc {
+            summary: &summary,
+            range: RowRange {
+                from: from_row,
+                to: to_row,
+            },
+        })))
     }
 
-    fn structure_json(&self, row: usize) -> Value {
+    fn structure_doc(&self, row: usize) -> Vec<u8> {
         let c = &self.capture;
-        let mut obj = Map::new();
-        obj.insert("schema".into(), json!("framewise.inspector.structure/1"));
-        obj.insert("row".into(), json!(row));
         let level_below_1 = matches!(c.meta().level.as_deref(), Some("timing"));
         let found = c.topology_of(row).map(|id| (id, c.topology_detail(id)));
-        let reason = match found {
-            Some((id, Some(t))) => {
-                let mut topo = to_json(t);
-                if let Some(o) = topo.as_object_mut() {
-                    o.insert("id".into(), json!(format!("{id:016x}")));
-                }
-                obj.insert("topology".into(), topo);
-                return Value::Object(obj);
-            }
-            Some((id, None)) => format!(
-                "the frame ran topology {id:016x}, whose record was not found intact in the file"
+        let (topology, reason) = match found {
+            Some((id, Some(t))) => (
+                Some(TopologyDoc {
+                    id: format!("{id:016x}"),
+                    passes: &t.passes,
+                    resources: &t.resources,
+                    edges: &t.edges,
+                }),
+                None,
             ),
-            None if level_below_1 => {
+            Some((id, None)) => (None, Some(format!(
+                "the frame ran topology {id:016x}, whose record was not found intact in the file"
+            ))),
+            None if level_below_1 => (None, Some(
                 "the capture level is timing (0): frame graphs are recorded from level 1 (structure)".to_owned()
-            }
-            None => "this frame declared no frame-graph topology".to_owned(),
+            )),
+            None => (None, Some("this frame declared no frame-graph topology".to_owned())),
         };
-        obj.insert("topology".into(), Value::Null);
-        obj.insert("reason".into(), json!(reason));
-        Value::Object(obj)
+        to_bytes(&StructureDoc {
+            schema: "framewise.inspector.structure/1",
+            row,
+            topology,
+            reason,
+        })
     }
 
-    fn series_json(&self, kind: SeriesKind, name: &str) -> Option<Value> {
+    fn series_doc(&self, kind: SeriesKind, name: &str) -> Option<Vec<u8>> {
         let values = view::series(&self.capture, kind, name)?;
-        Some(json!({
-            "schema": "framewise.inspector.series/1",
-            "kind": kind,
-            "name": name,
-            "unit": kind.unit(),
-            "values": values,
+        Some(to_bytes(&SeriesDoc {
+            schema: "framewise.inspector.series/1",
+            kind,
+            name,
+            unit: kind.unit(),
+            values,
         }))
     }
 
-    fn compare_json(&self, a: usize, b: usize) -> Option<Value> {
+    fn compare_doc(&self, a: usize, b: usize) -> Option<Vec<u8>> {
         let c = &self.capture;
         let rows = view::compare_frames(c, a, b)?;
-        let index = |r: usize| c.frames().index.get(r).copied();
-        let rows: Vec<Value> = rows
-            .iter()
-            .map(|r| {
-                json!({
-                    "kind": r.kind, "name": r.name, "a": r.a, "b": r.b, "delta": r.delta,
-                    "direction": "lower-is-better",
+        let frame = |row: usize| FrameRef {
+            row,
+            index: c.frames().index.get(row).copied(),
+        };
+        Some(to_bytes(&CompareDoc {
+            schema: "framewise.inspector.compare/1",
+            a: frame(a),
+            b: frame(b),
+            rows: rows
+                .into_iter()
+                .map(|r| CompareRow {
+                    kind: r.kind,
+                    name: r.name,
+                    a: r.a,
+                    b: r.b,
+                    delta: r.delta,
+                    direction: "lower-is-better",
                 })
-            })
-            .collect();
-        Some(json!({
-            "schema": "framewise.inspector.compare/1",
-            "a": {"row": a, "index": index(a)},
-            "b": {"row": b, "index": index(b)},
-            "rows": rows,
+                .collect(),
         }))
-    }
-}
-
-/// `/api/strip`'s document, its fields in the order serde_json's map sorts them.
-#[derive(serde::Serialize)]
-struct StripDoc<'a, B, D, H, P, W> {
-    begin_ns: B,
-    budget_ns: u64,
-    dropped_spans: D,
-    gpu_ns: &'a [Option<u64>],
-    hitch: H,
-    index: &'a [u64],
-    paused: &'a [bool],
-    period_ns: &'a [Option<u64>],
-    phase: P,
-    schema: &'a str,
-    work_ns: W,
-}
-
-/// A JSON array of the items an iterator yields, serialized as they come.
-struct Seq<F>(F);
-
-impl<F, I> serde::Serialize for Seq<F>
-where
-    F: Fn() -> I,
-    I: Iterator,
-    I::Item: serde::Serialize,
-{
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq((self.0)())
     }
 }
 
@@ -545,7 +512,9 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = to_bytes(&json!({"error": self.message}));
+        let body = to_bytes(&ErrorDoc {
+            error: &self.message,
+        });
         (
             self.status,
             [(header::CONTENT_TYPE, "application/json")],
@@ -557,10 +526,6 @@ impl IntoResponse for ApiError {
 
 pub(crate) fn json_bytes(body: impl Into<Bytes>) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body.into()).into_response()
-}
-
-fn json_value(value: &Value) -> Response {
-    json_bytes(to_bytes(value))
 }
 
 pub(crate) type Params = Result<Query<Vec<(String, String)>>, QueryRejection>;
@@ -608,18 +573,6 @@ fn no_such_row(inspector: &Inspector, row: usize) -> ApiError {
     ))
 }
 
-/// Where `framewise view --follow` stands (`/api/capture`'s `follow`).
-#[derive(Clone, Debug, serde::Serialize)]
-pub(crate) struct FollowStatus {
-    /// Successful reloads so far (0: the load at startup).
-    pub(crate) generation: u64,
-    /// The writer closed the file: polling stopped.
-    pub(crate) closed: bool,
-    /// Why the latest reload failed, while the last good state is served; `None` once one
-    /// succeeds.
-    pub(crate) last_error: Option<String>,
-}
-
 /// What one request reads: the inspector and, when following, where the follow stands.
 /// Swapped whole; a request keeps the snapshot it started with.
 pub(crate) struct Snapshot {
@@ -661,12 +614,7 @@ type Shared = State<Arc<Live>>;
 
 async fn capture(State(live): Shared) -> Response {
     let s = live.current();
-    let mut doc = s.capture_doc.clone();
-    doc.insert(
-        "follow".into(),
-        s.follow.as_ref().map_or(Value::Null, to_json),
-    );
-    json_value(&Value::Object(doc))
+    json_bytes(s.capture_doc(s.follow.as_ref()))
 }
 
 async fn strip(State(live): Shared) -> Response {
@@ -678,15 +626,15 @@ async fn frame(State(live): Shared, query: Params) -> Result<Response, ApiError>
     let s = live.current();
     let p = params(query)?;
     let row = required_row(&p, "row")?;
-    let doc = s.frame_json(row)?;
-    Ok(json_value(&doc))
+    Ok(json_bytes(s.frame_doc(row)?))
 }
 
 async fn stats(State(live): Shared, query: Params) -> Result<Response, ApiError> {
     let s = live.current();
     let p = params(query)?;
-    let doc = s.stats_json(row_param(&p, "from")?, row_param(&p, "to")?)?;
-    Ok(json_value(&doc))
+    Ok(json_bytes(
+        s.stats_doc(row_param(&p, "from")?, row_param(&p, "to")?)?,
+    ))
 }
 
 async fn hitches(State(live): Shared) -> Response {
@@ -701,7 +649,7 @@ async fn structure(State(live): Shared, query: Params) -> Result<Response, ApiEr
     if row >= s.capture.frame_count() {
         return Err(no_such_row(&s, row));
     }
-    Ok(json_value(&s.structure_json(row)))
+    Ok(json_bytes(s.structure_doc(row)))
 }
 
 async fn series(State(live): Shared, query: Params) -> Result<Response, ApiError> {
@@ -714,10 +662,10 @@ async fn series(State(live): Shared, query: Params) -> Result<Response, ApiError
         ))
     })?;
     let name = param(&p, "name").ok_or_else(|| ApiError::bad("missing parameter name"))?;
-    let doc = s.series_json(kind, name).ok_or_else(|| {
+    let doc = s.series_doc(kind, name).ok_or_else(|| {
         ApiError::not_found(format!("the capture has no {kind_text} named {name:?}"))
     })?;
-    Ok(json_value(&doc))
+    Ok(json_bytes(doc))
 }
 
 async fn compare(State(live): Shared, query: Params) -> Result<Response, ApiError> {
@@ -730,8 +678,8 @@ async fn compare(State(live): Shared, query: Params) -> Result<Response, ApiErro
             return Err(no_such_row(&s, row));
         }
     }
-    let doc = s.compare_json(a, b).ok_or_else(|| no_such_row(&s, a))?;
-    Ok(json_value(&doc))
+    let doc = s.compare_doc(a, b).ok_or_else(|| no_such_row(&s, a))?;
+    Ok(json_bytes(doc))
 }
 
 async fn diff_route(State(live): Shared) -> Result<Response, ApiError> {
