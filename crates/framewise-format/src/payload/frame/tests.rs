@@ -2,8 +2,10 @@
 //! verbatim as `reference`: on valid and invalid lanes, on valid, damaged and random bit
 //! streams, both must give the same bytes, the same values and the same errors.
 
+use super::lane::lane_contexts;
 use super::*;
 use crate::bits::{BitReader, BitWriter, RiceContext};
+use crate::model::CpuSpan;
 
 /// The codec as it stood before it was rewritten for speed (the code the committed sample
 /// and every capture so far were written with). Only the `pub` markers are new.
