@@ -1,0 +1,169 @@
+//! The [`Inspector`]: a capture loaded once through framewise-analysis, its hitches found,
+//! and the documents that cover the whole capture serialized once, for every request to
+//! share.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use axum::body::Bytes;
+use framewise_analysis::{
+    diff, find_hitches, load, summarize, Capture, FrameSource, HitchOptions, HitchReport,
+    LoadError, LoadOptions,
+};
+
+use super::docs::{to_bytes, ErrorDoc, RowRange, StatsDoc};
+
+/// A capture, read once through framewise-analysis, and what the API serves from it.
+///
+/// Memory: an `.sgpt` capture is held as its per-frame aggregates (what hitches,
+/// statistics, series and comparisons read), without its spans: `/api/frame` reads the
+/// one frame's spans from the file, kept open, when it is asked for
+/// ([`framewise_analysis::load::open_with_frame_source`]). Other kinds are small and keep
+/// their spans in memory. The documents that cover the whole capture (`/api/capture`,
+/// `/api/strip`, `/api/stats` without a range, `/api/hitches`, `/api/diff`) are computed
+/// once, here, and served as bytes.
+pub struct Inspector {
+    pub(super) capture: Capture,
+    /// Where `/api/frame` gets a frame's spans.
+    pub(super) frames: FrameSource,
+    pub(super) hitches: HitchReport,
+    /// Capture row → position in `hitches.hitches`.
+    pub(super) hitch_rows: HashMap<usize, usize>,
+    /// The path as the user gave it, and its size when loaded.
+    pub(super) file: String,
+    pub(super) file_bytes: u64,
+    /// `--compare`'s file and frame count.
+    pub(super) compared: Option<(String, usize)>,
+    /// Documents serialized once per load; `Bytes`, so every answer shares them instead of
+    /// copying (the strip of an hour capture is 14 MB). `stats_doc` is `/api/stats` over
+    /// every row.
+    pub(super) strip_doc: Bytes,
+    pub(super) stats_doc: Bytes,
+    pub(super) hitches_doc: Bytes,
+    pub(super) diff_doc: Option<Bytes>,
+    /// `/api/comparison`, beside `/api/diff`.
+    pub(super) comparison_doc: Option<Bytes>,
+}
+
+/// A second capture to compare against (`framewise view A --compare B`).
+pub struct Compared {
+    /// The path as the user gave it.
+    pub file: String,
+    /// The capture (a summary-only load is enough).
+    pub capture: Capture,
+}
+
+impl Inspector {
+    /// Loads `capture` (an `.sgpt` without its spans, read a frame at a time on demand;
+    /// another kind with them) and, when given, `compare` (summary only) through
+    /// framewise-analysis.
+    pub fn open(capture: &Path, compare: Option<&Path>) -> Result<Self, LoadError> {
+        let (main, frames) = load::open_with_frame_source(capture, &LoadOptions::new(), |_| {})?;
+        let compared = match compare {
+            Some(path) => Some(Compared {
+                file: path.display().to_string(),
+                capture: load::open(path, &LoadOptions::new().with_summary_only(true))?,
+            }),
+            None => None,
+        };
+        Ok(Self::with_frames(
+            main,
+            frames,
+            &capture.display().to_string(),
+            compared,
+        ))
+    }
+
+    /// Serves an already loaded capture (`file`: its path as the user gave it), its spans
+    /// from its own span table: load it with spans ([`LoadOptions::with_spans`]) or
+    /// `/api/frame` has no lanes to show.
+    pub fn new(capture: Capture, file: &str, compare: Option<Compared>) -> Self {
+        Self::with_frames(capture, FrameSource::kept(), file, compare)
+    }
+
+    /// Serves an already loaded capture whose frames' spans come from `frames` (as
+    /// [`framewise_analysis::load::open_with_frame_source`] returned them with it).
+    pub fn with_frames(
+        capture: Capture,
+        frames: FrameSource,
+        file: &str,
+        compare: Option<Compared>,
+    ) -> Self {
+        Self::build(capture, frames, file, compare.as_ref())
+    }
+
+    /// [`Self::with_frames`] with the compared capture borrowed: a followed capture is
+    /// rebuilt on every reload against the same one.
+    pub(crate) fn build(
+        capture: Capture,
+        frames: FrameSource,
+        file: &str,
+        compare: Option<&Compared>,
+    ) -> Self {
+        let hitches = find_hitches(&capture, &HitchOptions::default());
+        let hitch_rows = hitches
+            .hitches
+            .iter()
+            .enumerate()
+            .filter_map(|(at, h)| capture.row_of_index(h.frame).map(|row| (row, at)))
+            .collect();
+        let file_bytes = std::fs::metadata(file).map_or(0, |m| m.len());
+        let summary = summarize(&capture);
+        let (diff_doc, comparison_doc) = compare
+            .map(|other| {
+                let theirs = summarize(&other.capture);
+                let d = diff(&summary, &theirs);
+                let doc = match diff::diff_json(&d, (file, &summary), (&other.file, &theirs)) {
+                    Ok(v) => Bytes::from(to_bytes(&v)),
+                    Err(e) => Bytes::from(to_bytes(&ErrorDoc {
+                        error: &format!("serializing: {e}"),
+                    })),
+                };
+                let ranked = crate::comparison::comparison_bytes(
+                    &d,
+                    (file, &summary),
+                    (&other.file, &theirs),
+                );
+                (doc, ranked)
+            })
+            .unzip();
+        let stats_doc = Bytes::from(to_bytes(&StatsDoc {
+            summary: &summary,
+            range: RowRange {
+                from: 0,
+                to: capture.frame_count(),
+            },
+        }));
+        let mut inspector = Self {
+            hitches_doc: Bytes::from(to_bytes(&hitches)),
+            stats_doc,
+            hitches,
+            hitch_rows,
+            file: file.to_owned(),
+            file_bytes,
+            compared: compare.map(|c| (c.file.clone(), c.capture.frame_count())),
+            strip_doc: Bytes::new(),
+            diff_doc,
+            comparison_doc,
+            capture,
+            frames,
+        };
+        inspector.strip_doc = Bytes::from(inspector.strip_bytes());
+        inspector
+    }
+
+    /// The capture it serves.
+    pub fn capture(&self) -> &Capture {
+        &self.capture
+    }
+
+    /// `/api/comparison`'s bytes, when a capture is compared.
+    pub(crate) fn comparison_doc(&self) -> Option<&Bytes> {
+        self.comparison_doc.as_ref()
+    }
+
+    /// Where a frame's spans are read from.
+    pub(crate) fn frame_source(&self) -> &FrameSource {
+        &self.frames
+    }
+}
