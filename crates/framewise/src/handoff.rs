@@ -157,7 +157,7 @@ const RECHECK: Duration = Duration::from_millis(1);
 const WRITER_POLL: Duration = Duration::from_millis(1);
 
 /// Frame close wakes the writer once this many frames wait for it.
-const WAKE_AT_QUEUED: usize = 8;
+const WAKE_AT_QUEUED: u64 = 8;
 
 /// Counters and state shared between the session, frame close and the writer thread.
 pub(crate) struct Shared {
@@ -258,12 +258,7 @@ impl Shared {
                 if let Some(fresh) = self.free.pop() {
                     self.queued_bytes.fetch_add(bytes, Ordering::Relaxed);
                     match self.messages.push(Message::Frame(batch)) {
-                        Ok(()) => {
-                            if self.messages.len() >= WAKE_AT_QUEUED {
-                                self.wake_writer();
-                            }
-                            return Exchange::Sent(fresh);
-                        }
+                        Ok(()) => return Exchange::Sent(fresh),
                         Err(refused) => {
                             // Control messages fill the queue: no room after all.
                             self.queued_bytes.fetch_sub(bytes, Ordering::Relaxed);
@@ -310,6 +305,16 @@ impl Shared {
             if let Some(waiter) = lock(&self.room_waiter).as_ref() {
                 waiter.unpark();
             }
+        }
+    }
+
+    /// Wakes the writer when [`WAKE_AT_QUEUED`] of the `frames_sent` frames handed over so far
+    /// wait for it (frame close, after a frame was sent): two loads and a compare otherwise.
+    #[inline]
+    pub(crate) fn nudge_writer(&self, frames_sent: u64) {
+        let gathered = self.frames_gathered.load(Ordering::Relaxed);
+        if frames_sent.saturating_sub(gathered) >= WAKE_AT_QUEUED {
+            self.wake_writer();
         }
     }
 

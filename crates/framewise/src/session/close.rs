@@ -118,6 +118,7 @@ impl Session {
                 closer.dropped_pending = 0;
                 closer.skip_until_ticks = None;
                 closer.frames_sent += 1;
+                inner.shared.nudge_writer(closer.frames_sent);
                 fresh
             }
             Exchange::Dropped(mut same) => {
