@@ -17,14 +17,14 @@ const DAY0_MS: i64 = 1_796_083_200_000;
 const MINUTE_MS: i64 = 60_000;
 const SESSION_A: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 
-const COMPILE: &str = "hitch|play|pipeline-compile|ctx:stance=foot";
+pub(crate) const COMPILE: &str = "hitch|play|pipeline-compile|ctx:stance=foot";
 const PHYSICS: &str = "hitch|play|long-cpu-scope|section:physics";
 
 fn footprint(key: &str) -> Footprint {
     framewise_detect::footprint::footprint(1, key).into()
 }
 
-fn id(key: &str) -> String {
+pub(crate) fn id(key: &str) -> String {
     footprint(key).id
 }
 
@@ -86,7 +86,7 @@ fn beat(minute: i64, build: &str, p95_ms: f64) -> Record {
 /// `.framewise/perf.jsonl` with two builds: `a` (minutes 0–50: heartbeats at p95 30 ms,
 /// three compile hitches and a physics hitch), `b` (minutes 120–170: p95 18 ms, a physics
 /// hitch, and a robot's compile hitch).
-fn ledger(dir: &Dir) -> std::path::PathBuf {
+pub(crate) fn ledger(dir: &Dir) -> std::path::PathBuf {
     let fw = dir.path(".framewise");
     std::fs::create_dir_all(&fw).expect("dir");
     let mut log = Appender::open(fw.join("perf.jsonl")).expect("open");

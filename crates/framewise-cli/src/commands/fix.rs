@@ -16,6 +16,7 @@ use framewise_incidents::{now_iso, Appender, FIXES_FILE};
 use serde::Serialize;
 
 use crate::commands::issues::parse_footprint_id;
+use crate::commands::Outcome;
 use crate::ledger::{self, DirArgs, LedgerInfo};
 use crate::output::{self, OutputArgs, Report};
 use crate::table::{self, NONE};
@@ -77,6 +78,15 @@ pub struct FixDoc {
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.check_inputs(&[])?;
+    let outcome = evaluate(&args)?;
+    output::emit(&args.output, &outcome.view)?;
+    Ok(outcome.exit_code)
+}
+
+/// The verb's result without printing it (`framewise fix` and the MCP server's
+/// `record_fix` both call this): measures the fix and appends it (unless `dry_run`); exit
+/// 0.
+pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<FixView>> {
     if args.title.trim().is_empty() {
         bail!("--title is empty: say what was fixed in a line");
     }
@@ -118,14 +128,14 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             info.dir
         );
     }
-    let mut footprints = args.footprints;
+    let mut footprints = args.footprints.clone();
     footprints.dedup();
     let request = FixRequest {
-        title: args.title,
-        issue: args.issue,
-        solution: args.solution,
-        commit: args.commit,
-        files: args.files,
+        title: args.title.clone(),
+        issue: args.issue.clone(),
+        solution: args.solution.clone(),
+        commit: args.commit.clone(),
+        files: args.files.clone(),
         footprints,
         before,
         after,
@@ -142,11 +152,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         fix,
         ledger: info,
     });
-    output::emit(&args.output, &view)?;
-    Ok(0)
+    Ok(Outcome { view, exit_code: 0 })
 }
 
-struct FixView(FixDoc);
+/// `fix`'s document, for people and machines.
+pub struct FixView(pub FixDoc);
 
 /// Eight steps of a sparkline; a slice without evidence is a space (a gap, never a zero).
 fn sparkline(series: &[Option<f64>]) -> String {

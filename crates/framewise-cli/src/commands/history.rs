@@ -11,6 +11,7 @@ use std::collections::BTreeSet;
 use framewise_incidents::fold::{history, History, HistoryOptions, Ledger, WindowSummary};
 use serde::Serialize;
 
+use crate::commands::Outcome;
 use crate::ledger::{self, parse_instant, DirArgs, LedgerInfo};
 use crate::output::{self, OutputArgs, Report};
 use crate::table::{self, Align, Table, NONE};
@@ -46,6 +47,14 @@ pub struct HistoryDoc {
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.check_inputs(&[])?;
+    let outcome = evaluate(&args)?;
+    output::emit(&args.output, &outcome.view)?;
+    Ok(outcome.exit_code)
+}
+
+/// The verb's result without printing it (`framewise history` and the MCP server's
+/// `get_history` both call this): exit 0.
+pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<HistoryView>> {
     let dir = args.dir.locate()?;
     let loaded = ledger::load(&dir)?;
     let ledger = Ledger::new(&loaded.records);
@@ -60,11 +69,14 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         history: history(&ledger, &loaded.fixes, &options),
         ledger: info,
     };
-    output::emit(&args.output, &HistoryView(doc))?;
-    Ok(0)
+    Ok(Outcome {
+        view: HistoryView(doc),
+        exit_code: 0,
+    })
 }
 
-struct HistoryView(HistoryDoc);
+/// `history`'s document, for people and machines.
+pub struct HistoryView(pub HistoryDoc);
 
 /// The counters the buckets carry, in name order.
 fn counter_names(windows: &[&WindowSummary]) -> Vec<String> {

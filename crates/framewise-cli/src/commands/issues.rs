@@ -10,6 +10,7 @@ use framewise_incidents::fold::{
 };
 use serde::Serialize;
 
+use crate::commands::Outcome;
 use crate::ledger::{self, ago, parse_instant, DirArgs, LedgerInfo};
 use crate::list::{self, ListArgs, Noun};
 use crate::output::{self, OutputArgs, Report};
@@ -81,6 +82,14 @@ pub fn fold(
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.check_inputs(&[])?;
+    let outcome = evaluate(&args)?;
+    output::emit(&args.output, &outcome.view)?;
+    Ok(outcome.exit_code)
+}
+
+/// The verb's result without printing it (`framewise issues` and the MCP server's
+/// `list_issues` both call this): exit 0.
+pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<IssuesView>> {
     let occurrences = if args.fp.is_some() {
         Occurrences::All
     } else {
@@ -102,18 +111,19 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             );
         }
     }
-    let view = IssuesView {
-        doc: IssuesDoc {
-            catalogue,
-            ledger,
-            total_issues: None,
+    Ok(Outcome {
+        view: IssuesView {
+            doc: IssuesDoc {
+                catalogue,
+                ledger,
+                total_issues: None,
+            },
+            list: args.list,
+            one: args.fp.is_some(),
+            title: "issues",
         },
-        list: args.list,
-        one: args.fp.is_some(),
-        title: "issues",
-    };
-    output::emit(&args.output, &view)?;
-    Ok(0)
+        exit_code: 0,
+    })
 }
 
 /// The JSON of `issues` and `report` (docs/CLI.md).

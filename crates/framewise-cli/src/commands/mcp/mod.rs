@@ -10,6 +10,7 @@
 //!
 //! Exit: 0 when the client closes stdin; 4 when the server cannot start.
 
+mod ledger_results;
 mod results;
 
 use std::path::{Path, PathBuf};
@@ -22,11 +23,16 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{tool, tool_handler, tool_router, Json, ServerHandler, ServiceExt};
 
-use crate::commands::{attribute, diff, gate, hitches, summarize};
+use crate::commands::{attribute, diff, fix, gate, history, hitches, issues, summarize};
 use crate::config::ConfigArgs;
 use crate::input::InputArgs;
+use crate::ledger::{parse_instant, DirArgs};
 use crate::list::ListArgs;
 use crate::output::{self, OutputArgs, Report};
+use ledger_results::{
+    DirParams, FixParams, FixResult, HistoryParams, HistoryResult, IssuesParams, IssuesResult,
+    ProfileResult,
+};
 use results::{
     AttributeParams, AttributeResult, CaptureParams, CompareMode, CompareParams, CompareResult,
     HitchesResult, SummarizeResult, ToolError,
@@ -113,6 +119,19 @@ async fn blocking<T: Send + 'static>(
         Ok(Err(err)) => Err(error(output::one_line(&err))),
         Err(join) => Err(error(format!("internal error: the tool failed: {join}"))),
     }
+}
+
+/// `--dir` as a tool's `dir` argument names it.
+fn dir_args(dir: Option<String>) -> DirArgs {
+    DirArgs {
+        dir: dir.map(PathBuf::from),
+    }
+}
+
+/// An optional ISO 8601 time argument, as the verbs' `--from`/`--to` read it.
+fn instant(name: &str, text: Option<String>) -> anyhow::Result<Option<i64>> {
+    text.map(|t| parse_instant(&t).map_err(|e| anyhow::anyhow!("{name}: {e}")))
+        .transpose()
 }
 
 fn config(path: Option<String>) -> ConfigArgs {
@@ -256,6 +275,128 @@ impl Server {
         })
         .await
     }
+
+    /// `.framewise/profile.json`.
+    #[tool(
+        description = "The latest session's rolling summary (.framewise/profile.json, rewritten every 2 s while an instrumented program runs with the incident log on): frame median/p95/fps over the trailing window, the classifier's label, budgets checked and breached, counter medians, build, phase and timing regime. An error when no profile has been written."
+    )]
+    async fn get_profile(
+        &self,
+        params: Parameters<DirParams>,
+    ) -> Result<Json<ProfileResult>, Json<ToolError>> {
+        let p = params.0;
+        blocking(move || {
+            let dir = dir_args(p.dir).locate()?;
+            let path = dir.join(framewise_incidents::PROFILE_FILE);
+            if !path.is_file() {
+                anyhow::bail!(
+                    "{}: no profile yet (an instrumented program writes it while it runs with the incident log on)",
+                    path.display()
+                );
+            }
+            let profile = framewise_incidents::read_profile(&path)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            Ok(ProfileResult::new(profile, path.display().to_string()))
+        })
+        .await
+    }
+
+    /// `framewise issues`.
+    #[tool(
+        description = "The issues catalogue of .framewise/perf.jsonl, as `framewise issues` folds it: incidents grouped by footprint (a cause apart from its occurrences), with counts, builds and the fixes recorded against each. Bench and CI runs are left out unless include_automated. `fp` narrows to one issue with every occurrence."
+    )]
+    async fn list_issues(
+        &self,
+        params: Parameters<IssuesParams>,
+    ) -> Result<Json<IssuesResult>, Json<ToolError>> {
+        let p = params.0;
+        let reports = Arc::clone(&self.reports);
+        blocking(move || {
+            let fp =
+                p.fp.map(|id| issues::parse_footprint_id(&id).map_err(anyhow::Error::msg))
+                    .transpose()?;
+            let args = issues::Args {
+                fp,
+                fold: issues::FoldArgs {
+                    include_automated: p.include_automated,
+                    from: instant("from", p.from)?,
+                    to: instant("to", p.to)?,
+                },
+                dir: dir_args(p.dir),
+                list: ListArgs::default(),
+                output: OutputArgs::default(),
+            };
+            let outcome = issues::evaluate(&args)?;
+            let path = reports.write("issues", &outcome.view)?;
+            Ok(IssuesResult::new(&outcome.view, path))
+        })
+        .await
+    }
+
+    /// `framewise history`.
+    #[tool(
+        description = "The game's timeline from .framewise/ (perf.jsonl and fixes.jsonl), as `framewise history` folds it: equal time buckets and one window per build (hitches per hour, p95 and median period), and the fixes recorded."
+    )]
+    async fn get_history(
+        &self,
+        params: Parameters<HistoryParams>,
+    ) -> Result<Json<HistoryResult>, Json<ToolError>> {
+        let p = params.0;
+        let reports = Arc::clone(&self.reports);
+        blocking(move || {
+            let buckets = p.buckets.unwrap_or(24);
+            if !(1..=1000).contains(&buckets) {
+                anyhow::bail!("buckets: {buckets} is not in 1..=1000");
+            }
+            let args = history::Args {
+                buckets,
+                from: instant("from", p.from)?,
+                to: instant("to", p.to)?,
+                dir: dir_args(p.dir),
+                output: OutputArgs::default(),
+            };
+            let outcome = history::evaluate(&args)?;
+            let path = reports.write("history", &outcome.view)?;
+            Ok(HistoryResult::new(&outcome.view, path))
+        })
+        .await
+    }
+
+    /// `framewise fix`.
+    #[tool(
+        description = "Record a fix in .framewise/fixes.jsonl, as `framewise fix` does: its before and after windows are measured from the ledger (default: the previous and the latest build with evidence), linked to the footprints it addresses. Record only a fix a canonical bench comparison showed `improved`. dry_run measures without appending."
+    )]
+    async fn record_fix(
+        &self,
+        params: Parameters<FixParams>,
+    ) -> Result<Json<FixResult>, Json<ToolError>> {
+        let p = params.0;
+        let reports = Arc::clone(&self.reports);
+        blocking(move || {
+            let footprints = p
+                .footprints
+                .iter()
+                .map(|id| issues::parse_footprint_id(id).map_err(anyhow::Error::msg))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let args = fix::Args {
+                title: p.title,
+                footprints,
+                issue: p.issue,
+                solution: p.solution,
+                commit: p.commit,
+                files: p.files,
+                before: p.before,
+                after: p.after,
+                dry_run: p.dry_run,
+                dir: dir_args(p.dir),
+                output: OutputArgs::default(),
+            };
+            let outcome = fix::evaluate(&args)?;
+            let path = reports.write("fix", &outcome.view)?;
+            Ok(FixResult::new(&outcome.view, path))
+        })
+        .await
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -264,7 +405,7 @@ impl ServerHandler for Server {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("framewise", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "framewise measures, attributes and verifies a game's frame performance. Every tool returns a verdict with the exit code the CLI verb would return (0 pass, 1 fail/regressed, 2 inconclusive, 3 incomparable); errors come back with isError and exit_code 4 — never read one as a pass. Whole reports are files (report_path). Never quote a `software` timing grade as a hardware measurement. The playbook is docs/AGENTS.md.",
+                "framewise measures, attributes and verifies a game's frame performance. The tools that judge return a verdict with the exit code the CLI verb would return (0 pass, 1 fail/regressed, 2 inconclusive, 3 incomparable); the ones that read .framewise/ (the game's memory) return what they read. Errors come back with isError and exit_code 4 — never read one as a pass. Whole reports are files (report_path). Never quote a `software` timing grade as a hardware measurement. The playbook is docs/AGENTS.md.",
             )
     }
 }
