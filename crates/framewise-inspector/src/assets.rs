@@ -140,4 +140,26 @@ mod tests {
         );
         assert_eq!(content_type("secret.sgpt"), None);
     }
+
+    /// The screenshots docs/INSPECTOR.md shows are committed small (under 200 KB each), and
+    /// every one committed is shown.
+    #[test]
+    fn the_documented_screenshots_are_small_and_each_is_shown() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+        let doc = std::fs::read_to_string(root.join("INSPECTOR.md")).expect("docs/INSPECTOR.md");
+        let dir = root.join("img/inspector");
+        let mut shown = 0;
+        for entry in std::fs::read_dir(&dir).expect("docs/img/inspector") {
+            let entry = entry.expect("a directory entry");
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let bytes = entry.metadata().expect("its size").len();
+            assert!(bytes < 200_000, "{name} is {bytes} bytes");
+            assert!(
+                doc.contains(&format!("(img/inspector/{name})")),
+                "{name} is not shown"
+            );
+            shown += 1;
+        }
+        assert!(shown >= 5, "{shown} screenshots");
+    }
 }

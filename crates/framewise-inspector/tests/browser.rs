@@ -185,9 +185,20 @@ fn serve(capture: &Path, compare: Option<&Path>) -> String {
     url
 }
 
-/// Runs the browser script against `url`; panics with its output unless it exits 0.
-fn run_script(url: &str, extra: &[&str], screenshot: bool) {
-    let mut child = start_script(url, extra, screenshot);
+/// Where a run's screenshots of every view (1280×720) are saved: `target/tmp/
+/// inspector-shots/NAME/` (artefacts; docs/INSPECTOR.md shows a few of them).
+fn shots_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("inspector-shots")
+        .join(name);
+    std::fs::create_dir_all(&dir).expect("the screenshot directory");
+    dir
+}
+
+/// Runs the browser script against `url` (its screenshots in [`shots_dir`]`(shots)`);
+/// panics with its output unless it exits 0.
+fn run_script(url: &str, extra: &[&str], screenshot: bool, shots: &str) {
+    let mut child = start_script_with(url, extra, screenshot, Some(&shots_dir(shots)));
     let stdout = child.stdout.take().expect("node's stdout");
     finish_script(
         child,
@@ -199,7 +210,21 @@ fn run_script(url: &str, extra: &[&str], screenshot: bool) {
 
 /// Starts the browser script against `url`, its stdout piped.
 fn start_script(url: &str, extra: &[&str], screenshot: bool) -> std::process::Child {
+    start_script_with(url, extra, screenshot, None)
+}
+
+/// [`start_script`], saving screenshots of every view in `shots` when given.
+fn start_script_with(
+    url: &str,
+    extra: &[&str],
+    screenshot: bool,
+    shots: Option<&Path>,
+) -> std::process::Child {
     let mut command = Command::new("node");
+    match shots {
+        Some(dir) => command.env("FRAMEWISE_BROWSER_SHOTS", dir),
+        None => command.env_remove("FRAMEWISE_BROWSER_SHOTS"),
+    };
     command
         .current_dir(script_dir())
         .arg("inspector.test.mjs")
@@ -249,7 +274,7 @@ fn the_page_renders_a_demo_capture() {
         return;
     }
     let url = serve(&recorded().capture, None);
-    run_script(&url, &[], true);
+    run_script(&url, &[], true, "demo");
 }
 
 #[test]
@@ -272,7 +297,7 @@ fn a_truncated_capture_shows_the_recovered_banner_and_the_capture_comparison() {
         capture.defects()
     );
     let url = serve(&recorded.truncated, Some(&recorded.capture));
-    run_script(&url, &["--expect-recovered"], false);
+    run_script(&url, &["--expect-recovered"], false, "recovered-compared");
 }
 
 #[test]
@@ -282,7 +307,7 @@ fn a_gpu_capture_has_a_nominal_gpu_track() {
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let url = serve(&gpu_recording(dir.path()), None);
-    run_script(&url, &["--expect-gpu"], false);
+    run_script(&url, &["--expect-gpu"], false, "gpu");
 }
 
 /// `framewise view --follow`: a recorder session writes `game.sgpt` while the test copies

@@ -69,7 +69,7 @@ function fmtUnit(unit, value) {
 /** A metric path that breaks only after its dots, never inside a name. */
 function metricName(metric) {
   const parts = metric.split(".");
-  return parts.map((part, i) => [h("span", { class: "seg" }, i < parts.length - 1 ? `${part}.` : part), i < parts.length - 1 ? h("wbr", {}) : null]);
+  return parts.flatMap((part, i) => [h("span", { class: "seg" }, i < parts.length - 1 ? `${part}.` : part), i < parts.length - 1 ? h("wbr", {}) : null]);
 }
 
 function pctText(row) {

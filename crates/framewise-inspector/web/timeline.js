@@ -104,8 +104,12 @@ export class Timeline {
     const first = this.count ? this.strip.begin_ns[0] : 0;
     const last = this.count ? this.frameSpan(this.count - 1)[1] : 1;
     const span = Math.min(Math.max(to - from, 200), Math.max((last - first) * 1.2, 1000));
-    // The centre stays over the capture: the view never drifts off into empty time.
-    const centre = Math.min(Math.max((from + to) / 2, first), last);
+    // The view stays over the capture (a margin of 5% either side): it never drifts off
+    // into empty time; wider than the capture, it is centred on it.
+    const margin = span * 0.05;
+    const wanted = (from + to) / 2;
+    const centre =
+      span >= last - first + 2 * margin ? (first + last) / 2 : Math.min(Math.max(wanted, first - margin + span / 2), last + margin - span / 2);
     this.view = { from: centre - span / 2, to: centre + span / 2 };
     this.draw();
     this.ensure();
@@ -316,6 +320,7 @@ export class Timeline {
   /** Each counter a step track: its value held from its frame's begin to the next frame's. */
   drawCounters(g, counters, top, colours) {
     this.counterLayout = [];
+    const labels = [];
     counters.forEach((counter, i) => {
       const y0 = top + i * COUNTER;
       const inner = COUNTER - 6;
@@ -334,8 +339,13 @@ export class Timeline {
         if (x1 < GUTTER || x0 > this.width) continue;
         const h = max > 0 ? (Math.abs(v.value) / max) * inner : 0;
         g.fillRect(x0, y0 + 2 + inner - h, Math.max(1, x1 - x0 - 0.5), Math.max(1, h));
+        if (x1 - x0 > 40) labels.push([x0, x1, v.value]);
       }
       g.globalAlpha = 1;
+      // The exact value on each step wide enough to hold it.
+      g.fillStyle = colours.fg;
+      for (const [x0, x1, value] of labels) g.fillText(clip(g, fmtCount(value), x1 - x0 - 6), x0 + 3, y0 + COUNTER / 2);
+      labels.length = 0;
       this.counterLayout.push({ counter, top: y0 });
     });
   }
@@ -343,7 +353,7 @@ export class Timeline {
   /** Keyboard (Perfetto's): W/S zoom in/out at the pointer (else the centre), A/D pan, F fits. */
   key(key) {
     const span = this.view.to - this.view.from;
-    const at = this.pointer !== null ? this.nsAt(this.pointer) : (this.view.from + this.view.to) / 2;
+    const at = this.pointer !== null && this.pointer >= GUTTER ? this.nsAt(this.pointer) : (this.view.from + this.view.to) / 2;
     const zoom = (factor) => {
       const share = (at - this.view.from) / span;
       const next = span * factor;

@@ -35,7 +35,13 @@ export async function checkComparison(page, api) {
     check(count && !count.coloured, "frame.count of runs of different lengths is coloured");
   }
 
-  // Metric names break only after a dot: every segment lies on one line.
+  // Every name reads as the metric's path, and breaks only after a dot: every segment of
+  // it lies on one line.
+  const names = await page.locator("#comparison-table tbody td.metric").allTextContents();
+  const wrong = names.filter((text, i) => text !== doc.rows[i].metric);
+  check(names.length === doc.rows.length && wrong.length === 0, `metric cells read ${JSON.stringify(wrong.slice(0, 2))}, not the metrics' paths`);
+  const segments = await page.locator("#diff td.metric .seg").count();
+  check(segments >= doc.rows.length, `the metric names are not split into segments (${segments})`);
   const broken = await page.evaluate(() => [...document.querySelectorAll("#diff td.metric .seg")].filter((s) => s.getClientRects().length > 1).map((s) => s.textContent));
   check(broken.length === 0, `metric names broken inside a segment: ${broken.slice(0, 3).join(", ")}`);
   return `comparison: ${doc.verdict.verdict}, ${doc.rows.length} rows, ${artefacts} run-length totals set apart`;

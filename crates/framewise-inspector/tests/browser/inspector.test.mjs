@@ -8,7 +8,8 @@
 // --follow the capture is still being written: once the page shows it live, the script
 // prints "ready N" (N frames drawn) and waits for the writer (tests/browser.rs) to append
 // frames and close the file, then checks that the strip grew and the page says closed. Env:
-// FRAMEWISE_CHROMIUM (default: chromium on PATH), FRAMEWISE_BROWSER_SHOT (save a screenshot).
+// FRAMEWISE_CHROMIUM (default: chromium on PATH), FRAMEWISE_BROWSER_SHOT (save a full-page
+// screenshot there), FRAMEWISE_BROWSER_SHOTS (a directory: save every view at 1280×720).
 // Exit 0 when every check holds; else 1 with one line naming the first that did not.
 
 import { execFileSync } from "node:child_process";
@@ -22,6 +23,7 @@ import { checkFlame } from "./flame.mjs";
 import { checkSearch } from "./search.mjs";
 import { checkTimeline } from "./timeline.mjs";
 import { checkComparison } from "./compare.mjs";
+import { takeShots } from "./shots.mjs";
 
 const args = process.argv.slice(2);
 const address = args.find((arg) => !arg.startsWith("--"));
@@ -253,6 +255,11 @@ async function run(browserContext) {
   // (measured by element boxes).
   await checkLayout(page, [[1280, 720], [1366, 768], [1920, 1080]], { width: 1400, height: 1000 });
 
+  let shots = "";
+  if (process.env.FRAMEWISE_BROWSER_SHOTS) {
+    const saved = await takeShots(page, process.env.FRAMEWISE_BROWSER_SHOTS, capture.scopes[0]?.name?.slice(0, 3));
+    shots = `, ${saved.length} screenshots in ${process.env.FRAMEWISE_BROWSER_SHOTS}`;
+  }
   if (process.env.FRAMEWISE_BROWSER_SHOT) {
     await page.mouse.move(0, 0); // no tooltip over the picture
     await page.screenshot({ path: process.env.FRAMEWISE_BROWSER_SHOT, fullPage: true });
@@ -276,7 +283,7 @@ async function run(browserContext) {
     check(errors.length === 0, `with ${label}: page error ${errors[0]}`);
     await tokenPage.close();
   }
-  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, opened on row ${opening}, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows, ${sortedScopes} scopes sorted and filtered, ${flameSummary}, ${searchSummary}, ${timelineSummary}, ${comparisonSummary}`;
+  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, opened on row ${opening}, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows, ${sortedScopes} scopes sorted and filtered, ${flameSummary}, ${searchSummary}, ${timelineSummary}, ${comparisonSummary}${shots}`;
 }
 
 /** `--follow`: a capture being written; the strip must grow as frames land, until closed. */

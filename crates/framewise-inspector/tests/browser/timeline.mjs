@@ -163,6 +163,7 @@ export async function checkTimeline(page, api, capture, strip, row, frame, probl
   let drawMs = "";
   if (capture.frame_count >= 200) {
     await goTo(page, Math.floor(capture.frame_count / 2), problems);
+    await page.mouse.move(0, 0);
     await pressUntil(page, "s", (d) => Number(d.framesInView) >= 200, 40, "zooming out to 200 frames");
     // Once the window loaded covers every frame in view.
     await page.waitForFunction(() => {
