@@ -47,6 +47,7 @@ export class Timeline {
     canvas.addEventListener("pointerdown", (event) => this.pointerDown(event));
     canvas.addEventListener("pointermove", (event) => this.pointerMove(event));
     canvas.addEventListener("pointerup", (event) => this.pointerUp(event));
+    canvas.addEventListener("pointercancel", () => (this.pan = null));
     canvas.addEventListener("pointerleave", () => {
       this.tooltip.hidden = true;
       this.pointer = null; // W/S zoom at the centre again
@@ -385,6 +386,9 @@ export class Timeline {
 
   pointerMove(event) {
     this.pointer = event.offsetX;
+    // A pan lasts while the button is held: a move without it (a release the page never
+    // saw, or a move the browser made up after a scroll) ends it, never moves the view.
+    if (this.pan && (event.buttons & 1) === 0) this.pan = null;
     if (this.pan) {
       if (Math.abs(event.offsetX - this.pan.x) > 3) this.pan.moved = true;
       if (this.pan.moved) {
