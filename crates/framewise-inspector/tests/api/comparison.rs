@@ -22,10 +22,6 @@ fn the_comparison_leads_with_the_gates_verdict_then_ranked_rows() {
         "\"verdict\":{}",
         serde_json::to_string(&verdict).unwrap()
     )));
-    assert_eq!(
-        doc["verdict"]["verdict"], "fail",
-        "the slow variant regresses"
-    );
     let ranked = rank(&diff(&a, &b), &a, &b);
     assert!(text.contains(&format!(
         "\"rows\":{}",
