@@ -115,6 +115,18 @@ pub enum GateConfigError {
         /// What is wrong there.
         error: Box<GateConfigError>,
     },
+    /// A budget's path whose scope, pass or counter nothing measured has.
+    #[error("`{metric}` names nothing measured: no {block} named `{name}`; {hint}")]
+    NotMeasured {
+        /// The path as given.
+        metric: String,
+        /// Its block.
+        block: String,
+        /// The scope, pass or counter name nothing measured has.
+        name: String,
+        /// The nearest paths measured, or the names measured.
+        hint: String,
+    },
     /// A gated path that neither capture has (`counter.draw_call.max`).
     #[error("`{metric}` is in neither capture: no {block} named `{name}`; {hint}")]
     NotInEitherCapture {
@@ -215,8 +227,8 @@ impl Default for GateConfig {
 }
 
 /// Refuses a path that cannot name anything: not a metric path at all, or a statistic its
-/// block does not have.
-fn check_metric(path: &str) -> Result<(), GateConfigError> {
+/// block does not have (budgets are checked by the same rule).
+pub fn check_metric(path: &str) -> Result<(), GateConfigError> {
     let aliased = alias_path(path);
     let p = parse_metric_path(&aliased).ok_or_else(|| GateConfigError::BadMetric {
         metric: path.to_owned(),
@@ -505,6 +517,32 @@ fn resolve(
         },
         None => Ok(vec![aliased]),
     }
+}
+
+/// A path whose scope, pass or counter none of `tables` has (`counter.draw_call.max`), with the nearest paths they have; `None` when the name exists
+/// in one of them (a null statistic of it is merely unmeasured) or the path names no one.
+pub fn unknown_name(configured: &str, tables: &[&MetricTable]) -> Option<GateConfigError> {
+    let aliased = alias_path(configured);
+    let p = parse_metric_path(&aliased)?;
+    let name = p.name?;
+    let mut names: Vec<String> = tables.iter().flat_map(|t| t.names(p.block)).collect();
+    names.sort();
+    names.dedup();
+    if names.iter().any(|n| n == name) {
+        return None;
+    }
+    let paths: Vec<&str> = tables
+        .iter()
+        .flat_map(|t| t.values.keys())
+        .map(String::as_str)
+        .collect();
+    let near = nearest(&aliased, paths);
+    Some(GateConfigError::NotMeasured {
+        metric: configured.to_owned(),
+        block: p.block.to_owned(),
+        name: name.to_owned(),
+        hint: hint(&near, block_noun(p.block), &names, 8),
+    })
 }
 
 /// Fractional worsening of `cand` against `base` (positive is worse).

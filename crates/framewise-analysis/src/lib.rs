@@ -22,7 +22,8 @@
 //! finds scopes, passes, counters and marks by name, worst frames first; [`window`] lays
 //! consecutive frames end to end on one time axis; [`significance`] ranks a diff's rows for
 //! reading; [`golden`] compares a program's frame with its golden image by SSIM (the
-//! correctness gate). Every result
+//! correctness gate); [`bench`] measures a workload's runs with noise floors and compares
+//! two bench results with verdicts. Every result
 //! carries the capture's defects, and every verdict maps to an exit code through
 //! [`Verdict::exit_code`].
 //!
@@ -47,6 +48,7 @@
 #![forbid(unsafe_code)]
 
 pub mod attribute;
+pub mod bench;
 pub mod build;
 pub mod diff;
 pub mod export;

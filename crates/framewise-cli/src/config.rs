@@ -1,12 +1,25 @@
-//! `--config PATH`: `framewise.toml` (budgets, gate tolerances), or for `gate` a
-//! lite-profiler gate config in JSON. framewise reads no configuration file it was not
-//! given: without `--config`, every verb uses the documented defaults. A key the file
+//! `--config PATH`: `framewise.toml` (budgets, gate tolerances, named benches), or for
+//! `gate` a lite-profiler gate config in JSON. The analysis verbs read no configuration
+//! file they were not given: without `--config` they use the documented defaults. The
+//! verification verbs (`bench`, `check`, `hook-status`) work on a game's repository and
+//! read `./framewise.toml` when `--config` is not given ([`load_project`]). A key the file
 //! format does not have (a misspelt `[gaet.tolerances]`) is an error naming the file, the
 //! line and the key, never silently ignored.
 //!
 //! ```toml
 //! [budgets]
-//! frame_ms = 16.67          # the hitch rule's frame budget
+//! frame_ms = 16.67          # the hitch rule's frame budget (judged on frame.p95)
+//! "counter.draw_calls.max" = 300   # any metric path, judged in its direction
+//!
+//! [bench.smoke]
+//! command = ["framewise", "demo", "--quiet"]
+//! frames = 600              # measured frames per run
+//! warmup = 120              # frames run first and discarded
+//! runs = 5                  # at least 3
+//! seed = 1                  # FRAMEWISE_SEED
+//! fixed_dt = 0.016666       # FRAMEWISE_FIXED_DT, seconds
+//! resolution = "1280x720"   # FRAMEWISE_RESOLUTION
+//! golden_frame = 300        # the frame `framewise golden` compares
 //!
 //! [gate]
 //! defaults = true           # keep the default tolerances under these (default: false
@@ -20,8 +33,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
+use framewise_analysis::bench::Budgets;
 use framewise_analysis::GateConfig;
 use serde::Deserialize;
+
+/// The file the verification verbs read when `--config` is not given.
+pub const PROJECT_CONFIG: &str = "framewise.toml";
 
 /// `--config`, flattened into verbs that read one.
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -35,16 +52,109 @@ pub struct ConfigArgs {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Toml {
+    /// `frame_ms` and metric paths; checked entry by entry so an error names its line.
     #[serde(default)]
-    budgets: Budgets,
+    budgets: BTreeMap<toml::Spanned<String>, toml::Spanned<f64>>,
     #[serde(default)]
     gate: Option<GateSection>,
+    #[serde(default)]
+    bench: BTreeMap<toml::Spanned<String>, toml::Spanned<BenchSection>>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Budgets {
-    frame_ms: Option<f64>,
+struct BenchSection {
+    command: Vec<String>,
+    frames: Option<u64>,
+    warmup: Option<u64>,
+    runs: Option<u32>,
+    seed: Option<u64>,
+    fixed_dt: Option<f64>,
+    resolution: Option<String>,
+    golden_frame: Option<u64>,
+}
+
+/// Measured frames per run when `[bench.NAME]` does not say.
+pub const DEFAULT_FRAMES: u64 = 600;
+/// Warm-up frames when `[bench.NAME]` does not say.
+pub const DEFAULT_WARMUP: u64 = 120;
+/// Runs when `[bench.NAME]` does not say (the 95% power target needs 5).
+pub const DEFAULT_RUNS: u32 = 5;
+
+/// A `[bench.NAME]` table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchConfig {
+    /// The program and its arguments.
+    pub command: Vec<String>,
+    /// Measured frames per run.
+    pub frames: u64,
+    /// Warm-up frames per run.
+    pub warmup: u64,
+    /// Runs (at least 3).
+    pub runs: u32,
+    /// `FRAMEWISE_SEED`.
+    pub seed: Option<u64>,
+    /// `FRAMEWISE_FIXED_DT`, seconds.
+    pub fixed_dt: Option<f64>,
+    /// `FRAMEWISE_RESOLUTION`, `WIDTHxHEIGHT`.
+    pub resolution: Option<String>,
+    /// The frame `framewise golden` compares (`FRAMEWISE_GOLDEN_FRAME`).
+    pub golden_frame: Option<u64>,
+}
+
+/// Whether `text` is `WIDTHxHEIGHT` with both above 0.
+pub fn valid_resolution(text: &str) -> bool {
+    text.split_once('x')
+        .is_some_and(|(w, h)| [w, h].iter().all(|n| n.parse::<u32>().is_ok_and(|v| v > 0)))
+}
+
+fn bench_config(raw: &BenchSection) -> Result<BenchConfig, String> {
+    if raw.command.is_empty() || raw.command[0].is_empty() {
+        return Err("`command` must name a program: command = [\"program\", \"arg\", ...]".into());
+    }
+    let runs = raw.runs.unwrap_or(DEFAULT_RUNS);
+    if runs < framewise_analysis::bench::MIN_RUNS as u32 {
+        return Err(format!(
+            "`runs` = {runs}: a bench needs at least {} runs to be compared",
+            framewise_analysis::bench::MIN_RUNS
+        ));
+    }
+    let frames = raw.frames.unwrap_or(DEFAULT_FRAMES);
+    if frames == 0 {
+        return Err("`frames` must be above 0".into());
+    }
+    if let Some(dt) = raw.fixed_dt {
+        if !(dt.is_finite() && dt > 0.0 && dt < 1.0) {
+            return Err(format!("`fixed_dt` = {dt}: expected seconds in (0, 1)"));
+        }
+    }
+    if let Some(r) = &raw.resolution {
+        if !valid_resolution(r) {
+            return Err(format!(
+                "`resolution` = {r:?}: expected WIDTHxHEIGHT, e.g. \"1280x720\""
+            ));
+        }
+    }
+    Ok(BenchConfig {
+        command: raw.command.clone(),
+        frames,
+        warmup: raw.warmup.unwrap_or(DEFAULT_WARMUP),
+        runs,
+        seed: raw.seed,
+        fixed_dt: raw.fixed_dt,
+        resolution: raw.resolution.clone(),
+        golden_frame: raw.golden_frame,
+    })
+}
+
+/// Whether a bench name can be part of a file name (`NAME-<timestamp>.json`).
+pub fn valid_bench_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+        && !name.starts_with('.')
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -68,6 +178,10 @@ pub struct Config {
     pub path: Option<PathBuf>,
     /// `[budgets] frame_ms`.
     pub frame_ms: Option<f64>,
+    /// Every `[budgets]` entry (`frame_ms` and metric paths).
+    pub budgets: Budgets,
+    /// `[bench.NAME]` tables by name.
+    pub benches: BTreeMap<String, BenchConfig>,
     /// Gate tolerances it lists (TOML `[gate.tolerances]` or a JSON gate config).
     pub gate: Option<GateConfig>,
     /// Whether the default tolerances stay under the listed ones.
@@ -95,17 +209,61 @@ fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
             None => anyhow::anyhow!("{}: {msg}", path.display()),
         }
     })?;
-    if let Some(ms) = raw.budgets.frame_ms {
-        if !ms.is_finite() || ms <= 0.0 {
+    let mut budgets = Budgets::default();
+    for (key, value) in &raw.budgets {
+        let line = line_of(text, key.span().start);
+        let (key, limit) = (key.get_ref(), *value.get_ref());
+        if !limit.is_finite() {
             bail!(
-                "{}: [budgets] frame_ms must be a positive number of milliseconds, got {ms}",
+                "{}: line {line}: [budgets] `{key}` must be a finite number, got {limit}",
                 path.display()
             );
         }
+        if key == "frame_ms" {
+            if limit <= 0.0 {
+                bail!(
+                    "{}: line {line}: [budgets] frame_ms must be a positive number of milliseconds, got {limit}",
+                    path.display()
+                );
+            }
+            budgets.frame_ms = Some(limit);
+            continue;
+        }
+        framewise_analysis::gate::check_metric(key)
+            .map_err(|e| anyhow::anyhow!("{}: line {line}: [budgets] {e}", path.display()))?;
+        if key.contains('*') {
+            bail!(
+                "{}: line {line}: [budgets] `{key}`: a budget names one metric, not a wildcard",
+                path.display()
+            );
+        }
+        budgets.limits.insert(key.clone(), limit);
+    }
+    let mut benches = BTreeMap::new();
+    for (name, table) in &raw.bench {
+        let line = line_of(text, name.span().start);
+        if !valid_bench_name(name.get_ref()) {
+            bail!(
+                "{}: line {line}: [bench.{}]: a bench name is letters, digits, `_`, `-` and `.` (it names files)",
+                path.display(),
+                name.get_ref()
+            );
+        }
+        let bench = bench_config(table.get_ref()).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: line {}: [bench.{}] {e}",
+                path.display(),
+                line_of(text, table.span().start),
+                name.get_ref()
+            )
+        })?;
+        benches.insert(name.get_ref().clone(), bench);
     }
     let mut cfg = Config {
         path: Some(path.to_owned()),
-        frame_ms: raw.budgets.frame_ms,
+        frame_ms: budgets.frame_ms,
+        budgets,
+        benches,
         gate_keeps_defaults: true,
         ..Config::default()
     };
@@ -154,6 +312,22 @@ pub fn load(args: &ConfigArgs) -> anyhow::Result<Config> {
         });
     }
     parse_toml(path, &text)
+}
+
+/// For the verification verbs: `--config`, else `./framewise.toml` when it exists, else
+/// the empty config (`None` path). A JSON gate config is refused.
+pub fn load_project(args: &ConfigArgs, verb: &str) -> anyhow::Result<Config> {
+    let cfg = if args.config.is_some() {
+        load(args)?
+    } else if Path::new(PROJECT_CONFIG).is_file() {
+        load(&ConfigArgs {
+            config: Some(PathBuf::from(PROJECT_CONFIG)),
+        })?
+    } else {
+        load(args)?
+    };
+    require_toml(&cfg, verb)?;
+    Ok(cfg)
 }
 
 /// Refuses a JSON gate config for a verb other than `gate`: it would be ignored.
@@ -233,5 +407,60 @@ mod tests {
         assert!(err.to_string().contains("frame_ms"), "{err}");
         let err = parse_toml(Path::new("f.toml"), "[budgets\n").expect_err("not toml");
         assert!(err.to_string().starts_with("f.toml: line 1"), "{err}");
+    }
+
+    #[test]
+    fn benches_and_metric_budgets() {
+        let cfg = parse_toml(
+            Path::new("framewise.toml"),
+            "[budgets]\nframe_ms = 16.67\n\"counter.draw_calls.max\" = 300\n\"frame.fps\" = 55\n\n[bench.smoke]\ncommand = [\"framewise\", \"demo\"]\nseed = 7\nfixed_dt = 0.016\nresolution = \"640x360\"\ngolden_frame = 300\n",
+        )
+        .expect("valid");
+        assert_eq!(cfg.frame_ms, Some(16.67));
+        assert_eq!(
+            cfg.budgets.limits.get("counter.draw_calls.max"),
+            Some(&300.0)
+        );
+        assert_eq!(cfg.budgets.limits.get("frame.fps"), Some(&55.0));
+        let smoke = cfg.benches.get("smoke").expect("bench");
+        assert_eq!(smoke.command, ["framewise", "demo"]);
+        assert_eq!(
+            (smoke.frames, smoke.warmup, smoke.runs),
+            (DEFAULT_FRAMES, DEFAULT_WARMUP, DEFAULT_RUNS)
+        );
+        assert_eq!(smoke.seed, Some(7));
+        assert_eq!(smoke.golden_frame, Some(300));
+        assert_eq!(smoke.resolution.as_deref(), Some("640x360"));
+    }
+
+    #[test]
+    fn bad_benches_and_budgets_name_their_line() {
+        for (toml, line, needle) in [
+            ("[budgets]\n\"frame.p98\" = 3\n", 2, "frame.p99"),
+            ("[budgets]\nframe_msec = 8.0\n", 2, "frame_msec"),
+            ("[budgets]\n\"counter.*.max\" = 3\n", 2, "wildcard"),
+            (
+                "\n[bench.a]\ncommand = [\"x\"]\nruns = 2\n",
+                2,
+                "at least 3",
+            ),
+            ("[bench.a]\ncommand = []\n", 1, "command"),
+            (
+                "[bench.a]\ncommand = [\"x\"]\nresolution = \"big\"\n",
+                1,
+                "WIDTHxHEIGHT",
+            ),
+            ("[bench.a]\ncommand = [\"x\"]\nframes = 0\n", 1, "frames"),
+            ("[bench.a]\ncommand = [\"x\"]\nwarmpu = 3\n", 3, "warmpu"),
+            ("[bench.\"../x\"]\ncommand = [\"x\"]\n", 1, "bench name"),
+        ] {
+            let text = parse_toml(Path::new("f.toml"), toml)
+                .expect_err(toml)
+                .to_string();
+            assert!(
+                text.starts_with(&format!("f.toml: line {line}:")) && text.contains(needle),
+                "{toml:?}: {text}"
+            );
+        }
     }
 }

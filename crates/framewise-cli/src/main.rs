@@ -75,6 +75,8 @@ enum Command {
     History(commands::history::Args),
     /// Tail the incident log and print one wake line per meaningful new record.
     Watch(commands::watch::Args),
+    /// Run a workload R times with noise floors; compare two results with verdicts.
+    Bench(commands::bench::Args),
 }
 
 fn run(command: Command) -> anyhow::Result<u8> {
@@ -97,6 +99,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
         Command::Fix(args) => commands::fix::run(args),
         Command::History(args) => commands::history::run(args),
         Command::Watch(args) => commands::watch::run(args),
+        Command::Bench(args) => commands::bench::run(args),
     }
 }
 

@@ -9,6 +9,7 @@
 mod support;
 
 mod attribute;
+mod bench;
 mod compare;
 mod damaged;
 mod demo;

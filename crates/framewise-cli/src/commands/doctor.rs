@@ -351,7 +351,7 @@ fn report_of(
     };
     let (gpu_timestamps, timing_regime) = gpu_blocks(gpu_probe, &mut degraded_list);
     degraded_list.push(degraded("incident-log", INCIDENT_REASON));
-    degraded_list.push(degraded("verbs", "not in this build: bench, check"));
+    degraded_list.push(degraded("verbs", "not in this build: check"));
     Doctor {
         schema: "framewise.doctor/1",
         build: Build {

@@ -2,6 +2,7 @@
 //! framewise-analysis for every number, renders, and returns the exit code.
 
 pub mod attribute;
+pub mod bench;
 pub mod demo;
 pub mod diff;
 pub mod doctor;

@@ -1,0 +1,235 @@
+//! Comparison verdicts on synthetic results whose per-run values are given.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::model::CountersGrade;
+
+fn settings() -> BenchSettings {
+    BenchSettings {
+        command: vec!["game".into()],
+        frames: 600,
+        warmup: 120,
+        runs: 5,
+        seed: None,
+        fixed_dt: None,
+        resolution: None,
+    }
+}
+
+fn fingerprint() -> Fingerprint {
+    Fingerprint {
+        cpu_model: Some("cpu".into()),
+        os: "linux".into(),
+        gpu_adapter: None,
+        build_profile: "release".into(),
+        settings: settings(),
+        build: None,
+    }
+}
+
+/// A run whose frame metrics are `median_ms` (p95 and p99 scaled from it), with
+/// `draw_calls` as its only counter.
+pub(crate) fn run(k: u32, median_ms: f64, draw_calls: i64) -> BenchRun {
+    let mut metrics = BTreeMap::new();
+    for (p, f) in [
+        ("frame.p50", 1.0),
+        ("frame.p95", 1.3),
+        ("frame.p99", 1.6),
+        ("work.p50", 0.9),
+    ] {
+        metrics.insert(p.to_owned(), median_ms * f);
+    }
+    metrics.insert("hitches.per_min".to_owned(), 0.0);
+    metrics.insert("counter.draw_calls.sum".to_owned(), draw_calls as f64);
+    metrics.insert(
+        "counter.draw_calls.max".to_owned(),
+        draw_calls as f64 / 600.0,
+    );
+    BenchRun {
+        run: k,
+        capture: format!("run-{k}.sgpt"),
+        frames_measured: 600,
+        frames_discarded: 120,
+        frames_lost: 0,
+        measured_s: 600.0 * median_ms / 1000.0,
+        frame: FrameFigures {
+            median_ms: Some(median_ms),
+            p95_ms: Some(median_ms * 1.3),
+            p99_ms: Some(median_ms * 1.6),
+        },
+        hitches: 0,
+        hitches_per_min: 0.0,
+        counters: [("draw_calls".to_owned(), draw_calls)]
+            .into_iter()
+            .collect(),
+        metrics,
+        defects: Vec::new(),
+    }
+}
+
+pub(crate) fn result_of(medians: &[f64], draw_calls: i64) -> BenchResult {
+    let runs: Vec<BenchRun> = medians
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| run(i as u32 + 1, m, draw_calls))
+        .collect();
+    let grades = vec![
+        Grade {
+            counters: CountersGrade::Exact,
+            timing: TimingGrade::Hardware,
+        };
+        runs.len()
+    ];
+    BenchResult::new(
+        "smoke",
+        true,
+        "2026-12-01T00:00:00.000Z".into(),
+        settings(),
+        fingerprint(),
+        runs,
+        &grades,
+    )
+}
+
+const BASE: [f64; 5] = [10.0, 10.1, 9.9, 10.05, 9.95];
+
+#[test]
+fn same_runs_are_no_detectable_change() {
+    let a = result_of(&BASE, 6000);
+    let b = result_of(&[10.02, 9.97, 10.08, 9.93, 10.0], 6000);
+    let c = compare(&a, &b, &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::NoDetectableChange, "{c:#?}");
+    assert_eq!(c.overall.exit_code, 2);
+    let p50 = c
+        .metrics
+        .iter()
+        .find(|m| m.metric == "frame.p50")
+        .expect("p50");
+    // The smallest detectable change is stated, and at least the 2% minimum effect.
+    assert!(p50.smallest_detectable.expect("stated") >= 0.02);
+}
+
+#[test]
+fn a_ten_percent_slowdown_regresses_and_a_speedup_improves() {
+    let a = result_of(&BASE, 6000);
+    let slow: Vec<f64> = BASE.iter().map(|m| m * 1.1).collect();
+    let c = compare(&a, &result_of(&slow, 6000), &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::Regressed, "{c:#?}");
+    assert_eq!(c.overall.exit_code, 1);
+    let fast: Vec<f64> = BASE.iter().map(|m| m * 0.9).collect();
+    let c = compare(&a, &result_of(&fast, 6000), &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::Improved);
+    assert_eq!(c.overall.exit_code, 0);
+}
+
+#[test]
+fn significant_but_below_two_percent_is_not_called() {
+    // Tiny noise makes a 1% shift significant; the minimum effect still refuses it.
+    let a = result_of(&[10.0, 10.001, 9.999, 10.0, 10.0], 6000);
+    let b = result_of(&[10.1, 10.101, 10.099, 10.1, 10.1], 6000);
+    let c = compare(&a, &b, &Budgets::default());
+    let p50 = c
+        .metrics
+        .iter()
+        .find(|m| m.metric == "frame.p50")
+        .expect("p50");
+    assert!(p50.p_value.expect("p") < 0.001);
+    assert_eq!(p50.verdict, VerdictWord::NoDetectableChange);
+}
+
+#[test]
+fn noisy_runs_hide_a_shift() {
+    let a = result_of(&[8.0, 12.0, 10.0, 9.0, 11.5], 6000);
+    let b = result_of(&[8.8, 13.2, 11.0, 9.9, 12.65], 6000);
+    let c = compare(&a, &b, &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::NoDetectableChange, "{c:#?}");
+}
+
+#[test]
+fn counters_compare_exactly_and_precedence_holds() {
+    let a = result_of(&BASE, 6000);
+    let b = result_of(&BASE, 6001);
+    let c = compare(&a, &b, &Budgets::default());
+    let dc = c
+        .metrics
+        .iter()
+        .find(|m| m.metric == "counter.draw_calls.sum")
+        .expect("counter");
+    assert_eq!(dc.verdict, VerdictWord::Regressed);
+    assert_eq!(c.overall.exit_code, 1);
+    // Faster but more draw calls: regressed wins (1 before 0).
+    let fast: Vec<f64> = BASE.iter().map(|m| m * 0.8).collect();
+    let c = compare(&a, &result_of(&fast, 6001), &Budgets::default());
+    assert_eq!(c.count(VerdictWord::Improved), 4, "{c:#?}");
+    assert_eq!(c.overall.verdict, VerdictWord::Regressed);
+}
+
+#[test]
+fn incomparable_and_inconclusive() {
+    let a = result_of(&BASE, 6000);
+    let mut b = result_of(&BASE, 6000);
+    b.config_hash = "0000000000000000".into();
+    assert_eq!(compare(&a, &b, &Budgets::default()).overall.exit_code, 3);
+    let mut b = result_of(&BASE, 6000);
+    b.regime = TimingGrade::Software;
+    let c = compare(&a, &b, &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::Incomparable);
+    let b = result_of(&BASE[..2], 6000);
+    assert_eq!(compare(&a, &b, &Budgets::default()).overall.exit_code, 3);
+    // A run that lost frames: inconclusive even when a metric moved.
+    let slow: Vec<f64> = BASE.iter().map(|m| m * 1.5).collect();
+    let mut b = result_of(&slow, 6000);
+    b.runs_with_lost_frames = 1;
+    let c = compare(&a, &b, &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::Inconclusive);
+    assert_eq!(c.overall.exit_code, 2);
+}
+
+#[test]
+fn budgets_are_stated_against_the_after_side() {
+    let a = result_of(&BASE, 6000);
+    let b = result_of(&BASE, 6000);
+    let mut budgets = Budgets {
+        frame_ms: Some(12.0),
+        ..Budgets::default()
+    };
+    budgets.limits.insert("counter.draw_calls.max".into(), 5.0);
+    let c = compare(&a, &b, &budgets);
+    let states: Vec<(&str, BudgetState)> = c
+        .overall
+        .budgets
+        .iter()
+        .map(|b| (b.budget.as_str(), b.state))
+        .collect();
+    // p95 = 1.3 x 10 ms = 13 ms over 12; 6000 / 600 = 10 draw calls over 5.
+    assert_eq!(
+        states,
+        [
+            ("frame_ms", BudgetState::Breached),
+            ("counter.draw_calls.max", BudgetState::Breached)
+        ]
+    );
+    assert!(c.overall.reasons.iter().any(|r| r.contains("frame_ms")));
+}
+
+#[test]
+fn config_hash_ignores_runs_and_build() {
+    let f = fingerprint();
+    let mut g = f.clone();
+    g.settings.runs = 9;
+    g.build = Some("abc".into());
+    assert_eq!(f.config_hash(), g.config_hash());
+    let mut h = f.clone();
+    h.settings.frames = 300;
+    assert_ne!(f.config_hash(), h.config_hash());
+    assert_eq!(f.config_hash().len(), 16);
+}
+
+#[test]
+fn noise_floors_are_per_metric() {
+    let r = result_of(&[9.0, 10.0, 11.0], 6000);
+    let nf = r.noise_floor["frame.p50"].expect("floor");
+    assert!((nf - 0.14826).abs() < 1e-9);
+    assert_eq!(r.noise_floor["counter.draw_calls.sum"], Some(0.0));
+}

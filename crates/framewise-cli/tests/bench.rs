@@ -1,0 +1,179 @@
+//! `framewise bench`: real runs of the demo through the harness, result files, comparisons,
+//! the ledger, and the usage errors.
+
+use crate::support::Dir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_framewise");
+
+fn config(dir: &Dir, frames: u64) {
+    dir.write(
+        "framewise.toml",
+        format!(
+            "[budgets]\nframe_ms = 16.67\n\"counter.draw_calls.max\" = 300\n\n[bench.smoke]\ncommand = [{BIN:?}, \"demo\", \"--quiet\"]\nframes = {frames}\nwarmup = 10\nruns = 3\nfixed_dt = 0.016666\n"
+        ),
+    );
+}
+
+fn ledger_lines(dir: &Dir) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.path(".framewise/bench-history.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a ledger line is JSON"))
+        .collect()
+}
+
+#[test]
+fn an_ad_hoc_bench_runs_the_program_r_times_and_writes_its_result() {
+    let dir = Dir::new();
+    let run = dir
+        .run(&[
+            "bench", "--name", "adhoc", "--frames", "60", "--warmup", "10", "--runs", "3",
+            "--format", "json", "--", BIN, "demo", "--quiet",
+        ])
+        .expect(0);
+    let json = run.json();
+    assert_eq!(json["schema"], "framewise.bench/1");
+    assert_eq!(json["canonical"], false);
+    assert_eq!(json["runs"].as_array().expect("runs").len(), 3);
+    for r in json["runs"].as_array().expect("runs") {
+        assert_eq!(r["frames_discarded"], 10);
+        assert!(r["frames_measured"].as_u64().expect("measured") > 0);
+        assert_eq!(r["frames_lost"], 0);
+        assert!(r["counters"]["draw_calls"].as_i64().expect("exact counter") > 0);
+    }
+    assert!(json["noise_floor"]["frame.p50"].is_number(), "{json}");
+    assert_eq!(json["regime"], "hardware");
+    assert_eq!(json["grade"]["counters"], "exact");
+    assert_eq!(json["config_hash"].as_str().expect("hash").len(), 16);
+    let file = json["file"].as_str().expect("file");
+    assert!(file.starts_with(".framewise/bench/adhoc-"), "{file}");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path(file)).expect("written"))
+            .expect("json");
+    assert_eq!(written["config_hash"], json["config_hash"]);
+    // Each run's capture and log stay beside the result.
+    let runs_dir = dir.path(file.trim_end_matches(".json"));
+    assert!(runs_dir.join("run-3.sgpt").is_file());
+    assert!(runs_dir.join("run-3.log").is_file());
+    assert!(
+        run.stderr.is_empty(),
+        "no progress bar off a terminal: {}",
+        run.stderr
+    );
+}
+
+#[test]
+fn compare_last_appends_the_ledger_and_a_changed_config_is_incomparable() {
+    let dir = Dir::new();
+    config(&dir, 60);
+    let first = dir
+        .run(&["bench", "smoke", "--compare", "last", "--format", "json"])
+        .expect(2);
+    assert_eq!(first.json()["verdict"], "inconclusive");
+    assert!(ledger_lines(&dir).is_empty(), "nothing was compared yet");
+
+    let second = dir.run(&[
+        "bench",
+        "smoke",
+        "--compare",
+        "last",
+        "--change",
+        "nothing",
+        "--format",
+        "json",
+    ]);
+    let json = second.json();
+    let verdict = json["overall"]["verdict"]
+        .as_str()
+        .expect("verdict")
+        .to_owned();
+    let expected = match verdict.as_str() {
+        "regressed" => 1,
+        "improved" => 0,
+        "no-detectable-change" => 2,
+        other => panic!("same build twice: {other}\n{json}"),
+    };
+    let second = second.expect(expected);
+    // Counters are exact and the workload is the same: they do not move.
+    let counter = json["metrics"]
+        .as_array()
+        .expect("metrics")
+        .iter()
+        .find(|m| m["metric"] == "counter.draw_calls.sum")
+        .expect("draw calls compared");
+    assert_eq!(counter["verdict"], "no-detectable-change", "{counter}");
+    assert_eq!(counter["kind"], "counter");
+    let budgets = json["overall"]["budgets"].as_array().expect("budgets");
+    assert_eq!(budgets.len(), 2, "{json}");
+    let ledger = ledger_lines(&dir);
+    assert_eq!(ledger.len(), 1);
+    assert_eq!(ledger[0]["verdict"], verdict.as_str());
+    assert_eq!(ledger[0]["change"], "nothing");
+    assert_eq!(ledger[0]["automated"], true);
+    assert_eq!(ledger[0]["schema"], "framewise.ledger/1");
+    assert!(second.stdout.contains("\"result_file\""));
+
+    // A different frame count is a different workload: incomparable, exit 3.
+    let results: Vec<String> = std::fs::read_dir(dir.path(".framewise/bench"))
+        .expect("results")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| p.display().to_string())
+        .collect();
+    assert_eq!(results.len(), 2);
+    config(&dir, 40);
+    let third = dir.run(&["bench", "smoke", "--format", "json"]).expect(0);
+    let third_file = third.json()["file"].as_str().expect("file").to_owned();
+    let run = dir
+        .run(&["bench", "--compare", &results[0], &third_file])
+        .expect(3);
+    assert!(
+        run.stdout.contains("INCOMPARABLE (exit 3)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("config hashes differ"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(ledger_lines(&dir).len(), 2);
+}
+
+#[test]
+fn usage_errors_are_one_line_and_exit_4() {
+    let dir = Dir::new();
+    config(&dir, 60);
+    for (args, needle) in [
+        (vec!["bench", "smokey"], "did you mean smoke?"),
+        (vec!["bench", "smoke", "--runs", "2"], "at least 3 runs"),
+        (vec!["bench"], "name a bench"),
+        (vec!["bench", "--name", "x"], "add -- COMMAND"),
+        (vec!["bench", "--name", "a/b", "--", "true"], "bench name"),
+        (vec!["bench", "smoke", "--compare", "first"], "`last`"),
+        (
+            vec!["bench", "--compare", "missing-a.json", "missing-b.json"],
+            "missing-a.json",
+        ),
+        (
+            vec!["bench", "--name", "t", "--runs", "3", "--", "true"],
+            "without writing a capture",
+        ),
+        (
+            vec!["bench", "--name", "f", "--runs", "3", "--", "false"],
+            "failed",
+        ),
+    ] {
+        let run = dir.run(&args).expect(4);
+        let line = run.one_error_line();
+        assert!(line.contains(needle), "{args:?}: {line}");
+    }
+    dir.write("framewise.toml", "[bench.x]\ncommand = [\"a\"]\nrun = 3\n");
+    let run = dir.run(&["bench", "x"]).expect(4);
+    assert!(
+        run.one_error_line().contains("framewise.toml: line 3"),
+        "{}",
+        run.stderr
+    );
+}
