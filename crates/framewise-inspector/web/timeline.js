@@ -132,10 +132,14 @@ export class Timeline {
     const from = Math.max(0, rows.from - pad);
     const to = Math.min(this.count, rows.to + pad, from + MAX_WINDOW_ROWS);
     const seq = ++this.seq;
+    const started = performance.now();
     const data = await get("window", { from, to });
     if (seq !== this.seq) return;
     this.adopt(data);
     this.draw();
+    // From asking for the window to its pixels (for the figures in docs/PERFORMANCE.md).
+    this.canvas.dataset.loadMs = (performance.now() - started).toFixed(1);
+    this.canvas.dataset.loadRows = String(to - from);
   }
 
   /** A window from /api/window, with what drawing needs precomputed. */

@@ -174,7 +174,7 @@ export async function checkTimeline(page, api, capture, strip, row, frame, probl
     await page.keyboard.press("d");
     await page.keyboard.press("a");
     const d = await data(page);
-    drawMs = `, ${d.framesInView} frames (${d.drawnSpans} spans) drawn in ${d.drawMs} ms`;
+    drawMs = `, ${d.framesInView} frames (${d.drawnSpans} spans) drawn in ${d.drawMs} ms, a ${d.loadRows}-row window fetched and drawn in ${d.loadMs} ms`;
   }
   await goTo(page, row, problems);
   await page.keyboard.press("f");
