@@ -20,6 +20,7 @@
 //! fixed_dt = 0.016666       # FRAMEWISE_FIXED_DT, seconds
 //! resolution = "1280x720"   # FRAMEWISE_RESOLUTION
 //! golden_frame = 300        # the frame `framewise golden` compares
+//! golden_threshold = 0.98   # the SSIM `framewise golden --check` requires
 //!
 //! [gate]
 //! defaults = true           # keep the default tolerances under these (default: false
@@ -72,6 +73,7 @@ struct BenchSection {
     fixed_dt: Option<f64>,
     resolution: Option<String>,
     golden_frame: Option<u64>,
+    golden_threshold: Option<f64>,
 }
 
 /// Measured frames per run when `[bench.NAME]` does not say.
@@ -100,6 +102,8 @@ pub struct BenchConfig {
     pub resolution: Option<String>,
     /// The frame `framewise golden` compares (`FRAMEWISE_GOLDEN_FRAME`).
     pub golden_frame: Option<u64>,
+    /// The SSIM `framewise golden --check` requires (0–1].
+    pub golden_threshold: Option<f64>,
 }
 
 /// Whether `text` is `WIDTHxHEIGHT` with both above 0.
@@ -135,6 +139,13 @@ fn bench_config(raw: &BenchSection) -> Result<BenchConfig, String> {
             ));
         }
     }
+    if let Some(t) = raw.golden_threshold {
+        if !(t.is_finite() && t > 0.0 && t <= 1.0) {
+            return Err(format!(
+                "`golden_threshold` = {t}: expected an SSIM in (0, 1], e.g. 0.98"
+            ));
+        }
+    }
     Ok(BenchConfig {
         command: raw.command.clone(),
         frames,
@@ -144,6 +155,7 @@ fn bench_config(raw: &BenchSection) -> Result<BenchConfig, String> {
         fixed_dt: raw.fixed_dt,
         resolution: raw.resolution.clone(),
         golden_frame: raw.golden_frame,
+        golden_threshold: raw.golden_threshold,
     })
 }
 

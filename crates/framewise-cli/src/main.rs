@@ -77,6 +77,8 @@ enum Command {
     Watch(commands::watch::Args),
     /// Run a workload R times with noise floors; compare two results with verdicts.
     Bench(commands::bench::Args),
+    /// The correctness gate: a bench's frame against its golden image, by SSIM.
+    Golden(commands::golden::Args),
 }
 
 fn run(command: Command) -> anyhow::Result<u8> {
@@ -100,6 +102,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
         Command::History(args) => commands::history::run(args),
         Command::Watch(args) => commands::watch::run(args),
         Command::Bench(args) => commands::bench::run(args),
+        Command::Golden(args) => commands::golden::run(args),
     }
 }
 

@@ -16,6 +16,7 @@ mod demo;
 mod doctor;
 mod errors;
 mod footprint;
+mod golden;
 mod hitches;
 mod inspect;
 mod ledger;

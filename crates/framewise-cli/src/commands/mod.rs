@@ -9,6 +9,7 @@ pub mod doctor;
 pub mod fix;
 pub mod footprint;
 pub mod gate;
+pub mod golden;
 pub mod history;
 pub mod hitches;
 pub mod init;

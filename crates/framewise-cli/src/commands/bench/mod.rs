@@ -164,7 +164,7 @@ impl Outcome {
 }
 
 /// The settings of a named bench, with the command-line overrides.
-fn named_settings(
+pub(crate) fn named_settings(
     cfg: &config::Config,
     name: &str,
     frames: Option<u64>,

@@ -1,0 +1,261 @@
+//! `framewise golden --check NAME` / `--record NAME`: the correctness gate.
+//!
+//! Runs `[bench.NAME]`'s command once through the recorder's environment harness (the
+//! bench's settings, `FRAMEWISE_FRAMES` = K + 1 and `FRAMEWISE_GOLDEN_FRAME` = K, K the
+//! bench's `golden_frame`, else its warm-up), takes the PNG the program wrote for frame K
+//! (`<capture stem>.frame-<K>.png` beside `FRAMEWISE_CAPTURE`, the recorder harness's
+//! convention), and compares it with `.framewise/goldens/NAME.png` by SSIM
+//! (framewise-analysis's `golden` module). The evidence comes from the harness: the verb
+//! takes no image from the caller. `--record` writes the golden, and is for a person.
+//!
+//! Exit: 0 the frame passes (or the golden was recorded); 1 it fails (SSIM below the
+//! threshold, or another size); 4 no golden recorded, no such bench, the program failed or
+//! wrote no image.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use framewise_analysis::golden::{self, Similarity};
+use framewise_analysis::Verdict;
+use serde::Serialize;
+
+use crate::commands::bench::{harness, named_settings, DEFAULT_DIR};
+use crate::commands::{exit, Outcome};
+use crate::config::{self, ConfigArgs};
+use crate::output::{self, OutputArgs, Report};
+
+/// `framewise golden`.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("mode").required(true).args(["check", "record"])))]
+pub struct Args {
+    /// Run bench NAME, compare its golden frame with `.framewise/goldens/NAME.png`.
+    #[arg(long, value_name = "NAME")]
+    pub check: Option<String>,
+    /// Run bench NAME and write its golden frame to `.framewise/goldens/NAME.png` (for a
+    /// person: it moves the goalpost).
+    #[arg(long, value_name = "NAME")]
+    pub record: Option<String>,
+    /// The `.framewise` directory (goldens, the runs' files).
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_DIR)]
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Whether the run checks against the golden or records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// `--check`.
+    Check,
+    /// `--record`.
+    Record,
+}
+
+/// `framewise golden --format json` (schema `framewise.golden/1`).
+#[derive(Clone, Debug, Serialize)]
+pub struct GoldenReport {
+    /// `framewise.golden/1`.
+    pub schema: &'static str,
+    /// The bench.
+    pub name: String,
+    /// `check` or `record`.
+    pub mode: Mode,
+    /// `pass` or `fail` (a recording passes).
+    pub verdict: Verdict,
+    /// 0 or 1.
+    pub exit_code: u8,
+    /// The program and its arguments, as the bench declares them.
+    pub command: Vec<String>,
+    /// The frame compared (`FRAMEWISE_GOLDEN_FRAME`).
+    pub golden_frame: u64,
+    /// The image the program wrote in this run.
+    pub frame: String,
+    /// The golden image (written by `--record`).
+    pub golden: String,
+    /// `--check`: the SSIM required.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+    /// `--check`: the comparison (`ssim` null when the sizes differ).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<Similarity>,
+    /// What a reader should know about the evidence (e.g. a bench with no `fixed_dt`).
+    pub notes: Vec<String>,
+}
+
+/// Runs the verb.
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    args.output.check_inputs(&[])?;
+    let outcome = evaluate(&args)?;
+    output::emit(&args.output, &outcome.view)?;
+    Ok(outcome.exit_code)
+}
+
+/// The golden's path for bench `name`.
+pub fn golden_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join("goldens").join(format!("{name}.png"))
+}
+
+/// The verb's result without printing it.
+pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<GoldenReport>> {
+    let (name, mode) = match (&args.check, &args.record) {
+        (Some(n), None) => (n.as_str(), Mode::Check),
+        (None, Some(n)) => (n.as_str(), Mode::Record),
+        _ => bail!("give one of --check NAME or --record NAME"),
+    };
+    let cfg = config::load_project(&args.config, "golden")?;
+    let settings = named_settings(&cfg, name, None, None, None)?;
+    let bench = cfg.benches.get(name).context("the bench went missing")?;
+    let k = bench.golden_frame.unwrap_or(settings.warmup);
+    let threshold = bench.golden_threshold.unwrap_or(golden::DEFAULT_THRESHOLD);
+    let golden_file = golden_path(&args.dir, name);
+    if mode == Mode::Check && !golden_file.is_file() {
+        bail!(
+            "no golden for bench `{name}`: {} does not exist (a person records it with `framewise golden --record {name}`)",
+            golden_file.display()
+        );
+    }
+    let frame = run_for_frame(&args.dir, name, &settings, k)?;
+    let frame_bytes = std::fs::read(&frame)
+        .with_context(|| format!("{}: cannot read the frame", frame.display()))?;
+    let frame_image = golden::decode_png(&frame_bytes)
+        .with_context(|| format!("{}: the program's frame {k}", frame.display()))?;
+    let mut report = GoldenReport {
+        schema: golden::GOLDEN_SCHEMA,
+        name: name.to_owned(),
+        mode,
+        verdict: Verdict::Pass,
+        exit_code: 0,
+        command: settings.command.clone(),
+        golden_frame: k,
+        frame: frame.display().to_string(),
+        golden: golden_file.display().to_string(),
+        threshold: None,
+        similarity: None,
+        notes: Vec::new(),
+    };
+    if settings.fixed_dt.is_none() {
+        report.notes.push(format!(
+            "[bench.{name}] sets no fixed_dt: a program that steps its simulation by the measured frame time draws a different frame {k} on every run"
+        ));
+    }
+    match mode {
+        Mode::Record => {
+            if let Some(parent) = golden_file.parent() {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("{}: cannot create it", parent.display()))?;
+            }
+            framewise_output::write_file(&golden_file, |w| {
+                std::io::Write::write_all(w, &frame_bytes).map_err(|e| {
+                    std::io::Error::new(e.kind(), format!("{}: {e}", golden_file.display()))
+                })
+            })?;
+        }
+        Mode::Check => {
+            let bytes = std::fs::read(&golden_file)
+                .with_context(|| format!("{}: cannot read the golden", golden_file.display()))?;
+            let golden_image = golden::decode_png(&bytes)
+                .with_context(|| format!("{}: the golden", golden_file.display()))?;
+            let similarity = golden::compare(&golden_image, &frame_image, threshold)?;
+            report.verdict = if similarity.pass {
+                Verdict::Pass
+            } else {
+                Verdict::Fail
+            };
+            report.threshold = Some(threshold);
+            report.similarity = Some(similarity);
+        }
+    }
+    report.exit_code = exit(report.verdict);
+    let exit_code = report.exit_code;
+    Ok(Outcome {
+        view: report,
+        exit_code,
+    })
+}
+
+/// Runs the bench's command once for frame `k` and returns the image it wrote. The run's
+/// files (capture, log, image) go to `DIR/golden/NAME/`; a stale image is removed first so
+/// that only this run's can be taken as evidence.
+fn run_for_frame(
+    dir: &Path,
+    name: &str,
+    settings: &framewise_analysis::bench::BenchSettings,
+    k: u64,
+) -> anyhow::Result<PathBuf> {
+    if !config::valid_bench_name(name) {
+        bail!("bench name `{name}`: letters, digits, `_`, `-` and `.` only (it names files)");
+    }
+    let run_dir = dir.join("golden").join(name);
+    std::fs::create_dir_all(&run_dir)
+        .with_context(|| format!("{}: cannot create it", run_dir.display()))?;
+    let capture = run_dir.join(format!("{name}.sgpt"));
+    let image = run_dir.join(format!("{name}.frame-{k}.png"));
+    match std::fs::remove_file(&image) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("{}: cannot remove it", image.display())),
+    }
+    let log = run_dir.join("run.log");
+    let extra = [
+        (framewise::env::FRAMES, (k + 1).to_string()),
+        (framewise::env::GOLDEN_FRAME, k.to_string()),
+    ];
+    crate::input::with_spinner(format!("running {name} to frame {k}"), || {
+        harness::run_program(settings, &capture, &log, &extra, || {})
+    })?;
+    if !image.is_file() {
+        bail!(
+            "`{}` wrote no image for frame {k} (expected {}): the program must write frame FRAMEWISE_GOLDEN_FRAME's image as <capture stem>.frame-<K>.png beside FRAMEWISE_CAPTURE",
+            settings.command.join(" "),
+            image.display()
+        );
+    }
+    Ok(image)
+}
+
+impl Report for GoldenReport {
+    fn json(&self) -> anyhow::Result<serde_json::Value> {
+        Ok(serde_json::to_value(self)?)
+    }
+
+    fn console(&self, out: &mut String) {
+        let word = match (self.mode, self.verdict) {
+            (Mode::Record, _) => "RECORDED".to_owned(),
+            (_, v) => crate::commands::gate::verdict_word(v).to_owned(),
+        };
+        out.push_str(&format!(
+            "golden {}: {word} (exit {})\n",
+            self.name, self.exit_code
+        ));
+        out.push_str(&format!("  command  {}\n", self.command.join(" ")));
+        out.push_str(&format!(
+            "  frame    {} ({})\n",
+            self.frame, self.golden_frame
+        ));
+        out.push_str(&format!("  golden   {}\n", self.golden));
+        if let Some(s) = &self.similarity {
+            out.push_str(&format!("  size     {}\n", s.frame_size));
+            out.push_str(&format!("  result   {}\n", s.reason));
+        }
+        for note in &self.notes {
+            out.push_str(&format!("  note: {note}\n"));
+        }
+        if self.mode == Mode::Record {
+            out.push_str(&format!(
+                "  the golden moved: review {} like any goalpost\n",
+                self.golden
+            ));
+        }
+    }
+
+    fn markdown(&self, out: &mut String) {
+        let mut s = String::new();
+        self.console(&mut s);
+        out.push_str("```\n");
+        out.push_str(&s);
+        out.push_str("```\n");
+    }
+}

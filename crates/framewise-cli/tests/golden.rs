@@ -1,0 +1,104 @@
+//! `framewise golden`: the correctness gate on the demo's real frames, run through the
+//! harness (the same frame passes, a changed frame fails, no golden is exit 4).
+
+use crate::support::Dir;
+
+/// A framewise.toml whose bench `smoke` runs the demo with `extra` arguments.
+fn project(dir: &Dir, extra: &str) {
+    let exe = env!("CARGO_BIN_EXE_framewise");
+    dir.write(
+        "framewise.toml",
+        format!(
+            "[bench.smoke]\ncommand = [{exe:?}, \"demo\", \"--quiet\", \"--threads\", \"2\"{extra}]\ngolden_frame = 30\nfixed_dt = 0.016666\n\n[bench.silent]\ncommand = [\"true\"]\n"
+        ),
+    );
+}
+
+#[test]
+fn the_same_frame_passes_and_a_changed_frame_fails() {
+    let dir = Dir::new();
+    project(&dir, "");
+
+    // Nothing recorded yet: exit 4, never a pass, and the program is not even run.
+    let run = dir.run(&["golden", "--check", "smoke"]).expect(4);
+    let line = run.one_error_line();
+    assert!(
+        line.contains("no golden") && line.contains("framewise golden --record smoke"),
+        "{line}"
+    );
+
+    let rec = dir
+        .run(&["golden", "--record", "smoke", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(rec["schema"], "framewise.golden/1");
+    assert_eq!(rec["mode"], "record");
+    assert_eq!(rec["golden_frame"], 30);
+    let golden = dir.path(".framewise/goldens/smoke.png");
+    assert!(golden.is_file());
+    let bytes = std::fs::read(&golden).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG"), "the demo's real frame");
+
+    // The same build, run again by the harness: the same picture.
+    let check = dir
+        .run(&["golden", "--check", "smoke", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(check["verdict"], "pass", "{check}");
+    let ssim = check["similarity"]["ssim"].as_f64().unwrap();
+    assert!(ssim >= 0.98, "{check}");
+    assert_eq!(check["threshold"], 0.98);
+    assert_eq!(check["notes"].as_array().map(Vec::len), Some(0), "{check}");
+
+    // A change that alters what is drawn (another world seed): the picture changed.
+    project(&dir, ", \"--seed\", \"9\"");
+    let run = dir.run(&["golden", "--check", "smoke"]).expect(1);
+    assert!(run.stdout.contains("FAIL (exit 1)"), "{}", run.stdout);
+    let check = dir
+        .run(&["golden", "--check", "smoke", "--format", "json"])
+        .expect(1)
+        .json();
+    assert_eq!(check["verdict"], "fail");
+    assert!(
+        check["similarity"]["ssim"].as_f64().unwrap() < 0.98,
+        "{check}"
+    );
+}
+
+#[test]
+fn a_stricter_threshold_is_read_from_the_bench() {
+    let dir = Dir::new();
+    project(&dir, "");
+    let toml = std::fs::read_to_string(dir.path("framewise.toml")).unwrap();
+    dir.write(
+        "framewise.toml",
+        toml.replace(
+            "golden_frame = 30\n",
+            "golden_frame = 30\ngolden_threshold = 1.5\n",
+        ),
+    );
+    let run = dir.run(&["golden", "--check", "smoke"]).expect(4);
+    assert!(
+        run.one_error_line().contains("golden_threshold"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_program_that_writes_no_frame_and_unknown_benches_are_errors() {
+    let dir = Dir::new();
+    project(&dir, "");
+    let run = dir.run(&["golden", "--record", "silent"]).expect(4);
+    let line = run.one_error_line();
+    assert!(
+        line.contains("wrote no image for frame") && line.contains("FRAMEWISE_GOLDEN_FRAME"),
+        "{line}"
+    );
+    assert!(!dir.path(".framewise/goldens/silent.png").exists());
+
+    let run = dir.run(&["golden", "--check", "smokey"]).expect(4);
+    assert!(run.one_error_line().contains("smoke"), "{}", run.stderr);
+    let run = dir.run(&["golden"]).expect(4);
+    assert!(run.stderr.contains("usage"), "{}", run.stderr);
+}
