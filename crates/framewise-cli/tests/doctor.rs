@@ -13,10 +13,10 @@ fn doctor_states_its_limits() {
         "the recorder's clock was read: {clock}"
     );
     assert!(!clock["source"].as_str().unwrap().is_empty());
-    // The test build of the binary has the demo's `gpu` feature (a dev-dependency), so doctor
-    // really opened the GPU: lavapipe in CI. What it found must hang together.
+    // Built with the `gpu` feature (scripts/check passes it), doctor really opened the GPU:
+    // lavapipe in CI. What it found must hang together. Without it, doctor says so.
     let gpu = json["gpu_timestamps"].clone();
-    assert_eq!(gpu["built"], true, "{gpu}");
+    assert_eq!(gpu["built"], cfg!(feature = "gpu"), "{gpu}");
     let degraded: Vec<&str> = json["degraded"]
         .as_array()
         .unwrap()
@@ -43,7 +43,16 @@ fn doctor_states_its_limits() {
         "the documented gpu_timestamps schema"
     );
     let regime = json["timing_regime"]["grade"].as_str().unwrap();
-    if gpu["supported"] == true {
+    if !cfg!(feature = "gpu") {
+        let reason = gpu["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("GPU support is not compiled into this build"),
+            "{reason}"
+        );
+        assert!(reason.contains("--features gpu"), "{reason}");
+        assert!(degraded.contains(&"gpu-timestamps"), "{degraded:?}");
+        assert_eq!(regime, "hardware", "CPU-only");
+    } else if gpu["supported"] == true {
         let kind = gpu["adapter"]["type"].as_str().unwrap();
         assert!(["hardware", "software", "unknown"].contains(&kind), "{gpu}");
         assert_eq!(
@@ -144,4 +153,29 @@ fn doctor_reports_a_bad_harness_environment() {
         "{}",
         json["environment"]
     );
+}
+
+#[test]
+fn the_check_script_tests_the_cli_with_gpu_support() {
+    // The GPU tests of this crate (doctor's probe, `demo --gpu`) run only in a build with the
+    // `gpu` feature: scripts/check must build its lints, tests and docs with it, or they
+    // would pass without ever opening the GPU.
+    let script = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/check"),
+    )
+    .expect("scripts/check");
+    for step in [
+        "cargo clippy --workspace",
+        "cargo test --workspace",
+        "cargo doc --workspace",
+    ] {
+        let line = script
+            .lines()
+            .find(|l| l.contains(step))
+            .unwrap_or_else(|| panic!("scripts/check has no `{step}` step"));
+        assert!(
+            line.contains("--features framewise-cli/gpu"),
+            "scripts/check's `{step}` step must pass --features framewise-cli/gpu: {line}"
+        );
+    }
 }

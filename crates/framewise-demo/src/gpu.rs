@@ -47,47 +47,6 @@ pub struct GpuReport {
     pub frames_delivered: u64,
 }
 
-/// What this machine's GPU can time, probed the way `--gpu` opens it (a headless device with
-/// every timestamp feature the adapter has): what `framewise doctor` reports.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GpuProbe {
-    /// The adapter's name (`llvmpipe (LLVM 15.0.6, 256 bits)` for lavapipe).
-    pub adapter: String,
-    /// The adapter's vendor.
-    pub vendor: String,
-    /// The driver's name and version, as wgpu reports them.
-    pub driver: String,
-    /// `hardware`, `software` or `unknown`: the timing regime of GPU work timed on it.
-    pub adapter_type: &'static str,
-    /// The graphics backend (`vulkan`).
-    pub backend: String,
-    /// The queue's tick-to-nanosecond factor as the API declares it (0 without timestamps).
-    pub timestamp_period_ns: f64,
-    /// Pass timestamps: `Ok` when written, else why not.
-    pub pass_timestamps: Result<(), String>,
-    /// Timestamps inside command encoders (nested encoder scopes).
-    pub encoder_timestamps: Result<(), String>,
-    /// Timestamps inside passes (scopes within a pass).
-    pub in_pass_timestamps: Result<(), String>,
-}
-
-/// Opens the GPU as `--gpu` would and reports what it can time, then drops it. Fails with
-/// [`DemoError::GpuNotBuilt`](crate::DemoError::GpuNotBuilt) in a build without the `gpu` feature and
-/// [`DemoError::NoGpu`](crate::DemoError::NoGpu) when there is no adapter or device.
-pub fn probe() -> Result<GpuProbe, crate::DemoError> {
-    GpuDevice::new().map(|device| device.probe())
-}
-
-/// The regime name of an adapter type, as outputs spell it.
-#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-fn regime(adapter_type: framewise::AdapterType) -> &'static str {
-    match adapter_type {
-        framewise::AdapterType::Hardware => "hardware",
-        framewise::AdapterType::Software => "software",
-        framewise::AdapterType::Unknown => "unknown",
-    }
-}
-
 #[cfg(not(feature = "gpu"))]
 pub(crate) use disabled::{GpuDevice, GpuWork};
 #[cfg(feature = "gpu")]
@@ -99,7 +58,7 @@ pub(crate) use enabled::{GpuDevice, GpuWork};
 mod disabled {
     use framewise::{Session, SessionBuilder, TopologyDesc};
 
-    use super::{GpuProbe, GpuReport};
+    use super::GpuReport;
     use crate::DemoError;
 
     /// Never made: [`GpuDevice::new`] says how to rebuild with the feature.
@@ -108,10 +67,6 @@ mod disabled {
     impl GpuDevice {
         pub(crate) fn new() -> Result<Self, DemoError> {
             Err(DemoError::GpuNotBuilt)
-        }
-
-        pub(crate) fn probe(&self) -> GpuProbe {
-            match *self {}
         }
 
         pub(crate) fn declare(&self, _builder: SessionBuilder) -> SessionBuilder {
@@ -151,18 +106,10 @@ mod enabled {
 
     use framewise::{Session, SessionBuilder, TopologyDesc};
     use framewise_wgpu::example::{ExampleConfig, ExampleWorkload};
-    use framewise_wgpu::{GpuProfiler, GpuSetup, HeadlessGpu, Support};
+    use framewise_wgpu::{regime_name, GpuProfiler, GpuSetup, HeadlessGpu};
 
-    use super::{regime, GpuProbe, GpuReport, GPU_SCOPE};
+    use super::{GpuReport, GPU_SCOPE};
     use crate::DemoError;
-
-    fn supported(support: &Support) -> Result<(), String> {
-        match support {
-            Support::Enabled => Ok(()),
-            Support::Absent(reason) => Err(reason.clone()),
-            other => Err(format!("{other:?}")),
-        }
-    }
 
     /// How long the last frame may wait for the GPU's outstanding results.
     const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
@@ -181,22 +128,6 @@ mod enabled {
             })?;
             let setup = GpuSetup::new(&gpu.adapter, &gpu.device, &gpu.queue);
             Ok(Self { gpu, setup })
-        }
-
-        /// What the device can time.
-        pub(crate) fn probe(&self) -> GpuProbe {
-            let adapter = self.setup.adapter();
-            GpuProbe {
-                adapter: adapter.device.clone(),
-                vendor: adapter.vendor.clone(),
-                driver: adapter.driver.clone(),
-                adapter_type: regime(adapter.adapter_type),
-                backend: adapter.backend.clone(),
-                timestamp_period_ns: f64::from(self.setup.timestamp_period_ns()),
-                pass_timestamps: supported(self.setup.pass_timestamps()),
-                encoder_timestamps: supported(self.setup.encoder_timestamps()),
-                in_pass_timestamps: supported(self.setup.in_pass_timestamps()),
-            }
         }
 
         /// Puts the queue, the adapter and the timestamp features into META.
@@ -262,9 +193,9 @@ mod enabled {
             let adapter = self.device.setup.adapter();
             GpuReport {
                 adapter: adapter.device.clone(),
-                adapter_type: regime(adapter.adapter_type),
+                adapter_type: regime_name(adapter.adapter_type),
                 backend: adapter.backend.clone(),
-                timestamps_absent: supported(self.device.setup.pass_timestamps()).err(),
+                timestamps_absent: self.device.setup.pass_timestamps().result().err(),
                 frames_delivered: self.frames_delivered,
             }
         }

@@ -4,9 +4,10 @@
 //! frames), stops it, and reads back the clock the recorder declared in META — the same
 //! choice a game linking this build would get (the time-stamp counter when the kernel
 //! trusts it, else the monotonic clock). The GPU is not guessed either: in a build with the
-//! `gpu` feature doctor opens a headless device exactly as `framewise demo --gpu` and
-//! framewise-wgpu do, and reports the adapter, its type (the timing regime) and which
-//! timestamp kinds it writes. Everything this build cannot do is listed under
+//! `gpu` feature doctor opens a headless device with framewise-wgpu's probe, as a program
+//! timing its passes (and `framewise demo --gpu`) would, and reports the adapter, its type
+//! (the timing regime) and which timestamp kinds it writes; without the feature it says
+//! that GPU support is not compiled in. Everything this build cannot do is listed under
 //! `degraded` with the reason; nothing is degraded silently.
 //!
 //! Exit: 0 reported (degraded features are data, not failure); 4 when it cannot run.
@@ -156,6 +157,7 @@ struct Kind {
 }
 
 impl Kind {
+    #[cfg(feature = "gpu")]
     fn of(support: &Result<(), String>) -> Self {
         Self {
             enabled: support.is_ok(),
@@ -220,47 +222,92 @@ fn environment() -> Environment {
     Environment { set, error }
 }
 
-/// The `gpu_timestamps` and `timing_regime` blocks for what the GPU probe found (as
-/// `framewise demo --gpu`, and so framewise-wgpu, would open it), with what is missing
-/// added to `degraded`.
+/// What the GPU probe found, or why nothing was probed.
+enum GpuFound {
+    /// This binary was built without the `gpu` feature: nothing was probed.
+    #[cfg_attr(
+        all(feature = "gpu", not(test)),
+        expect(dead_code, reason = "a build with the `gpu` feature always probes")
+    )]
+    NotBuilt,
+    /// No device could be opened; why, as framewise-wgpu said it.
+    #[cfg_attr(
+        all(not(feature = "gpu"), not(test)),
+        expect(dead_code, reason = "only a build with the `gpu` feature probes")
+    )]
+    NoGpu(String),
+    /// What framewise-wgpu's probe found.
+    #[cfg(feature = "gpu")]
+    Probed(framewise_wgpu::GpuProbe),
+}
+
+/// Opens the GPU as a program timing its passes with framewise-wgpu would
+/// ([`framewise_wgpu::probe`]).
+#[cfg(feature = "gpu")]
+fn probe_gpu() -> GpuFound {
+    match framewise_wgpu::probe() {
+        Ok(probe) => GpuFound::Probed(probe),
+        Err(error) => GpuFound::NoGpu(error.to_string()),
+    }
+}
+
+/// This build has no GPU support compiled in.
+#[cfg(not(feature = "gpu"))]
+fn probe_gpu() -> GpuFound {
+    GpuFound::NotBuilt
+}
+
+/// The `gpu_timestamps` and `timing_regime` blocks for what the GPU probe found, with what
+/// is missing added to `degraded`.
 fn gpu_blocks(
-    probe: Result<framewise_demo::gpu::GpuProbe, framewise_demo::DemoError>,
+    found: GpuFound,
     degraded_out: &mut Vec<Degraded>,
 ) -> (GpuTimestamps, Reasoned<String>) {
-    let cpu_only = |why: &str| Reasoned {
+    let (built, reason) = match found {
+        #[cfg(feature = "gpu")]
+        GpuFound::Probed(probe) => return probed_blocks(probe, degraded_out),
+        GpuFound::NoGpu(error) => (
+            true,
+            format!("no GPU device could be opened, so no GPU timestamps can be recorded: {error}"),
+        ),
+        GpuFound::NotBuilt => (
+            false,
+            "GPU support is not compiled into this build of the CLI (it was built without the `gpu` feature: `cargo build --release -p framewise-cli --features gpu`); a game times its passes by linking framewise-wgpu".to_owned(),
+        ),
+    };
+    degraded_out.push(degraded("gpu-timestamps", reason.clone()));
+    let gpu = GpuTimestamps {
+        built,
+        supported: false,
+        adapter: None,
+        timestamp_period_ns: None,
+        kinds: None,
+        reason: Some(reason),
+    };
+    let why = if built {
+        "no GPU here"
+    } else {
+        "GPU support is not compiled in"
+    };
+    (gpu, cpu_only(why))
+}
+
+/// The CPU-only grade's reason.
+fn cpu_only(why: &str) -> Reasoned<String> {
+    Reasoned {
         grade: "hardware".to_owned(),
         reason: format!(
             "CPU-only: {why}; CPU timing is graded hardware (docs/CONCEPTS.md#truth-grades)"
         ),
-    };
-    let probe = match probe {
-        Ok(probe) => probe,
-        Err(error) => {
-            let built = !matches!(error, framewise_demo::DemoError::GpuNotBuilt);
-            let reason = if built {
-                format!(
-                    "no GPU device could be opened, so no GPU timestamps can be recorded: {error}"
-                )
-            } else {
-                "this build of the CLI cannot open a GPU (it was built without the `gpu` feature: `cargo build --release -p framewise-cli --features gpu`); a game times its passes by linking framewise-wgpu".to_owned()
-            };
-            degraded_out.push(degraded("gpu-timestamps", reason.clone()));
-            let gpu = GpuTimestamps {
-                built,
-                supported: false,
-                adapter: None,
-                timestamp_period_ns: None,
-                kinds: None,
-                reason: Some(reason),
-            };
-            let why = if built {
-                "no GPU here"
-            } else {
-                "no GPU probe in this build"
-            };
-            return (gpu, cpu_only(why));
-        }
-    };
+    }
+}
+
+/// [`gpu_blocks`] for a GPU that was opened.
+#[cfg(feature = "gpu")]
+fn probed_blocks(
+    probe: framewise_wgpu::GpuProbe,
+    degraded_out: &mut Vec<Degraded>,
+) -> (GpuTimestamps, Reasoned<String>) {
     let supported = probe.pass_timestamps.is_ok();
     let reason = match &probe.pass_timestamps {
         Ok(()) => None,
@@ -319,7 +366,7 @@ const INCIDENT_REASON: &str = "this build's recorder has no incident log (.frame
 /// The report for what the probes found.
 fn report_of(
     clock: Result<(String, f64), String>,
-    gpu_probe: Result<framewise_demo::gpu::GpuProbe, framewise_demo::DemoError>,
+    gpu_probe: GpuFound,
     environment: Environment,
 ) -> Doctor {
     let mut degraded_list: Vec<Degraded> = Vec::new();
@@ -386,7 +433,7 @@ fn report_of(
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.check_inputs(&[])?;
-    let doctor = report_of(probe_clock(), framewise_demo::gpu::probe(), environment());
+    let doctor = report_of(probe_clock(), probe_gpu(), environment());
     output::emit(&args.output, &DoctorView { doctor })?;
     Ok(0)
 }
@@ -430,7 +477,7 @@ impl DoctorView {
         t.row(vec![
             "gpu".into(),
             match (g.built, &g.adapter) {
-                (false, _) => "not probed: built without the `gpu` feature".into(),
+                (false, _) => "GPU support not compiled in (build with `--features gpu`)".into(),
                 (true, None) => "none".into(),
                 (true, Some(a)) => {
                     format!("{} · {} · {} adapter", a.name, a.backend, a.adapter_type)
@@ -523,8 +570,9 @@ impl Report for DoctorView {
 mod tests {
     use super::*;
 
-    fn lavapipe() -> framewise_demo::gpu::GpuProbe {
-        framewise_demo::gpu::GpuProbe {
+    #[cfg(feature = "gpu")]
+    fn lavapipe() -> GpuFound {
+        GpuFound::Probed(framewise_wgpu::GpuProbe {
             adapter: "llvmpipe (LLVM 15.0.6, 256 bits)".into(),
             vendor: "0x10005".into(),
             driver: "llvmpipe · Mesa 22.3.6".into(),
@@ -534,15 +582,12 @@ mod tests {
             pass_timestamps: Ok(()),
             encoder_timestamps: Ok(()),
             in_pass_timestamps: Err("TIMESTAMP_QUERY_INSIDE_PASSES is absent".into()),
-        }
+        })
     }
 
     /// The document for fixed probe results; the build block (this binary's version and
     /// profile) is the one machine-specific part left, and is redacted.
-    fn document(
-        clock: Result<(String, f64), String>,
-        gpu: Result<framewise_demo::gpu::GpuProbe, framewise_demo::DemoError>,
-    ) -> serde_json::Value {
+    fn document(clock: Result<(String, f64), String>, gpu: GpuFound) -> serde_json::Value {
         let environment = Environment {
             set: BTreeMap::from([("FRAMEWISE_FRAMES".to_owned(), "600".to_owned())]),
             error: None,
@@ -552,9 +597,10 @@ mod tests {
         json
     }
 
+    #[cfg(feature = "gpu")]
     #[test]
     fn doctor_json_with_a_software_gpu() {
-        let json = document(Ok(("tsc".into(), 0.4)), Ok(lavapipe()));
+        let json = document(Ok(("tsc".into(), 0.4)), lavapipe());
         insta::assert_json_snapshot!("doctor_json_software_gpu", json);
     }
 
@@ -562,14 +608,12 @@ mod tests {
     fn doctor_json_without_a_gpu_or_a_declared_resolution() {
         let json = document(
             Ok(("monotonic".into(), 0.0)),
-            Err(framewise_demo::DemoError::NoGpu {
-                reason: "no GPU adapter found".into(),
-            }),
+            GpuFound::NoGpu("no GPU adapter found".into()),
         );
         insta::assert_json_snapshot!("doctor_json_no_gpu", json);
         let json = document(
             Err("the recorder could not start a probe session: busy".into()),
-            Err(framewise_demo::DemoError::GpuNotBuilt),
+            GpuFound::NotBuilt,
         );
         insta::assert_json_snapshot!("doctor_json_gpu_not_built", json);
     }

@@ -66,6 +66,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! ## Adapter discovery
+//!
+//! [`probe`] opens a headless device as [`HeadlessGpu::new`] does and reports, as a
+//! [`GpuProbe`], the adapter, its timing regime and which timestamp kinds it writes; then
+//! drops it. `framewise doctor` prints it.
+//!
 //! ## Workload counts
 //!
 //! Per compute pass: `dispatches` (all), `indirect_dispatches`, `workgroups` (Σ x·y·z over
@@ -91,6 +97,7 @@ pub mod example;
 mod headless;
 mod pass;
 mod pipeline;
+mod probe;
 mod profiler;
 mod setup;
 
@@ -103,6 +110,7 @@ pub use pipeline::{
     workgroup_size_from_wgsl, ComputePipeline, ComputePipelineInfo, RenderPipeline,
     RenderPipelineInfo,
 };
+pub use probe::{probe, regime_name, GpuProbe};
 pub use profiler::{GpuProfiler, ProfilerSettings, ProfilerStats};
 pub use setup::{
     adapter_info, adapter_type, GpuSetup, Support, DEFAULT_QUEUE_NAME, TIMER_FEATURES,
