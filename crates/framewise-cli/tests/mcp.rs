@@ -180,9 +180,11 @@ fn a_client_session_lists_and_calls_every_tool() {
             "compare_captures",
             "find_hitches",
             "get_history",
+            "get_ledger",
             "get_profile",
             "list_issues",
             "record_fix",
+            "run_bench",
             "summarize_capture"
         ]
     );
@@ -408,5 +410,70 @@ fn the_ledger_tools_read_and_append_the_games_memory() {
         json!({"title": "typo", "footprints": ["00000000"]}),
     );
     assert_eq!(r["isError"], true, "an id the ledger never saw: {r}");
+    assert_eq!(s.close(), Some(0));
+}
+
+#[test]
+fn run_bench_compares_with_the_last_run_and_get_ledger_reads_the_line() {
+    let dir = Dir::new();
+    let exe = env!("CARGO_BIN_EXE_framewise");
+    dir.write(
+        "framewise.toml",
+        format!(
+            "[budgets]\n\"counter.draw_calls.max\" = 300\n\n[bench.smoke]\ncommand = [{exe:?}, \"demo\", \"--quiet\"]\nframes = 40\nwarmup = 10\nruns = 3\nfixed_dt = 0.016666\n"
+        ),
+    );
+    let mut s = Session::start(&dir);
+
+    let r = s.call("get_ledger", json!({}));
+    let c = structured(&r);
+    assert_eq!(c["lines"], 0, "no comparison yet: {c}");
+
+    let r = s.call("run_bench", json!({"name": "smoke"}));
+    let c = structured(&r);
+    assert_eq!(c["verdict"], "first-result", "{c}");
+    assert_eq!(c["exit_code"], 2);
+    assert!(c["result_file"]
+        .as_str()
+        .unwrap()
+        .starts_with(".framewise/bench/smoke-"));
+
+    let r = s.call(
+        "run_bench",
+        json!({"name": "smoke", "change": "nothing (A/A)"}),
+    );
+    let c = structured(&r);
+    let verdict = c["verdict"].as_str().unwrap().to_owned();
+    let expected_code = match verdict.as_str() {
+        "improved" => 0,
+        "regressed" => 1,
+        "no-detectable-change" | "inconclusive" => 2,
+        "incomparable" => 3,
+        other => panic!("not a comparison verdict: {other}"),
+    };
+    assert_eq!(c["exit_code"], expected_code, "{c}");
+    assert_eq!(c["budgets"][0]["budget"], "counter.draw_calls.max", "{c}");
+    assert_eq!(c["budgets"][0]["state"], "inside", "{c}");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path(c["report_path"].as_str().unwrap())).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(report["overall"]["verdict"], verdict.as_str(), "{report}");
+
+    let r = s.call("get_ledger", json!({"name": "smoke"}));
+    let l = structured(&r);
+    assert_eq!(l["lines"], 1, "{l}");
+    assert_eq!(l["newest"][0]["verdict"], verdict.as_str());
+    assert_eq!(l["newest"][0]["change"], "nothing (A/A)");
+
+    let r = s.call("run_bench", json!({"name": "smokey"}));
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(
+        r["structuredContent"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean smoke"),
+        "{r}"
+    );
     assert_eq!(s.close(), Some(0));
 }

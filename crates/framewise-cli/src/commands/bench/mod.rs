@@ -18,7 +18,7 @@
 //! in-process.
 
 pub mod harness;
-mod report;
+pub mod report;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -382,6 +382,14 @@ pub fn compare_last(
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.stdout_format()?;
+    let done = evaluate(&args)?;
+    output::emit(&args.output, &done.view)?;
+    Ok(done.exit_code)
+}
+
+/// The verb's result without printing it (`framewise bench` and the MCP server's
+/// `run_bench` both call this).
+pub fn evaluate(args: &Args) -> anyhow::Result<crate::commands::Outcome<report::View>> {
     let cfg = config::load_project(&args.config, "bench")?;
     let overrides = (args.frames, args.warmup, args.runs);
     let outcome = match (&args.compare, &args.bench, &args.name) {
@@ -451,9 +459,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             "name a bench (framewise bench NAME), an ad-hoc one (--name NAME -- COMMAND), or two results (--compare A B)"
         ),
     };
-    let code = outcome.exit_code();
-    output::emit(&args.output, &report::View { outcome })?;
-    Ok(code)
+    let exit_code = outcome.exit_code();
+    Ok(crate::commands::Outcome {
+        view: report::View { outcome },
+        exit_code,
+    })
 }
 
 #[cfg(test)]

@@ -10,7 +10,9 @@ use crate::commands::serde_name;
 use crate::output::{Annotation, Report};
 use crate::table::{self, Align, Table, NONE};
 
-pub(super) struct View {
+/// What a bench invocation produced, for people and machines.
+pub struct View {
+    /// Ran, compared, or ran with nothing to compare.
     pub outcome: Outcome,
 }
 

@@ -1,7 +1,8 @@
 //! `framewise mcp`: a Model Context Protocol server on stdin/stdout, for coding agents.
 //!
-//! Each tool calls the same function its CLI verb calls (`commands::<verb>::evaluate`), so
-//! a tool's verdict and exit code are the verb's. A tool returns schema-typed JSON: a
+//! Each tool backed by a verb calls the same function the verb calls
+//! (`commands::<verb>::evaluate`), so a tool's verdict and exit code are the verb's;
+//! `get_profile` and `get_ledger` read `.framewise/profile.json` and the bench ledger. A tool returns schema-typed JSON: a
 //! headline (verdict, exit code, the few numbers an agent acts on) and `report_path`, the
 //! verb's whole `--format json` document written under `--reports DIR` — large results are
 //! files, not inlined. A call that cannot produce a verdict (an unreadable capture, a bad
@@ -10,6 +11,7 @@
 //!
 //! Exit: 0 when the client closes stdin; 4 when the server cannot start.
 
+mod bench_results;
 mod ledger_results;
 mod results;
 
@@ -23,12 +25,13 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{tool, tool_handler, tool_router, Json, ServerHandler, ServiceExt};
 
-use crate::commands::{attribute, diff, fix, gate, history, hitches, issues, summarize};
+use crate::commands::{attribute, bench, diff, fix, gate, history, hitches, issues, summarize};
 use crate::config::ConfigArgs;
 use crate::input::InputArgs;
 use crate::ledger::{parse_instant, DirArgs};
 use crate::list::ListArgs;
 use crate::output::{self, OutputArgs, Report};
+use bench_results::{BenchParams, BenchResultHeadline, LedgerBrief, LedgerParams, LedgerResult};
 use ledger_results::{
     DirParams, FixParams, FixResult, HistoryParams, HistoryResult, IssuesParams, IssuesResult,
     ProfileResult,
@@ -394,6 +397,93 @@ impl Server {
             let outcome = fix::evaluate(&args)?;
             let path = reports.write("fix", &outcome.view)?;
             Ok(FixResult::new(&outcome.view, path))
+        })
+        .await
+    }
+
+    /// `framewise bench NAME [--compare last]`.
+    #[tool(
+        description = "Run a canonical bench (`[bench.NAME]` in the reviewed framewise.toml) R times through the recorder's harness, as `framewise bench NAME --compare last` does: compares the new result with the newest earlier one of NAME (a significance test across runs, a 2% minimum effect, the noise floor), appends the comparison to the ledger, and states every budget against the new run. Verdict improved (exit 0), regressed (1), no-detectable-change or a first result (2), incomparable (3). compare_last false only measures. Takes minutes: the program runs R times."
+    )]
+    async fn run_bench(
+        &self,
+        params: Parameters<BenchParams>,
+    ) -> Result<Json<BenchResultHeadline>, Json<ToolError>> {
+        let p = params.0;
+        let reports = Arc::clone(&self.reports);
+        blocking(move || {
+            let args = bench::Args {
+                bench: Some(p.name.clone()),
+                name: None,
+                frames: None,
+                warmup: None,
+                runs: None,
+                compare: p
+                    .compare_last
+                    .unwrap_or(true)
+                    .then(|| vec!["last".to_owned()]),
+                change: p.change,
+                dir: p
+                    .dir
+                    .map_or_else(|| PathBuf::from(bench::DEFAULT_DIR), PathBuf::from),
+                config: config(p.config),
+                output: OutputArgs::default(),
+                command: Vec::new(),
+            };
+            let outcome = bench::evaluate(&args)?;
+            let path = reports.write("bench", &outcome.view)?;
+            Ok(BenchResultHeadline::new(
+                &p.name,
+                &outcome.view,
+                outcome.exit_code,
+                path,
+            ))
+        })
+        .await
+    }
+
+    /// `.framewise/bench-history.jsonl`.
+    #[tool(
+        description = "The bench ledger (.framewise/bench-history.jsonl): one line per comparison ever made — when, the change described, the git revision, the verdict, the metrics that regressed or improved, the budgets breached. Read it before choosing a change: never retry a strategy the ledger shows reverted (no-detectable-change or regressed). Returns the newest lines (default 10), oldest first."
+    )]
+    async fn get_ledger(
+        &self,
+        params: Parameters<LedgerParams>,
+    ) -> Result<Json<LedgerResult>, Json<ToolError>> {
+        let p = params.0;
+        blocking(move || {
+            let last = usize::try_from(p.last.unwrap_or(10)).unwrap_or(10);
+            if !(1..=100).contains(&last) {
+                anyhow::bail!("last: {last} is not in 1..=100");
+            }
+            let dir = p
+                .dir
+                .map_or_else(|| PathBuf::from(bench::DEFAULT_DIR), PathBuf::from);
+            let file = dir.join(bench::LEDGER_FILE);
+            let text = match std::fs::read_to_string(&file) {
+                Ok(text) => text,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+                Err(e) => {
+                    return Err(anyhow::Error::new(e)
+                        .context(format!("{}: cannot read the ledger", file.display())))
+                }
+            };
+            let mut malformed = 0;
+            let mut lines = Vec::new();
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                match serde_json::from_str::<framewise_analysis::bench::LedgerLine>(line) {
+                    Ok(l) if p.name.as_ref().is_none_or(|n| &l.name == n) => lines.push(l),
+                    Ok(_) => {}
+                    Err(_) => malformed += 1,
+                }
+            }
+            let skip = lines.len().saturating_sub(last);
+            Ok(LedgerResult {
+                file: file.display().to_string(),
+                lines: lines.len(),
+                malformed,
+                newest: lines.iter().skip(skip).map(LedgerBrief::of).collect(),
+            })
         })
         .await
     }

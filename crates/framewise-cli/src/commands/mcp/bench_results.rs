@@ -1,0 +1,238 @@
+//! The MCP tools over benches: `run_bench` (`framewise bench NAME [--compare last]`) and
+//! `get_ledger` (`.framewise/bench-history.jsonl`) — their inputs and headline results.
+
+use framewise_analysis::bench::{LedgerLine, VerdictWord};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::results::HEADLINE_ROWS;
+use crate::commands::bench::report::View;
+use crate::commands::bench::Outcome as BenchOutcome;
+use crate::commands::serde_name;
+
+/// `run_bench`'s input.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct BenchParams {
+    /// A bench declared in framewise.toml as `[bench.NAME]` (an agent never invents one).
+    pub name: String,
+    /// Compare the new result with the newest earlier one of NAME (`--compare last`, default
+    /// true); false only measures.
+    #[serde(default)]
+    pub compare_last: Option<bool>,
+    /// What changed, for the ledger line a comparison appends.
+    #[serde(default)]
+    pub change: Option<String>,
+    /// The `.framewise` directory (results, ledger) [default: `.framewise`].
+    #[serde(default)]
+    pub dir: Option<String>,
+    /// framewise.toml [default: `./framewise.toml`].
+    #[serde(default)]
+    pub config: Option<String>,
+}
+
+/// One metric's verdict, in brief.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct MetricBrief {
+    /// The metric path.
+    pub metric: String,
+    /// Before (the earlier result).
+    pub before: f64,
+    /// After (this run).
+    pub after: f64,
+    /// Relative change (after / before − 1), when before is not 0.
+    pub change: Option<f64>,
+    /// `improved`, `regressed`, `no-detectable-change`, `inconclusive`, `incomparable`.
+    pub verdict: String,
+    /// The smallest relative change the data could have detected.
+    pub smallest_detectable: Option<f64>,
+}
+
+/// One budget against the after side.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct BudgetBrief {
+    /// The budget's name (`frame_ms`, a metric path).
+    pub budget: String,
+    /// The value measured.
+    pub value: Option<f64>,
+    /// The limit.
+    pub limit: f64,
+    /// `inside`, `breached` or `unmeasured`.
+    pub state: String,
+}
+
+/// `run_bench`'s result.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct BenchResultHeadline {
+    /// The bench.
+    pub name: String,
+    /// `measured` (no comparison asked), `first-result` (nothing earlier to compare with), or
+    /// the comparison's overall verdict: `improved`, `regressed`, `no-detectable-change`,
+    /// `inconclusive`, `incomparable`.
+    pub verdict: String,
+    /// The CLI's exit code: 0 measured or improved, 1 regressed, 2 no detectable change,
+    /// inconclusive or a first result, 3 incomparable.
+    pub exit_code: u8,
+    /// The result file this run wrote.
+    pub result_file: Option<String>,
+    /// Why the overall verdict is what it is.
+    pub reasons: Vec<String>,
+    /// The timing regime of this run (`hardware`, `software`, `unknown`).
+    pub regime: Option<String>,
+    /// The metrics whose verdict is not `no-detectable-change` (at most 5), else the first 5.
+    pub metrics: Vec<MetricBrief>,
+    /// Every declared budget against this run.
+    pub budgets: Vec<BudgetBrief>,
+    /// The whole `framewise bench --format json` document.
+    pub report_path: String,
+}
+
+fn word(v: VerdictWord) -> String {
+    v.as_str().to_owned()
+}
+
+impl BenchResultHeadline {
+    /// The headline of a bench invocation whose JSON was written to `report_path`.
+    pub fn new(name: &str, view: &View, exit_code: u8, report_path: String) -> Self {
+        let mut out = Self {
+            name: name.to_owned(),
+            verdict: String::new(),
+            exit_code,
+            result_file: None,
+            reasons: Vec::new(),
+            regime: None,
+            metrics: Vec::new(),
+            budgets: Vec::new(),
+            report_path,
+        };
+        match &view.outcome {
+            BenchOutcome::Ran { result, file } => {
+                out.verdict = "measured".to_owned();
+                out.result_file = Some(file.display().to_string());
+                out.regime = Some(serde_name(&result.regime));
+            }
+            BenchOutcome::FirstResult { file } => {
+                out.verdict = "first-result".to_owned();
+                out.result_file = Some(file.display().to_string());
+                out.reasons = vec![format!(
+                    "no earlier result of {name} to compare with: run it again after the change"
+                )];
+            }
+            BenchOutcome::Compared { comparison, ran } => {
+                let c = comparison;
+                out.verdict = word(c.overall.verdict);
+                out.result_file = ran.as_ref().map(|p| p.display().to_string());
+                out.reasons = c.overall.reasons.clone();
+                out.regime = Some(serde_name(&c.after.regime));
+                let decided: Vec<_> = c
+                    .metrics
+                    .iter()
+                    .filter(|m| m.verdict != VerdictWord::NoDetectableChange)
+                    .collect();
+                let shown: Vec<_> = if decided.is_empty() {
+                    c.metrics.iter().collect()
+                } else {
+                    decided
+                };
+                out.metrics = shown
+                    .into_iter()
+                    .take(HEADLINE_ROWS)
+                    .map(|m| MetricBrief {
+                        metric: m.metric.clone(),
+                        before: m.before,
+                        after: m.after,
+                        change: m.change,
+                        verdict: word(m.verdict),
+                        smallest_detectable: m.smallest_detectable,
+                    })
+                    .collect();
+                out.budgets = c
+                    .overall
+                    .budgets
+                    .iter()
+                    .map(|b| BudgetBrief {
+                        budget: b.budget.clone(),
+                        value: b.value,
+                        limit: b.limit,
+                        state: serde_name(&b.state),
+                    })
+                    .collect();
+            }
+        }
+        out
+    }
+}
+
+/// `get_ledger`'s input.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct LedgerParams {
+    /// The `.framewise` directory [default: `.framewise`].
+    #[serde(default)]
+    pub dir: Option<String>,
+    /// Only this bench's lines.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// How many of the newest lines to return (default 10, at most 100).
+    #[serde(default)]
+    pub last: Option<u32>,
+}
+
+/// One ledger line, in brief.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct LedgerBrief {
+    /// When the comparison was made.
+    pub at: String,
+    /// The bench.
+    pub name: String,
+    /// Declared in framewise.toml.
+    pub canonical: bool,
+    /// The change described.
+    pub change: Option<String>,
+    /// The git revision of the after side, if any.
+    pub git_revision: Option<String>,
+    /// The overall verdict.
+    pub verdict: String,
+    /// Its exit code.
+    pub exit_code: i32,
+    /// Metrics that regressed.
+    pub regressed: Vec<String>,
+    /// Metrics that improved.
+    pub improved: Vec<String>,
+    /// Budgets breached on the after side.
+    pub breached: Vec<String>,
+}
+
+/// `get_ledger`'s result.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct LedgerResult {
+    /// The ledger file.
+    pub file: String,
+    /// Lines read (of the bench asked for, when `name` is given).
+    pub lines: usize,
+    /// Lines that were not ledger lines (skipped, counted).
+    pub malformed: usize,
+    /// The newest lines, oldest first.
+    pub newest: Vec<LedgerBrief>,
+}
+
+impl LedgerBrief {
+    /// A ledger line in brief.
+    pub fn of(line: &LedgerLine) -> Self {
+        Self {
+            at: line.at.clone(),
+            name: line.name.clone(),
+            canonical: line.canonical,
+            change: line.change.clone(),
+            git_revision: line.git_revision.clone(),
+            verdict: word(line.verdict),
+            exit_code: line.exit_code,
+            regressed: line.regressed.clone(),
+            improved: line.improved.clone(),
+            breached: line
+                .budgets
+                .iter()
+                .filter(|b| serde_name(&b.state) == "breached")
+                .map(|b| b.budget.clone())
+                .collect(),
+        }
+    }
+}
