@@ -1,17 +1,28 @@
-//! Counting heap allocations, for the `allocations` counter.
+//! Counting heap allocations, for the demo's `allocations` counter.
 //!
-//! A library cannot count a program's allocations on its own: only the binary chooses the
-//! global allocator. A binary that wants the counter installs [`CountingAlloc`]:
+//! What it measures: how many heap allocations (and reallocations) the demo's game code made
+//! in each frame — on the game thread while [`run`](crate::run) runs and on the demo's worker
+//! threads, never on the recorder's writer thread or any other thread of the process. The
+//! demo records the count as the `allocations` counter of every frame, so a capture shows
+//! what each frame allocated beside its time, and the demo's tests check the counter's total
+//! against the tally the game returns.
+//!
+//! Why it lives here: the count is only meaningful against the demo's own threads (the game
+//! marks them: `count_this_thread`, `count_worker_thread`), and nothing else reads it. The
+//! recorder's zero-allocation tests and the analysis crate's peak-memory test each install
+//! their own allocator, because they measure other things (every allocation on a game
+//! thread; live bytes at peak). A library cannot choose a program's global allocator, so a
+//! binary that runs the demo installs this one:
 //!
 //! ```ignore
 //! #[global_allocator]
 //! static ALLOC: framewise_demo::CountingAlloc = framewise_demo::CountingAlloc::new();
 //! ```
 //!
-//! Only allocations made on the demo's own threads (the game thread while `run` runs, and
-//! the demo's workers) are counted, so the recorder's writer thread never shows up in the
-//! game's numbers. Without the allocator installed the counter is not recorded at all: a
-//! value that was not measured is absent, never 0.
+//! The `framewise` binary does so for `framewise demo`; its other verbs run on threads that
+//! are never counted, and pay one atomic load and one thread-local read per allocation.
+//! Without the allocator installed the counter is not recorded at all: a value that was not
+//! measured is absent, never 0.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
