@@ -36,14 +36,7 @@ impl RiceContext {
     /// The current Rice parameter: the smallest `k ≤ 63` with `n · 2^k ≥ a`.
     #[inline(always)]
     pub fn k(&self) -> u32 {
-        let n = self.n;
-        // d = bitlen(a) - bitlen(n), or 0 when a is the shorter. When a > n, n << d has a's
-        // bit length: it is either ≥ a (and one less would be shorter than a), or one more
-        // shift is needed. When a ≤ n, d = 0 and n ≥ a: k = 0. No division. (A branchless
-        // max(a, n) in place of the saturation measured slower: the branch predicts well
-        // and keeps k off the dependency chain.)
-        let d = n.leading_zeros().saturating_sub(self.a.leading_zeros());
-        (d + u32::from((n << d) < self.a)).min(63)
+        k_of(self.a, self.n, (self.n | 1).leading_zeros())
     }
 
     #[inline(always)]
@@ -53,6 +46,60 @@ impl RiceContext {
         self.n += 1;
         if self.n >= u64::from(RESET) {
             self.a >>= 1;
+            self.n >>= 1;
+        }
+    }
+}
+
+/// The smallest `k ≤ 63` with `n · 2^k ≥ a`, where `n ≥ 1` and `n_lz` is `n`'s leading
+/// zero count (two contexts sharing a count compute it once).
+#[inline(always)]
+fn k_of(a: u64, n: u64, n_lz: u32) -> u32 {
+    // d = bitlen(a) - bitlen(n), or 0 when a is the shorter. When a > n, n << d has a's
+    // bit length: it is either ≥ a (and one less would be shorter than a), or one more
+    // shift is needed. When a ≤ n, d = 0 and n ≥ a: k = 0. No division. (A branchless
+    // max(a, n) in place of the saturation measured slower: the branch predicts well
+    // and keeps k off the dependency chain.) `a | 1` has a's bit length (or d = 0 either
+    // way when a = 0) and lets the count use the instruction undefined at zero, with no
+    // fix-up.
+    let d = n_lz.saturating_sub((a | 1).leading_zeros());
+    (d + u32::from((n << d) < a)).min(63)
+}
+
+/// Two adaptive Rice contexts that are always updated together, so that their counts are
+/// always equal: they share it. Coding with a pair gives the bits that two
+/// [`RiceContext`]s give, with one count to keep (the lane encoder's gap and scope
+/// contexts: every begin codes both).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RicePair {
+    a: [u64; 2],
+    n: u64,
+}
+
+impl RicePair {
+    /// Two contexts as [`RiceContext::new`] makes them.
+    pub(crate) const fn new(initial_means: [u64; 2]) -> Self {
+        Self {
+            a: initial_means,
+            n: 1,
+        }
+    }
+
+    /// Both contexts' Rice parameters.
+    #[inline(always)]
+    pub(crate) fn k(&self) -> (u32, u32) {
+        let n_lz = (self.n | 1).leading_zeros();
+        (k_of(self.a[0], self.n, n_lz), k_of(self.a[1], self.n, n_lz))
+    }
+
+    /// Updates both contexts, as [`RiceContext`]'s update of each would.
+    #[inline(always)]
+    pub(crate) fn update(&mut self, first: u64, second: u64) {
+        let [a0, a1] = self.a;
+        self.a = [a0.saturating_add(first), a1.saturating_add(second)];
+        self.n += 1;
+        if self.n >= u64::from(RESET) {
+            self.a = [self.a[0] >> 1, self.a[1] >> 1];
             self.n >>= 1;
         }
     }
@@ -82,8 +129,12 @@ pub struct BitWriter<'a> {
 /// A bit writer's position and pending bits, apart from its vector: out-of-line paths take
 /// and return it by value, so that a caller's writer never has its address taken and can
 /// live in registers.
+///
+/// A hot loop uses it directly, with the vector in a separate local ([`WriteState::new`],
+/// [`WriteState::finish`]): a [`BitWriter`] has a `Drop`, which a panic's unwinding path
+/// calls with the writer's address, and that keeps all of its fields in memory.
 #[derive(Clone, Copy)]
-struct WriteState {
+pub(crate) struct WriteState {
     /// Where the next complete byte goes; the vector holds exactly the written bytes before
     /// it.
     pos: usize,
@@ -94,9 +145,24 @@ struct WriteState {
 }
 
 impl WriteState {
+    /// A state appending to the bytes of `out`.
+    pub(crate) fn new(out: &[u8]) -> Self {
+        Self {
+            pos: out.len(),
+            acc: 0,
+            nbits: 0,
+        }
+    }
+
+    /// Pads the last byte with zero bits and cuts `out` back to the bytes written.
+    pub(crate) fn finish(self, out: &mut Vec<u8>) {
+        // The pending bits were stored at `pos`, with zeros below them.
+        out.truncate(self.pos + usize::from(self.nbits > 0));
+    }
+
     /// Appends the `n` bits of `value`, `1 ≤ n ≤ 56`; `value` must be below `2^n`.
     #[inline(always)]
-    fn put_small(&mut self, out: &mut Vec<u8>, value: u64, n: u32) {
+    pub(crate) fn put_small(&mut self, out: &mut Vec<u8>, value: u64, n: u32) {
         debug_assert!((1..=56).contains(&n) && self.nbits < 8 && value >> n == 0);
         // nbits + n ≤ 63, so the shift is in 1..=63.
         self.acc |= value << (64 - self.nbits - n);
@@ -125,7 +191,7 @@ impl WriteState {
 
     /// Codes `value` with Rice parameter `k` (the context is the caller's).
     #[inline(always)]
-    fn rice(&mut self, out: &mut Vec<u8>, k: u32, value: u64) {
+    pub(crate) fn rice(&mut self, out: &mut Vec<u8>, k: u32, value: u64) {
         if let Some((code, n)) = rice_field(k, value) {
             self.put_small(out, code, n);
         } else {
@@ -209,24 +275,6 @@ impl<'a> BitWriter<'a> {
     #[inline]
     pub fn put(&mut self, value: u64, n: u32) {
         self.state.put(&mut self.buf, value, n);
-    }
-
-    /// Writes one bit.
-    #[inline(always)]
-    pub(crate) fn bit(&mut self, bit: bool) {
-        self.state.put_small(&mut self.buf, u64::from(bit), 1);
-    }
-
-    /// Writes a field of `1 ≤ n ≤ 56` bits; `bits` must be below `2^n`.
-    #[inline(always)]
-    pub(crate) fn field(&mut self, bits: u64, n: u32) {
-        self.state.put_small(&mut self.buf, bits, n);
-    }
-
-    /// Codes `value` with Rice parameter `k`; the caller updates the context.
-    #[inline(always)]
-    pub(crate) fn rice_k(&mut self, k: u32, value: u64) {
-        self.state.rice(&mut self.buf, k, value);
     }
 
     /// Codes `value` with the context and updates it.
@@ -540,6 +588,32 @@ mod tests {
                 .find(|&k| (u128::from(n) << k) >= u128::from(a))
                 .unwrap_or(63);
             assert_eq!(k, brute, "a={a} n={n}");
+        }
+    }
+
+    #[test]
+    fn a_pair_codes_as_two_contexts() {
+        let mut pair = RicePair::new([64, 4]);
+        let mut two = [RiceContext::new(64), RiceContext::new(4)];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for i in 0..5_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Mostly small values, some huge (saturating sums), a run of zeros.
+            let shift = [60, 58, 40, 2, 63][(i % 5) as usize];
+            let (v0, v1) = if (1_000..1_200).contains(&i) {
+                (0, 0)
+            } else {
+                (
+                    x >> shift,
+                    (x >> 3) >> [61, 20, 59, 62, 0][(i % 5) as usize],
+                )
+            };
+            assert_eq!(pair.k(), (two[0].k(), two[1].k()), "step {i}");
+            pair.update(v0, v1);
+            two[0].update(v0);
+            two[1].update(v1);
         }
     }
 

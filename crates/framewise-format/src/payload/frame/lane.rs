@@ -2,7 +2,7 @@
 //! coded with adaptive Rice contexts (docs/FORMAT.md §8.2; [`crate::bits`]). The writer's
 //! lane algorithm and the reader's refusals are the specification's, check for check.
 
-use crate::bits::{rice_field, BitReader, BitWriter, RiceContext};
+use crate::bits::{BitReader, RiceContext, RicePair, WriteState, UNARY_LIMIT};
 use crate::error::{DecodeError, EncodeError};
 use crate::model::{CpuSpan, Lane, SymId};
 use crate::wire::{put_svarint, put_varint, unzigzag, varint_bytes, zigzag, Cursor};
@@ -19,20 +19,11 @@ pub(super) fn lane_contexts() -> [RiceContext; 5] {
 /// 128 B to 16 KiB; any other length moves the stream once.
 const STREAM_LEN_GUESS: usize = 2;
 
-/// An open span while a lane is encoded.
-#[derive(Clone, Copy)]
-pub(super) struct OpenSpan {
-    index: usize,
-    depth: u32,
-    start_ns: u64,
-    end_ns: u64,
-}
-
 pub(super) fn encode_lane(
     out: &mut Vec<u8>,
     lane: &Lane,
     frame_begin_ns: u64,
-    stack: &mut Vec<OpenSpan>,
+    stack: &mut Vec<usize>,
 ) -> Result<(), EncodeError> {
     put_varint(out, u64::from(lane.thread));
     put_varint(out, lane.dropped_spans);
@@ -40,11 +31,23 @@ pub(super) fn encode_lane(
     let base = lane.spans.first().map_or(frame_begin_ns, |s| s.start_ns);
     put_svarint(out, base.wrapping_sub(frame_begin_ns) as i64);
 
+    // A span opens at most one span: sized once, the stack is never grown while the lane is
+    // walked.
+    if stack.len() < lane.spans.len() {
+        stack.resize(lane.spans.len(), 0);
+    }
     // The stream goes straight into `out` after room for its length.
     let len_at = out.len();
     out.extend_from_slice(&[0; STREAM_LEN_GUESS]);
     let stream_at = out.len();
-    encode_lane_stream(out, lane, base, stack)?;
+    // The vector and the bit state are separate locals (see `WriteState`), so that the
+    // state stays in registers.
+    let mut buf = std::mem::take(out);
+    let mut w = WriteState::new(&buf);
+    let result = encode_lane_stream(&mut buf, &mut w, lane, base, stack);
+    w.finish(&mut buf);
+    *out = buf;
+    result?;
     let stream_len = out.len() - stream_at;
     let (len_bytes, width) = varint_bytes(stream_len as u64);
     if width < STREAM_LEN_GUESS {
@@ -59,54 +62,65 @@ pub(super) fn encode_lane(
 }
 
 /// The lane's event bit stream (docs/FORMAT.md §8.2, "Writer's lane algorithm"), appended
-/// to `out`. The checks, and the order in which they are made, are the specification's.
+/// to `out` through `w`. The checks, and the order in which they are made, are the
+/// specification's.
 ///
 /// An event's token and Rice codes are joined into one write when together they fit 56
 /// bits (nearly always); otherwise they are written one by one. The bits are the same.
+///
+/// The loop's state is this function's main cost: what does not fit the registers goes to
+/// the stack and back on every span. So the stack of open spans holds their indices only
+/// (their times and depth are read from the lane), in `open` (at least as many slots as
+/// the lane has spans) with its depth in a local; the gap and scope contexts, always
+/// updated together, share their count ([`RicePair`]); whether an end is a leaf is read
+/// from the indices.
+#[inline(always)]
 fn encode_lane_stream(
     out: &mut Vec<u8>,
+    w: &mut WriteState,
     lane: &Lane,
     base: u64,
-    stack: &mut Vec<OpenSpan>,
+    open: &mut [usize],
 ) -> Result<(), EncodeError> {
     let bad = |index: usize, reason: &'static str| EncodeError::BadNesting {
         thread: lane.thread,
         index,
         reason,
     };
-    let mut w = BitWriter::new(out);
-    // One local per context (not an array), so that each can stay in a register.
-    let [mut gap_ctx, leaf_ctx, tail_ctx, mut sym_ctx, mut depth_ctx] = lane_contexts();
+    let spans = &lane.spans[..];
+    let [gap, leaf, tail, sym, depth] = CTX_INITIAL_MEANS;
+    let mut begin_ctx = RicePair::new([gap, sym]);
+    let mut depth_ctx = RiceContext::new(depth);
     // Leaf and tail side by side, picked by index: whether an end is a leaf follows the
-    // shape of the span tree, which a branch would mispredict.
-    let mut end_ctx = [leaf_ctx, tail_ctx];
-    stack.clear();
+    // shape of the span tree, which a branch would mispredict. An end is a leaf exactly
+    // when its span is the last one begun (then nothing has happened since its begin).
+    let mut end_ctx = [RiceContext::new(leaf), RiceContext::new(tail)];
     let mut last_ns = base;
     let mut last_sym: i64 = 0;
-    // Whether the previous event was a begin: then the span on top of the stack is the one
-    // that began, and its end is coded as a leaf.
-    let mut last_was_begin = false;
-    for (i, s) in lane.spans.iter().enumerate() {
+    // Open spans: open[..level], innermost last.
+    let mut level = 0usize;
+    for (i, s) in spans.iter().enumerate() {
         if s.end_ns < s.start_ns {
             return Err(bad(i, "ends before it starts"));
         }
-        while let Some(&top) = stack.last() {
-            let contains = s.start_ns >= top.start_ns && s.end_ns <= top.end_ns;
-            if top.depth < s.depth && contains {
+        let mut parent_depth = None;
+        while let Some(&t) = level.checked_sub(1).and_then(|j| open.get(j)) {
+            let Some(top) = spans.get(t) else { break };
+            if top.depth < s.depth && s.start_ns >= top.start_ns && s.end_ns <= top.end_ns {
+                parent_depth = Some(top.depth);
                 break;
             }
-            stack.pop();
+            level -= 1;
             if top.end_ns < last_ns {
-                return Err(bad(top.index, "ends before an event that precedes its end"));
+                return Err(bad(t, "ends before an event that precedes its end"));
             }
             // Span i has not begun, so fewer than S have: the token is coded.
-            let ctx = &mut end_ctx[usize::from(!last_was_begin)];
-            write_end(&mut w, ctx, top.end_ns - last_ns, true);
+            let ctx = &mut end_ctx[usize::from(t + 1 != i)];
+            write_end(out, w, ctx, top.end_ns - last_ns, true);
             last_ns = top.end_ns;
-            last_was_begin = false;
         }
-        if let Some(top) = stack.last() {
-            if top.depth + 1 != s.depth {
+        if let Some(d) = parent_depth {
+            if d + 1 != s.depth {
                 return Err(bad(i, "is inside a span but not exactly one level deeper"));
             }
         }
@@ -115,79 +129,131 @@ fn encode_lane_stream(
         }
         // A begin: the 1 token when a span is open (an end is also possible), the gap, the
         // scope delta, and the depth when nothing is open.
-        let open = !stack.is_empty();
         let gap = s.start_ns - last_ns;
         let sym = zigzag(i64::from(s.scope) - last_sym);
-        let depth = u64::from(s.depth);
-        let (k_gap, k_sym) = (gap_ctx.k(), sym_ctx.k());
-        // The depth's parameter only when the depth is coded (nothing open).
-        let depth_field = if open {
-            Some((0, 0))
+        let (k_gap, k_sym) = begin_ctx.k();
+        let (q_gap, q_sym) = (gap >> k_gap, sym >> k_sym);
+        let (gn, yn) = (code_len(k_gap, q_gap), code_len(k_sym, q_sym));
+        if parent_depth.is_some() {
+            let n = gn.wrapping_add(yn).wrapping_add(1);
+            // No quotient ≥ 24 (an escape) when their OR is below 24.
+            if (q_gap | q_sym) < UNARY_LIMIT && n <= 56 {
+                let g = rice_code(k_gap, q_gap, gap);
+                let y = rice_code(k_sym, q_sym, sym);
+                w.put_small(out, (((1 << gn) | g) << yn) | y, n);
+            } else {
+                let taken = std::mem::take(out);
+                (*w, *out) = write_long(
+                    *w,
+                    taken,
+                    Some(true),
+                    (k_gap, gap),
+                    [Some((k_sym, sym)), None],
+                );
+            }
         } else {
-            rice_field(depth_ctx.k(), depth)
-        };
-        match (rice_field(k_gap, gap), rice_field(k_sym, sym), depth_field) {
-            (Some((g, gn)), Some((y, yn)), Some((d, dn)))
-                if u32::from(open) + gn + yn + dn <= 56 =>
-            {
-                let code = (((((u64::from(open) << gn) | g) << yn) | y) << dn) | d;
-                w.field(code, u32::from(open) + gn + yn + dn);
+            let depth = u64::from(s.depth);
+            let k_depth = depth_ctx.k();
+            let q_depth = depth >> k_depth;
+            let dn = code_len(k_depth, q_depth);
+            let n = gn.wrapping_add(yn).wrapping_add(dn);
+            if (q_gap | q_sym | q_depth) < UNARY_LIMIT && n <= 56 {
+                let g = rice_code(k_gap, q_gap, gap);
+                let y = rice_code(k_sym, q_sym, sym);
+                let d = rice_code(k_depth, q_depth, depth);
+                w.put_small(out, (((g << yn) | y) << dn) | d, n);
+            } else {
+                let taken = std::mem::take(out);
+                let rest = [Some((k_sym, sym)), Some((k_depth, depth))];
+                (*w, *out) = write_long(*w, taken, None, (k_gap, gap), rest);
             }
-            _ => {
-                if open {
-                    w.bit(true);
-                }
-                w.rice_k(k_gap, gap);
-                w.rice_k(k_sym, sym);
-                if !open {
-                    w.rice_k(depth_ctx.k(), depth);
-                }
-            }
-        }
-        gap_ctx.update(gap);
-        sym_ctx.update(sym);
-        if !open {
             depth_ctx.update(depth);
         }
+        begin_ctx.update(gap, sym);
         last_sym = i64::from(s.scope);
         last_ns = s.start_ns;
-        last_was_begin = true;
-        stack.push(OpenSpan {
-            index: i,
-            depth: s.depth,
-            start_ns: s.start_ns,
-            end_ns: s.end_ns,
-        });
+        if let Some(slot) = open.get_mut(level) {
+            // Always: level ≤ i < the span count ≤ open.len().
+            *slot = i;
+        }
+        level += 1;
     }
     // Every span has begun: the remaining ends carry no token.
-    while let Some(top) = stack.pop() {
+    while let Some(&t) = level.checked_sub(1).and_then(|j| open.get(j)) {
+        level -= 1;
+        let Some(top) = spans.get(t) else { break };
         if top.end_ns < last_ns {
-            return Err(bad(top.index, "ends before an event that precedes its end"));
+            return Err(bad(t, "ends before an event that precedes its end"));
         }
-        let ctx = &mut end_ctx[usize::from(!last_was_begin)];
-        write_end(&mut w, ctx, top.end_ns - last_ns, false);
+        let ctx = &mut end_ctx[usize::from(t + 1 != spans.len())];
+        write_end(out, w, ctx, top.end_ns - last_ns, false);
         last_ns = top.end_ns;
-        last_was_begin = false;
     }
-    w.finish();
     Ok(())
 }
 
 /// An end event: the 0 token when it is coded, then `end - t` with the context.
 #[inline(always)]
-fn write_end(w: &mut BitWriter<'_>, ctx: &mut RiceContext, delta: u64, token: bool) {
+fn write_end(
+    out: &mut Vec<u8>,
+    w: &mut WriteState,
+    ctx: &mut RiceContext,
+    delta: u64,
+    token: bool,
+) {
     let k = ctx.k();
-    match rice_field(k, delta) {
+    let q = delta >> k;
+    // q < 24 and k ≤ 31: the code is q + 1 + k ≤ 55 bits, and the token fits beside it.
+    if (q | u64::from(k & 32)) < UNARY_LIMIT {
         // The 0 token is a leading zero: the same bits, one more of them.
-        Some((code, n)) if n < 56 => w.field(code, n + u32::from(token)),
-        _ => {
-            if token {
-                w.bit(false);
-            }
-            w.rice_k(k, delta);
-        }
+        w.put_small(
+            out,
+            rice_code(k, q, delta),
+            code_len(k, q) + u32::from(token),
+        );
+    } else {
+        let taken = std::mem::take(out);
+        let token = token.then_some(false);
+        (*w, *out) = write_long(*w, taken, token, (k, delta), [None, None]);
     }
     ctx.update(delta);
+}
+
+/// The events whose codes do not fit one write, one code at a time, out of line (they
+/// are rare): the token if any, then each `(k, value)` field. Takes and returns the state and the vector by value, so
+/// that the caller's never have their address taken.
+#[cold]
+#[inline(never)]
+fn write_long(
+    mut w: WriteState,
+    mut out: Vec<u8>,
+    token: Option<bool>,
+    (k, value): (u32, u64),
+    rest: [Option<(u32, u64)>; 2],
+) -> (WriteState, Vec<u8>) {
+    if let Some(token) = token {
+        w.put_small(&mut out, u64::from(token), 1);
+    }
+    w.rice(&mut out, k, value);
+    for (k, value) in rest.into_iter().flatten() {
+        w.rice(&mut out, k, value);
+    }
+    (w, out)
+}
+
+/// The length of a Rice code with parameter `k` and quotient `q`, `q + 1 + k`, when
+/// `q < 24` (otherwise a number the caller does not use).
+#[inline(always)]
+fn code_len(k: u32, q: u64) -> u32 {
+    (q as u32).wrapping_add(k + 1)
+}
+
+/// The Rice code of `value` with parameter `k` and quotient `q = value >> k < 24`: `q`
+/// one-bits, a zero-bit, then the low `k` bits, in `q + 1 + k` bits.
+#[inline(always)]
+fn rice_code(k: u32, q: u64, value: u64) -> u64 {
+    // ((2^(q+1) - 2) << k) + (value - (q << k)); no mask needed.
+    (((2u64 << q) - 2 - q) << k).wrapping_add(value)
 }
 
 /// A lane-stream value the format does not allow; the offset is the byte holding the

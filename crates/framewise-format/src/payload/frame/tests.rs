@@ -922,7 +922,7 @@ fn random_event_stream(rng: &mut Rng) -> (u64, Vec<u8>) {
             false
         } else {
             let b = rng.below(2) == 0;
-            w.bit(b);
+            w.put(u64::from(b), 1);
             b
         };
         if is_begin {
@@ -1007,7 +1007,7 @@ fn same_instant_lane(depth: u64) -> Vec<u8> {
     w.rice(&mut gap, 0); // begin: gap 0 from base (u64::MAX)
     w.rice(&mut sym, 0); // scope 0
     w.rice(&mut depth_ctx, 0); // depth 0
-    w.bit(false); // an end
+    w.put(0, 1); // an end
     w.rice(&mut leaf, 0); // a leaf of length 0
     w.rice(&mut gap, 0); // begin, nothing open: gap 0
     w.rice(&mut sym, 0); // scope 0
