@@ -24,6 +24,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("ticks.js", JS, include_str!("../web/ticks.js")),
     ("spandetail.js", JS, include_str!("../web/spandetail.js")),
     ("stats.js", JS, include_str!("../web/stats.js")),
+    ("series.js", JS, include_str!("../web/series.js")),
     ("tables.js", JS, include_str!("../web/tables.js")),
     ("flame.js", JS, include_str!("../web/flame.js")),
     ("search.js", JS, include_str!("../web/search.js")),

@@ -7,7 +7,8 @@
 import { ApiError, DASH, fill, fmtCount, fmtMs, fmtNs, get, h, table, token } from "./api.js";
 import { Strip } from "./strip.js";
 import { Timeline } from "./timeline.js";
-import { Detail, renderStats } from "./stats.js";
+import { renderStats } from "./stats.js";
+import { Detail } from "./series.js";
 import { renderStructure } from "./structure.js";
 import { renderCompare, renderComparison } from "./compare.js";
 import { follow } from "./follow.js";
@@ -352,7 +353,7 @@ async function showViews() {
     onJump: (row) => select(row).catch(failed),
     onSeries: (kind, name) => detail.show(kind, name).catch(failed),
   });
-  detail = new Detail($("detail"));
+  detail = new Detail($("detail"), $("tooltip"), (row) => select(row).catch(failed));
   search = new Search($("search"), $("search-results"), (row) => select(row).catch(failed));
   flame = new Flame($("flame-panel"), $("tooltip"), capture.threads, () => ({ row: state.selected, range: state.range, frames: state.capture.frame_count }));
   strip.draw();

@@ -1,8 +1,8 @@
 // Statistics over the selected range: `framewise summarize` restricted to those rows, shown
 // as the analysis computed them (milliseconds), never recomputed. A null is "—" with its
-// reason. Clicking a scope, pass or counter opens its per-frame sparkline (pass detail).
+// reason. Clicking a scope, pass or counter opens its per-frame series (series.js).
 
-import { DASH, cell, fill, fitCanvas, fmtCount, fmtMs, fmtPct, get, h, palette, table } from "./api.js";
+import { DASH, cell, fill, fmtCount, fmtMs, fmtPct, h, table } from "./api.js";
 import { dataTable, keyOf } from "./tables.js";
 
 export const QUANTIZATION_NOTE =
@@ -156,83 +156,4 @@ function counterTable(block, onPick) {
       ["last", "last"],
     ]),
   ];
-}
-
-/** Pass detail: a series' value per row as a sparkline, gaps where it did not run. */
-export class Detail {
-  constructor(root) {
-    this.root = root;
-    this.series = null;
-    this.selected = null;
-  }
-
-  async show(kind, name) {
-    const series = await get("series", { kind, name });
-    this.series = series;
-    const ran = series.values.filter((value) => value !== null);
-    const [min, max] = ran.reduce(([lo, hi], value) => [Math.min(lo, value), Math.max(hi, value)], [Infinity, -Infinity]);
-    const fmt = series.unit === "ns" ? (v) => fmtMs(v / 1e6) : fmtCount;
-    this.canvas = h("canvas", { id: "sparkline", dataset: { kind, name, points: String(ran.length) } });
-    fill(
-      this.root,
-      h("h3", {}, `${kind} `, h("b", {}, name), " per frame"),
-      h(
-        "p",
-        { class: "muted small" },
-        `ran in ${fmtCount(ran.length)} of ${fmtCount(series.values.length)} rows · ` +
-          `min ${ran.length ? fmt(min) : DASH} · max ${ran.length ? fmt(max) : DASH} · ` +
-          "gaps are rows where it did not run (never drawn as 0)",
-      ),
-      this.canvas,
-    );
-    this.draw();
-  }
-
-  setSelected(row) {
-    this.selected = row;
-    if (this.series) this.draw();
-  }
-
-  /** Fetches the series shown again (a followed capture grew); nothing when none is. */
-  async refresh() {
-    if (this.series) await this.show(this.series.kind, this.series.name);
-  }
-
-  draw() {
-    const { context: g, width, height } = fitCanvas(this.canvas, 64);
-    const colours = palette();
-    const values = this.series.values;
-    let max = 0;
-    for (const value of values) if (value !== null && value > max) max = value;
-    const columns = Math.max(1, Math.min(values.length, Math.floor(width)));
-    const per = values.length / columns;
-    const y = (value) => height - 2 - (max > 0 ? (value / max) * (height - 6) : 0);
-    g.strokeStyle = colours.work;
-    g.lineWidth = 1.25;
-    g.beginPath();
-    let pen = false;
-    for (let column = 0; column < columns; column++) {
-      let best = null;
-      for (let row = Math.floor(column * per); row < Math.max(Math.floor((column + 1) * per), Math.floor(column * per) + 1); row++) {
-        if (values[row] !== null && (best === null || values[row] > best)) best = values[row];
-      }
-      const px = (column + 0.5) * (width / columns);
-      if (best === null) {
-        pen = false; // a gap: the line lifts, it does not drop to zero
-        continue;
-      }
-      if (pen) g.lineTo(px, y(best));
-      else {
-        g.moveTo(px, y(best));
-        g.fillStyle = colours.work;
-        g.fillRect(px - 0.75, y(best) - 0.75, 1.5, 1.5);
-      }
-      pen = true;
-    }
-    g.stroke();
-    if (this.selected !== null) {
-      g.fillStyle = colours.select;
-      g.fillRect(Math.floor(this.selected / per) * (width / columns), 0, 1.5, height);
-    }
-  }
 }

@@ -21,7 +21,7 @@ import { Failure, TIMEOUT_MS, apiClient, check, sameMs, waitFor } from "./lib.mj
 import { checkLayout, checkTables } from "./tables.mjs";
 import { checkFlame } from "./flame.mjs";
 import { checkSearch } from "./search.mjs";
-import { checkTimeline } from "./timeline.mjs";
+import { checkTimeline, goTo } from "./timeline.mjs";
 import { checkComparison } from "./compare.mjs";
 import { takeShots } from "./shots.mjs";
 
@@ -179,6 +179,25 @@ async function run(browserContext) {
     const series = await api("series", { kind: "scope", name: firstScope });
     const points = Number(await page.getAttribute("#sparkline", "data-points"));
     check(points === series.values.filter((value) => value !== null).length, `the sparkline of ${firstScope} has ${points} points`);
+    // A click on the series' largest value selects its frame (with more rows than columns,
+    // a column's largest value is the row it selects); hovering it reads the value.
+    let peak = null;
+    series.values.forEach((v, r) => {
+      if (v !== null && (peak === null || v > series.values[peak])) peak = r;
+    });
+    if (peak !== null && peak !== row) {
+      const plot = JSON.parse(await page.getAttribute("#sparkline", "data-plot"));
+      await page.locator("#sparkline").scrollIntoViewIfNeeded();
+      const sb = await page.locator("#sparkline").boundingBox();
+      const per = series.values.length / plot.columns;
+      const x = sb.x + plot.left + (Math.floor(peak / per) + 0.5) * (plot.width / plot.columns);
+      await page.mouse.move(x, sb.y + sb.height / 2);
+      const tip = await page.textContent("#tooltip");
+      check(tip.includes(`row ${peak}:`), `hovering the series' peak (row ${peak}) reads "${tip}"`);
+      await page.mouse.click(x, sb.y + sb.height / 2);
+      await waitFor(page, `body[data-selected-row='${peak}']`, `clicking the series' peak (row ${peak})`, problems);
+      await goTo(page, row, problems);
+    }
   }
 
   // Comparison: pin the selection (P), move to the next frame (→), the table appears.
