@@ -182,3 +182,12 @@ export function clip(g, text, room) {
   while (end > 1 && g.measureText(`${text.slice(0, end)}…`).width > room) end--;
   return end > 1 ? `${text.slice(0, end)}…` : "";
 }
+
+/** Shows `tooltip` (the page's tooltip box) with `text`, beside the pointer over `canvas`. */
+export function showTooltip(tooltip, canvas, event, text) {
+  tooltip.textContent = text;
+  tooltip.hidden = false;
+  const box = canvas.getBoundingClientRect();
+  tooltip.style.left = `${Math.min(box.left + event.offsetX + 14, window.innerWidth - 320) + window.scrollX}px`;
+  tooltip.style.top = `${box.top + event.offsetY + 16 + window.scrollY}px`;
+}

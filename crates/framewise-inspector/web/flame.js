@@ -6,7 +6,7 @@
 // unchanged), sized by the larger of its two per-frame means. Click a node to zoom into it,
 // click the top bar (or double-click) to zoom out.
 
-import { clip, fill, fitCanvas, fmtCount, fmtNs, get, h, nameColour, nsExact, palette } from "./api.js";
+import { clip, fill, fitCanvas, fmtCount, fmtNs, get, h, nameColour, nsExact, palette, showTooltip } from "./api.js";
 import { dataTable, keyOf } from "./tables.js";
 
 const ROW = 17;
@@ -231,7 +231,11 @@ export class Flame {
     }
     const n = box.node;
     const whole = this.doc.total_ns ?? this.doc.b?.total_ns;
-    this.tooltip.textContent = this.diff
+    showTooltip(
+      this.tooltip,
+      this.canvas,
+      event,
+      this.diff
       ? [
           n.name,
           `A ${fmtNs(Math.round(n.a_ns))} per frame (${fmtCount(n.a_calls)} calls)`,
@@ -242,10 +246,7 @@ export class Flame {
           n.name,
           `total ${fmtNs(n.total_ns)} (${nsExact(n.total_ns)})${whole ? ` · ${((100 * n.total_ns) / whole).toFixed(1)}% of the selection` : ""}`,
           `self ${fmtNs(n.self_ns)} · ${fmtCount(n.calls)} calls`,
-        ].join("\n");
-    this.tooltip.hidden = false;
-    const rect = this.canvas.getBoundingClientRect();
-    this.tooltip.style.left = `${Math.min(rect.left + event.offsetX + 14, window.innerWidth - 320) + window.scrollX}px`;
-    this.tooltip.style.top = `${rect.top + event.offsetY + 16 + window.scrollY}px`;
+        ].join("\n"),
+    );
   }
 }

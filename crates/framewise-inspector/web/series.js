@@ -4,7 +4,7 @@
 // few, the selected frame marked. Hover reads a column's value; a click selects its frame.
 // With more rows than pixels a column shows its largest value, and a click selects that row.
 
-import { DASH, fill, fitCanvas, fmtCount, fmtMs, get, h, palette } from "./api.js";
+import { DASH, fill, fitCanvas, fmtCount, fmtMs, get, h, palette, showTooltip } from "./api.js";
 
 const LEFT = 64; // the axis labels
 const BOTTOM = 14;
@@ -134,13 +134,13 @@ export class Detail {
       this.tooltip.hidden = true;
       return;
     }
-    this.tooltip.textContent =
+    showTooltip(
+      this.tooltip,
+      this.canvas,
+      event,
       column.row === null
         ? `rows from ${column.first}: did not run`
-        : `row ${column.row}: ${this.fmt(column.value)}${this.binWidth < 1 || this.series.values.length > this.bins.length ? " (the largest in this column)" : ""}\nclick selects this frame`;
-    this.tooltip.hidden = false;
-    const box = this.canvas.getBoundingClientRect();
-    this.tooltip.style.left = `${Math.min(box.left + event.offsetX + 14, window.innerWidth - 320) + window.scrollX}px`;
-    this.tooltip.style.top = `${box.top + event.offsetY + 16 + window.scrollY}px`;
+        : `row ${column.row}: ${this.fmt(column.value)}${this.binWidth < 1 || this.series.values.length > this.bins.length ? " (the largest in this column)" : ""}\nclick selects this frame`,
+    );
   }
 }

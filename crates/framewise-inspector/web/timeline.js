@@ -8,7 +8,7 @@
 // Hover names a span; a click on one opens its detail and selects its frame; a click between
 // spans selects the frame under the pointer.
 
-import { clip, fitCanvas, fmtCount, fmtNs, get, nameColour, nsExact, palette } from "./api.js";
+import { clip, fitCanvas, fmtCount, fmtNs, get, nameColour, nsExact, palette, showTooltip } from "./api.js";
 import { tickLabel, tickStep } from "./ticks.js";
 
 const GUTTER = 132; // lane labels
@@ -447,10 +447,7 @@ export class Timeline {
     } else {
       this.tooltip.textContent = `${counter.name} (${counter.kind}) in frame ${this.strip.index[counter.row]}: ${counter.value === null ? "not recorded" : fmtCount(counter.value)}`;
     }
-    this.tooltip.hidden = false;
-    const box = this.canvas.getBoundingClientRect();
-    this.tooltip.style.left = `${Math.min(box.left + event.offsetX + 14, window.innerWidth - 320) + window.scrollX}px`;
-    this.tooltip.style.top = `${box.top + event.offsetY + 16 + window.scrollY}px`;
+    showTooltip(this.tooltip, this.canvas, event, this.tooltip.textContent);
   }
 
   spanAt(px, py) {
