@@ -61,7 +61,17 @@ pub fn run(mut config: DemoConfig) -> Result<DemoOutcome, DemoError> {
     if env.capture.is_some() {
         if let Some(frames) = env.frames {
             if frames != config.frames {
-                config.schedule = crate::Schedule::for_run(frames, config.scale.agents);
+                // A quiet run (no hitches, no pause) stays quiet at its new length.
+                let quiet = config.schedule.hitches().is_empty() && config.schedule.pause.is_none();
+                let mut schedule = crate::Schedule::for_run(frames, config.scale.agents);
+                if quiet {
+                    schedule.spawn_wave_at = None;
+                    schedule.new_material_at = None;
+                    schedule.texture_stream_at = None;
+                    schedule.pathfind_rebuild_at = None;
+                    schedule.pause = None;
+                }
+                config.schedule = schedule;
                 config.frames = frames;
             }
         }
