@@ -2,7 +2,8 @@
 //! `gate` a lite-profiler gate config in JSON. The analysis verbs read no configuration
 //! file they were not given: without `--config` they use the documented defaults. The
 //! verification verbs (`bench`, `check`, `hook-status`) work on a game's repository and
-//! read `./framewise.toml` when `--config` is not given ([`load_project`]). A key the file
+//! read `./framewise.toml`, else `.framewise/framewise.toml`, when `--config` is not given
+//! ([`load_project`]). A key the file
 //! format does not have (a misspelt `[gaet.tolerances]`) is an error naming the file, the
 //! line and the key, never silently ignored.
 //!
@@ -327,13 +328,20 @@ pub fn load(args: &ConfigArgs) -> anyhow::Result<Config> {
 }
 
 /// For the verification verbs: `--config`, else `./framewise.toml` when it exists, else
-/// the empty config (`None` path). A JSON gate config is refused.
+/// `.framewise/framewise.toml` (where `framewise init` scaffolds it), else the empty config
+/// (`None` path). A JSON gate config is refused.
 pub fn load_project(args: &ConfigArgs, verb: &str) -> anyhow::Result<Config> {
     let cfg = if args.config.is_some() {
         load(args)?
-    } else if Path::new(PROJECT_CONFIG).is_file() {
+    } else if let Some(found) = [
+        PathBuf::from(PROJECT_CONFIG),
+        Path::new(".framewise").join(PROJECT_CONFIG),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+    {
         load(&ConfigArgs {
-            config: Some(PathBuf::from(PROJECT_CONFIG)),
+            config: Some(found),
         })?
     } else {
         load(args)?

@@ -79,6 +79,10 @@ enum Command {
     Bench(commands::bench::Args),
     /// The correctness gate: a bench's frame against its golden image, by SSIM.
     Golden(commands::golden::Args),
+    /// Every budget of framewise.toml against what was measured: exit 0 inside, 1 breached.
+    Check(commands::check::Args),
+    /// At most five lines for an agent's prompt hook; nothing when all is quiet.
+    HookStatus(commands::hook_status::Args),
 }
 
 fn run(command: Command) -> anyhow::Result<u8> {
@@ -103,6 +107,8 @@ fn run(command: Command) -> anyhow::Result<u8> {
         Command::Watch(args) => commands::watch::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Golden(args) => commands::golden::run(args),
+        Command::Check(args) => commands::check::run(args),
+        Command::HookStatus(args) => commands::hook_status::run(args),
     }
 }
 

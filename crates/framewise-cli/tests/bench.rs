@@ -177,3 +177,117 @@ fn usage_errors_are_one_line_and_exit_4() {
         run.stderr
     );
 }
+
+fn profile(dir: &Dir, p95_ms: f64, breached: &[&str]) {
+    let breached: Vec<String> = breached.iter().map(|b| format!("{b:?}")).collect();
+    std::fs::create_dir_all(dir.path(".framewise")).expect("the .framewise directory");
+    dir.write(
+        ".framewise/profile.json",
+        format!(
+            r#"{{"schema":"framewise.profile/1","at":"2026-12-01T16:20:00.000Z","regime":"hardware","automated":false,"frame_index":900,"window":{{"frames":600,"seconds":10.0}},"frame":{{"median_ms":12.5,"p95_ms":{p95_ms},"fps":80.0}},"budgets":{{"checked":1,"breached":[{}]}},"paused":false,"written":{{"hitch":0,"heartbeat":0,"usermark":0,"jitter":0}},"dropped":{{"hitch":0,"usermark":0,"jitter":0}}}}"#,
+            breached.join(",")
+        ),
+    );
+}
+
+#[test]
+fn check_judges_budgets_against_the_profile_or_a_bench() {
+    let dir = Dir::new();
+    // No budgets: a warning, exit 0.
+    dir.write("framewise.toml", "[bench.x]\ncommand = [\"x\"]\n");
+    let run = dir.run(&["check"]).expect(0);
+    assert!(
+        run.stderr.contains("no budgets are declared"),
+        "{}",
+        run.stderr
+    );
+    // Budgets but nothing measured: exit 4, one line.
+    config(&dir, 40);
+    let run = dir.run(&["check"]).expect(4);
+    assert!(
+        run.one_error_line().contains("nothing measured"),
+        "{}",
+        run.stderr
+    );
+    // The profile: frame_ms judged on its p95; the counter budget is not in it.
+    profile(&dir, 12.0, &[]);
+    let json = dir.run(&["check", "--format", "json"]).expect(0).json();
+    assert_eq!(json["verdict"], "inside");
+    assert_eq!(json["budgets"][0]["budget"], "frame_ms");
+    assert_eq!(json["budgets"][0]["state"], "inside");
+    assert_eq!(json["budgets"][1]["state"], "unmeasured");
+    profile(&dir, 20.0, &["frame_ms"]);
+    let run = dir.run(&["check"]).expect(1);
+    assert!(run.stdout.contains("BREACHED (exit 1)"), "{}", run.stdout);
+    // Counters only: the profile has no counter statistic, so nothing was measured.
+    dir.run(&["check", "--counters-only"]).expect(4);
+    // A bench measures every metric: 44 draw calls are inside 300.
+    let json = dir
+        .run(&[
+            "check",
+            "--bench",
+            "smoke",
+            "--counters-only",
+            "--format",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(json["source"]["kind"], "bench");
+    assert_eq!(json["budgets"].as_array().expect("budgets").len(), 1);
+    assert_eq!(json["budgets"][0]["metric"], "counter.draw_calls.max");
+    assert!(json["budgets"][0]["value"].as_f64().expect("measured") > 0.0);
+    // A budget naming a counter nothing measured: exit 4 with the nearest path.
+    dir.write(
+        "framewise.toml",
+        format!(
+            "[budgets]\n\"counter.draw_call.max\" = 3\n[bench.smoke]\ncommand = [{BIN:?}, \"demo\", \"--quiet\"]\nframes = 30\nwarmup = 5\nruns = 3\n"
+        ),
+    );
+    let run = dir.run(&["check", "--bench", "smoke"]).expect(4);
+    assert!(
+        run.one_error_line().contains("counter.draw_calls.max"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn hook_status_is_silent_unless_running_or_breached() {
+    let dir = Dir::new();
+    config(&dir, 40);
+    let run = dir.run(&["hook-status"]).expect(0);
+    assert_eq!(run.stdout, "", "no profile: nothing");
+    profile(&dir, 12.0, &[]);
+    // Just written: a running session.
+    let run = dir.run(&["hook-status"]).expect(0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(!lines.is_empty() && lines.len() <= 5, "{}", run.stdout);
+    assert!(lines[0].contains("session running"), "{}", run.stdout);
+    assert!(lines[0].contains("vs budget 16.67 ms"), "{}", run.stdout);
+    // An old profile with nothing breached: silence; breached: said.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    let set_old = |dir: &Dir| {
+        let f = std::fs::File::options()
+            .write(true)
+            .open(dir.path(".framewise/profile.json"))
+            .expect("profile");
+        f.set_modified(old).expect("mtime");
+    };
+    set_old(&dir);
+    assert_eq!(dir.run(&["hook-status"]).expect(0).stdout, "");
+    profile(&dir, 20.0, &["frame_ms"]);
+    set_old(&dir);
+    let run = dir.run(&["hook-status"]).expect(0);
+    assert!(
+        run.stdout.starts_with("framewise: last session"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("budgets breached: frame_ms"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.lines().count() <= 5);
+}

@@ -398,7 +398,6 @@ fn report_of(
     };
     let (gpu_timestamps, timing_regime) = gpu_blocks(gpu_probe, &mut degraded_list);
     degraded_list.push(degraded("incident-log", INCIDENT_REASON));
-    degraded_list.push(degraded("verbs", "not in this build: check"));
     Doctor {
         schema: "framewise.doctor/1",
         build: Build {

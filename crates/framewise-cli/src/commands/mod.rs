@@ -3,6 +3,7 @@
 
 pub mod attribute;
 pub mod bench;
+pub mod check;
 pub mod demo;
 pub mod diff;
 pub mod doctor;
@@ -12,6 +13,7 @@ pub mod gate;
 pub mod golden;
 pub mod history;
 pub mod hitches;
+pub mod hook_status;
 pub mod init;
 pub mod inspect;
 pub mod issues;

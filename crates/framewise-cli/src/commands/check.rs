@@ -1,0 +1,324 @@
+//! `framewise check`: every budget of framewise.toml against what was measured — the
+//! running game's `.framewise/profile.json`, or a fresh bench with `--bench NAME`.
+//!
+//! Exit: 0 every measured budget inside; 1 any breached; 4 nothing measured for any budget
+//! (no profile.json, or none of its figures is a budgeted metric) — never a silent pass; 0
+//! with a warning on stderr when no budget is declared. A budget's path whose scope, pass or
+//! counter nothing measured has is a usage error (exit 4) with the nearest measured paths.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use framewise_analysis::bench::budget::{evaluate_budgets, BudgetCheck, BudgetState};
+use framewise_analysis::MetricTable;
+use serde::Serialize;
+
+use crate::commands::bench::{self as bench_verb, DEFAULT_DIR};
+use crate::commands::serde_name;
+use crate::config::{self, ConfigArgs};
+use crate::output::{self, Annotation, OutputArgs, Report};
+use crate::table::{self, Align, Table, NONE};
+
+/// The schema name of `check --format json`.
+pub const CHECK_SCHEMA: &str = "framewise.check/1";
+
+/// `framewise check`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Run `[bench.NAME]` and judge its result (the median of its per-run values) instead
+    /// of reading `.framewise/profile.json`.
+    #[arg(long, value_name = "NAME")]
+    pub bench: Option<String>,
+    /// Judge only exact counter budgets (`counter.*`): for CI without a GPU, where timings
+    /// are not the hardware's.
+    #[arg(long)]
+    pub counters_only: bool,
+    /// The `.framewise` directory.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_DIR)]
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Where the measurement came from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Source {
+    /// The running (or last) session's rolling summary.
+    Profile {
+        /// The file.
+        file: String,
+        /// When it was written.
+        at: String,
+    },
+    /// A bench run by this check.
+    Bench {
+        /// The bench's name.
+        name: String,
+        /// The result file.
+        file: String,
+    },
+    /// Nothing: no budget was declared.
+    None,
+}
+
+/// `check --format json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckResult {
+    /// [`CHECK_SCHEMA`].
+    pub schema: &'static str,
+    /// `inside`, `breached`, `nothing-measured` or `no-budgets`.
+    pub verdict: &'static str,
+    /// The exit code.
+    pub exit_code: u8,
+    /// The config file read, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
+    /// What was measured.
+    pub source: Source,
+    /// Only counter budgets were judged.
+    pub counters_only: bool,
+    /// Every budget judged.
+    pub budgets: Vec<BudgetCheck>,
+    /// What the reader should know (no budgets; budgets not measured).
+    pub warnings: Vec<String>,
+}
+
+/// A metric's value by path.
+type Lookup = Box<dyn Fn(&str) -> Option<f64>>;
+
+fn profile_values(profile: &framewise_incidents::Profile) -> MetricTable {
+    let mut t = MetricTable::default();
+    for (path, v) in [
+        ("frame.p50", profile.frame.median_ms),
+        ("frame.p95", profile.frame.p95_ms),
+        ("frame.fps", profile.frame.fps),
+    ] {
+        if let Some(v) = v {
+            t.values.insert(path.to_owned(), v);
+        }
+    }
+    t
+}
+
+/// Judges the budgets: library form of the verb (the MCP server calls it).
+pub fn evaluate(
+    cfg: &config::Config,
+    dir: &Path,
+    bench: Option<&str>,
+    counters_only: bool,
+) -> anyhow::Result<CheckResult> {
+    let config_file = cfg.path.as_ref().map(|p| p.display().to_string());
+    let declared = cfg
+        .budgets
+        .entries()
+        .into_iter()
+        .filter(|(_, m, _)| !counters_only || m.starts_with("counter."))
+        .count();
+    if declared == 0 {
+        let what = if counters_only && !cfg.budgets.is_empty() {
+            "no counter budget is declared"
+        } else {
+            "no budgets are declared"
+        };
+        return Ok(CheckResult {
+            schema: CHECK_SCHEMA,
+            verdict: "no-budgets",
+            exit_code: 0,
+            source: Source::None,
+            counters_only,
+            budgets: Vec::new(),
+            warnings: vec![format!(
+                "{what} in {}: nothing to check (add [budgets] with frame_ms or metric paths)",
+                config_file.as_deref().unwrap_or(config::PROJECT_CONFIG)
+            )],
+            config: config_file,
+        });
+    }
+    let (source, values, tables): (Source, Lookup, Vec<MetricTable>) = match bench {
+        Some(name) => {
+            let (result, file) = bench_verb::run_named(cfg, name, dir, (None, None, None))?;
+            let tables: Vec<MetricTable> = result
+                .runs
+                .iter()
+                .map(|r| MetricTable {
+                    values: r.metrics.clone(),
+                })
+                .collect();
+            let source = Source::Bench {
+                name: name.to_owned(),
+                file: file.display().to_string(),
+            };
+            (source, Box::new(move |p| result.value(p)), tables)
+        }
+        None => {
+            let path = dir.join(framewise_incidents::PROFILE_FILE);
+            if !path.is_file() {
+                bail!(
+                        "nothing measured: {} does not exist (run the game with a recording session, or check --bench NAME)",
+                        path.display()
+                    );
+            }
+            let profile = framewise_incidents::read_profile(&path)
+                .with_context(|| format!("{}: cannot read the profile", path.display()))?;
+            let table = profile_values(&profile);
+            let source = Source::Profile {
+                file: path.display().to_string(),
+                at: profile.common.at.clone(),
+            };
+            let lookup = table.clone();
+            (source, Box::new(move |p| lookup.get(p)), vec![table])
+        }
+    };
+    if matches!(source, Source::Bench { .. }) {
+        let refs: Vec<&MetricTable> = tables.iter().collect();
+        for (_, metric, _) in cfg.budgets.entries() {
+            if let Some(err) = framewise_analysis::gate::unknown_name(&metric, &refs) {
+                bail!("[budgets] {err}");
+            }
+        }
+    }
+    let budgets = evaluate_budgets(&cfg.budgets, counters_only, values);
+    let mut warnings = Vec::new();
+    let unmeasured: Vec<&str> = budgets
+        .iter()
+        .filter(|b| b.state == BudgetState::Unmeasured)
+        .map(|b| b.budget.as_str())
+        .collect();
+    if !unmeasured.is_empty() {
+        let why = match source {
+            Source::Profile { .. } => " (profile.json carries the frame median, p95 and fps only; check --bench NAME measures every metric)",
+            _ => "",
+        };
+        warnings.push(format!("not measured: {}{why}", unmeasured.join(", ")));
+    }
+    let (verdict, exit_code) = if budgets.iter().any(|b| b.state == BudgetState::Breached) {
+        ("breached", 1)
+    } else if budgets.iter().all(|b| b.state == BudgetState::Unmeasured) {
+        ("nothing-measured", crate::EXIT_ERROR)
+    } else {
+        ("inside", 0)
+    };
+    Ok(CheckResult {
+        schema: CHECK_SCHEMA,
+        verdict,
+        exit_code,
+        config: config_file,
+        source,
+        counters_only,
+        budgets,
+        warnings,
+    })
+}
+
+/// Runs the verb.
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    args.output.stdout_format()?;
+    let cfg = config::load_project(&args.config, "check")?;
+    let result = evaluate(&cfg, &args.dir, args.bench.as_deref(), args.counters_only)?;
+    if result.verdict == "nothing-measured" {
+        bail!(
+            "nothing measured for any budget ({})",
+            result.warnings.join("; ")
+        );
+    }
+    for w in &result.warnings {
+        eprintln!("framewise: warning: {w}");
+    }
+    let code = result.exit_code;
+    output::emit(&args.output, &View(result))?;
+    Ok(code)
+}
+
+struct View(CheckResult);
+
+fn source_line(s: &Source) -> String {
+    match s {
+        Source::Profile { file, at } => format!("measured: {file} (written {at})"),
+        Source::Bench { name, file } => {
+            format!("measured: bench {name}, the median of its runs ({file})")
+        }
+        Source::None => "measured: nothing".to_owned(),
+    }
+}
+
+fn value(path: &str, v: Option<f64>) -> String {
+    table::metric(path, v)
+}
+
+fn budgets_table(checks: &[BudgetCheck]) -> Table {
+    let mut t = Table::new(&["budget", "metric", "value", "limit", "ratio", "state"])
+        .align(1, Align::Left)
+        .align(5, Align::Left);
+    for c in checks {
+        t.row(vec![
+            c.budget.clone(),
+            c.metric.clone(),
+            value(&c.metric, c.value),
+            value(&c.metric, Some(c.limit)),
+            c.ratio
+                .map_or_else(|| NONE.to_owned(), |r| format!("{r:.3}")),
+            serde_name(&c.state),
+        ]);
+    }
+    t
+}
+
+impl Report for View {
+    fn json(&self) -> anyhow::Result<serde_json::Value> {
+        Ok(serde_json::to_value(&self.0)?)
+    }
+
+    fn console(&self, out: &mut String) {
+        let r = &self.0;
+        out.push_str(&format!(
+            "{} (exit {})\n",
+            r.verdict.to_uppercase(),
+            r.exit_code
+        ));
+        if r.budgets.is_empty() {
+            for w in &r.warnings {
+                out.push_str(&format!("  {w}\n"));
+            }
+            return;
+        }
+        out.push_str(&format!("  {}\n\n", source_line(&r.source)));
+        budgets_table(&r.budgets).console(out, 0);
+    }
+
+    fn markdown(&self, out: &mut String) {
+        let r = &self.0;
+        out.push_str(&format!(
+            "### framewise check: {} (exit {})\n\n",
+            r.verdict.to_uppercase(),
+            r.exit_code
+        ));
+        for w in &r.warnings {
+            out.push_str(&format!("- {w}\n"));
+        }
+        if !r.budgets.is_empty() {
+            out.push_str(&format!("\n{}\n\n", source_line(&r.source)));
+            budgets_table(&r.budgets).markdown(out);
+        }
+    }
+
+    fn annotations(&self) -> Vec<Annotation> {
+        self.0
+            .budgets
+            .iter()
+            .filter(|c| c.state == BudgetState::Breached)
+            .map(|c| Annotation {
+                level: "error",
+                title: format!("framewise check: {} breached", c.budget),
+                message: format!(
+                    "{} = {} against a limit of {}",
+                    c.metric,
+                    value(&c.metric, c.value),
+                    value(&c.metric, Some(c.limit))
+                ),
+            })
+            .collect()
+    }
+}

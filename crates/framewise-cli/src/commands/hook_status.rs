@@ -1,0 +1,106 @@
+//! `framewise hook-status`: at most five lines for an agent's prompt hook — the regime, the
+//! frame p95 against the budget, the breached budgets, the last hitch's classification — and
+//! nothing at all when no session is running and no budget is breached.
+//!
+//! A session counts as running while its `.framewise/profile.json` was rewritten in the last
+//! 10 seconds (the recorder rewrites it every 2). Exit 0 whenever it printed or stayed quiet;
+//! 4 when profile.json exists but cannot be read.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use anyhow::Context;
+use framewise_incidents::Record;
+
+use crate::commands::bench::DEFAULT_DIR;
+use crate::config::{self, ConfigArgs};
+use crate::output;
+
+/// A profile rewritten within this long belongs to a running session.
+pub const RUNNING_WITHIN: Duration = Duration::from_secs(10);
+
+/// `framewise hook-status`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The `.framewise` directory.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_DIR)]
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// The lines to print (empty: print nothing). Library form of the verb.
+pub fn lines(dir: &Path, frame_ms: Option<f64>) -> anyhow::Result<Vec<String>> {
+    let path = dir.join(framewise_incidents::PROFILE_FILE);
+    let Ok(meta) = std::fs::metadata(&path) else {
+        return Ok(Vec::new());
+    };
+    let running = meta
+        .modified()
+        .ok()
+        .and_then(|m| SystemTime::now().duration_since(m).ok())
+        .is_some_and(|age| age <= RUNNING_WITHIN);
+    let profile = framewise_incidents::read_profile(&path)
+        .with_context(|| format!("{}: cannot read the profile", path.display()))?;
+    let breached = &profile.budgets.breached;
+    if !running && breached.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    let p95 = profile.frame.p95_ms.map_or_else(
+        || "p95 not measured yet".to_owned(),
+        |v| format!("p95 {v:.2} ms"),
+    );
+    let budget = frame_ms.map_or_else(String::new, |b| format!(" vs budget {b:.2} ms"));
+    out.push(format!(
+        "framewise: {} · regime {} · frame {p95}{budget}",
+        if running {
+            "session running"
+        } else {
+            "last session"
+        },
+        profile.common.regime.as_deref().unwrap_or("unknown"),
+    ));
+    if !breached.is_empty() {
+        out.push(format!(
+            "budgets breached: {} (framewise check for values)",
+            breached.join(", ")
+        ));
+    }
+    let perf = dir.join(framewise_incidents::PERF_FILE);
+    if let Ok(log) = framewise_incidents::read_all(&perf) {
+        let last = log.records.iter().rev().find_map(|r| match r {
+            Record::Hitch(h) => Some(h),
+            _ => None,
+        });
+        if let Some(h) = last {
+            let guess = h.classification.first().map_or_else(
+                || "unclassified".to_owned(),
+                |g| {
+                    format!(
+                        "{} ({})",
+                        g.guess,
+                        crate::commands::serde_name(&g.confidence)
+                    )
+                },
+            );
+            out.push(format!(
+                "last hitch: frame {} at {:.1} ms, {guess}",
+                h.frame, h.frame_ms
+            ));
+        }
+    }
+    out.truncate(5);
+    Ok(out)
+}
+
+/// Runs the verb.
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let cfg = config::load_project(&args.config, "hook-status")?;
+    let text: String = lines(&args.dir, cfg.frame_ms)?
+        .into_iter()
+        .map(|l| l + "\n")
+        .collect();
+    output::write_stdout(&text)?;
+    Ok(0)
+}
