@@ -13,6 +13,7 @@
 //! [`hitch_classify`] ranks a hitch's likely causes from a std-only per-frame evidence
 //! input, which the analysis fills from a capture and the recorder's writer side can fill
 //! from a frame it has just built.
+//! [`motion`] is the jitter detector: tracked points that left their own trajectory.
 //! [`footprint`], [`footprint_key`] and [`situation`] give every incident record its
 //! footprint — the identity of its cause — by the one rule, so the live incident log and
 //! the after-the-fact analysis key the same incident the same way.
@@ -37,4 +38,5 @@ pub mod footprint_key;
 pub mod hitch_classify;
 pub mod hitch_rule;
 pub mod median;
+pub mod motion;
 pub mod situation;
