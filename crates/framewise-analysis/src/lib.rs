@@ -57,9 +57,10 @@ pub mod gate;
 pub mod golden;
 pub mod hitch;
 pub use framewise_detect::hitch_rule;
-pub use framewise_detect::{footprint, footprint_key, situation};
+pub use framewise_detect::{footprint, footprint_key, motion, situation};
 pub mod import;
 pub mod inspect;
+pub mod jitter;
 pub mod load;
 pub mod model;
 pub mod search;
@@ -80,6 +81,7 @@ pub use export::chrome::{write_trace, ExportError, TraceOptions};
 pub use gate::{gate, GateConfig, GateResult, Verdict};
 pub use hitch::{find_hitches, HitchKind, HitchOptions, HitchReport};
 pub use inspect::{inspect, Inspection};
+pub use jitter::find_jitter;
 pub use load::{
     open, open_with_frame_source, open_with_progress, FrameReadError, FrameSource, LoadError,
     Progress, Stage,

@@ -6,6 +6,7 @@ mod fixtures;
 mod gate;
 mod hitches;
 mod inspect;
+mod jitter;
 mod litecap;
 mod load;
 mod outputs;

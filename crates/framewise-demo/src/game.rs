@@ -10,6 +10,7 @@ use framewise::{
 use crate::alloc;
 use crate::gpu::{self, GpuDevice, GpuWork};
 use crate::math::{Rng, Vec2};
+use crate::motion;
 use crate::render::graph::{self, Pass, ALL_PASSES};
 use crate::render::materials::Material;
 use crate::render::texture::{Texture, BASE_SIZE};
@@ -136,6 +137,7 @@ pub fn run(mut config: DemoConfig) -> Result<DemoOutcome, DemoError> {
             if let Some(dt) = config.fixed_dt {
                 builder = builder.setting("fixed_dt_s", dt.as_secs_f64().to_string());
             }
+            builder = motion::declare(builder, Duration::from_secs_f32(MAX_DT_S));
             if env.capture.is_some() {
                 builder = builder.apply_env(&env);
             }
@@ -284,6 +286,9 @@ impl Game {
         let mut last_period_s = 1.0f32 / 60.0;
         let mut previous_begin: Option<Instant> = None;
         let mut agents_loaded = 0u32;
+        let tracks = motion::Tracks::new();
+        // The time the unit's positions follow: the sum of the steps taken.
+        let mut sim_s = 0f64;
 
         for frame in 0..config.frames {
             let begin = Instant::now();
@@ -324,6 +329,7 @@ impl Game {
                     .fixed_dt
                     .map_or(last_period_s.clamp(MIN_DT_S, MAX_DT_S), |d| d.as_secs_f32())
             };
+            sim_s += f64::from(dt_s);
 
             // Input: the unit walks its route; the bug may publish a stale position.
             let snapped;
@@ -503,10 +509,9 @@ impl Game {
             let mm = |v: f32| (f64::from(v) * 1000.0).round() as i64;
             let unit_mm = [mm(published.x), mm(published.y)];
             let camera_mm = [mm(self.camera.focus.x), mm(self.camera.focus.y)];
-            gauge!("motion.unit.x_mm", unit_mm[0]);
-            gauge!("motion.unit.z_mm", unit_mm[1]);
-            gauge!("motion.camera.x_mm", camera_mm[0]);
-            gauge!("motion.camera.z_mm", camera_mm[1]);
+            // With a fixed step the positions follow the step, not the frame clock.
+            let sim_clock = config.fixed_dt.map(|_| Duration::from_secs_f64(sim_s));
+            tracks.record(published, self.camera.focus, sim_clock);
             if let (Some(s), Some(labels)) = (session, &labels) {
                 let recorder_clock = Instant::now();
                 if s.level() >= CaptureLevel::Workload {

@@ -19,8 +19,9 @@
 //! (`demo-worker-N`); the counters `entities` and `particles` (gauges), `draw_calls`,
 //! `triangles`, `bytes_uploaded`, `pipelines_created` (sums) and `allocations` (a sum, only
 //! when the binary installed [`CountingAlloc`]); the motion tracks of the player unit and the
-//! camera as gauges in millimetres (`motion.unit.x_mm`, `motion.unit.z_mm`,
-//! `motion.camera.x_mm`, `motion.camera.z_mm`); the phase (`boot`, `load`, `play`), pause,
+//! camera following it, through the recorder's motion-track API (gauges in millimetres such
+//! as `motion.unit.x_mm` and `motion.camera.z_mm`, the tracks declared in META, and with a
+//! fixed step its clock `motion.clock_us`: see [`motion`]); the phase (`boot`, `load`, `play`), pause,
 //! the frame graph's topology (level ≥ 1) and per-pass workloads (level ≥ 2).
 //!
 //! With [`DemoConfig::gpu`] (`--gpu`, cargo feature `gpu`) it also runs a real wgpu workload
@@ -47,6 +48,7 @@ mod config;
 mod game;
 pub mod gpu;
 pub mod math;
+pub mod motion;
 pub mod png;
 pub mod render;
 pub mod sim;
@@ -75,7 +77,8 @@ pub const COUNTERS: [&str; 7] = [
     "allocations",
 ];
 
-/// Names of the motion-track gauges, millimetres on the ground plane.
+/// Names of the motion-track gauges on the ground plane (x, z), millimetres; their `y_mm`
+/// gauges read 0 (see [`motion`]).
 pub const MOTION_GAUGES: [&str; 4] = [
     "motion.unit.x_mm",
     "motion.unit.z_mm",

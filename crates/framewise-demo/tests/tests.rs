@@ -9,4 +9,5 @@ mod capture;
 mod common;
 mod harness;
 mod hitches;
+mod jitter;
 mod variants;

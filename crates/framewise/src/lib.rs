@@ -61,6 +61,7 @@ mod error;
 mod gpu;
 mod handoff;
 mod intern;
+pub mod motion;
 mod report;
 mod scope;
 mod session;

@@ -127,6 +127,14 @@ pub struct CaptureMeta {
     /// What an importer decided on the reader's behalf (which span marks a frame, that a
     /// work time is taken as the period, …).
     pub notes: Vec<String>,
+    /// The host's situation facets (`.sgpt` META), in the order declared. Not part of any
+    /// JSON output.
+    #[serde(skip)]
+    pub situation: Vec<(String, String)>,
+    /// The host's free-form settings (`.sgpt` META; motion tracks are declared here), in
+    /// the order declared. Not part of any JSON output.
+    #[serde(skip)]
+    pub settings: Vec<(String, String)>,
 }
 
 impl CaptureMeta {
@@ -142,6 +150,8 @@ impl CaptureMeta {
             frame_budget_ns: None,
             clock_measured: true,
             notes: Vec::new(),
+            situation: Vec::new(),
+            settings: Vec::new(),
         }
     }
 }

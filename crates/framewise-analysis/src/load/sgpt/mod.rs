@@ -152,6 +152,8 @@ fn adapt_full(
         ));
         m.build = (!meta.build_id.is_empty()).then(|| meta.build_id.clone());
         m.frame_budget_ns = meta.frame_budget_ns;
+        m.situation.clone_from(&meta.situation);
+        m.settings.clone_from(&meta.settings);
         if let Some(a) = &meta.adapter {
             m.adapter = match a.adapter_type {
                 AdapterType::Hardware => AdapterKind::Hardware,
