@@ -51,7 +51,7 @@ pub enum LoadError {
     #[error("empty input (0 bytes): not a capture")]
     Empty,
     /// Not a kind this crate reads.
-    #[error("not a capture: first bytes {head:02x?} match no known format (.sgpt, .litecap, Chrome JSON)")]
+    #[error("not a capture: its first bytes, {}, match no known format (.sgpt, .litecap, Chrome JSON)", shown_bytes(.head))]
     UnknownFormat {
         /// Up to the first 8 bytes.
         head: Vec<u8>,
@@ -447,4 +447,38 @@ fn read_reporting(
     }
     reporter.finish();
     Ok(bytes)
+}
+
+/// Bytes as a person reads them in an error: hex, then the text they spell when it is
+/// printable ASCII (`67 61 72 62 = "garb"`).
+fn shown_bytes(bytes: &[u8]) -> String {
+    let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = hex.join(" ");
+    if !bytes.is_empty() && bytes.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+        format!("{hex} = {:?}", String::from_utf8_lossy(bytes))
+    } else {
+        format!("{hex} (hex)")
+    }
+}
+
+#[cfg(test)]
+mod shown_bytes_tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_format_names_its_bytes_in_hex_and_as_text() {
+        let text = LoadError::UnknownFormat {
+            head: b"garbage ".to_vec(),
+        }
+        .to_string();
+        assert!(
+            text.contains(r#"67 61 72 62 61 67 65 20 = "garbage ""#),
+            "{text}"
+        );
+        let binary = LoadError::UnknownFormat {
+            head: vec![0, 0xff, 7],
+        }
+        .to_string();
+        assert!(binary.contains("00 ff 07 (hex)"), "{binary}");
+    }
 }
