@@ -108,6 +108,17 @@ fn demo_threads_absurd_is_refused_with_exit_4_and_empty_stdout() {
 }
 
 #[test]
+fn demo_zero_frames_is_a_usage_error_naming_the_flag() {
+    let dir = Dir::new();
+    refused(
+        &dir,
+        &["demo", "--frames", "0", "-o", "z.sgpt"],
+        "invalid value '0' for '--frames <FRAMES>'",
+    );
+    assert!(!dir.path("z.sgpt").exists());
+}
+
+#[test]
 fn demo_golden_frame_past_the_end_is_refused() {
     let dir = Dir::new();
     refused(

@@ -25,7 +25,7 @@ pub struct DemoArgs {
     pub seed: u64,
     /// Frames to run (the hitch schedule scales to fit; a run shorter than 59 frames has
     /// no hitches and no pause).
-    #[arg(long, default_value_t = DEFAULT_FRAMES)]
+    #[arg(long, default_value_t = DEFAULT_FRAMES, value_parser = clap::value_parser!(u64).range(1..))]
     pub frames: u64,
     /// Worker threads (0: one per core; at most 8 per core).
     #[arg(long, default_value_t = 0)]
