@@ -177,6 +177,7 @@ fn a_client_session_lists_and_calls_every_tool() {
         names,
         [
             "attribute",
+            "check_budgets",
             "compare_captures",
             "find_hitches",
             "get_history",
@@ -369,6 +370,35 @@ fn the_ledger_tools_read_and_append_the_games_memory() {
             .ends_with(".framewise/profile.json"),
         "{c}"
     );
+
+    // Budgets judged against that profile, as `framewise check` judges them.
+    let r = s.call("check_budgets", json!({}));
+    let c = structured(&r);
+    assert_eq!(c["verdict"], "no-budgets", "no framewise.toml: {c}");
+    assert_eq!(c["exit_code"], 0);
+    assert!(!c["warnings"].as_array().unwrap().is_empty(), "{c}");
+    dir.write(
+        "framewise.toml",
+        "[budgets]\nframe_ms = 16.67\n\"frame.fps\" = 55\n",
+    );
+    let r = s.call("check_budgets", json!({}));
+    let c = structured(&r);
+    assert_eq!(c["verdict"], "breached", "p95 18 ms over 16.67: {c}");
+    assert_eq!(c["exit_code"], 1);
+    assert_eq!(c["source"], "profile");
+    let states: Vec<(&str, &str)> = c["budgets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["budget"].as_str().unwrap(), b["state"].as_str().unwrap()))
+        .collect();
+    assert!(states.contains(&("frame_ms", "breached")), "{c}");
+    assert!(states.contains(&("frame.fps", "inside")), "{c}");
+    report_matches_cli(&dir, c, &["check"]);
+    let r = s.call("check_budgets", json!({"counters_only": true}));
+    let c = structured(&r);
+    assert_eq!(c["verdict"], "no-budgets", "{c}");
+    assert_eq!(c["exit_code"], 0);
 
     let r = s.call("list_issues", json!({}));
     let c = structured(&r);

@@ -232,7 +232,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     Ok(code)
 }
 
-struct View(CheckResult);
+/// `check`'s result, for people and machines.
+pub struct View(pub CheckResult);
 
 fn source_line(s: &Source) -> String {
     match s {

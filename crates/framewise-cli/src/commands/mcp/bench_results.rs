@@ -1,6 +1,8 @@
-//! The MCP tools over benches: `run_bench` (`framewise bench NAME [--compare last]`) and
-//! `get_ledger` (`.framewise/bench-history.jsonl`) — their inputs and headline results.
+//! The MCP tools over benches and budgets: `run_bench` (`framewise bench NAME [--compare
+//! last]`), `get_ledger` (`.framewise/bench-history.jsonl`) and `check_budgets` (`framewise
+//! check`) — their inputs and headline results.
 
+use framewise_analysis::bench::budget::BudgetCheck;
 use framewise_analysis::bench::{LedgerLine, VerdictWord};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -8,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::results::HEADLINE_ROWS;
 use crate::commands::bench::report::View;
 use crate::commands::bench::Outcome as BenchOutcome;
+use crate::commands::check::{CheckResult, Source};
 use crate::commands::serde_name;
 
 /// `run_bench`'s input.
@@ -56,8 +59,80 @@ pub struct BudgetBrief {
     pub value: Option<f64>,
     /// The limit.
     pub limit: f64,
+    /// value / limit.
+    pub ratio: Option<f64>,
     /// `inside`, `breached` or `unmeasured`.
     pub state: String,
+}
+
+impl BudgetBrief {
+    /// A judged budget in brief.
+    pub fn of(b: &BudgetCheck) -> Self {
+        Self {
+            budget: b.budget.clone(),
+            value: b.value,
+            limit: b.limit,
+            ratio: b.ratio,
+            state: serde_name(&b.state),
+        }
+    }
+}
+
+/// `check_budgets`' input.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct CheckParams {
+    /// Run `[bench.NAME]` and judge its result, instead of reading `.framewise/profile.json`.
+    #[serde(default)]
+    pub bench: Option<String>,
+    /// Judge only exact counter budgets (`counter.*`): for a machine whose timings are not
+    /// the hardware's.
+    #[serde(default)]
+    pub counters_only: bool,
+    /// The `.framewise` directory [default: `.framewise`].
+    #[serde(default)]
+    pub dir: Option<String>,
+    /// framewise.toml [default: `./framewise.toml`, else `.framewise/framewise.toml`].
+    #[serde(default)]
+    pub config: Option<String>,
+}
+
+/// `check_budgets`' result.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CheckBudgetsResult {
+    /// `inside`, `breached` or `no-budgets` (nothing measured is an error, exit 4).
+    pub verdict: String,
+    /// The CLI's exit code: 0 inside or no budgets, 1 breached.
+    pub exit_code: u8,
+    /// What was measured: `profile` or `bench`.
+    pub source: String,
+    /// The profile or bench result file judged.
+    pub source_file: Option<String>,
+    /// Every budget judged.
+    pub budgets: Vec<BudgetBrief>,
+    /// What the reader should know (no budgets; budgets not measured).
+    pub warnings: Vec<String>,
+    /// The whole `framewise check --format json` document.
+    pub report_path: String,
+}
+
+impl CheckBudgetsResult {
+    /// The headline of a check whose JSON was written to `report_path`.
+    pub fn new(r: &CheckResult, report_path: String) -> Self {
+        let (source, source_file) = match &r.source {
+            Source::Profile { file, .. } => ("profile", Some(file.clone())),
+            Source::Bench { file, .. } => ("bench", Some(file.clone())),
+            Source::None => ("none", None),
+        };
+        Self {
+            verdict: r.verdict.to_owned(),
+            exit_code: r.exit_code,
+            source: source.to_owned(),
+            source_file,
+            budgets: r.budgets.iter().map(BudgetBrief::of).collect(),
+            warnings: r.warnings.clone(),
+            report_path,
+        }
+    }
 }
 
 /// `run_bench`'s result.
@@ -145,17 +220,7 @@ impl BenchResultHeadline {
                         smallest_detectable: m.smallest_detectable,
                     })
                     .collect();
-                out.budgets = c
-                    .overall
-                    .budgets
-                    .iter()
-                    .map(|b| BudgetBrief {
-                        budget: b.budget.clone(),
-                        value: b.value,
-                        limit: b.limit,
-                        state: serde_name(&b.state),
-                    })
-                    .collect();
+                out.budgets = c.overall.budgets.iter().map(BudgetBrief::of).collect();
             }
         }
         out

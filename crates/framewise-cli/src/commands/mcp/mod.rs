@@ -25,13 +25,18 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{tool, tool_handler, tool_router, Json, ServerHandler, ServiceExt};
 
-use crate::commands::{attribute, bench, diff, fix, gate, history, hitches, issues, summarize};
+use crate::commands::{
+    attribute, bench, check, diff, fix, gate, history, hitches, issues, summarize,
+};
 use crate::config::ConfigArgs;
 use crate::input::InputArgs;
 use crate::ledger::{parse_instant, DirArgs};
 use crate::list::ListArgs;
 use crate::output::{self, OutputArgs, Report};
-use bench_results::{BenchParams, BenchResultHeadline, LedgerBrief, LedgerParams, LedgerResult};
+use bench_results::{
+    BenchParams, BenchResultHeadline, CheckBudgetsResult, CheckParams, LedgerBrief, LedgerParams,
+    LedgerResult,
+};
 use ledger_results::{
     DirParams, FixParams, FixResult, HistoryParams, HistoryResult, IssuesParams, IssuesResult,
     ProfileResult,
@@ -484,6 +489,35 @@ impl Server {
                 malformed,
                 newest: lines.iter().skip(skip).map(LedgerBrief::of).collect(),
             })
+        })
+        .await
+    }
+
+    /// `framewise check`.
+    #[tool(
+        description = "Judge every budget declared in framewise.toml ([budgets]: frame_ms and metric paths, each in its metric's direction), as `framewise check` does: against .framewise/profile.json, or against a fresh run of `bench` when given. Verdict inside (exit 0), breached (1), or no-budgets (0, with a warning); nothing measured is an error (exit 4), never a pass. counters_only judges only the exact counters (for a software-GPU machine)."
+    )]
+    async fn check_budgets(
+        &self,
+        params: Parameters<CheckParams>,
+    ) -> Result<Json<CheckBudgetsResult>, Json<ToolError>> {
+        let p = params.0;
+        let reports = Arc::clone(&self.reports);
+        blocking(move || {
+            let cfg = crate::config::load_project(&config(p.config), "check")?;
+            let dir = p
+                .dir
+                .map_or_else(|| PathBuf::from(bench::DEFAULT_DIR), PathBuf::from);
+            let result = check::evaluate(&cfg, &dir, p.bench.as_deref(), p.counters_only)?;
+            if result.verdict == "nothing-measured" {
+                anyhow::bail!(
+                    "nothing measured for any budget ({})",
+                    result.warnings.join("; ")
+                );
+            }
+            let view = check::View(result);
+            let path = reports.write("check", &view)?;
+            Ok(CheckBudgetsResult::new(&view.0, path))
         })
         .await
     }
