@@ -22,7 +22,7 @@
 //! finds scopes, passes, counters and marks by name, worst frames first; [`window`] lays
 //! consecutive frames end to end on one time axis; [`significance`] ranks a diff's rows for
 //! reading; [`golden`] compares a program's frame with its golden image by SSIM (the
-//! correctness gate); [`bench`] measures a workload's runs with noise floors and compares
+//! correctness gate); [`bench`](mod@bench) measures a workload's runs with noise floors and compares
 //! two bench results with verdicts. Every result
 //! carries the capture's defects, and every verdict maps to an exit code through
 //! [`Verdict::exit_code`].
