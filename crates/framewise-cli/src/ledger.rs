@@ -1,12 +1,11 @@
 //! The verbs that read `.framewise/` (`issues`, `report`, `history`, `fix`, `watch`): where
 //! the directory is, and its files read with what was skipped counted.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::bail;
-use framewise_incidents::fold::{read_fixes, FixRecord};
-use framewise_incidents::{read_all, Record, DIR_ENV, DIR_NAME, FIXES_FILE, PERF_FILE};
-use serde::Serialize;
+use framewise_incidents::fold::LedgerInfo;
+use framewise_incidents::{DIR_ENV, DIR_NAME, FIXES_FILE, PERF_FILE};
 
 /// `--dir`, flattened into the verbs that read `.framewise/`.
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -51,94 +50,35 @@ impl DirArgs {
     }
 }
 
-/// What was read from `.framewise/`, and what was skipped: part of every ledger verb's JSON.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct LedgerInfo {
-    /// The directory.
-    pub dir: String,
-    /// Records read from `perf.jsonl` (0 when it does not exist yet).
-    pub records: u64,
-    /// Lines of `perf.jsonl` skipped: not JSON, or a known type that did not parse.
-    pub malformed: u64,
-    /// Lines of `perf.jsonl` skipped: a record type this framewise does not know.
-    pub unknown_type: u64,
-    /// Whether `perf.jsonl` ended in a line without its newline (a crash; skipped).
-    pub torn_last_line: bool,
-    /// Records left out because their `at` is not a time.
-    pub unstamped: u64,
-    /// Fixes read from `fixes.jsonl`.
-    pub fixes: u64,
-    /// Lines of `fixes.jsonl` skipped (not a fix record, or torn).
-    pub fixes_skipped: u64,
-}
-
-impl LedgerInfo {
-    /// A line for people when something was skipped, else nothing.
-    pub fn skipped_line(&self) -> Option<String> {
-        let mut parts = Vec::new();
-        if self.malformed > 0 {
-            parts.push(format!("{} malformed", self.malformed));
-        }
-        if self.unknown_type > 0 {
-            parts.push(format!("{} of unknown type", self.unknown_type));
-        }
-        if self.torn_last_line {
-            parts.push("a torn last line".to_owned());
-        }
-        if self.unstamped > 0 {
-            parts.push(format!("{} without a readable time", self.unstamped));
-        }
-        let mut line = String::new();
-        if !parts.is_empty() {
-            line = format!("skipped in {PERF_FILE}: {}", parts.join(", "));
-        }
-        if self.fixes_skipped > 0 {
-            if !line.is_empty() {
-                line.push_str("; ");
-            }
-            line.push_str(&format!(
-                "skipped in {FIXES_FILE}: {} lines",
-                self.fixes_skipped
-            ));
-        }
-        (!line.is_empty()).then_some(line)
+/// A line for people when something in the ledger was skipped, else nothing.
+pub fn skipped_line(info: &LedgerInfo) -> Option<String> {
+    let mut parts = Vec::new();
+    if info.malformed > 0 {
+        parts.push(format!("{} malformed", info.malformed));
     }
-}
-
-/// The records and fixes of a `.framewise/` directory.
-pub struct Loaded {
-    /// `perf.jsonl`'s records, in file order.
-    pub records: Vec<Record>,
-    /// `fixes.jsonl`'s fixes, in file order.
-    pub fixes: Vec<FixRecord>,
-    /// What was read and skipped.
-    pub info: LedgerInfo,
-}
-
-/// Reads `perf.jsonl` (none yet: no records) and `fixes.jsonl` of `dir`.
-pub fn load(dir: &Path) -> anyhow::Result<Loaded> {
-    let perf = dir.join(PERF_FILE);
-    let read = if perf.exists() {
-        read_all(&perf)?
-    } else {
-        framewise_incidents::ReadOutcome::default()
-    };
-    let fixes = read_fixes(&dir.join(FIXES_FILE))?;
-    let info = LedgerInfo {
-        dir: dir.display().to_string(),
-        records: read.records.len() as u64,
-        malformed: read.malformed,
-        unknown_type: read.unknown_type,
-        torn_last_line: read.torn_last_line,
-        unstamped: 0,
-        fixes: fixes.fixes.len() as u64,
-        fixes_skipped: fixes.malformed + u64::from(fixes.torn_last_line),
-    };
-    Ok(Loaded {
-        records: read.records,
-        fixes: fixes.fixes,
-        info,
-    })
+    if info.unknown_type > 0 {
+        parts.push(format!("{} of unknown type", info.unknown_type));
+    }
+    if info.torn_last_line {
+        parts.push("a torn last line".to_owned());
+    }
+    if info.unstamped > 0 {
+        parts.push(format!("{} without a readable time", info.unstamped));
+    }
+    let mut line = String::new();
+    if !parts.is_empty() {
+        line = format!("skipped in {PERF_FILE}: {}", parts.join(", "));
+    }
+    if info.fixes_skipped > 0 {
+        if !line.is_empty() {
+            line.push_str("; ");
+        }
+        line.push_str(&format!(
+            "skipped in {FIXES_FILE}: {} lines",
+            info.fixes_skipped
+        ));
+    }
+    (!line.is_empty()).then_some(line)
 }
 
 /// Milliseconds since the Unix epoch, now.

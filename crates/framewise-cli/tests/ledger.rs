@@ -273,6 +273,10 @@ fn no_framewise_directory_is_exit_4() {
         assert!(run.one_error_line().contains("not a directory"), "{verb}");
         assert!(run.stdout.is_empty());
     }
+    let run = dir
+        .run(&["view", "game.sgpt", "--project", "missing"])
+        .expect(4);
+    assert!(run.one_error_line().contains("no .framewise/ there"));
     // An empty directory is an empty ledger, not an error.
     std::fs::create_dir(dir.path(".framewise")).expect("dir");
     let run = dir.run(&["issues"]).expect(0);

@@ -28,6 +28,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("tables.js", JS, include_str!("../web/tables.js")),
     ("flame.js", JS, include_str!("../web/flame.js")),
     ("search.js", JS, include_str!("../web/search.js")),
+    ("issues.js", JS, include_str!("../web/issues.js")),
     ("structure.js", JS, include_str!("../web/structure.js")),
     ("compare.js", JS, include_str!("../web/compare.js")),
     ("follow.js", JS, include_str!("../web/follow.js")),

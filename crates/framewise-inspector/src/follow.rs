@@ -88,7 +88,7 @@ impl Follow {
             compared,
         );
         follow.seen = seen;
-        Ok(follow)
+        Ok(follow.with_project(crate::issues::find_project(path)))
     }
 
     /// Follows a capture the caller loaded from `path` with
@@ -115,6 +115,13 @@ impl Follow {
             closed,
             seen: None,
         }
+    }
+
+    /// Serves the issues catalogue of the `.framewise/` directory `dir` on every reload
+    /// (see [`Inspector::with_project`]).
+    pub fn with_project(mut self, dir: Option<PathBuf>) -> Self {
+        self.first = self.first.with_project(dir);
+        self
     }
 
     /// How often the file is looked at (default [`DEFAULT_INTERVAL`]).
@@ -208,7 +215,8 @@ impl Follower {
             Ok((capture, frames)) => {
                 let closed = is_closed(&capture);
                 let inspector =
-                    Inspector::build(capture, frames, &self.file, self.compare.as_ref());
+                    Inspector::build(capture, frames, &self.file, self.compare.as_ref())
+                        .with_project(current.project().map(Path::to_owned));
                 live.replace(Snapshot {
                     inspector: Arc::new(inspector),
                     follow: Some(FollowStatus {

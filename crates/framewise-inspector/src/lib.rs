@@ -37,12 +37,14 @@ mod comparison;
 mod flame;
 mod follow;
 mod host;
+mod issues;
 mod search;
 mod token;
 mod window;
 
 pub use api::{Compared, Inspector};
 pub use follow::{Follow, DEFAULT_INTERVAL};
+pub use issues::{find_project, project_dir};
 pub use token::Token;
 
 /// Why the inspector could not load, listen or serve.

@@ -27,6 +27,8 @@ use tower::ServiceExt;
 mod comparison;
 #[path = "api/flame.rs"]
 mod flame;
+#[path = "api/issues.rs"]
+mod issues;
 #[path = "api/search.rs"]
 mod search;
 #[path = "api/window.rs"]

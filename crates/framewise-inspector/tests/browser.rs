@@ -16,6 +16,9 @@ use framewise::{GpuPassTiming, Session, WriterMode};
 use framewise_demo::{DemoConfig, Scale, Schedule};
 use framewise_inspector::Server;
 
+#[path = "common/ledger.rs"]
+mod ledger;
+
 /// How long one run of the browser script may take before it is killed.
 const SCRIPT_TIMEOUT: Duration = Duration::from_secs(180);
 
@@ -298,6 +301,19 @@ fn a_truncated_capture_shows_the_recovered_banner_and_the_capture_comparison() {
     );
     let url = serve(&recorded.truncated, Some(&recorded.capture));
     run_script(&url, &["--expect-recovered"], false, "recovered-compared");
+}
+
+/// The capture in a game project whose `.framewise/perf.jsonl` holds its hitches: the page
+/// shows the Issues panel, and a click on one of this capture's occurrences selects its
+/// frame.
+#[test]
+fn the_issues_panel_shows_the_games_catalogue() {
+    if !browser_available() {
+        return;
+    }
+    let (_project, capture) = ledger::project_around(&recorded().capture);
+    let url = serve(&capture, None);
+    run_script(&url, &["--expect-issues"], false, "issues");
 }
 
 #[test]

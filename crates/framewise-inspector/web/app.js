@@ -15,6 +15,7 @@ import { follow } from "./follow.js";
 import { Flame } from "./flame.js";
 import { Search } from "./search.js";
 import { SpanDetail } from "./spandetail.js";
+import { renderIssues } from "./issues.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -363,8 +364,22 @@ async function showViews() {
     renderComparison($("diff"), body);
     $("diff").hidden = false;
   }) : null;
-  await Promise.all([loadStats(), select(openingRow(stripData, hitches)), diff]);
+  await Promise.all([loadStats(), select(openingRow(stripData, hitches)), diff, loadIssues()]);
   document.body.dataset.ready = "1";
+}
+
+/**
+ * The Issues panel, when the capture belongs to a game with a `.framewise/` incident log
+ * (`/api/capture` then names it under `issues`); else the panel stays hidden.
+ */
+async function loadIssues() {
+  if (!state.capture.issues) {
+    $("issues").hidden = true;
+    return;
+  }
+  const doc = await get("issues");
+  renderIssues($("issues"), doc, state.rowOfIndex, (row) => select(row).catch(failed));
+  $("issues").hidden = false;
 }
 
 /**
@@ -403,7 +418,7 @@ async function refresh(capture) {
   spanDetail.refresh();
   renderHitches(hitches);
   const row = onNewest ? count - 1 : Math.min(state.selected ?? 0, count - 1);
-  await Promise.all([loadStats(), select(row), detail.refresh()]);
+  await Promise.all([loadStats(), select(row), detail.refresh(), loadIssues()]);
 }
 
 main().catch(failed);

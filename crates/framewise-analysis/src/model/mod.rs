@@ -135,6 +135,11 @@ pub struct CaptureMeta {
     /// the order declared. Not part of any JSON output.
     #[serde(skip)]
     pub settings: Vec<(String, String)>,
+    /// The recording session's id (`.sgpt`: 32 hex digits), which the incident log stamps on
+    /// the records of that session. Not serialized: it names a recording, not a statistic,
+    /// and would make every document of two recordings of the same run differ.
+    #[serde(skip)]
+    pub session: Option<String>,
 }
 
 impl CaptureMeta {
@@ -152,6 +157,7 @@ impl CaptureMeta {
             notes: Vec::new(),
             situation: Vec::new(),
             settings: Vec::new(),
+            session: None,
         }
     }
 }

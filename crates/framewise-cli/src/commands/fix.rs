@@ -10,14 +10,14 @@
 use anyhow::bail;
 use framewise_incidents::fold::{
     build_fix, catalogue, parse_window_spec, CatalogueOptions, FixRecord, FixRequest, FixWindow,
-    Ledger, Occurrences,
+    LedgerFiles, LedgerInfo, Occurrences,
 };
 use framewise_incidents::{now_iso, Appender, FIXES_FILE};
 use serde::Serialize;
 
 use crate::commands::issues::parse_footprint_id;
 use crate::commands::Outcome;
-use crate::ledger::{self, DirArgs, LedgerInfo};
+use crate::ledger::{skipped_line, DirArgs};
 use crate::output::{self, OutputArgs, Report};
 use crate::table::{self, NONE};
 
@@ -101,10 +101,8 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<FixView>> {
         .map(|s| parse_window_spec(s, "after"))
         .transpose()?;
     let dir = args.dir.locate()?;
-    let loaded = ledger::load(&dir)?;
-    let ledger = Ledger::new(&loaded.records);
-    let mut info = loaded.info;
-    info.unstamped = ledger.unstamped();
+    let files = LedgerFiles::read(&dir)?;
+    let (ledger, info) = files.ledger();
     // A fix linked to an id the ledger never saw would be listed under no issue: a typo.
     let known = catalogue(
         &ledger,
@@ -217,7 +215,7 @@ impl Report for FixView {
             "measured (dry run, not recorded)"
         };
         out.push_str(&format!("{verb}: fix \"{}\" in {}\n", d.fix.title, d.file));
-        if let Some(line) = d.ledger.skipped_line() {
+        if let Some(line) = skipped_line(&d.ledger) {
             out.push_str(&format!("  {line}\n"));
         }
         let fps = if d.fix.footprints.is_empty() {

@@ -8,11 +8,13 @@
 
 use std::collections::BTreeSet;
 
-use framewise_incidents::fold::{history, History, HistoryOptions, Ledger, WindowSummary};
+use framewise_incidents::fold::{
+    history, History, HistoryOptions, LedgerFiles, LedgerInfo, WindowSummary,
+};
 use serde::Serialize;
 
 use crate::commands::Outcome;
-use crate::ledger::{self, parse_instant, DirArgs, LedgerInfo};
+use crate::ledger::{parse_instant, skipped_line, DirArgs};
 use crate::output::{self, OutputArgs, Report};
 use crate::table::{self, Align, Table, NONE};
 
@@ -56,17 +58,15 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 /// `get_history` both call this): exit 0.
 pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<HistoryView>> {
     let dir = args.dir.locate()?;
-    let loaded = ledger::load(&dir)?;
-    let ledger = Ledger::new(&loaded.records);
-    let mut info = loaded.info;
-    info.unstamped = ledger.unstamped();
+    let files = LedgerFiles::read(&dir)?;
+    let (ledger, info) = files.ledger();
     let options = HistoryOptions {
         buckets: usize::try_from(args.buckets).unwrap_or(24),
         from_ms: args.from,
         to_ms: args.to,
     };
     let doc = HistoryDoc {
-        history: history(&ledger, &loaded.fixes, &options),
+        history: history(&ledger, &files.fixes, &options),
         ledger: info,
     };
     Ok(Outcome {
@@ -158,7 +158,7 @@ impl Report for HistoryView {
     fn console(&self, out: &mut String) {
         out.push_str(&self.headline());
         out.push('\n');
-        if let Some(line) = self.0.ledger.skipped_line() {
+        if let Some(line) = skipped_line(&self.0.ledger) {
             out.push_str(&format!("  {line}\n"));
         }
         let h = &self.0.history;

@@ -6,12 +6,11 @@
 
 use anyhow::bail;
 use framewise_incidents::fold::{
-    catalogue, Catalogue, CatalogueOptions, Issue, Ledger, Occurrences,
+    Catalogue, CatalogueOptions, Issue, IssuesDoc, LedgerFiles, LedgerInfo, Occurrences,
 };
-use serde::Serialize;
 
 use crate::commands::Outcome;
-use crate::ledger::{self, ago, parse_instant, DirArgs, LedgerInfo};
+use crate::ledger::{self, ago, parse_instant, skipped_line, DirArgs};
 use crate::list::{self, ListArgs, Noun};
 use crate::output::{self, OutputArgs, Report};
 use crate::table::{Align, Table, NONE};
@@ -65,10 +64,6 @@ pub fn fold(
     occurrences: Occurrences,
 ) -> anyhow::Result<(Catalogue, LedgerInfo)> {
     let dir = dir.locate()?;
-    let loaded = ledger::load(&dir)?;
-    let ledger = Ledger::new(&loaded.records);
-    let mut info = loaded.info;
-    info.unstamped = ledger.unstamped();
     let options = CatalogueOptions {
         include_automated: fold.include_automated,
         from_ms: fold.from,
@@ -76,7 +71,8 @@ pub fn fold(
         now_ms: ledger::now_ms(),
         occurrences,
     };
-    Ok((catalogue(&ledger, &loaded.fixes, &options), info))
+    let doc = LedgerFiles::read(&dir)?.issues(&options);
+    Ok((doc.catalogue, doc.ledger))
 }
 
 /// Runs the verb.
@@ -124,19 +120,6 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<IssuesView>> {
         },
         exit_code: 0,
     })
-}
-
-/// The JSON of `issues` and `report` (docs/CLI.md).
-#[derive(Debug, Serialize)]
-pub struct IssuesDoc {
-    /// The catalogue (schema `framewise.issues/1`).
-    #[serde(flatten)]
-    pub catalogue: Catalogue,
-    /// What was read.
-    pub ledger: LedgerInfo,
-    /// `report`: how many issues there are in all (the list is the top five).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_issues: Option<u64>,
 }
 
 /// `issues` and `report` for people.
@@ -293,7 +276,7 @@ impl Report for IssuesView {
     fn console(&self, out: &mut String) {
         out.push_str(&self.headline());
         out.push('\n');
-        if let Some(line) = self.doc.ledger.skipped_line() {
+        if let Some(line) = skipped_line(&self.doc.ledger) {
             out.push_str(&format!("  {line}\n"));
         }
         let issues = &self.doc.catalogue.issues;

@@ -6,7 +6,9 @@
 
 use framewise_incidents::fold::Occurrences;
 
-use crate::commands::issues::{self, FoldArgs, IssuesDoc, IssuesView};
+use framewise_incidents::fold::IssuesDoc;
+
+use crate::commands::issues::{self, FoldArgs, IssuesView};
 use crate::ledger::DirArgs;
 use crate::list::ListArgs;
 use crate::output::{self, OutputArgs};

@@ -37,12 +37,25 @@ pub struct Args {
     /// read; nothing is sent to the game.
     #[arg(long)]
     pub follow: bool,
+    /// The game's repository (or its `.framewise/` directory) whose issues catalogue the
+    /// page shows [default: the nearest `.framewise/` from the capture's directory up].
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
     #[command(flatten)]
     pub input: InputArgs,
 }
 
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
+    let project = match &args.project {
+        Some(dir) => Some(framewise_inspector::project_dir(dir).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: no .framewise/ there (--project names a game's repository or its .framewise/ directory)",
+                dir.display()
+            )
+        })?),
+        None => None,
+    };
     serve_capture(
         &args.capture,
         args.compare.as_deref(),
@@ -50,6 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         args.web_dir,
         &args.input,
         args.follow,
+        project,
     )
 }
 
@@ -62,7 +76,7 @@ pub fn serve(
     web_dir: Option<PathBuf>,
     input_args: &InputArgs,
 ) -> anyhow::Result<u8> {
-    serve_capture(capture, compare, port, web_dir, input_args, false)
+    serve_capture(capture, compare, port, web_dir, input_args, false, None)
 }
 
 /// [`serve`], following the file as it grows when `follow` is set.
@@ -73,6 +87,7 @@ fn serve_capture(
     web_dir: Option<PathBuf>,
     input_args: &InputArgs,
     follow: bool,
+    project: Option<PathBuf>,
 ) -> anyhow::Result<u8> {
     // Per-frame aggregates only: a frame's spans are read from the file when the page asks
     // for its timeline (docs/INSPECTOR.md, "Memory").
@@ -104,12 +119,15 @@ fn serve_capture(
     }
     eprint!("{}", notes.trim_start_matches('\n'));
     let file = input::shown(capture);
+    // The game's incident log, for the Issues panel: the one named, else the nearest.
+    let project = project.or_else(|| framewise_inspector::find_project(capture));
     let server = if follow {
-        let follow = Follow::with_frames(loaded, frames, capture, &file, options, compared);
+        let follow = Follow::with_frames(loaded, frames, capture, &file, options, compared)
+            .with_project(project);
         Server::following(follow, port)?
     } else {
         Server::new(
-            Inspector::with_frames(loaded, frames, &file, compared),
+            Inspector::with_frames(loaded, frames, &file, compared).with_project(project),
             port,
         )?
     }

@@ -13,12 +13,14 @@
 //! has no `worst`. A record whose `at` does not parse is left out of every fold.
 
 mod at;
+mod files;
 mod fix;
 mod history;
 mod issues;
 mod window;
 
 pub use at::unix_ms_from_iso;
+pub use files::{IssuesDoc, LedgerFiles, LedgerInfo};
 pub use fix::{
     build_fix, latest_builds, parse_window_spec, read_fixes, FixError, FixRecord, FixRequest,
     FixType, FixWindow, FixesRead, WindowSpec, FIX_SERIES_SLICES,

@@ -73,6 +73,17 @@ pub(crate) struct CaptureDoc<'a> {
     pub compare: Option<CompareFile<'a>>,
     /// Where `--follow` stands; `null` when not following.
     pub follow: Option<&'a FollowStatus>,
+    /// The game's `.framewise/` whose catalogue `/api/issues` serves; absent when the
+    /// capture belongs to none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issues: Option<IssuesLink>,
+}
+
+/// `/api/capture`'s `issues`: where the catalogue comes from.
+#[derive(Serialize)]
+pub(crate) struct IssuesLink {
+    /// The `.framewise/` directory.
+    pub dir: String,
 }
 
 /// A scope of `/api/capture`.

@@ -9,8 +9,8 @@ use framewise_analysis::{summarize_with, FrameReadError, SummaryOptions};
 
 use super::docs::{
     to_bytes, CaptureDoc, CompareDoc, CompareFile, CompareRow, CounterName, CpuSpan, FollowStatus,
-    FrameDoc, FrameMark, FrameRef, GpuLane, GpuSpan, Lane, PassTotal, RowRange, ScopeName, Seq,
-    SeriesDoc, StatsDoc, StripDoc, StructureDoc, TopologyDoc,
+    FrameDoc, FrameMark, FrameRef, GpuLane, GpuSpan, IssuesLink, Lane, PassTotal, RowRange,
+    ScopeName, Seq, SeriesDoc, StatsDoc, StripDoc, StructureDoc, TopologyDoc,
 };
 use super::request::{no_such_row, ApiError};
 use super::Inspector;
@@ -78,6 +78,9 @@ impl Inspector {
                     frame_count: *frame_count,
                 }),
             follow,
+            issues: self.project.as_ref().map(|dir| IssuesLink {
+                dir: dir.display().to_string(),
+            }),
         })
     }
 

@@ -3,7 +3,7 @@
 //! share.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use axum::body::Bytes;
 use framewise_analysis::{
@@ -43,6 +43,9 @@ pub struct Inspector {
     pub(super) diff_doc: Option<Bytes>,
     /// `/api/comparison`, beside `/api/diff`.
     pub(super) comparison_doc: Option<Bytes>,
+    /// The game's `.framewise/` directory, when the capture belongs to one
+    /// (`/api/issues`).
+    pub(super) project: Option<PathBuf>,
 }
 
 /// A second capture to compare against (`framewise view A --compare B`).
@@ -66,12 +69,23 @@ impl Inspector {
             }),
             None => None,
         };
-        Ok(Self::with_frames(
-            main,
-            frames,
-            &capture.display().to_string(),
-            compared,
-        ))
+        Ok(
+            Self::with_frames(main, frames, &capture.display().to_string(), compared)
+                .with_project(crate::issues::find_project(capture)),
+        )
+    }
+
+    /// Serves the issues catalogue of the `.framewise/` directory `dir` (`/api/issues`);
+    /// `None`: no catalogue. [`Self::open`] looks for the nearest one from the capture's
+    /// directory up; [`crate::issues::project_dir`] reads a `--project DIR`.
+    pub fn with_project(mut self, dir: Option<PathBuf>) -> Self {
+        self.project = dir;
+        self
+    }
+
+    /// The `.framewise/` directory whose catalogue `/api/issues` serves.
+    pub fn project(&self) -> Option<&Path> {
+        self.project.as_deref()
     }
 
     /// Serves an already loaded capture (`file`: its path as the user gave it), its spans
@@ -147,6 +161,7 @@ impl Inspector {
             comparison_doc,
             capture,
             frames,
+            project: None,
         };
         inspector.strip_doc = Bytes::from(inspector.strip_bytes());
         inspector

@@ -188,6 +188,7 @@ pub(crate) fn routes(live: Arc<Live>, token: Token) -> Router {
         .merge(crate::search::routes())
         .merge(crate::window::routes())
         .merge(crate::comparison::routes())
+        .merge(crate::issues::routes())
         .with_state(live)
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(token),

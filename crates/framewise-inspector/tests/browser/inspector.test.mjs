@@ -1,7 +1,7 @@
 // Drives the inspector in Debian's chromium and checks what it renders against the API,
 // which this script fetches itself with the page's token.
 //
-//   node inspector.test.mjs URL [--expect-recovered] [--expect-gpu]
+//   node inspector.test.mjs URL [--expect-recovered] [--expect-gpu] [--expect-issues]
 //   node inspector.test.mjs URL --follow
 //
 // URL is the address `framewise view` printed (http://127.0.0.1:PORT/?token=…). With
@@ -21,6 +21,7 @@ import { Failure, TIMEOUT_MS, apiClient, check, sameMs, waitFor } from "./lib.mj
 import { checkLayout, checkTables } from "./tables.mjs";
 import { checkFlame } from "./flame.mjs";
 import { checkSearch } from "./search.mjs";
+import { checkIssues } from "./issues.mjs";
 import { checkTimeline, goTo } from "./timeline.mjs";
 import { checkComparison } from "./compare.mjs";
 import { takeShots } from "./shots.mjs";
@@ -30,6 +31,7 @@ const address = args.find((arg) => !arg.startsWith("--"));
 const expectRecovered = args.includes("--expect-recovered");
 const expectGpu = args.includes("--expect-gpu");
 const following = args.includes("--follow");
+const expectIssues = args.includes("--expect-issues");
 
 function chromiumPath() {
   if (process.env.FRAMEWISE_CHROMIUM) return process.env.FRAMEWISE_CHROMIUM;
@@ -238,6 +240,9 @@ async function run(browserContext) {
   // Search: `/`, a scope's name, its worst frame a click (or Enter) away.
   const searchSummary = await checkSearch(page, api, capture, Number(await page.getAttribute("body", "data-selected-row")), problems);
 
+  // Issues: the game's catalogue beside the capture, when it belongs to one.
+  const issuesSummary = await checkIssues(page, api, capture, strip, expectIssues, problems);
+
   // Tables: every header sits over its column the way the column's cells are aligned
   // (numbers right, names left); p99.9 is printed as such; gauges and sums apart.
   const misaligned = await page.evaluate(() => {
@@ -302,7 +307,7 @@ async function run(browserContext) {
     check(errors.length === 0, `with ${label}: page error ${errors[0]}`);
     await tokenPage.close();
   }
-  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, opened on row ${opening}, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows, ${sortedScopes} scopes sorted and filtered, ${flameSummary}, ${searchSummary}, ${timelineSummary}, ${comparisonSummary}${shots}`;
+  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, opened on row ${opening}, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows, ${sortedScopes} scopes sorted and filtered, ${flameSummary}, ${searchSummary}, ${issuesSummary}, ${timelineSummary}, ${comparisonSummary}${shots}`;
 }
 
 /** `--follow`: a capture being written; the strip must grow as frames land, until closed. */
@@ -352,7 +357,7 @@ async function runFollow(browserContext) {
 }
 
 async function main() {
-  check(address, "usage: node inspector.test.mjs URL [--expect-recovered] [--expect-gpu] | URL --follow");
+  check(address, "usage: node inspector.test.mjs URL [--expect-recovered] [--expect-gpu] [--expect-issues] | URL --follow");
   const profile = mkdtempSync(join(tmpdir(), "framewise-chromium-"));
   let context;
   try {

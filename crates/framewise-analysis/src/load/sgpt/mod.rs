@@ -151,6 +151,7 @@ fn adapt_full(
             |l| l.name().to_owned(),
         ));
         m.build = (!meta.build_id.is_empty()).then(|| meta.build_id.clone());
+        m.session = Some(meta.session_id.iter().map(|b| format!("{b:02x}")).collect());
         m.frame_budget_ns = meta.frame_budget_ns;
         m.situation.clone_from(&meta.situation);
         m.settings.clone_from(&meta.settings);
