@@ -153,7 +153,7 @@ fn encode_lane_stream(
             }
         } else {
             let depth = u64::from(s.depth);
-            let k_depth = depth_ctx.k();
+            let k_depth = depth_ctx.k_for_encoder();
             let q_depth = depth >> k_depth;
             let dn = code_len(k_depth, q_depth);
             let n = gn.wrapping_add(yn).wrapping_add(dn);
@@ -201,7 +201,7 @@ fn write_end(
     delta: u64,
     token: bool,
 ) {
-    let k = ctx.k();
+    let k = ctx.k_for_encoder();
     let q = delta >> k;
     // q < 24 and k ≤ 31: the code is q + 1 + k ≤ 55 bits, and the token fits beside it.
     if (q | u64::from(k & 32)) < UNARY_LIMIT {
