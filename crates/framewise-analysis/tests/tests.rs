@@ -1,6 +1,7 @@
 //! Integration tests for framewise-analysis: one binary, one module per concern.
 
 mod attribute;
+mod bench_honesty;
 mod chrome;
 mod fixtures;
 mod gate;

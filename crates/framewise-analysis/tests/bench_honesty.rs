@@ -1,0 +1,230 @@
+//! Statistical honesty of bench verdicts, shown on real runs of the demo resampled with a
+//! fixed seed (deterministic: no timing is taken here).
+//!
+//! The fixture `data/demo-runs.json` holds the measured frames (after 120 warm-up frames) of
+//! ten real runs of `framewise demo --quiet`, 600 frames each, recorded by `framewise bench`
+//! on the project's shared two-core machine; `regenerate_the_demo_runs_fixture` rewrites it
+//! from a bench's captures (see docs/PERFORMANCE.md for the command).
+//!
+//! A synthetic run is one real run's frames, block-bootstrapped (blocks of 20 frames, so
+//! stalls that span frames stay together). Two noise models:
+//! - **machine**: each synthetic run starts from a real run drawn at random, so the
+//!   run-to-run drift of the machine (other processes, other builds) is in the data;
+//! - **steady**: every synthetic run starts from the same real run, as on a quiet machine.
+//!
+//! A/A: both sides from the same model, unchanged. Power: the after side's frames are 10%
+//! (or 50%) longer (an injected delay).
+
+use framewise_analysis::bench::{
+    compare, measure_run, measured_periods_ns, pool_periods, BenchResult, BenchSettings, Budgets,
+    Fingerprint, VerdictWord,
+};
+use framewise_analysis::{CaptureBuilder, FrameInput, SourceKind};
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize)]
+struct Fixture {
+    source: String,
+    warmup: u64,
+    runs: Vec<Vec<u32>>,
+}
+
+fn fixture() -> Fixture {
+    let text = include_str!("data/demo-runs.json");
+    serde_json::from_str(text).expect("fixture")
+}
+
+/// splitmix64: a seeded generator, so every trial is the same on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const BLOCK: usize = 20;
+const FRAMES: usize = 600;
+const RUNS: usize = 5;
+
+fn synthetic(rng: &mut Rng, source: &[u32], scale: f64) -> Vec<u64> {
+    let mut out = Vec::with_capacity(FRAMES);
+    while out.len() < FRAMES {
+        let start = rng.below(source.len().saturating_sub(BLOCK).max(1));
+        for &us in source.iter().skip(start).take(BLOCK) {
+            if out.len() < FRAMES {
+                out.push((f64::from(us) * 1000.0 * scale) as u64);
+            }
+        }
+    }
+    out
+}
+
+fn settings() -> BenchSettings {
+    BenchSettings {
+        command: vec!["framewise".into(), "demo".into(), "--quiet".into()],
+        frames: FRAMES as u64,
+        warmup: 0,
+        runs: RUNS as u32,
+        seed: None,
+        fixed_dt: None,
+        resolution: None,
+    }
+}
+
+/// A bench result from synthetic runs' periods, measured exactly as real captures are.
+fn result(runs: &[Vec<u64>]) -> BenchResult {
+    let mut measured = Vec::new();
+    let mut grades = Vec::new();
+    let mut pooled = Vec::new();
+    for (k, periods) in runs.iter().enumerate() {
+        let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+        let mut f = FrameInput::default();
+        let mut t = 0u64;
+        for (i, &p) in periods.iter().chain(std::iter::once(&1)).enumerate() {
+            f.clear();
+            f.index = i as u64;
+            f.cpu_begin_ns = t;
+            f.cpu_end_ns = t + p;
+            b.push_frame(&f);
+            t += p;
+        }
+        let capture = b.finish();
+        measured.push(measure_run(&capture, k as u32 + 1, "synthetic", 0, None));
+        grades.push(capture.grade());
+        pooled.extend(measured_periods_ns(&capture, 0));
+    }
+    let fingerprint = Fingerprint {
+        cpu_model: None,
+        os: "linux".into(),
+        gpu_adapter: None,
+        build_profile: "debug".into(),
+        settings: settings(),
+        build: None,
+    };
+    let mut r = BenchResult::new(
+        "demo",
+        true,
+        "2026-12-01T00:00:00.000Z".into(),
+        settings(),
+        fingerprint,
+        measured,
+        &grades,
+    );
+    pool_periods(&mut r, pooled);
+    r
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Model {
+    Machine,
+    Steady,
+}
+
+fn side(rng: &mut Rng, fx: &Fixture, model: Model, steady_run: usize, scale: f64) -> BenchResult {
+    let runs: Vec<Vec<u64>> = (0..RUNS)
+        .map(|_| {
+            let source = match model {
+                Model::Machine => rng.below(fx.runs.len()),
+                Model::Steady => steady_run,
+            };
+            synthetic(rng, &fx.runs[source], scale)
+        })
+        .collect();
+    result(&runs)
+}
+
+/// The share of `trials` comparisons whose verdict is `want`.
+fn rate(seed: u64, trials: usize, model: Model, scale: f64, want: VerdictWord) -> f64 {
+    let fx = fixture();
+    let mut rng = Rng(seed);
+    let mut hits = 0;
+    for _ in 0..trials {
+        let steady_run = rng.below(fx.runs.len());
+        let before = side(&mut rng, &fx, model, steady_run, 1.0);
+        let after = side(&mut rng, &fx, model, steady_run, scale);
+        let c = compare(&before, &after, &Budgets::default());
+        if c.overall.verdict == want {
+            hits += 1;
+        }
+    }
+    hits as f64 / trials as f64
+}
+
+const TRIALS: usize = 200;
+
+#[test]
+fn a_a_comparisons_find_no_detectable_change_in_95_percent_of_trials() {
+    for (model, name) in [(Model::Machine, "machine"), (Model::Steady, "steady")] {
+        let r = rate(1, TRIALS, model, 1.0, VerdictWord::NoDetectableChange);
+        eprintln!("A/A no-detectable-change, {name} noise: {:.1}%", r * 100.0);
+        assert!(r >= 0.95, "{name}: {r}");
+    }
+}
+
+#[test]
+fn a_ten_percent_slowdown_is_never_called_an_improvement_and_its_power_is_stated() {
+    // The power target (95% at 5 runs) is NOT met on this fixture: the demo's frames on the
+    // shared machine switch between contention regimes within a run, so per-run medians
+    // scatter far more than 10%. docs/PERFORMANCE.md records the measured power; this test
+    // pins the figures' direction (deterministic, seeded) and that a slowdown is never
+    // reported as an improvement.
+    for (model, seed, name) in [(Model::Steady, 2, "steady"), (Model::Machine, 4, "machine")] {
+        let regressed = rate(seed, TRIALS, model, 1.10, VerdictWord::Regressed);
+        let improved = rate(seed, TRIALS, model, 1.10, VerdictWord::Improved);
+        eprintln!(
+            "10% slowdown regressed, {name} noise: {:.1}%",
+            regressed * 100.0
+        );
+        assert_eq!(improved, 0.0, "{name}");
+        // More often called than on A/A (where a regression is a false positive).
+        let false_alarm = rate(seed, TRIALS, model, 1.0, VerdictWord::Regressed);
+        assert!(
+            regressed > false_alarm,
+            "{name}: {regressed} vs {false_alarm}"
+        );
+    }
+    // A 50% slowdown is found every time on a steady machine.
+    let r = rate(5, TRIALS / 4, Model::Steady, 1.5, VerdictWord::Regressed);
+    eprintln!("50% slowdown regressed, steady noise: {:.1}%", r * 100.0);
+    assert!(r >= 0.95, "{r}");
+}
+
+/// Rewrites `data/demo-runs.json` from a bench's captures:
+/// `FRAMEWISE_BENCH_RUNS=.framewise/bench/NAME-<stamp> cargo test -p framewise-analysis
+/// --test tests -- --ignored regenerate`.
+#[test]
+#[ignore = "rewrites the fixture from real captures"]
+fn regenerate_the_demo_runs_fixture() {
+    let dir = std::path::PathBuf::from(std::env::var("FRAMEWISE_BENCH_RUNS").expect("dir"));
+    let mut runs = Vec::new();
+    for k in 1.. {
+        let path = dir.join(format!("run-{k}.sgpt"));
+        if !path.is_file() {
+            break;
+        }
+        let capture = framewise_analysis::open(&path, &framewise_analysis::LoadOptions::default())
+            .expect("capture");
+        runs.push(
+            measured_periods_ns(&capture, 120)
+                .into_iter()
+                .map(|ns| u32::try_from(ns / 1000).unwrap_or(u32::MAX))
+                .collect(),
+        );
+    }
+    let fx = Fixture {
+        source: "framewise bench --name normal --runs 10 --frames 600 --warmup 120 -- framewise demo --quiet (debug build, shared 2-core machine)".into(),
+        warmup: 120,
+        runs,
+    };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/demo-runs.json");
+    std::fs::write(path, serde_json::to_string(&fx).expect("json")).expect("write");
+}
