@@ -10,6 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use framewise_detect::footprint::{footprint, Footprint, FOOTPRINT_VERSION};
+use framewise_detect::footprint_key::{footprint_of, KeyRecord};
 use framewise_detect::hitch_classify::{
     self, EntitiesEvidence, FrameEvidence, ScopeEvidence, UploadEvidence,
 };
@@ -127,6 +129,23 @@ pub struct Hitch {
     pub excess_ms: f64,
     /// Ranked guesses, best first.
     pub classification: Vec<Guess>,
+}
+
+impl Hitch {
+    /// The footprint of this hitch's incident record under the capture's canonical
+    /// situation (see [`crate::model::CaptureMeta::canonical_situation`]; `""` for none), by
+    /// framewise-detect's rule: `hitch|PHASE|TOP GUESS[|section:SCOPE][|ctx:SITUATION]`.
+    pub fn footprint(&self, situation: &str) -> Footprint {
+        let key = hitch_classify::hitch_key_of(
+            self.phase.as_deref(),
+            self.classification
+                .iter()
+                .map(|g| (g.guess, g.scope.as_deref())),
+        );
+        // A hitch is always an incident; the fallback is never taken.
+        footprint_of(&KeyRecord::Hitch(key), situation)
+            .unwrap_or_else(|| footprint(FOOTPRINT_VERSION, "hitch"))
+    }
 }
 
 /// `hitches --format json`.
@@ -450,6 +469,41 @@ mod tests {
         let capture = b.finish();
         let baselines = CounterBaselines::of(&capture);
         assert_eq!(baselines.uploads, Some((id, -1)));
+    }
+
+    #[test]
+    fn footprints_name_the_verdict_and_the_scope() {
+        let guess = |kind, scope: Option<&str>| Guess {
+            guess: kind,
+            confidence: Confidence::High,
+            evidence: String::new(),
+            scope: scope.map(str::to_owned),
+            site: None,
+        };
+        let mut hitch = Hitch {
+            frame: 7,
+            phase: Some("play".into()),
+            duration_ms: 40.0,
+            work_ms: 39.0,
+            gpu_ms: None,
+            threshold_ms: 33.0,
+            median_ms: 16.0,
+            excess_ms: 24.0,
+            classification: vec![
+                guess(HitchKind::PipelineCompile, None),
+                guess(HitchKind::LongCpuScope, Some("render")),
+            ],
+        };
+        let fp = hitch.footprint("squad=solo,view=top");
+        assert_eq!(
+            fp.key,
+            "hitch|play|pipeline-compile|section:render|ctx:squad=solo,view=top"
+        );
+        // Computed independently (FNV-1a over UTF-16 units, in Node).
+        assert_eq!(fp.id, "bc0cebbd");
+        hitch.phase = None;
+        hitch.classification.clear();
+        assert_eq!(hitch.footprint("").key, "hitch|?|unclassified");
     }
 
     #[test]

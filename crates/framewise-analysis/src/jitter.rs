@@ -11,7 +11,6 @@ use framewise_detect::motion::names::{self, TrackNames, CLOCK_GAUGE};
 use framewise_detect::motion::{
     JitterEvent, MotionError, MotionMonitor, MotionOptions, Sample, TrackSpec,
 };
-use framewise_detect::situation::canonical_situation;
 
 use crate::model::{Capture, CounterId};
 
@@ -75,13 +74,7 @@ pub fn replay(
         return Vec::new();
     };
     let clock = counter(capture, CLOCK_GAUGE);
-    let situation = canonical_situation(
-        capture
-            .meta()
-            .situation
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str())),
-    );
+    let situation = capture.meta().canonical_situation();
     let situation = (!situation.is_empty()).then_some(situation.as_str());
     let mut events = Vec::new();
     for (row, frame) in capture.frames().rows().enumerate() {

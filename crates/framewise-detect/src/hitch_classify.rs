@@ -245,13 +245,25 @@ pub fn excess_ns(judgement: &Judgement, fallback_median_ns: u64) -> u64 {
 /// as the site the scope a `long-cpu-scope` guess names (the scope whose time was most
 /// above its baseline), whatever that guess's rank.
 pub fn hitch_key<'a>(phase: Option<&'a str>, guesses: &'a [Guess]) -> HitchKey<'a> {
+    hitch_key_of(phase, guesses.iter().map(|g| (g.guess, g.scope.as_deref())))
+}
+
+/// [`hitch_key`] over guesses of any shape, given best first as each one's kind and the
+/// scope it names (a serialized hitch's guesses, say).
+pub fn hitch_key_of<'a>(
+    phase: Option<&'a str>,
+    guesses: impl IntoIterator<Item = (HitchKind, Option<&'a str>)>,
+) -> HitchKey<'a> {
+    let mut guesses = guesses.into_iter();
+    let first = guesses.next();
     HitchKey {
         phase,
-        guess: guesses.first().map(|g| g.guess.name()),
-        section: guesses
-            .iter()
-            .find(|g| g.guess == HitchKind::LongCpuScope)
-            .and_then(|g| g.scope.as_deref()),
+        guess: first.map(|(kind, _)| kind.name()),
+        section: first
+            .into_iter()
+            .chain(guesses)
+            .find(|(kind, _)| *kind == HitchKind::LongCpuScope)
+            .and_then(|(_, scope)| scope),
         ..HitchKey::default()
     }
 }

@@ -143,6 +143,14 @@ pub struct CaptureMeta {
 }
 
 impl CaptureMeta {
+    /// The situation as incident records carry it (`ctx`) and footprint keys end with it:
+    /// framewise-detect's canonical form of [`Self::situation`] (`""` for none).
+    pub fn canonical_situation(&self) -> String {
+        framewise_detect::situation::canonical_situation(
+            self.situation.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        )
+    }
+
     /// Meta for a source with nothing declared yet.
     pub fn new(source: SourceKind) -> Self {
         Self {
