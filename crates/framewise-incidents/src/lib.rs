@@ -41,6 +41,8 @@
 mod append;
 mod dir;
 pub mod fold;
+mod jitter;
+mod once;
 mod profile;
 mod read;
 mod record;
@@ -52,6 +54,8 @@ pub use dir::{
     locate, scaffold, scaffold_dir, Scaffold, AGENT_GUIDE, AGENT_GUIDE_FILE, BENCH_HISTORY_FILE,
     CONFIG_TOML, DIR_ENV, DIR_NAME, FIXES_FILE, GITIGNORE, PERF_FILE, PROFILE_FILE,
 };
+pub use jitter::jitter_record;
+pub use once::{append_once, AppendOnce, Occurrence};
 pub use profile::{read_profile, write_profile, Budgets, FrameSummary, Profile, PROFILE_SCHEMA};
 pub use read::{parse_bytes, parse_line, read_all, read_from, ReadOutcome};
 pub use record::{

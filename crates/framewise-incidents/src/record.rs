@@ -375,8 +375,9 @@ pub struct JitterRecord {
     pub speed: f64,
     /// The jump frame's period, ms.
     pub dt_ms: f64,
-    /// The track's median period, ms.
-    pub median_dt_ms: f64,
+    /// The track's median period, ms, once the track has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_dt_ms: Option<f64>,
     /// Position before the jump.
     pub from: [f64; 3],
     /// Position after the jump.

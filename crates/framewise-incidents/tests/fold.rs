@@ -92,7 +92,7 @@ fn jitter(minute: i64, build: &str, kind: &str, units: f64, amplitude: Option<f6
         travel_units: 0.1,
         speed: 6.0,
         dt_ms: 16.7,
-        median_dt_ms: 16.7,
+        median_dt_ms: Some(16.7),
         from: [0.0; 3],
         to: [0.0, units, 0.0],
         frames: None,

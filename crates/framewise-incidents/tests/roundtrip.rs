@@ -136,7 +136,7 @@ fn samples() -> Vec<Record> {
             travel_units: 0.133,
             speed: 8.0,
             dt_ms: 16.7,
-            median_dt_ms: 16.7,
+            median_dt_ms: Some(16.7),
             from: [12.1, 3.0, -4.2],
             to: [12.83, 3.3, -4.2],
             frames: None,

@@ -2,4 +2,5 @@
 
 mod concurrent;
 mod fold;
+mod once;
 mod roundtrip;
