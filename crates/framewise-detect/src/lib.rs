@@ -16,7 +16,9 @@
 //! [`motion`] is the jitter detector: tracked points that left their own trajectory.
 //! [`footprint`], [`footprint_key`] and [`situation`] give every incident record its
 //! footprint — the identity of its cause — by the one rule, so the live incident log and
-//! the after-the-fact analysis key the same incident the same way.
+//! the after-the-fact analysis key the same incident the same way. [`frame_class`] is the
+//! frame classifier's rule (jank and spike thresholds, the STEADY/SPIKING/THROTTLED label),
+//! read by `framewise summarize` and by the live log's `profile.json`.
 //!
 //! ```
 //! use framewise_detect::hitch_rule::{HitchRule, DEFAULT_BUDGET_NS};
@@ -35,6 +37,7 @@
 
 pub mod footprint;
 pub mod footprint_key;
+pub mod frame_class;
 pub mod hitch_classify;
 pub mod hitch_rule;
 pub mod median;

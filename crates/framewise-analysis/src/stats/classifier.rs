@@ -28,32 +28,11 @@ pub struct Bin {
 pub const BIN_EDGES_NS: [u64; 6] = [
     2_000_000, 4_000_000, 8_000_000, 16_000_000, 33_000_000, 66_000_000,
 ];
-/// A frame whose work is at least this share of the frame budget is jank, percent: 16 ms at
-/// the default 16.67 ms budget, so a vsync-locked 60 Hz game (period 16.67 ms, work below it)
-/// is not jank by its period alone.
-pub const JANK_PERCENT_OF_BUDGET: u64 = 96;
-/// A frame whose work is at least this share of the frame budget is a spike, percent: 33 ms
-/// at the default 16.67 ms budget.
-pub const SPIKE_PERCENT_OF_BUDGET: u64 = 198;
 
-/// `percent` of `budget_ns`, rounded down.
-fn share_ns(budget_ns: u64, percent: u64) -> u64 {
-    u64::try_from(u128::from(budget_ns) * u128::from(percent) / 100).unwrap_or(u64::MAX)
-}
-
-/// The jank threshold for a frame budget, ns (16_000_000 at the default 16_666_667).
-pub fn jank_threshold_ns(budget_ns: u64) -> u64 {
-    share_ns(budget_ns, JANK_PERCENT_OF_BUDGET)
-}
-
-/// The spike threshold for a frame budget, ns (33_000_000 at the default 16_666_667).
-pub fn spike_threshold_ns(budget_ns: u64) -> u64 {
-    share_ns(budget_ns, SPIKE_PERCENT_OF_BUDGET)
-}
-/// Jank ratio at which a capture is SPIKING.
-pub const SPIKING_RATIO: f64 = 0.05;
-/// Jank ratio at which a capture is THROTTLED.
-pub const THROTTLED_RATIO: f64 = 0.25;
+pub use framewise_detect::frame_class::{
+    jank_threshold_ns, spike_threshold_ns, JANK_PERCENT_OF_BUDGET, SPIKE_PERCENT_OF_BUDGET,
+    SPIKING_RATIO, THROTTLED_RATIO,
+};
 
 const BIN_LABELS: [&str; 7] = ["<2", "2-4", "4-8", "8-16", "16-33", "33-66", ">=66"];
 
@@ -106,12 +85,11 @@ impl Classification {
             };
         }
         let jank_ratio = jank as f64 / n;
-        let class = if jank_ratio >= THROTTLED_RATIO {
-            FrameClass::Throttled
-        } else if jank_ratio >= SPIKING_RATIO {
-            FrameClass::Spiking
-        } else {
-            FrameClass::Steady
+        // The label's rule lives in framewise-detect, where the live log reaches it too.
+        let class = match framewise_detect::frame_class::FrameClass::of_jank_ratio(jank_ratio) {
+            framewise_detect::frame_class::FrameClass::Throttled => FrameClass::Throttled,
+            framewise_detect::frame_class::FrameClass::Spiking => FrameClass::Spiking,
+            framewise_detect::frame_class::FrameClass::Steady => FrameClass::Steady,
         };
         Self {
             jank_ratio: Some(jank_ratio),
