@@ -249,6 +249,10 @@ pub struct DemoConfig {
     /// Read the `FRAMEWISE_*` environment harness (default true; tests turn it off so the
     /// environment of the test runner cannot change what they check).
     pub use_env: bool,
+    /// Where the recording's live incident log goes (`perf.jsonl`, `profile.json`). `None`:
+    /// where the recorder finds one (`FRAMEWISE_DIR`, or `.framewise/` in the working
+    /// directory) when `use_env` is set, else nowhere.
+    pub incident_dir: Option<PathBuf>,
 }
 
 /// Worker threads allowed per available core: more only adds scheduling noise to the
@@ -282,6 +286,7 @@ impl Default for DemoConfig {
             schedule: Schedule::for_frames(DEFAULT_FRAMES),
             scale: Scale::default(),
             use_env: true,
+            incident_dir: None,
         }
     }
 }

@@ -138,6 +138,11 @@ pub fn run(mut config: DemoConfig) -> Result<DemoOutcome, DemoError> {
                 builder = builder.setting("fixed_dt_s", dt.as_secs_f64().to_string());
             }
             builder = motion::declare(builder, Duration::from_secs_f32(MAX_DT_S));
+            builder = match &config.incident_dir {
+                Some(dir) => builder.incident_dir(dir.clone()),
+                None if config.use_env => builder,
+                None => builder.incident_log(false),
+            };
             if env.capture.is_some() {
                 builder = builder.apply_env(&env);
             }

@@ -12,10 +12,12 @@
 //! measured before and after — one implementation for the CLI's `issues`, `report`,
 //! `history` and `fix` and every other reader.
 //!
-//! It does not detect anything: hitches, classifications, footprints and jitter are decided
-//! in `framewise-detect`, and this crate only gives their results a file format. A field that
-//! was not measured is absent from a record, never `0`. docs/INCIDENTS.md describes every
-//! record and field.
+//! [`derive`] is the one path from frames to records: the recorder's writer thread feeds it
+//! each frame it writes, and a capture's frames fed to it after the fact give the same
+//! records. It implements no detector: hitches, classifications, footprints and jitter are
+//! decided by `framewise-detect`, and this crate gives their results a file format. A field
+//! that was not measured is absent from a record, never `0`. docs/INCIDENTS.md describes
+//! every record and field.
 //!
 //! ```
 //! use framewise_incidents::{read_all, Appender, Common, HeartbeatRecord, Record, Window};
@@ -39,6 +41,7 @@
 #![forbid(unsafe_code)]
 
 mod append;
+pub mod derive;
 mod dir;
 pub mod fold;
 mod jitter;

@@ -7,14 +7,18 @@ use framewise_detect::median::median;
 
 use crate::record::Window;
 
-const NS_PER_MS: f64 = 1e6;
-
 /// The fewest values a p95 needs.
 pub const P95_MIN_FRAMES: usize = 20;
 
-/// Milliseconds from nanoseconds.
+/// Milliseconds from nanoseconds, to the microsecond: records carry no more precision than
+/// that, so every duration reads back from JSON as written.
 pub fn ms_from_ns(ns: u64) -> f64 {
-    ns as f64 / NS_PER_MS
+    (ns.saturating_add(500) / 1000) as f64 / 1000.0
+}
+
+/// Seconds from nanoseconds, to the millisecond.
+pub fn s_from_ns(ns: u64) -> f64 {
+    (ns.saturating_add(500_000) / 1_000_000) as f64 / 1000.0
 }
 
 /// Median and p95 of frame periods (ns, any order; sorted in place), in ms.
@@ -27,7 +31,8 @@ pub fn median_p95_ms(periods_ns: &mut [u64]) -> (Option<f64>, Option<f64>) {
         let lo = rank.floor() as usize;
         let a = sorted.get(lo).copied().unwrap_or(0) as f64;
         let b = sorted.get(lo + 1).copied().map_or(a, |v| v as f64);
-        (a + (b - a) * (rank - lo as f64)) / NS_PER_MS
+        let p95_ns = a + (b - a) * (rank - lo as f64);
+        ms_from_ns(p95_ns.round() as u64)
     });
     (median_ms, p95_ms)
 }

@@ -60,6 +60,7 @@ pub mod env;
 mod error;
 mod gpu;
 mod handoff;
+mod incidents;
 mod intern;
 pub mod motion;
 mod report;

@@ -25,6 +25,14 @@ pub enum Warning {
         /// Observed rate: bytes per written frame.
         bytes_per_frame: f64,
     },
+    /// The incident log (`.framewise/`) could not be opened or written: it stopped, and the
+    /// capture goes on. Given once per session.
+    IncidentLog {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -46,6 +54,11 @@ impl fmt::Display for Warning {
                 level_name = level.name(),
                 level_number = *level as u8,
                 rate_mib = bytes_per_second / (1024.0 * 1024.0),
+            ),
+            Warning::IncidentLog { path, message } => write!(
+                f,
+                "incident log stopped: {}: {message}; the capture goes on",
+                path.display()
             ),
         }
     }

@@ -69,6 +69,8 @@ pub(crate) struct WriterConfig {
     pub(crate) started: Instant,
     pub(crate) on_warning: Option<WarningHook>,
     pub(crate) on_frame_written: Option<FrameHook>,
+    /// The live incident log, when on: fed each frame once it is written.
+    pub(crate) incidents: Option<crate::incidents::LiveLog>,
 }
 
 /// What the writer thread reports when it ends.
@@ -403,16 +405,22 @@ impl WriterThread {
                 bytes_per_second: bytes_written as f64 / elapsed_s,
                 bytes_per_frame: bytes_written as f64 / frames_written as f64,
             };
-            match &self.config.on_warning {
-                Some(hook) => hook(&warning),
-                None => eprintln!("framewise: warning: {warning}"),
+            emit_warning(&self.shared, self.config.on_warning.as_ref(), warning);
+        }
+        if let Some(log) = self.config.incidents.as_mut() {
+            if let Some(warning) = log.on_frame(&batch.frame, &self.symbols) {
+                emit_warning(&self.shared, self.config.on_warning.as_ref(), warning);
             }
-            lock(&self.shared.warnings).push(warning);
         }
     }
 
     fn finish(mut self) -> WriterOutcome {
         self.release(true);
+        if let Some(log) = self.config.incidents.as_mut() {
+            if let Some(warning) = log.finish(&self.symbols) {
+                emit_warning(&self.shared, self.config.on_warning.as_ref(), warning);
+            }
+        }
         let Some(writer) = self.writer.take() else {
             return WriterOutcome { closed: false };
         };
@@ -442,6 +450,15 @@ impl WriterThread {
             }
         }
     }
+}
+
+/// Gives a warning to the host's hook (or stderr) and keeps it for the report.
+pub(crate) fn emit_warning(shared: &Shared, hook: Option<&WarningHook>, warning: Warning) {
+    match hook {
+        Some(hook) => hook(&warning),
+        None => eprintln!("framewise: warning: {warning}"),
+    }
+    lock(&shared.warnings).push(warning);
 }
 
 /// Frames the hitch rule flags, judged over the directory's periods in frame order.

@@ -22,6 +22,8 @@ mod disabled;
 #[cfg(not(feature = "disabled"))]
 mod gpu;
 #[cfg(not(feature = "disabled"))]
+mod incidents;
+#[cfg(not(feature = "disabled"))]
 mod lifecycle;
 #[cfg(not(feature = "disabled"))]
 mod marks;

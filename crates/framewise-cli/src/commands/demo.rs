@@ -139,7 +139,7 @@ pub struct Args {
 
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let config = args.demo.to_config()?;
+    let mut config = args.demo.to_config()?;
     if let Some(path) = &config.output {
         // The capture is read back to explain it: a FIFO or a device cannot be.
         if let framewise_output::Destination::Through(_) = framewise_output::destination(path)? {
@@ -148,6 +148,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 path.display()
             );
         }
+    }
+    if config.output.is_some() {
+        // A run refused for its arguments leaves no `.framewise/` behind.
+        config.validate()?;
+        config.incident_dir = Some(incident_dir()?);
     }
     let frames = config.frames;
     let message = match &config.output {
@@ -255,6 +260,31 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         );
     }
     Ok(0)
+}
+
+/// `.framewise/` in the working directory, scaffolded as `framewise init` does when missing:
+/// the recording's incident log goes there. Says so on stderr.
+fn incident_dir() -> anyhow::Result<PathBuf> {
+    let here = std::env::current_dir().context("the working directory")?;
+    let made = framewise_incidents::scaffold(&here)?;
+    let dir = Path::new(framewise_incidents::DIR_NAME);
+    if made.created_dir {
+        let files: Vec<String> = made
+            .created
+            .iter()
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        eprintln!(
+            "framewise demo: created {}/ ({}) for the incident log",
+            dir.display(),
+            files.join(", ")
+        );
+    }
+    eprintln!(
+        "framewise demo: incident log → {}",
+        dir.join(framewise_incidents::PERF_FILE).display()
+    );
+    Ok(made.dir)
 }
 
 /// The commands to look further, spelled out for this capture.

@@ -45,6 +45,7 @@ pub struct SessionBuilder {
     on_frame_written: Option<FrameHook>,
     env_fixed_dt: Option<Duration>,
     env_golden_frame: Option<u64>,
+    incidents: crate::incidents::IncidentSettings,
 }
 
 impl std::fmt::Debug for SessionBuilder {
@@ -78,6 +79,7 @@ impl Default for SessionBuilder {
             on_frame_written: None,
             env_fixed_dt: None,
             env_golden_frame: None,
+            incidents: crate::incidents::IncidentSettings::default(),
         }
     }
 }
@@ -152,6 +154,22 @@ impl SessionBuilder {
     /// A free-form note stored in META.
     pub fn note(mut self, note: impl Into<String>) -> Self {
         self.meta.note = note.into();
+        self
+    }
+
+    /// Writes the live incident log (`perf.jsonl`, `profile.json`) into `dir`, created when
+    /// missing. Without it the log goes to `FRAMEWISE_DIR` when set, else to `.framewise/`
+    /// in the working directory when that exists, else nowhere. The log is written on the
+    /// writer thread, never the game's.
+    pub fn incident_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.incidents.dir = Some(dir.into());
+        self
+    }
+
+    /// Turns the live incident log on or off. Off: no `.framewise/` file is touched, even
+    /// when a directory is found. On: a warning when no directory is found.
+    pub fn incident_log(mut self, on: bool) -> Self {
+        self.incidents.enabled = Some(on);
         self
     }
 
@@ -303,6 +321,11 @@ impl SessionBuilder {
         let mut synced = 0;
         intern::sync_into(&mut symbols, &mut synced);
         let writer = Writer::new(open, &meta, &symbols)?;
+        let (incidents, incident_warning) =
+            match crate::incidents::LiveLog::open(&self.incidents, &meta) {
+                Ok(log) => (log, None),
+                Err(warning) => (None, Some(warning)),
+            };
 
         let batches = self
             .queue_frames
@@ -324,9 +347,13 @@ impl SessionBuilder {
                 started,
                 on_warning: self.on_warning.clone(),
                 on_frame_written: self.on_frame_written.clone(),
+                incidents,
             },
             Arc::clone(&shared),
         );
+        if let Some(warning) = incident_warning {
+            crate::writer::emit_warning(&shared, self.on_warning.as_ref(), warning);
+        }
 
         // Forget whatever was recorded while no session ran, then open the gate.
         counters::reset_all();

@@ -1,0 +1,158 @@
+//! The live incident log: written on the writer thread into `.framewise/`, the same
+//! records a capture's frames give after the fact.
+
+use std::path::Path;
+use std::time::Duration;
+
+use framewise::{scope, Session, WriterMode};
+use framewise_incidents::derive::{automated_from_env, Deriver, SessionFacts};
+use framewise_incidents::{read_all, read_profile, Record, PROFILE_SCHEMA};
+
+use crate::common;
+
+const HITCH_FRAME: u64 = 40;
+const MARK_FRAME: u64 = 50;
+const FRAMES: u64 = 60;
+
+/// Records a short session whose frame 40 sleeps 80 ms inside `stall` and whose frame 50
+/// carries a usermark.
+fn record(capture: &Path, dir: Option<&Path>, on: Option<bool>) -> framewise::Report {
+    let mut builder = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .build_id("test-build")
+        .situation("view", "top");
+    if let Some(dir) = dir {
+        builder = builder.incident_dir(dir);
+    }
+    if let Some(on) = on {
+        builder = builder.incident_log(on);
+    }
+    let session = builder.start(capture).unwrap();
+    session.set_phase("play");
+    for frame in 0..FRAMES {
+        {
+            let _update = scope!("update");
+            std::thread::sleep(Duration::from_millis(1));
+            if frame == HITCH_FRAME {
+                let _stall = scope!("stall");
+                std::thread::sleep(Duration::from_millis(80));
+            }
+        }
+        if frame == MARK_FRAME {
+            session.usermark("felt it");
+        }
+        session.end_frame();
+    }
+    session.stop().unwrap()
+}
+
+#[test]
+fn the_live_log_writes_records_and_profile_into_the_directory() {
+    let _serial = common::serial();
+    let (tmp, capture) = common::temp_capture("incidents");
+    let dir = tmp.path().join("project").join(".framewise");
+    let report = record(&capture, Some(&dir), None);
+
+    for scaffolded in [".gitignore", "framewise.toml", "agent-guide.md"] {
+        assert!(dir.join(scaffolded).is_file(), "{scaffolded} scaffolded");
+    }
+    let read = read_all(&dir.join("perf.jsonl")).unwrap();
+    assert_eq!((read.malformed, read.unknown_type), (0, 0));
+    assert!(!read.torn_last_line);
+    let hitch = read
+        .records
+        .iter()
+        .find_map(|r| match r {
+            Record::Hitch(h) if h.frame == HITCH_FRAME => Some(h),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no hitch at frame {HITCH_FRAME}: {:#?}", read.records));
+    assert!(hitch.frame_ms >= 80.0);
+    assert_eq!(hitch.common.build.as_deref(), Some("test-build"));
+    assert_eq!(hitch.common.phase.as_deref(), Some("play"));
+    assert_eq!(hitch.common.ctx.as_deref(), Some("view=top"));
+    assert_eq!(hitch.scopes[0].name, "update");
+    assert!(hitch.scopes.iter().any(|s| s.name == "stall"));
+    assert!(!hitch.classification.is_empty());
+    assert_eq!(hitch.footprint.id.len(), 8);
+    let mark = read
+        .records
+        .iter()
+        .find_map(|r| match r {
+            Record::Usermark(m) => Some(m),
+            _ => None,
+        })
+        .expect("a usermark record");
+    assert_eq!(mark.note.as_deref(), Some("felt it"));
+    assert_eq!(mark.frame, MARK_FRAME);
+    assert_eq!(mark.worst_frames[0].frame, HITCH_FRAME);
+    let Some(Record::SessionEnd(end)) = read.records.last() else {
+        panic!("session-end is the last record: {:#?}", read.records);
+    };
+    assert_eq!(end.frames, report.frames_written);
+    assert_eq!(end.written.usermark, 1);
+    assert!(end.written.hitch >= 1);
+
+    let profile = read_profile(&dir.join("profile.json")).unwrap();
+    assert_eq!(profile.schema, PROFILE_SCHEMA);
+    assert_eq!(profile.frame_index, FRAMES - 1);
+    assert_eq!(profile.written, end.written);
+    assert!(profile.frame.median_ms.is_some());
+}
+
+#[test]
+fn the_log_is_the_same_when_derived_from_the_capture_afterwards() {
+    let _serial = common::serial();
+    let (tmp, capture) = common::temp_capture("same");
+    let dir = tmp.path().join(".framewise");
+    record(&capture, Some(&dir), Some(true));
+    let live = std::fs::read_to_string(dir.join("perf.jsonl")).unwrap();
+
+    let opened = common::open(&capture);
+    let meta = opened.meta().expect("META");
+    let mut deriver = Deriver::new(SessionFacts::from_meta(meta, automated_from_env()));
+    let mut derived = Vec::new();
+    for frame in common::frames(&opened) {
+        deriver.observe(&frame, opened.symbols(), &mut derived);
+    }
+    deriver.finish(opened.symbols(), &mut derived);
+    let derived: String = derived
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap() + "\n")
+        .collect();
+    assert!(derived.contains("\"type\":\"hitch\""), "{derived}");
+    assert_eq!(
+        derived, live,
+        "same frames, guesses, footprints and times, byte for byte"
+    );
+}
+
+#[test]
+fn turned_off_it_touches_nothing() {
+    let _serial = common::serial();
+    let (tmp, capture) = common::temp_capture("off");
+    let dir = tmp.path().join(".framewise");
+    let report = record(&capture, Some(&dir), Some(false));
+    assert_eq!(report.frames_written, FRAMES);
+    assert!(!dir.exists());
+    assert!(report.warnings.is_empty());
+}
+
+#[test]
+fn a_log_that_cannot_be_opened_warns_and_the_capture_goes_on() {
+    let _serial = common::serial();
+    let (tmp, capture) = common::temp_capture("blocked");
+    // A file where the directory should be.
+    let dir = tmp.path().join("not-a-dir");
+    std::fs::write(&dir, b"").unwrap();
+    let report = record(&capture, Some(&dir), None);
+    assert_eq!(report.frames_written, FRAMES);
+    assert!(
+        matches!(
+            report.warnings.as_slice(),
+            [framewise::Warning::IncidentLog { .. }]
+        ),
+        "{:?}",
+        report.warnings
+    );
+}
