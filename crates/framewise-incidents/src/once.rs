@@ -2,8 +2,9 @@
 //! when its occurrence is not in the log yet, so deriving the same capture twice adds
 //! nothing.
 //!
-//! An occurrence is the session id, the record type and the frame ([`Occurrence`]).
-//! `session-end` has no frame: one per session. A record without a session id (none was
+//! An occurrence is the session id, the record type and the frame, and for `jitter` the
+//! track, since two tracks can jump in one frame ([`Occurrence`]). `session-end` has no
+//! frame: one per session. A record without a session id (none was
 //! recorded) names no occurrence and is always appended.
 
 use std::collections::HashSet;
@@ -14,7 +15,7 @@ use crate::read::read_all;
 use crate::record::Record;
 use crate::Error;
 
-/// What names one occurrence in `perf.jsonl`: session, record type and frame.
+/// What names one occurrence in `perf.jsonl`: session, record type, frame (and track).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Occurrence {
     /// The session id (32 hex digits).
@@ -23,6 +24,8 @@ pub struct Occurrence {
     pub record_type: &'static str,
     /// The record's frame; `None` for `session-end`.
     pub frame: Option<u64>,
+    /// A jitter record's track; `None` for the other types.
+    pub track: Option<String>,
 }
 
 impl Record {
@@ -44,6 +47,10 @@ impl Record {
             session: self.common().session.clone()?,
             record_type: self.type_name(),
             frame: self.frame(),
+            track: match self {
+                Self::Jitter(r) => Some(r.track.clone()),
+                _ => None,
+            },
         })
     }
 }

@@ -143,4 +143,15 @@ fn a_jitter_event_keeps_its_fields_phase_situation_and_footprint() {
     assert!(!line.contains("median_dt_ms"), "{line}");
     let back = framewise_incidents::parse_line(line.as_bytes()).expect("parses");
     assert_eq!(back.occurrence().and_then(|o| o.frame), Some(90));
+
+    // The camera jumping in the same frame is another occurrence.
+    let camera = JitterEvent {
+        track: "camera".to_owned(),
+        ..event
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("perf.jsonl");
+    let both = [back, Record::Jitter(jitter_record(&camera, &base))];
+    let outcome = append_once(&path, &both).expect("append");
+    assert_eq!((outcome.appended, outcome.already), (2, 0));
 }
