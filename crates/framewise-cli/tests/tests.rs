@@ -8,6 +8,7 @@
 )]
 mod support;
 
+mod append;
 mod attribute;
 mod bench;
 mod compare;

@@ -1,8 +1,12 @@
 //! `framewise hitches FILE`: every hitch (the rule in docs/CONCEPTS.md) with ranked classifications,
 //! each with a confidence and the evidence it rests on.
 //!
+//! With `--append`, the capture's incident records also go to `.framewise/perf.jsonl`, once
+//! ([`super::hitches_append`]).
+//!
 //! Exit: 0 no hitch; 1 at least one hitch (the rule was breached); 2 when no frame could
-//! be judged (no frame with a known period); 4 when the file cannot be read.
+//! be judged (no frame with a known period); 4 when the file cannot be read, or `--append`
+//! finds no `.framewise/` or cannot write to it.
 
 use std::path::PathBuf;
 
@@ -10,6 +14,7 @@ use framewise_analysis::gate::Verdict;
 use framewise_analysis::hitch::Hitch;
 use framewise_analysis::{find_hitches, summarize, HitchOptions, HitchReport};
 
+use crate::commands::hitches_append::{self, AppendSummary};
 use crate::commands::{
     defects_console, defects_markdown, defects_pointer, exit, serde_name, Outcome,
 };
@@ -32,6 +37,16 @@ pub struct Args {
     pub config: ConfigArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Also derive the capture's incident records (hitch, usermark, heartbeat, jitter,
+    /// session-end) as the live log writes them, and append to `.framewise/perf.jsonl` those
+    /// not there yet (an .sgpt capture; appending it twice adds nothing).
+    #[arg(long)]
+    pub append: bool,
+    /// The `.framewise/` directory `--append` writes to [default: the nearest from the
+    /// capture's directory up, else $FRAMEWISE_DIR, else the nearest from the working
+    /// directory up].
+    #[arg(long, value_name = "DIR", requires = "append")]
+    pub dir: Option<PathBuf>,
 }
 
 /// Runs the verb.
@@ -42,6 +57,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let console = args.output.stdout_format()? == Format::Console;
     let outcome = evaluate(&args, console)?;
     output::emit(&args.output, &outcome.view)?;
+    if let Some(append) = &outcome.view.append {
+        eprint!("{}", append.lines());
+    }
     Ok(outcome.exit_code)
 }
 
@@ -51,6 +69,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 pub fn evaluate(args: &Args, longest: bool) -> anyhow::Result<Outcome<HitchesView>> {
     let cfg = config::load(&args.config)?;
     config::require_toml(&cfg, "hitches")?;
+    // Where to append is settled before the capture is read: a missing directory fails fast.
+    let append_to = args
+        .append
+        .then(|| hitches_append::locate(args.dir.as_deref(), &args.file))
+        .transpose()?;
     let capture = input::load(&args.file, &args.input.options(Need::Frames))?;
     let options = HitchOptions {
         budget_ns: cfg.budget_ns(),
@@ -64,6 +87,12 @@ pub fn evaluate(args: &Args, longest: bool) -> anyhow::Result<Outcome<HitchesVie
     } else {
         Verdict::Fail
     };
+    let append = match append_to {
+        Some((dir, chosen_by)) => Some(hitches_append::append(
+            &args.file, &capture, dir, chosen_by,
+        )?),
+        None => None,
+    };
     let longest = (longest && report.hitches.is_empty() && report.frames_judged > 0).then(|| {
         let s = summarize(&capture);
         (s.frame.times.max, s.work.times.max)
@@ -74,6 +103,7 @@ pub fn evaluate(args: &Args, longest: bool) -> anyhow::Result<Outcome<HitchesVie
             report,
             list: args.list,
             longest,
+            append,
         },
         exit_code: exit(verdict),
     })
@@ -88,6 +118,17 @@ pub struct HitchesView {
     list: ListArgs,
     /// The longest period and work, ms, when there is no hitch (console only).
     longest: Option<(Option<f64>, Option<f64>)>,
+    /// What `--append` did.
+    pub append: Option<AppendSummary>,
+}
+
+/// `hitches --format json`: the analysis report, and `append` under `--append`.
+#[derive(serde::Serialize)]
+struct HitchesJson<'a> {
+    #[serde(flatten)]
+    report: &'a HitchReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    append: Option<&'a AppendSummary>,
 }
 
 const HITCHES: Noun = Noun("hitch", "hitches");
@@ -201,7 +242,10 @@ impl HitchesView {
 
 impl Report for HitchesView {
     fn json(&self) -> anyhow::Result<serde_json::Value> {
-        Ok(serde_json::to_value(&self.report)?)
+        Ok(serde_json::to_value(HitchesJson {
+            report: &self.report,
+            append: self.append.as_ref(),
+        })?)
     }
 
     fn console(&self, out: &mut String) {

@@ -13,6 +13,7 @@ pub mod gate;
 pub mod golden;
 pub mod history;
 pub mod hitches;
+pub mod hitches_append;
 pub mod hook_status;
 pub mod init;
 pub mod inspect;

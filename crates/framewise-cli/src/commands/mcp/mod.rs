@@ -203,6 +203,8 @@ impl Server {
                 list: ListArgs::default(),
                 config: config(p.config),
                 output: OutputArgs::default(),
+                append: false,
+                dir: None,
             };
             let outcome = hitches::evaluate(&args, false)?;
             let path = reports.write("hitches", &outcome.view)?;

@@ -1,0 +1,158 @@
+//! `framewise hitches CAPTURE --append`: the live log's records derived from a capture and
+//! appended to `.framewise/perf.jsonl` once.
+
+use framewise_incidents::{read_all, Record};
+
+use crate::support::{chrome_trace, write_truncated_game, Dir, Game};
+
+/// The records of a log, as written.
+fn records(dir: &Dir, log: &str) -> Vec<Record> {
+    let read = read_all(&dir.path(log)).expect("the log reads");
+    assert_eq!((read.malformed, read.torn_last_line), (0, false));
+    read.records
+}
+
+fn lines(records: &[Record]) -> Vec<String> {
+    records
+        .iter()
+        .map(|r| serde_json::to_string(r).expect("json"))
+        .collect()
+}
+
+#[test]
+fn the_live_log_and_append_agree_on_the_demo_capture_and_twice_adds_nothing() {
+    let dir = Dir::new();
+    dir.run(&[
+        "demo",
+        "--frames",
+        "300",
+        "--snap-bug",
+        "--usermark-at",
+        "200",
+        "-o",
+        "demo.sgpt",
+    ])
+    .expect(0);
+    let live = records(&dir, ".framewise/perf.jsonl");
+    assert!(
+        live.iter().any(|r| matches!(r, Record::Hitch(_))),
+        "{live:#?}"
+    );
+
+    // Derived into a log of its own: the live log's records, then the jitter records.
+    std::fs::create_dir(dir.path("derived")).expect("mkdir");
+    let run = dir
+        .run(&["hitches", "demo.sgpt", "--append", "--dir", "derived"])
+        .expect(1);
+    assert!(
+        run.stderr
+            .contains("appending to derived/perf.jsonl (--dir)"),
+        "{}",
+        run.stderr
+    );
+    let mut derived = records(&dir, "derived/perf.jsonl");
+    let jitter: Vec<_> = derived
+        .iter()
+        .filter_map(|r| match r {
+            Record::Jitter(j) => Some(j.clone()),
+            _ => None,
+        })
+        .collect();
+    derived.retain(|r| !matches!(r, Record::Jitter(_)));
+    // The derived session-end also counts the jitter records; the live log has none.
+    if let Some(Record::SessionEnd(end)) = derived.last_mut() {
+        assert_eq!(end.written.jitter, jitter.len() as u64);
+        end.written.jitter = 0;
+        end.dropped.jitter = 0;
+    }
+    assert_eq!(
+        lines(&derived),
+        lines(&live),
+        "same frames, guesses, footprints and times"
+    );
+    // The snap-back bug: the unit snaps, explained as a snap.
+    assert!(
+        jitter
+            .iter()
+            .any(|j| j.track == "unit" && j.kind == "snap" && j.classification[0].guess == "snap"),
+        "{jitter:#?}"
+    );
+
+    // Into the demo's own log (the nearest to the capture): only the jitter records are new.
+    let run = dir
+        .run(&["hitches", "demo.sgpt", "--append", "--format", "json"])
+        .expect(1);
+    let append = &run.json()["append"];
+    assert_eq!(append["chosen_by"], "nearest to the capture");
+    assert_eq!(append["appended"], jitter.len() as u64);
+    assert_eq!(append["already"], live.len() as u64);
+    assert_eq!(append["frames_read"], 300);
+    let before = std::fs::read(dir.path(".framewise/perf.jsonl")).expect("read");
+    let run = dir
+        .run(&["hitches", "demo.sgpt", "--append", "--format", "json"])
+        .expect(1);
+    assert_eq!(run.json()["append"]["appended"], 0);
+    assert_eq!(
+        std::fs::read(dir.path(".framewise/perf.jsonl")).expect("read again"),
+        before,
+        "appending the same capture twice adds nothing"
+    );
+}
+
+#[test]
+fn a_cut_capture_appends_what_it_can_read() {
+    let dir = Dir::new();
+    // Long frames at 100 and 200; the cut keeps the first one.
+    write_truncated_game(&dir.path("cut.sgpt"), &Game::default(), 0.5);
+    std::fs::create_dir(dir.path(".framewise")).expect("mkdir");
+    let run = dir.run(&["hitches", "cut.sgpt", "--append"]).expect(1);
+    assert!(
+        run.stderr.contains("(nearest to the capture)"),
+        "{}",
+        run.stderr
+    );
+    let log = records(&dir, ".framewise/perf.jsonl");
+    let hitch_frames: Vec<u64> = log
+        .iter()
+        .filter_map(|r| match r {
+            Record::Hitch(h) => Some(h.frame),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hitch_frames, [100]);
+    let Some(Record::SessionEnd(end)) = log.last() else {
+        panic!("session-end is last: {log:#?}");
+    };
+    assert!(end.frames > 100 && end.frames < 300, "{}", end.frames);
+    assert_eq!(
+        end.common.session.as_deref(),
+        Some("07070707070707070707070707070707")
+    );
+}
+
+#[test]
+fn append_refuses_what_it_cannot_do_with_exit_4() {
+    let dir = Dir::new();
+    dir.write("trace.json", chrome_trace(30));
+    std::fs::create_dir(dir.path(".framewise")).expect("mkdir");
+    let line = dir
+        .run(&["hitches", "trace.json", "--append"])
+        .expect(4)
+        .one_error_line()
+        .to_owned();
+    assert!(line.contains(".sgpt captures only"), "{line}");
+    let line = dir
+        .run(&["hitches", "trace.json", "--append", "--dir", "nowhere"])
+        .expect(4)
+        .one_error_line()
+        .to_owned();
+    assert!(line.contains("nowhere: not a directory"), "{line}");
+    let line = dir
+        .run(&["hitches", "trace.json", "--dir", ".framewise"])
+        .expect(4)
+        .one_error_line()
+        .to_owned();
+    assert!(line.contains("--append"), "{line}");
+    // Nothing was written by the refusals.
+    assert!(!dir.path(".framewise/perf.jsonl").exists());
+}
