@@ -2,8 +2,6 @@
 //! (period, pause, phase, counters, per-scope totals), refilled in place so that steady
 //! state allocates nothing once every slot's buffers have grown.
 
-use std::collections::HashMap;
-
 use framewise_detect::median::median;
 use framewise_format::model::{CounterKind, Frame, SymId, SymbolKind, SymbolTable};
 
@@ -60,8 +58,11 @@ pub(crate) struct FrameRing {
     /// Slot of the oldest frame.
     head: usize,
     len: usize,
-    /// Scratch for per-scope totals: (total, self) ns.
-    scope_totals: HashMap<SymId, (u64, i64)>,
+    /// Scratch for per-scope totals, (total, self) ns, indexed by symbol id (ids are small
+    /// integers given out in order): no hashing per span.
+    scope_totals: Vec<(u64, i64)>,
+    /// The ids with an entry in `scope_totals` this frame.
+    touched: Vec<SymId>,
     /// Scratch for the open spans of a lane: (depth, scope).
     open: Vec<(u32, SymId)>,
 }
@@ -72,7 +73,8 @@ impl FrameRing {
             slots: vec![FrameSummary::default(); RING_FRAMES],
             head: 0,
             len: 0,
-            scope_totals: HashMap::new(),
+            scope_totals: Vec::new(),
+            touched: Vec::new(),
             open: Vec::new(),
         }
     }
@@ -85,7 +87,6 @@ impl FrameRing {
         } else {
             self.len += 1;
         }
-        self.scope_totals.clear();
         for lane in &frame.lanes {
             // Spans are in pre-order: a span's parent is the nearest open span one level up.
             self.open.clear();
@@ -100,11 +101,22 @@ impl FrameRing {
                 }
                 if let Some(&(depth, parent)) = self.open.last() {
                     if depth + 1 == span.depth {
-                        let entry = self.scope_totals.entry(parent).or_insert((0, 0));
-                        entry.1 = entry.1.saturating_sub(duration_ns as i64);
+                        // The parent was entered before its child: its slot exists.
+                        if let Some(entry) = self.scope_totals.get_mut(parent as usize) {
+                            entry.1 = entry.1.saturating_sub(duration_ns as i64);
+                        }
                     }
                 }
-                let entry = self.scope_totals.entry(span.scope).or_insert((0, 0));
+                let at = span.scope as usize;
+                if at >= self.scope_totals.len() {
+                    self.scope_totals.resize(at + 1, (0, -1));
+                }
+                let entry = &mut self.scope_totals[at];
+                if entry.1 < 0 && entry.0 == 0 {
+                    // First span of this scope in the frame (the -1 marks an empty slot).
+                    *entry = (0, 0);
+                    self.touched.push(span.scope);
+                }
                 entry.0 += duration_ns;
                 entry.1 = entry.1.saturating_add(duration_ns as i64);
                 self.open.push((span.depth, span.scope));
@@ -123,15 +135,16 @@ impl FrameRing {
         slot.counters
             .extend(frame.counters.iter().map(|c| (c.counter, c.value)));
         slot.scopes.clear();
-        slot.scopes.extend(
-            self.scope_totals
-                .drain()
-                .map(|(scope, (total_ns, self_ns))| ScopeTotals {
-                    scope,
-                    total_ns,
-                    self_ns: u64::try_from(self_ns).unwrap_or(0),
-                }),
-        );
+        for &scope in &self.touched {
+            let (total_ns, self_ns) = self.scope_totals[scope as usize];
+            self.scope_totals[scope as usize] = (0, -1);
+            slot.scopes.push(ScopeTotals {
+                scope,
+                total_ns,
+                self_ns: u64::try_from(self_ns).unwrap_or(0),
+            });
+        }
+        self.touched.clear();
         slot.scopes
             .sort_unstable_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.scope.cmp(&b.scope)));
         slot
