@@ -156,3 +156,48 @@ fn append_refuses_what_it_cannot_do_with_exit_4() {
     // Nothing was written by the refusals.
     assert!(!dir.path(".framewise/perf.jsonl").exists());
 }
+
+#[test]
+fn issues_fold_a_captures_incidents_once_without_writing() {
+    let dir = Dir::new();
+    crate::support::write_game(&dir.path("game.sgpt"), &Game::default());
+    std::fs::create_dir(dir.path(".framewise")).expect("mkdir");
+    let folded = dir
+        .run(&["issues", "--capture", "game.sgpt", "--format", "json"])
+        .expect(0);
+    assert!(
+        folded
+            .stderr
+            .contains("folded 3 records derived from game.sgpt"),
+        "two hitches and session-end: {}",
+        folded.stderr
+    );
+    let doc = folded.json();
+    assert_eq!(doc["incidents"], 2, "{doc}");
+    assert!(
+        !dir.path(".framewise/perf.jsonl").exists(),
+        "nothing written"
+    );
+
+    // Once appended, the capture adds nothing more: the same catalogue, not twice the count.
+    dir.run(&["hitches", "game.sgpt", "--append"]).expect(1);
+    let again = dir
+        .run(&["issues", "--capture", "game.sgpt", "--format", "json"])
+        .expect(0);
+    assert!(
+        again.stderr.contains("folded 0 records"),
+        "{}",
+        again.stderr
+    );
+    let again = again.json();
+    assert_eq!(again["incidents"], 2);
+    let ids_counts = |doc: &serde_json::Value| -> Vec<(serde_json::Value, serde_json::Value)> {
+        let issues = doc["issues"].as_array().expect("issues");
+        issues
+            .iter()
+            .map(|i| (i["id"].clone(), i["count"].clone()))
+            .collect()
+    };
+    assert_eq!(ids_counts(&again), ids_counts(&doc));
+    assert_eq!(ids_counts(&doc).len(), 1, "{doc}");
+}

@@ -172,6 +172,25 @@ pub fn append(
     })
 }
 
+/// Adds to `records` (a ledger read from `perf.jsonl`) the records derived from the `.sgpt`
+/// capture at `path` whose occurrence it does not hold; how many were added.
+pub fn fold_into(path: &Path, records: &mut Vec<Record>) -> anyhow::Result<u64> {
+    let capture = crate::input::load(
+        path,
+        &crate::input::InputArgs::default().options(crate::input::Need::Frames),
+    )?;
+    let (derived, _, _) = derive(path, &capture)?;
+    let mut held: std::collections::HashSet<_> =
+        records.iter().filter_map(Record::occurrence).collect();
+    let before = records.len();
+    records.extend(
+        derived
+            .into_iter()
+            .filter(|r| r.occurrence().is_none_or(|o| held.insert(o))),
+    );
+    Ok((records.len() - before) as u64)
+}
+
 impl AppendSummary {
     /// The stderr lines: where, and what was appended.
     pub fn lines(&self) -> String {

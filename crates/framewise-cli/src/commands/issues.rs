@@ -43,6 +43,10 @@ pub struct FoldArgs {
     /// Count occurrences at or before this time (ISO 8601, or a date).
     #[arg(long, value_name = "ISO", value_parser = parse_instant)]
     pub to: Option<i64>,
+    /// Also fold this `.sgpt` capture's incidents, derived as `hitches --append` derives
+    /// them, where `perf.jsonl` does not hold them yet (nothing is written; repeatable).
+    #[arg(long = "capture", value_name = "FILE")]
+    pub captures: Vec<std::path::PathBuf>,
 }
 
 /// A footprint id as typed: 8 hex digits (read in lowercase).
@@ -71,13 +75,23 @@ pub fn fold(
         now_ms: ledger::now_ms(),
         occurrences,
     };
-    let doc = LedgerFiles::read(&dir)?.issues(&options);
+    let mut files = LedgerFiles::read(&dir)?;
+    for capture in &fold.captures {
+        let added = crate::commands::hitches_append::fold_into(capture, &mut files.records)?;
+        eprintln!(
+            "framewise: folded {added} records derived from {} that {} does not hold",
+            capture.display(),
+            dir.join(framewise_incidents::PERF_FILE).display()
+        );
+    }
+    let doc = files.issues(&options);
     Ok((doc.catalogue, doc.ledger))
 }
 
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    args.output.check_inputs(&[])?;
+    let inputs: Vec<&std::path::Path> = args.fold.captures.iter().map(|p| p.as_path()).collect();
+    args.output.check_inputs(&inputs)?;
     let outcome = evaluate(&args)?;
     output::emit(&args.output, &outcome.view)?;
     Ok(outcome.exit_code)

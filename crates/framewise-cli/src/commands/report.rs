@@ -29,7 +29,8 @@ pub struct Args {
 
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    args.output.check_inputs(&[])?;
+    let inputs: Vec<&std::path::Path> = args.fold.captures.iter().map(|p| p.as_path()).collect();
+    args.output.check_inputs(&inputs)?;
     let (mut catalogue, ledger) = issues::fold(&args.dir, &args.fold, Occurrences::None)?;
     let total = catalogue.issues.len() as u64;
     catalogue.issues.truncate(TOP);

@@ -331,6 +331,7 @@ impl Server {
                     include_automated: p.include_automated,
                     from: instant("from", p.from)?,
                     to: instant("to", p.to)?,
+                    captures: Vec::new(),
                 },
                 dir: dir_args(p.dir),
                 list: ListArgs::default(),
