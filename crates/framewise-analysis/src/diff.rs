@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Defect, DefectKind, Grade};
+use crate::model::{Defect, DefectKind, Grade, SourceKind};
 use crate::summary::{direction, Direction, MetricTable, Summary};
 
 /// Which input of a comparison.
@@ -217,33 +217,77 @@ pub fn diff(base: &Summary, cand: &Summary) -> Diff {
 /// One input of a comparison as `diff` and `gate` JSON show it (`inputs.base`,
 /// `inputs.cand`): `file` is the path as the user gave it. Its defects are in the
 /// result's own `defects`, tagged by side.
-pub fn input_json(file: &str, summary: &Summary) -> serde_json::Value {
-    let c = &summary.capture;
-    serde_json::json!({
-        "file": file,
-        "source": c.source,
-        "frames": c.frames,
-        "frames_with_period": summary.frame.times.count,
-        "grade": summary.grade,
-        "notes": summary.notes,
-    })
+#[derive(Debug, Clone, Serialize)]
+pub struct InputDoc<'a> {
+    /// The path as the user gave it.
+    pub file: &'a str,
+    /// What the file was (`sgpt`, `litecap`, `chrome-trace`, ...).
+    pub source: &'a SourceKind,
+    /// Frames the capture holds.
+    pub frames: u64,
+    /// Frames with a measured period (the last frame of a capture has none).
+    pub frames_with_period: u64,
+    /// What the capture's timing and counters can be trusted for.
+    pub grade: &'a Grade,
+    /// Notes on how the capture was read.
+    pub notes: &'a [String],
+}
+
+impl<'a> InputDoc<'a> {
+    /// The document of `summary`, read from `file`.
+    pub fn new(file: &'a str, summary: &'a Summary) -> Self {
+        Self {
+            file,
+            source: &summary.capture.source,
+            frames: summary.capture.frames,
+            frames_with_period: summary.frame.times.count,
+            grade: &summary.grade,
+            notes: &summary.notes,
+        }
+    }
+}
+
+/// Both inputs of a comparison: the `inputs` block of `diff` and `gate` JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputsDoc<'a> {
+    /// The baseline.
+    pub base: InputDoc<'a>,
+    /// The candidate.
+    pub cand: InputDoc<'a>,
+}
+
+impl<'a> InputsDoc<'a> {
+    /// The block for `base` and `cand`, each `(file, summary)`.
+    pub fn new(base: (&'a str, &'a Summary), cand: (&'a str, &'a Summary)) -> Self {
+        Self {
+            base: InputDoc::new(base.0, base.1),
+            cand: InputDoc::new(cand.0, cand.1),
+        }
+    }
+}
+
+/// `framewise diff BASE CAND --format json`: the diff's own members and `inputs`.
+#[derive(Debug, Clone, Serialize)]
+pub struct DiffDoc<'a> {
+    /// The diff.
+    #[serde(flatten)]
+    pub diff: &'a Diff,
+    /// What was compared.
+    pub inputs: InputsDoc<'a>,
 }
 
 /// `framewise diff BASE CAND --format json`: the diff with both inputs, so that every
-/// surface (the CLI, the inspector's `/api/diff`) prints the same document.
+/// surface (the CLI, the inspector's `/api/diff`) prints the same document. Members are in
+/// name order, as every JSON document of the CLI.
 pub fn diff_json(
     diff: &Diff,
     base: (&str, &Summary),
     cand: (&str, &Summary),
 ) -> Result<serde_json::Value, serde_json::Error> {
-    let mut v = serde_json::to_value(diff)?;
-    if let Some(obj) = v.as_object_mut() {
-        obj.insert(
-            "inputs".into(),
-            serde_json::json!({"base": input_json(base.0, base.1), "cand": input_json(cand.0, cand.1)}),
-        );
-    }
-    Ok(v)
+    serde_json::to_value(DiffDoc {
+        diff,
+        inputs: InputsDoc::new(base, cand),
+    })
 }
 
 #[cfg(test)]

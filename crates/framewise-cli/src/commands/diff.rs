@@ -50,9 +50,9 @@ pub struct InputInfo {
 }
 
 impl InputInfo {
-    /// The `inputs.base` / `inputs.cand` JSON.
-    pub fn json(&self) -> serde_json::Value {
-        framewise_analysis::diff::input_json(&self.file, &self.summary)
+    /// The `(file, summary)` pair the `inputs` block is made of.
+    pub fn doc(&self) -> (&str, &Summary) {
+        (&self.file, &self.summary)
     }
 
     /// One console line.

@@ -14,7 +14,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use framewise_analysis::gate::{CheckStatus, GateCheck};
 use framewise_analysis::{gate, GateConfig, GateResult, Verdict};
-use serde_json::json;
+use framewise_analysis::diff::InputsDoc;
+use serde::Serialize;
 
 use crate::commands::diff::{load_pair, InputInfo};
 use crate::commands::{exit, serde_name, side_defects_console, side_defects_markdown, Outcome};
@@ -103,6 +104,15 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<GateView>> {
         },
         exit_code,
     })
+}
+
+/// `framewise gate --format json`: the result's own members and `inputs`, in name order as
+/// every JSON document of the CLI.
+#[derive(Serialize)]
+struct GateDoc<'a> {
+    #[serde(flatten)]
+    result: &'a GateResult,
+    inputs: InputsDoc<'a>,
 }
 
 /// A gate's result with its inputs.
@@ -236,14 +246,10 @@ impl GateView {
 
 impl Report for GateView {
     fn json(&self) -> anyhow::Result<serde_json::Value> {
-        let mut v = serde_json::to_value(&self.result)?;
-        if let Some(obj) = v.as_object_mut() {
-            obj.insert(
-                "inputs".into(),
-                json!({"base": self.base.json(), "cand": self.cand.json()}),
-            );
-        }
-        Ok(v)
+        Ok(serde_json::to_value(GateDoc {
+            result: &self.result,
+            inputs: InputsDoc::new(self.base.doc(), self.cand.doc()),
+        })?)
     }
 
     fn console(&self, out: &mut String) {
