@@ -122,8 +122,10 @@ pub struct Hitch {
     pub gpu_ms: Option<f64>,
     /// The threshold the period exceeded, ms.
     pub threshold_ms: f64,
-    /// The rolling median behind the threshold, ms.
-    pub median_ms: f64,
+    /// The rolling median behind the threshold, ms; absent for a frame judged with no
+    /// history yet (the capture's first frames), whose bar is the budget's alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_ms: Option<f64>,
     /// Period minus the baseline (rolling median, or the capture median when there was no
     /// history), ms.
     pub excess_ms: f64,
@@ -381,7 +383,7 @@ pub fn find_hitches(capture: &Capture, options: &HitchOptions) -> HitchReport {
             work_ms: ms(frame.work_ns()),
             gpu_ms: frame.gpu_ns.map(ms),
             threshold_ms: ms(j.threshold_ns),
-            median_ms: ms(j.median_ns),
+            median_ms: (j.median_ns > 0).then(|| ms(j.median_ns)),
             excess_ms: ms(excess_ns),
             classification: classify_row(
                 capture,
@@ -487,7 +489,7 @@ mod tests {
             work_ms: 39.0,
             gpu_ms: None,
             threshold_ms: 33.0,
-            median_ms: 16.0,
+            median_ms: Some(16.0),
             excess_ms: 24.0,
             classification: vec![
                 guess(HitchKind::PipelineCompile, None),

@@ -12,9 +12,9 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
+use framewise_analysis::diff::InputsDoc;
 use framewise_analysis::gate::{CheckStatus, GateCheck};
 use framewise_analysis::{gate, GateConfig, GateResult, Verdict};
-use framewise_analysis::diff::InputsDoc;
 use serde::Serialize;
 
 use crate::commands::diff::{load_pair, InputInfo};

@@ -167,7 +167,7 @@ impl HitchesView {
                 table::ms(Some(h.work_ms)),
                 table::ms(h.gpu_ms),
                 table::ms(Some(h.threshold_ms)),
-                table::ms(Some(h.median_ms)),
+                table::ms(h.median_ms),
                 table::ms(Some(h.excess_ms)),
                 best(h),
             ]);
