@@ -23,9 +23,11 @@ pub struct Appender {
 }
 
 impl Appender {
-    /// Opens (creating it if needed) `path` for appending. The directory must exist.
+    /// Opens (creating it if needed) `path` for appending. The directory must exist; a path
+    /// that is there but not a regular file (a FIFO, a device) is an error, never opened.
     pub fn open(path: impl Into<PathBuf>) -> Result<Self, Error> {
         let path = path.into();
+        crate::regular_or_missing(&path)?;
         let file = OpenOptions::new()
             .append(true)
             .create(true)

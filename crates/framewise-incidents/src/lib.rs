@@ -102,3 +102,15 @@ pub enum Error {
         len: usize,
     },
 }
+
+/// `Ok` when `path` is a regular file (through symlinks) or does not exist; an error for a
+/// FIFO, a device or a directory, which would block or mislead a reader or an appender.
+pub(crate) fn regular_or_missing(path: &std::path::Path) -> Result<(), Error> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => Err(Error::Io {
+            path: path.to_owned(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"),
+        }),
+        _ => Ok(()),
+    }
+}

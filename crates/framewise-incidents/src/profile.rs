@@ -93,6 +93,7 @@ pub fn write_profile(path: &Path, profile: &Profile) -> std::io::Result<()> {
 
 /// Reads `profile.json`.
 pub fn read_profile(path: &Path) -> Result<Profile, crate::Error> {
+    crate::regular_or_missing(path)?;
     let text = std::fs::read_to_string(path).map_err(|source| crate::Error::Io {
         path: path.to_owned(),
         source,

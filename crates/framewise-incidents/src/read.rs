@@ -110,12 +110,14 @@ pub fn read_all(path: &Path) -> Result<ReadOutcome, Error> {
 
 /// Reads the records from byte `offset` on (a cursor a previous read returned as
 /// `next_offset`). An offset past the end (the file was truncated or replaced) reads from
-/// the start.
+/// the start. A path that is not a regular file (a FIFO, a device) is an error, never
+/// opened: reading a FIFO would wait for a writer.
 pub fn read_from(path: &Path, offset: u64) -> Result<ReadOutcome, Error> {
     let io = |source| Error::Io {
         path: path.to_owned(),
         source,
     };
+    crate::regular_or_missing(path)?;
     let mut file = std::fs::File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     let offset = if offset > len { 0 } else { offset };

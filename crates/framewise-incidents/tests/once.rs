@@ -155,3 +155,30 @@ fn a_jitter_event_keeps_its_fields_phase_situation_and_footprint() {
     let outcome = append_once(&path, &both).expect("append");
     assert_eq!((outcome.appended, outcome.already), (2, 0));
 }
+
+/// A FIFO where the log should be is refused at once, never opened (opening it would wait
+/// for a writer forever).
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_place_of_the_log_is_an_error_not_a_hang() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("perf.jsonl");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let fifo = path.clone();
+    std::thread::spawn(move || {
+        let appended = append_once(&fifo, &[beat(Some(A), 599)]).map(|o| o.appended);
+        let read = read_all(&fifo).map(|r| r.records.len());
+        let opened = framewise_incidents::Appender::open(&fifo).map(|_| ());
+        let _ = tx.send((appended.is_err(), read.is_err(), opened.is_err()));
+    });
+    // Generous: the calls return at once; the limit only turns a hang into a failure.
+    let outcome = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("refused without waiting for a writer");
+    assert_eq!(outcome, (true, true, true));
+}

@@ -255,6 +255,7 @@ pub struct FixesRead {
 
 /// Reads `fixes.jsonl`; a file that does not exist holds no fix.
 pub fn read_fixes(path: &Path) -> Result<FixesRead, Error> {
+    crate::regular_or_missing(path)?;
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FixesRead::default()),
