@@ -50,6 +50,15 @@ pub fn find_jitter(capture: &Capture) -> Vec<JitterEvent> {
     }
 }
 
+/// [`find_jitter`], with the number of bursts the monitor's rate limits dropped (what a
+/// `session-end` record counts as `dropped.jitter`).
+pub fn find_jitter_counted(capture: &Capture) -> (Vec<JitterEvent>, u64) {
+    match jitter_setup(capture) {
+        Ok((tracks, options)) => replay_counted(capture, tracks, options),
+        Err(_) => (Vec::new(), 0),
+    }
+}
+
 /// Replays a monitor of `tracks` with `options` over the capture's frames (an invalid
 /// declaration gives no records; [`jitter_setup`] says why).
 pub fn replay(
@@ -57,6 +66,15 @@ pub fn replay(
     tracks: Vec<TrackSpec>,
     options: MotionOptions,
 ) -> Vec<JitterEvent> {
+    replay_counted(capture, tracks, options).0
+}
+
+/// [`replay`], with the number of bursts the rate limits dropped.
+pub fn replay_counted(
+    capture: &Capture,
+    tracks: Vec<TrackSpec>,
+    options: MotionOptions,
+) -> (Vec<JitterEvent>, u64) {
     let counters: Vec<TrackCounters> = tracks
         .iter()
         .map(|t| {
@@ -71,7 +89,7 @@ pub fn replay(
         .collect();
     let names: Vec<String> = tracks.iter().map(|t| t.name.clone()).collect();
     let Ok(mut monitor) = MotionMonitor::new(tracks, options) else {
-        return Vec::new();
+        return (Vec::new(), 0);
     };
     let clock = counter(capture, CLOCK_GAUGE);
     let situation = capture.meta().canonical_situation();
@@ -109,5 +127,5 @@ pub fn replay(
         events.extend(monitor.drain(false));
     }
     events.extend(monitor.drain(true));
-    events
+    (events, monitor.stats().dropped)
 }

@@ -81,7 +81,7 @@ pub use export::chrome::{write_trace, ExportError, TraceOptions};
 pub use gate::{gate, GateConfig, GateResult, Verdict};
 pub use hitch::{find_hitches, HitchKind, HitchOptions, HitchReport};
 pub use inspect::{inspect, Inspection};
-pub use jitter::find_jitter;
+pub use jitter::{find_jitter, find_jitter_counted};
 pub use load::{
     open, open_with_frame_source, open_with_progress, FrameReadError, FrameSource, LoadError,
     Progress, Stage,

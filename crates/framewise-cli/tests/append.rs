@@ -62,6 +62,13 @@ fn the_live_log_and_append_agree_on_the_demo_capture_and_twice_adds_nothing() {
     // The derived session-end also counts the jitter records; the live log has none.
     if let Some(Record::SessionEnd(end)) = derived.last_mut() {
         assert_eq!(end.written.jitter, jitter.len() as u64);
+        // Every drop a record carries is among the session's drops.
+        let carried: u64 = jitter.iter().filter_map(|j| j.dropped_since_last).sum();
+        assert!(
+            end.dropped.jitter >= carried,
+            "{} < {carried}",
+            end.dropped.jitter
+        );
         end.written.jitter = 0;
         end.dropped.jitter = 0;
     }

@@ -5,10 +5,10 @@
 //! The capture's frames go, in file order, through the same deriver the recorder's writer
 //! thread runs (`framewise-incidents`), so the hitch, usermark, heartbeat and session-end
 //! records are the live log's; jitter records come from the motion monitor replayed over
-//! the capture's motion tracks (`framewise_analysis::find_jitter`). A record whose
-//! occurrence (session id, type, frame) is in the log already is left out, so appending the
-//! same capture twice adds nothing. A frame the capture lost is skipped: the records are
-//! derived from the frames that could be read.
+//! the capture's motion tracks (`framewise_analysis::find_jitter_counted`). A record whose
+//! occurrence (session id, type, frame, a jitter record's track) is in the log already is
+//! left out, so appending the same capture twice adds nothing. A frame the capture lost is
+//! skipped: the records are derived from the frames that could be read.
 
 use std::path::{Path, PathBuf};
 
@@ -122,7 +122,8 @@ pub fn derive(path: &Path, capture: &Capture) -> anyhow::Result<(Vec<Record>, u6
         session: facts.session,
         world: None,
     };
-    let mut jitter: Vec<_> = framewise_analysis::find_jitter(capture)
+    let (events, jitter_dropped) = framewise_analysis::find_jitter_counted(capture);
+    let mut jitter: Vec<_> = events
         .iter()
         .map(|event| {
             let begin_ns = begins_ns.get(&event.frame).copied().unwrap_or(0);
@@ -133,13 +134,7 @@ pub fn derive(path: &Path, capture: &Capture) -> anyhow::Result<(Vec<Record>, u6
         })
         .collect();
     jitter.sort_by_key(|r| r.frame);
-    let (jitter_written, jitter_dropped) = (
-        jitter.len() as u64,
-        jitter
-            .iter()
-            .filter_map(|r| r.dropped_since_last)
-            .sum::<u64>(),
-    );
+    let jitter_written = jitter.len() as u64;
     records.extend(jitter.into_iter().map(Record::Jitter));
     if let Some(mut end) = end {
         if let Record::SessionEnd(end) = &mut end {
