@@ -38,6 +38,19 @@ fn the_live_log_and_append_agree_on_the_demo_capture_and_twice_adds_nothing() {
         live.iter().any(|r| matches!(r, Record::Hitch(_))),
         "{live:#?}"
     );
+    // The demo records its motion tracks as counters; they say where things are, not what a
+    // frame cost, so no hitch delta or heartbeat median carries them.
+    for record in &live {
+        let counters: Vec<&String> = match record {
+            Record::Hitch(h) => h.delta.keys().collect(),
+            Record::Heartbeat(b) => b.counters.keys().collect(),
+            _ => continue,
+        };
+        assert!(
+            counters.iter().all(|name| !name.starts_with("motion.")),
+            "{record:#?}"
+        );
+    }
 
     // Derived into a log of its own: the live log's records, then the jitter records.
     std::fs::create_dir(dir.path("derived")).expect("mkdir");

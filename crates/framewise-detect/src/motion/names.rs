@@ -12,6 +12,16 @@ use super::{MotionError, MotionMonitor, MotionOptions, TrackSpec};
 /// Thousandths of a host unit per unit (positions, reach and floors are recorded so).
 pub const MILLI: f64 = 1000.0;
 
+/// Every counter and setting of motion tracking starts with this.
+pub const PREFIX: &str = "motion.";
+
+/// Whether a counter records motion tracking (positions, reach, held frames, cuts, the
+/// motion clock) rather than the game's work: such counters are kept out of incident
+/// records' counter deltas and medians.
+pub fn is_motion_counter(name: &str) -> bool {
+    name.starts_with(PREFIX)
+}
+
 /// The gauge of the host's motion clock, µs.
 pub const CLOCK_GAUGE: &str = "motion.clock_us";
 /// The setting of the host's long-frame threshold, ms.

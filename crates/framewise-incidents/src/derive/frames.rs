@@ -3,6 +3,7 @@
 //! state allocates nothing once every slot's buffers have grown.
 
 use framewise_detect::median::median;
+use framewise_detect::motion::names::is_motion_counter;
 use framewise_format::model::{CounterKind, Frame, SymId, SymbolKind, SymbolTable};
 
 /// Frames remembered: 10 s at 400 frames/s, enough for a usermark's 5 s window and the
@@ -80,7 +81,9 @@ impl FrameRing {
     }
 
     /// Summarises `frame` into the next slot (the oldest frame's, once the ring is full).
-    pub(crate) fn push(&mut self, frame: &Frame) -> &mut FrameSummary {
+    /// Motion-tracking counters are left out: they record where things are, not what the
+    /// frame cost, and would read as counter deltas.
+    pub(crate) fn push(&mut self, frame: &Frame, symbols: &SymbolTable) -> &mut FrameSummary {
         let slot_index = (self.head + self.len) % RING_FRAMES;
         if self.len == RING_FRAMES {
             self.head = (self.head + 1) % RING_FRAMES;
@@ -132,8 +135,17 @@ impl FrameRing {
         slot.phase = frame.phase;
         slot.median_ns = None;
         slot.counters.clear();
-        slot.counters
-            .extend(frame.counters.iter().map(|c| (c.counter, c.value)));
+        slot.counters.extend(
+            frame
+                .counters
+                .iter()
+                .filter(|c| {
+                    symbols
+                        .get(c.counter)
+                        .is_none_or(|s| !is_motion_counter(&s.name))
+                })
+                .map(|c| (c.counter, c.value)),
+        );
         slot.scopes.clear();
         for &scope in &self.touched {
             let (total_ns, self_ns) = self.scope_totals[scope as usize];

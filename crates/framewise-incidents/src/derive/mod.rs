@@ -184,7 +184,7 @@ impl Deriver {
             return;
         }
         self.judge_previous(frame, symbols, out);
-        let summary = self.ring.push(frame);
+        let summary = self.ring.push(frame, symbols);
         self.frames += 1;
         self.paused_frames += u64::from(summary.paused);
         self.first_begin_ns.get_or_insert(frame.cpu_begin_ns);
