@@ -94,6 +94,10 @@ impl Dir {
             .env_remove("RUST_BACKTRACE")
             // The `.framewise/` verbs read it; a tester's own must not leak in.
             .env_remove("FRAMEWISE_DIR")
+            // Incident records are stamped `automated` under CI or the bench harness, and the
+            // catalogue leaves those out: the tests must read the same on CI as on a desk.
+            .env_remove("CI")
+            .env_remove("FRAMEWISE_AUTOMATED")
             .env("NO_COLOR", "1");
         for (k, v) in env {
             cmd.env(k, v);
@@ -110,6 +114,8 @@ impl Dir {
             .args(args)
             .current_dir(self.tmp.path())
             .env_remove("FRAMEWISE_DIR")
+            .env_remove("CI")
+            .env_remove("FRAMEWISE_AUTOMATED")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
