@@ -209,6 +209,18 @@ fn check_judges_budgets_against_the_profile_or_a_bench() {
         "{}",
         run.stderr
     );
+    // A FIFO where the profile should be: refused at once (never waited on), exit 4, one
+    // line that says what is there rather than "does not exist".
+    std::fs::create_dir_all(dir.path(".framewise")).expect("mkdir");
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.path(".framewise/profile.json"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let run = dir.run(&["check"]).expect(4);
+    let line = run.one_error_line();
+    assert!(line.contains("not a regular file"), "{line}");
+    std::fs::remove_file(dir.path(".framewise/profile.json")).expect("rm fifo");
     // The profile: frame_ms judged on its p95; the counter budget is not in it.
     profile(&dir, 12.0, &[]);
     let json = dir.run(&["check", "--format", "json"]).expect(0).json();

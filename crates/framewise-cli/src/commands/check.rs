@@ -155,14 +155,17 @@ pub fn evaluate(
         }
         None => {
             let path = dir.join(framewise_incidents::PROFILE_FILE);
-            if !path.is_file() {
+            if !path.exists() {
                 bail!(
                         "nothing measured: {} does not exist (run the game with a recording session, or check --bench NAME)",
                         path.display()
                     );
             }
-            let profile = framewise_incidents::read_profile(&path)
-                .with_context(|| format!("{}: cannot read the profile", path.display()))?;
+            // Anything else (a FIFO, a device, a directory) is refused by read_profile, which
+            // names what it found.
+            // The incidents crate's error names the path already.
+            let profile =
+                framewise_incidents::read_profile(&path).context("cannot read the profile")?;
             let table = profile_values(&profile);
             let source = Source::Profile {
                 file: path.display().to_string(),
