@@ -12,7 +12,7 @@
 //! measured before and after — one implementation for the CLI's `issues`, `report`,
 //! `history` and `fix` and every other reader.
 //!
-//! [`derive`] is the one path from frames to records: the recorder's writer thread feeds it
+//! [`derive`](mod@derive) is the one path from frames to records: the recorder's writer thread feeds it
 //! each frame it writes, and a capture's frames fed to it after the fact give the same
 //! records. It implements no detector: hitches, classifications, footprints and jitter are
 //! decided by `framewise-detect`, and this crate gives their results a file format. A field
