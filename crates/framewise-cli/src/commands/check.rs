@@ -14,10 +14,9 @@ use framewise_analysis::MetricTable;
 use serde::Serialize;
 
 use crate::commands::bench::{self as bench_verb, DEFAULT_DIR};
-use crate::commands::serde_name;
 use crate::config::{self, ConfigArgs};
 use crate::output::{self, Annotation, OutputArgs, Report};
-use crate::table::{self, Align, Table, NONE};
+use crate::table;
 
 /// The schema name of `check --format json`.
 pub const CHECK_SCHEMA: &str = "framewise.check/1";
@@ -248,28 +247,6 @@ fn source_line(s: &Source) -> String {
     }
 }
 
-fn value(path: &str, v: Option<f64>) -> String {
-    table::metric(path, v)
-}
-
-fn budgets_table(checks: &[BudgetCheck]) -> Table {
-    let mut t = Table::new(&["budget", "metric", "value", "limit", "ratio", "state"])
-        .align(1, Align::Left)
-        .align(5, Align::Left);
-    for c in checks {
-        t.row(vec![
-            c.budget.clone(),
-            c.metric.clone(),
-            value(&c.metric, c.value),
-            value(&c.metric, Some(c.limit)),
-            c.ratio
-                .map_or_else(|| NONE.to_owned(), |r| format!("{r:.3}")),
-            serde_name(&c.state),
-        ]);
-    }
-    t
-}
-
 impl Report for View {
     fn json(&self) -> anyhow::Result<serde_json::Value> {
         Ok(serde_json::to_value(&self.0)?)
@@ -289,7 +266,7 @@ impl Report for View {
             return;
         }
         out.push_str(&format!("  {}\n\n", source_line(&r.source)));
-        budgets_table(&r.budgets).console(out, 0);
+        bench_verb::report::budgets_table(&r.budgets, false).console(out, 0);
     }
 
     fn markdown(&self, out: &mut String) {
@@ -304,7 +281,7 @@ impl Report for View {
         }
         if !r.budgets.is_empty() {
             out.push_str(&format!("\n{}\n\n", source_line(&r.source)));
-            budgets_table(&r.budgets).markdown(out);
+            bench_verb::report::budgets_table(&r.budgets, false).markdown(out);
         }
     }
 
@@ -319,8 +296,8 @@ impl Report for View {
                 message: format!(
                     "{} = {} against a limit of {}",
                     c.metric,
-                    value(&c.metric, c.value),
-                    value(&c.metric, Some(c.limit))
+                    table::metric(&c.metric, c.value),
+                    table::metric(&c.metric, Some(c.limit))
                 ),
             })
             .collect()

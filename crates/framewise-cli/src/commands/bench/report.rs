@@ -61,26 +61,35 @@ fn unsigned_pct(v: Option<f64>) -> String {
     v.map_or_else(|| NONE.to_owned(), |x| format!("{:.1}%", x * 100.0))
 }
 
-fn budgets_table(checks: &[BudgetCheck]) -> Table {
-    let mut t = Table::new(&[
-        "budget", "metric", "value", "limit", "ratio", "headroom", "state",
-    ])
-    .align(1, Align::Left)
-    .align(6, Align::Left);
+/// Every budget with its value, limit and ratio — `check`'s table — and, for a comparison,
+/// the headroom left (`with_headroom`).
+pub(crate) fn budgets_table(checks: &[BudgetCheck], with_headroom: bool) -> Table {
+    let mut headers = vec!["budget", "metric", "value", "limit", "ratio"];
+    if with_headroom {
+        headers.push("headroom");
+    }
+    headers.push("state");
+    let state_column = headers.len() - 1;
+    let mut t = Table::new(&headers)
+        .align(1, Align::Left)
+        .align(state_column, Align::Left);
     for c in checks {
-        t.row(vec![
+        let mut row = vec![
             c.budget.clone(),
             c.metric.clone(),
             value(&c.metric, c.value),
             value(&c.metric, Some(c.limit)),
             c.ratio
                 .map_or_else(|| NONE.to_owned(), |r| format!("{r:.3}")),
-            c.headroom.map_or_else(
+        ];
+        if with_headroom {
+            row.push(c.headroom.map_or_else(
                 || NONE.to_owned(),
                 |h| table::metric_delta(&c.metric, Some(h)),
-            ),
-            serde_name(&c.state),
-        ]);
+            ));
+        }
+        row.push(serde_name(&c.state));
+        t.row(row);
     }
     t
 }
@@ -286,7 +295,7 @@ impl Report for View {
                 }
                 if !c.overall.budgets.is_empty() {
                     out.push_str("\nbudgets (the after side; decided by `framewise check`)\n");
-                    budgets_table(&c.overall.budgets).console(out, 2);
+                    budgets_table(&c.overall.budgets, true).console(out, 2);
                 }
                 out.push_str(&format!("\nmethod: {}\n", c.method));
             }
@@ -318,7 +327,7 @@ impl Report for View {
                 metrics_table(c).markdown(out);
                 if !c.overall.budgets.is_empty() {
                     out.push_str("\n**Budgets** (the after side)\n\n");
-                    budgets_table(&c.overall.budgets).markdown(out);
+                    budgets_table(&c.overall.budgets, true).markdown(out);
                 }
             }
         }
