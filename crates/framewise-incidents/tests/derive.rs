@@ -352,3 +352,25 @@ fn profile_is_due_every_two_seconds_and_checks_the_budget() {
     assert_eq!(last.class.as_deref(), Some("STEADY"));
     assert!(!last.paused);
 }
+
+#[test]
+fn a_span_naming_no_symbol_with_a_huge_id_is_left_out_not_allocated_for() {
+    // A damaged capture fed after the fact (`hitches --append`): a span whose scope id no
+    // symbol defines, at the top of the id range. Sizing the per-scope scratch by it would
+    // ask for 2^32 entries; the span is left out and the rest of the frame still counts.
+    let mut frames = Frames::new();
+    let mut all: Vec<Frame> = (0..120).map(|_| frames.frame(16 * MS, 0, 0)).collect();
+    let mut damaged = frames.frame(80 * MS, 0, 0);
+    damaged.lanes[0].spans.push(CpuSpan {
+        scope: u32::MAX,
+        depth: 1,
+        start_ns: damaged.cpu_begin_ns,
+        end_ns: damaged.cpu_begin_ns + MS,
+    });
+    all.push(damaged);
+    all.extend((0..120).map(|_| frames.frame(16 * MS, 0, 0)));
+    let (records, _) = run(all);
+    let hitch = hitches(&records);
+    assert_eq!(hitch.len(), 1, "{records:#?}");
+    assert_eq!(hitch[0].frame, 120);
+}

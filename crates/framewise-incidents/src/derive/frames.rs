@@ -52,6 +52,10 @@ pub(crate) struct ScopeTotals {
     pub(crate) self_ns: u64,
 }
 
+/// Scope ids below this size the per-scope scratch without a symbol lookup; above it, only
+/// an id the symbol table defines does.
+const UNCHECKED_SCOPE_IDS: usize = 1 << 16;
+
 /// The ring of recent frames, oldest first.
 #[derive(Debug)]
 pub(crate) struct FrameRing {
@@ -112,6 +116,12 @@ impl FrameRing {
                 }
                 let at = span.scope as usize;
                 if at >= self.scope_totals.len() {
+                    // Ids are given out in order, so a real one is below the symbol count; an
+                    // id no symbol defines (a damaged capture fed after the fact) must not
+                    // size the scratch to billions of entries.
+                    if at >= UNCHECKED_SCOPE_IDS && symbols.get(span.scope).is_none() {
+                        continue;
+                    }
                     self.scope_totals.resize(at + 1, (0, -1));
                 }
                 let entry = &mut self.scope_totals[at];
