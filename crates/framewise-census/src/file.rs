@@ -1,0 +1,91 @@
+//! `.framewise/census.json`: every census a session took, oldest first, and reading a
+//! census document back (the file, or one census on its own).
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Census, CENSUS_SCHEMA};
+
+/// The file's schema tag.
+pub const CENSUS_FILE_SCHEMA: &str = "framewise.census-file/1";
+/// The file's name inside `.framewise/`.
+pub const CENSUS_FILE: &str = "census.json";
+/// The file keeps at most this many censuses, the newest.
+pub const MAX_CENSUSES_IN_FILE: usize = 64;
+
+/// The file's document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CensusFile {
+    /// Always [`CENSUS_FILE_SCHEMA`].
+    pub schema: String,
+    /// The censuses, oldest first (at most [`MAX_CENSUSES_IN_FILE`], the newest).
+    pub censuses: Vec<Census>,
+}
+
+impl CensusFile {
+    /// A file holding these censuses (the newest [`MAX_CENSUSES_IN_FILE`] of them).
+    pub fn new(mut censuses: Vec<Census>) -> Self {
+        let excess = censuses.len().saturating_sub(MAX_CENSUSES_IN_FILE);
+        censuses.drain(..excess);
+        Self {
+            schema: CENSUS_FILE_SCHEMA.to_owned(),
+            censuses,
+        }
+    }
+}
+
+/// Why a census document does not read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// Not JSON, or not the shape its schema tag promises (serde's message: one line, with
+    /// the line and column).
+    Json(serde_json::Error),
+    /// A JSON object without a known `schema` tag.
+    Schema(Option<String>),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Json(e) => write!(f, "not a census document: {e}"),
+            ReadError::Schema(Some(s)) => write!(
+                f,
+                "schema {s:?} is neither {CENSUS_FILE_SCHEMA:?} nor {CENSUS_SCHEMA:?}"
+            ),
+            ReadError::Schema(None) => write!(
+                f,
+                "no \"schema\" field: expected {CENSUS_FILE_SCHEMA:?} or {CENSUS_SCHEMA:?}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+#[derive(Deserialize)]
+struct Tag {
+    schema: Option<String>,
+}
+
+/// Reads a census document: a `census.json` file (every census in it, oldest first) or a
+/// single census.
+pub fn parse_censuses(text: &str) -> Result<Vec<Census>, ReadError> {
+    let tag: Tag = serde_json::from_str(text).map_err(ReadError::Json)?;
+    match tag.schema.as_deref() {
+        Some(CENSUS_FILE_SCHEMA) => serde_json::from_str::<CensusFile>(text)
+            .map(|f| f.censuses)
+            .map_err(ReadError::Json),
+        Some(CENSUS_SCHEMA) => serde_json::from_str::<Census>(text)
+            .map(|c| vec![c])
+            .map_err(ReadError::Json),
+        other => Err(ReadError::Schema(other.map(str::to_owned))),
+    }
+}
+
+/// Reads one census (the document a capture's census record carries).
+pub fn parse_census(text: &str) -> Result<Census, ReadError> {
+    let tag: Tag = serde_json::from_str(text).map_err(ReadError::Json)?;
+    match tag.schema.as_deref() {
+        Some(CENSUS_SCHEMA) => serde_json::from_str(text).map_err(ReadError::Json),
+        other => Err(ReadError::Schema(other.map(str::to_owned))),
+    }
+}

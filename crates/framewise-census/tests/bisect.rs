@@ -1,0 +1,151 @@
+//! The bisection protocol over the synthetic engine: ranking, deltas, noise, restore checks.
+
+use framewise_census::bisect::DEFAULT_TOP;
+use framewise_census::*;
+
+use crate::scene::Scene;
+
+#[test]
+fn the_heavy_mesh_ranks_first_and_the_world_is_restored() {
+    let mut scene = Scene::planted(30, 5, 200_000);
+    let options = BisectOptions::default();
+    let report = bisect(&mut scene, &options).unwrap();
+    assert_eq!(report.schema, BISECT_SCHEMA);
+    assert!(!report.sums_to_baseline);
+    assert!(report.restored);
+    assert_eq!(report.results.len(), DEFAULT_TOP);
+    // warm-up, two baselines and one measure per candidate.
+    assert_eq!(
+        scene.frames_rendered,
+        u64::from(options.warmup_frames) + u64::from(options.frames) * (2 + DEFAULT_TOP as u64)
+    );
+    let base = report.baseline;
+    assert_eq!(
+        base.triangles.unwrap().median,
+        (30 * 120 + 5 * 12 + 200_000) as f64
+    );
+    // boid+feather is one batch, each crate its own, the statue one: 7 draws.
+    assert_eq!(base.draw_calls.unwrap().median, 7.0);
+    // Counts do not jitter; the time does, and its spread was measured.
+    assert_eq!(report.spread.triangles, Some(0.0));
+    let ms_spread = report.spread.render_ms.unwrap();
+    assert!(
+        ms_spread > 0.0 && ms_spread <= 2.0 * scene.jitter_ms,
+        "{ms_spread}"
+    );
+
+    let first = &report.results[0];
+    assert_eq!((first.rank, first.id.as_str()), (1, "statue"));
+    assert_eq!(first.site, "src/plaza.rs:7");
+    assert_eq!(first.delta_triangles.unwrap().delta, -200_000.0);
+    assert_eq!(first.delta_draw_calls.unwrap().delta, -1.0);
+    let ms = first.delta_render_ms.unwrap();
+    assert!(!ms.noisy && ms.delta < 0.0, "{ms:?}");
+
+    // A boid: its batch still draws for the other 29, so no draw call is saved, and its
+    // 120 triangles cost less time than the noise.
+    let boid = report
+        .results
+        .iter()
+        .find(|r| r.id.starts_with("boid"))
+        .unwrap();
+    assert_eq!(boid.delta_draw_calls.unwrap().delta, 0.0);
+    assert!(boid.delta_draw_calls.unwrap().noisy);
+    assert_eq!(boid.delta_triangles.unwrap().delta, -120.0);
+    assert!(!boid.delta_triangles.unwrap().noisy);
+    assert!(boid.delta_render_ms.unwrap().noisy);
+    // Crates (one draw each) rank below boids only by triangles: 120 > 12.
+    let ranks: Vec<&str> = report.results.iter().map(|r| r.id.as_str()).collect();
+    let last_boid = ranks.iter().rposition(|id| id.starts_with("boid")).unwrap();
+    let first_crate = ranks.iter().position(|id| id.starts_with("crate"));
+    if let Some(c) = first_crate {
+        assert!(c > last_boid, "{ranks:?}");
+    }
+    for (i, r) in report.results.iter().enumerate() {
+        assert_eq!(r.rank as usize, i + 1);
+        assert!(r.restored && r.restore_differences.is_empty() && r.error.is_none());
+    }
+    // Every object is visible again.
+    assert!(scene.objects.iter().all(|o| o.visible));
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["sums_to_baseline"], false);
+}
+
+#[test]
+fn a_world_left_changed_is_reported() {
+    let mut scene = Scene::planted(3, 2, 5_000);
+    scene.forget_to_show = Some("crate1".into());
+    let report = bisect(
+        &mut scene,
+        &BisectOptions {
+            top: 10,
+            ..BisectOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(!report.restored);
+    let crate1 = report.results.iter().find(|r| r.id == "crate1").unwrap();
+    assert!(!crate1.restored);
+    assert_eq!(
+        crate1.restore_differences,
+        vec!["crate1.visible: true → false".to_owned()]
+    );
+    // Later candidates see the difference too: it is never hidden.
+    assert!(report.results.iter().filter(|r| !r.restored).count() >= 1);
+}
+
+#[test]
+fn a_candidate_that_fails_is_reported_and_the_run_goes_on() {
+    let mut scene = Scene::planted(3, 2, 5_000);
+    scene.refuse_hide = Some("statue".into());
+    let report = bisect(&mut scene, &BisectOptions::default()).unwrap();
+    let statue = report.results.iter().find(|r| r.id == "statue").unwrap();
+    assert!(statue
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("statue cannot be hidden"));
+    assert_eq!(statue.delta_triangles, None);
+    assert!(statue.restored);
+    assert_eq!(
+        report.results.last().unwrap().id,
+        "statue",
+        "no saving measured: ranked last"
+    );
+    assert_eq!(report.results.len(), 3 + 2 + 1);
+}
+
+#[test]
+fn an_untimed_engine_ranks_by_triangles() {
+    let mut scene = Scene::planted(3, 2, 5_000);
+    scene.untimed = true;
+    let report = bisect(
+        &mut scene,
+        &BisectOptions {
+            frames: 3,
+            warmup_frames: 0,
+            top: 2,
+        },
+    )
+    .unwrap();
+    assert_eq!(report.baseline.render_ms, None);
+    assert_eq!(report.spread.render_ms, None);
+    let ids: Vec<&str> = report.results.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["statue", "boid0"]);
+    assert!(report.results.iter().all(|r| r.delta_render_ms.is_none()));
+}
+
+#[test]
+fn zero_frames_is_refused() {
+    let mut scene = Scene::planted(1, 1, 10);
+    let err = bisect(
+        &mut scene,
+        &BisectOptions {
+            frames: 0,
+            ..BisectOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err, BisectError::NoFrames);
+    assert_eq!(scene.frames_rendered, 0);
+}

@@ -1,0 +1,301 @@
+//! Every hint kind fires on its evidence, at its documented threshold and not below it.
+
+use framewise_census::hints::*;
+use framewise_census::*;
+
+fn entry(
+    id: &str,
+    mesh: &str,
+    material: &str,
+    site: Option<&str>,
+    batched: Option<bool>,
+) -> EntryParts {
+    EntryParts {
+        id: id.into(),
+        name: id.into(),
+        site: site.map(str::to_owned),
+        entities: 1,
+        visible_entities: Some(1),
+        draws: vec![Draw {
+            mesh: mesh.into(),
+            material: material.into(),
+            instances: 1,
+            shadow_casters: 1,
+        }],
+        batched,
+    }
+}
+
+fn mesh(id: &str, triangles: u64) -> MeshInfo {
+    MeshInfo {
+        id: id.into(),
+        name: id.into(),
+        triangles,
+        ..MeshInfo::default()
+    }
+}
+
+fn material(id: &str, fingerprint: Option<&str>) -> MaterialInfo {
+    MaterialInfo {
+        id: id.into(),
+        name: id.into(),
+        fingerprint: fingerprint.map(str::to_owned),
+        textures: vec![],
+    }
+}
+
+fn kinds(hints: &[Hint]) -> Vec<HintKind> {
+    hints.iter().map(|h| h.kind).collect()
+}
+
+fn rocks(n: usize, batched: Option<bool>, site: Option<&str>) -> Census {
+    Census::new(SceneParts {
+        engine: "test".into(),
+        entries: (0..n)
+            .map(|i| entry(&format!("rock{i}"), "rock", "stone", site, batched))
+            .collect(),
+        meshes: vec![mesh("rock", 300)],
+        materials: vec![material("stone", Some("grey"))],
+        ..SceneParts::default()
+    })
+}
+
+#[test]
+fn instancing_candidate_at_its_threshold() {
+    let n = INSTANCING_MIN_INSTANCES as usize;
+    let found = hints(&[rocks(n, Some(false), Some("src/rocks.rs:9"))]);
+    assert_eq!(kinds(&found), vec![HintKind::InstancingCandidate]);
+    let h = &found[0];
+    assert_eq!(h.site, "src/rocks.rs:9");
+    assert!(h.fix.contains("src/rocks.rs:9"), "{}", h.fix);
+    match &h.evidence {
+        Evidence::Instancing {
+            instances,
+            entries,
+            triangles_per_instance,
+            batched,
+            ..
+        } => {
+            assert_eq!(
+                (*instances, *entries, *triangles_per_instance),
+                (n as u64, n as u64, 300)
+            );
+            assert_eq!(*batched, Some(false));
+        }
+        other => panic!("{other:?}"),
+    }
+    // One fewer: no hint. Batched already: no hint. Unknown batching: still a candidate.
+    assert!(hints(&[rocks(n - 1, Some(false), None)]).is_empty());
+    assert!(hints(&[rocks(n, Some(true), None)]).is_empty());
+    let unknown = hints(&[rocks(n, None, None)]);
+    assert_eq!(unknown[0].site, SITE_UNKNOWN);
+    assert!(unknown[0].fix.contains("spawned at unknown"));
+}
+
+#[test]
+fn material_dedup_candidate_names_the_copies() {
+    let mut entries: Vec<EntryParts> = (0..4)
+        .map(|i| {
+            entry(
+                &format!("crate{i}"),
+                "crate",
+                &format!("wood{i}"),
+                Some("src/props.rs:44"),
+                Some(true),
+            )
+        })
+        .collect();
+    entries.push(entry("lamp", "lamp", "brass", None, Some(true)));
+    let census = Census::new(SceneParts {
+        engine: "test".into(),
+        entries,
+        meshes: vec![mesh("crate", 12), mesh("lamp", 50)],
+        materials: (0..4)
+            .map(|i| material(&format!("wood{i}"), Some("oak")))
+            .chain([material("brass", Some("metal")), material("unused", None)])
+            .collect(),
+        ..SceneParts::default()
+    });
+    let found = hints(&[census]);
+    assert_eq!(kinds(&found), vec![HintKind::MaterialDedupCandidate]);
+    assert_eq!(found[0].site, "src/props.rs:44");
+    match &found[0].evidence {
+        Evidence::MaterialDedup {
+            fingerprint,
+            materials,
+            instances,
+        } => {
+            assert_eq!(fingerprint, "oak");
+            assert_eq!(materials, &["wood0", "wood1", "wood2", "wood3"]);
+            assert_eq!(*instances, 4);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn light(id: &str, kind: LightKind, shadows: bool) -> LightInfo {
+    LightInfo {
+        id: id.into(),
+        name: id.into(),
+        kind,
+        shadows,
+        shadow_map_px: Some(1024),
+        range: Some(20.0),
+        site: Some("src/lights.rs:3".into()),
+    }
+}
+
+#[test]
+fn shadow_caster_light_costs_its_faces() {
+    let mut census = rocks(3, Some(true), None);
+    census.lights = vec![
+        light("lamp", LightKind::Point, true),
+        light("torch", LightKind::Spot, true),
+        light("sun", LightKind::Directional, true),
+        light("fill", LightKind::Point, false),
+    ];
+    let found = hints(&[census]);
+    assert_eq!(
+        kinds(&found),
+        vec![HintKind::ShadowCasterLight, HintKind::ShadowCasterLight]
+    );
+    match &found[0].evidence {
+        Evidence::ShadowLight {
+            light,
+            faces,
+            shadow_map_bytes_estimate,
+            shadow_casters,
+            shadow_draws_estimate,
+            ..
+        } => {
+            assert_eq!(light, "lamp");
+            assert_eq!(*faces, 6);
+            assert_eq!(*shadow_map_bytes_estimate, Some(6 * 1024 * 1024 * 4));
+            assert_eq!((*shadow_casters, *shadow_draws_estimate), (3, 18));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(found[0].site, "src/lights.rs:3");
+    match &found[1].evidence {
+        Evidence::ShadowLight { faces, .. } => assert_eq!(*faces, 1),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn with_meshes_loaded(counts: &[u64]) -> Vec<Census> {
+    counts
+        .iter()
+        .map(|&n| {
+            let mut c = rocks(1, Some(true), None);
+            c.assets = AssetCounts {
+                meshes: n,
+                materials: 1,
+                textures: 0,
+            };
+            c
+        })
+        .collect()
+}
+
+#[test]
+fn undisposed_suspect_needs_a_rising_run() {
+    let found = hints(&with_meshes_loaded(&[40, 10, 12, 15]));
+    assert_eq!(kinds(&found), vec![HintKind::UndisposedSuspect]);
+    assert_eq!(found[0].site, SITE_UNKNOWN);
+    match &found[0].evidence {
+        Evidence::Undisposed {
+            asset,
+            counts,
+            in_use,
+        } => {
+            assert_eq!(asset, "meshes");
+            assert_eq!(counts, &[10, 12, 15]);
+            assert_eq!(*in_use, 1);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A plateau breaks the run; two censuses are too few; a fall ends it.
+    assert!(hints(&with_meshes_loaded(&[10, 12, 12, 15])).is_empty());
+    assert!(hints(&with_meshes_loaded(&[10, 12])).is_empty());
+    assert!(hints(&with_meshes_loaded(&[10, 12, 15, 3])).is_empty());
+}
+
+#[test]
+fn oversized_texture_above_its_side() {
+    let mut census = rocks(1, Some(true), None);
+    let tex = |id: &str, w, h| TextureInfo {
+        id: id.into(),
+        name: id.into(),
+        width_px: w,
+        height_px: h,
+        layers: 1,
+        mip_levels: 1,
+        format: Some("rgba8unorm".into()),
+        bytes: None,
+        bytes_estimate: Some(estimate_texture_bytes(w, h, 1, 1, 4.0)),
+    };
+    census.textures = vec![
+        tex("ok", OVERSIZED_TEXTURE_SIDE_PX, OVERSIZED_TEXTURE_SIDE_PX),
+        tex("wide", 8192, 1024),
+        tex("huge", 8192, 8192),
+    ];
+    let found = hints(&[census]);
+    assert_eq!(kinds(&found), vec![HintKind::OversizedTexture; 2]);
+    // Largest first.
+    assert_eq!(found[0].subject, "texture huge");
+    match &found[1].evidence {
+        Evidence::Texture {
+            bytes,
+            bytes_estimate,
+            ..
+        } => {
+            assert_eq!(*bytes, None);
+            assert_eq!(*bytes_estimate, Some(8192 * 1024 * 4));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn uncapped_resolution_only_when_it_follows_the_window() {
+    let view = |name: &str, w, h, capped| ViewInfo {
+        name: name.into(),
+        width_px: w,
+        height_px: h,
+        scale_factor: Some(2.0),
+        capped,
+        site: None,
+    };
+    let mut census = rocks(1, Some(true), None);
+    census.views = vec![
+        view("main", 5120, 2880, Some(false)),
+        view("capped", 5120, 2880, Some(true)),
+        view("offscreen", 5120, 2880, None),
+        view("hd", 2560, 1440, Some(false)),
+    ];
+    let found = hints(&[census]);
+    assert_eq!(kinds(&found), vec![HintKind::UncappedResolution]);
+    match &found[0].evidence {
+        Evidence::Resolution { pixels, .. } => assert_eq!(*pixels, 5120 * 2880),
+        other => panic!("{other:?}"),
+    }
+    let json = serde_json::to_value(&found[0]).unwrap();
+    assert_eq!(json["kind"], "uncapped-resolution");
+    assert_eq!(json["site"], "unknown");
+    assert_eq!(json["evidence"]["width_px"], 5120);
+}
+
+#[test]
+fn no_census_no_hints_and_names_match_the_json() {
+    assert!(hints(&[]).is_empty());
+    for kind in [
+        HintKind::InstancingCandidate,
+        HintKind::MaterialDedupCandidate,
+        HintKind::ShadowCasterLight,
+        HintKind::UndisposedSuspect,
+        HintKind::OversizedTexture,
+        HintKind::UncappedResolution,
+    ] {
+        assert_eq!(serde_json::to_value(kind).unwrap(), kind.name());
+    }
+}
