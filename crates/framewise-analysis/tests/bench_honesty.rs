@@ -1,10 +1,12 @@
 //! Statistical honesty of bench verdicts, shown on real runs of the demo resampled with a
 //! fixed seed (deterministic: no timing is taken here).
 //!
-//! The fixture `data/demo-runs.json` holds the measured frames (after 120 warm-up frames) of
-//! ten real runs of `framewise demo --quiet`, 600 frames each, recorded by `framewise bench`
-//! on the project's shared two-core machine; `regenerate_the_demo_runs_fixture` rewrites it
-//! from a bench's captures (see docs/PERFORMANCE.md for the command).
+//! Two fixtures hold the measured frames (after 120 warm-up frames) of ten real runs of
+//! `framewise demo --quiet`, 600 frames each, recorded by `framewise bench` on the project's
+//! two-core machine: `data/demo-runs.json` while other builds ran (debug build, load 15-20),
+//! `data/demo-runs-quiet.json` on the quiet machine (release build, load about 2).
+//! `regenerate_the_demo_runs_fixture` rewrites one from a bench's captures (see
+//! docs/PERFORMANCE.md for the command).
 //!
 //! A synthetic run is one real run's frames, block-bootstrapped (blocks of 20 frames, so
 //! stalls that span frames stay together). Two noise models:
@@ -29,8 +31,20 @@ struct Fixture {
     runs: Vec<Vec<u32>>,
 }
 
-fn fixture() -> Fixture {
-    let text = include_str!("data/demo-runs.json");
+/// The runs a trial resamples.
+#[derive(Clone, Copy)]
+enum Machine {
+    /// Other builds running beside the demo (debug build).
+    Loaded,
+    /// Nothing else running (release build).
+    Quiet,
+}
+
+fn fixture(machine: Machine) -> Fixture {
+    let text = match machine {
+        Machine::Loaded => include_str!("data/demo-runs.json"),
+        Machine::Quiet => include_str!("data/demo-runs-quiet.json"),
+    };
     serde_json::from_str(text).expect("fixture")
 }
 
@@ -143,8 +157,15 @@ fn side(rng: &mut Rng, fx: &Fixture, model: Model, steady_run: usize, scale: f64
 }
 
 /// The share of `trials` comparisons whose verdict is `want`.
-fn rate(seed: u64, trials: usize, model: Model, scale: f64, want: VerdictWord) -> f64 {
-    let fx = fixture();
+fn rate(
+    machine: Machine,
+    seed: u64,
+    trials: usize,
+    model: Model,
+    scale: f64,
+    want: VerdictWord,
+) -> f64 {
+    let fx = fixture(machine);
     let mut rng = Rng(seed);
     let mut hits = 0;
     for _ in 0..trials {
@@ -163,43 +184,74 @@ const TRIALS: usize = 200;
 
 #[test]
 fn a_a_comparisons_find_no_detectable_change_in_95_percent_of_trials() {
-    for (model, name) in [(Model::Machine, "machine"), (Model::Steady, "steady")] {
-        let r = rate(1, TRIALS, model, 1.0, VerdictWord::NoDetectableChange);
-        eprintln!("A/A no-detectable-change, {name} noise: {:.1}%", r * 100.0);
-        assert!(r >= 0.95, "{name}: {r}");
+    for (machine, mname) in [(Machine::Loaded, "loaded"), (Machine::Quiet, "quiet")] {
+        for (model, name) in [(Model::Machine, "machine"), (Model::Steady, "steady")] {
+            let r = rate(
+                machine,
+                1,
+                TRIALS,
+                model,
+                1.0,
+                VerdictWord::NoDetectableChange,
+            );
+            eprintln!(
+                "{mname} machine, A/A no-detectable-change, {name} noise: {:.1}%",
+                r * 100.0
+            );
+            assert!(r >= 0.95, "{mname}/{name}: {r}");
+        }
     }
 }
 
 #[test]
 fn a_ten_percent_slowdown_is_never_called_an_improvement_and_its_power_is_stated() {
-    // The power target (95% at 5 runs) is NOT met on this fixture: the demo's frames on the
-    // shared machine switch between contention regimes within a run, so per-run medians
-    // scatter far more than 10%. docs/PERFORMANCE.md records the measured power; this test
+    // On the loaded machine the power target (95% at 5 runs) is NOT met: the demo's frames
+    // switch between contention regimes within a run, so per-run medians scatter far more
+    // than 10%. docs/PERFORMANCE.md records the measured power; on that fixture this test
     // pins the figures' direction (deterministic, seeded) and that a slowdown is never
-    // reported as an improvement.
-    for (model, seed, name) in [(Model::Steady, 2, "steady"), (Model::Machine, 4, "machine")] {
-        let regressed = rate(seed, TRIALS, model, 1.10, VerdictWord::Regressed);
-        let improved = rate(seed, TRIALS, model, 1.10, VerdictWord::Improved);
+    // reported as an improvement. On the quiet machine, runs resampled from one real run
+    // (steady) meet the target, and that is asserted.
+    for (machine, mname) in [(Machine::Loaded, "loaded"), (Machine::Quiet, "quiet")] {
+        for (model, seed, name) in [(Model::Steady, 2, "steady"), (Model::Machine, 4, "machine")] {
+            let regressed = rate(machine, seed, TRIALS, model, 1.10, VerdictWord::Regressed);
+            let improved = rate(machine, seed, TRIALS, model, 1.10, VerdictWord::Improved);
+            eprintln!(
+                "{mname} machine, 10% slowdown regressed, {name} noise: {:.1}%",
+                regressed * 100.0
+            );
+            assert_eq!(improved, 0.0, "{mname}/{name}");
+            // More often called than on A/A (where a regression is a false positive).
+            let false_alarm = rate(machine, seed, TRIALS, model, 1.0, VerdictWord::Regressed);
+            assert!(
+                regressed > false_alarm,
+                "{mname}/{name}: {regressed} vs {false_alarm}"
+            );
+            // The target itself, where the machine is quiet and runs are alike (the machine
+            // model there carries one real run that was 16% slower throughout).
+            if let (Machine::Quiet, Model::Steady) = (machine, model) {
+                assert!(regressed >= 0.95, "quiet/{name}: power {regressed}");
+            }
+        }
+        // A 50% slowdown is found every time on a steady machine.
+        let r = rate(
+            machine,
+            5,
+            TRIALS / 4,
+            Model::Steady,
+            1.5,
+            VerdictWord::Regressed,
+        );
         eprintln!(
-            "10% slowdown regressed, {name} noise: {:.1}%",
-            regressed * 100.0
+            "{mname} machine, 50% slowdown regressed, steady noise: {:.1}%",
+            r * 100.0
         );
-        assert_eq!(improved, 0.0, "{name}");
-        // More often called than on A/A (where a regression is a false positive).
-        let false_alarm = rate(seed, TRIALS, model, 1.0, VerdictWord::Regressed);
-        assert!(
-            regressed > false_alarm,
-            "{name}: {regressed} vs {false_alarm}"
-        );
+        assert!(r >= 0.95, "{mname}: {r}");
     }
-    // A 50% slowdown is found every time on a steady machine.
-    let r = rate(5, TRIALS / 4, Model::Steady, 1.5, VerdictWord::Regressed);
-    eprintln!("50% slowdown regressed, steady noise: {:.1}%", r * 100.0);
-    assert!(r >= 0.95, "{r}");
 }
 
-/// Rewrites `data/demo-runs.json` from a bench's captures:
-/// `FRAMEWISE_BENCH_RUNS=.framewise/bench/NAME-<stamp> cargo test -p framewise-analysis
+/// Rewrites a fixture from a bench's captures:
+/// `FRAMEWISE_BENCH_RUNS=.framewise/bench/NAME-<stamp> FRAMEWISE_BENCH_FIXTURE=demo-runs-quiet.json
+/// FRAMEWISE_BENCH_SOURCE="how the runs were taken" cargo test -p framewise-analysis
 /// --test tests -- --ignored regenerate`.
 #[test]
 #[ignore = "rewrites the fixture from real captures"]
@@ -221,10 +273,13 @@ fn regenerate_the_demo_runs_fixture() {
         );
     }
     let fx = Fixture {
-        source: "framewise bench --name normal --runs 10 --frames 600 --warmup 120 -- framewise demo --quiet (debug build, shared 2-core machine)".into(),
+        source: std::env::var("FRAMEWISE_BENCH_SOURCE").expect("FRAMEWISE_BENCH_SOURCE"),
         warmup: 120,
         runs,
     };
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/demo-runs.json");
+    let name = std::env::var("FRAMEWISE_BENCH_FIXTURE").expect("FRAMEWISE_BENCH_FIXTURE");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
     std::fs::write(path, serde_json::to_string(&fx).expect("json")).expect("write");
 }
