@@ -45,8 +45,9 @@
 //! call, to a named background thread (`framewise-writer`). That thread, which looks for
 //! frames at least every millisecond, drains every thread's ring up to the frame's end,
 //! pairs begins with ends into spans in pre-order, encodes the frame into one `FRAM` record
-//! and flushes it once no frame waits, so a killed game loses at most the frames still in
-//! flight to the writer (when it keeps up: those closed in the last millisecond or so).
+//! and flushes it once no frame waits, so a killed game loses the frame in flight and the
+//! frames it closed that the writer had not yet written: when the writer keeps up, those
+//! closed in its last ≤ 1 ms (at 60 Hz, at most the last one); behind, up to `queue_frames`.
 
 // The per-thread rings, the TSC clock and the counter slots need `unsafe`; every block
 // says why it is sound.
