@@ -6,6 +6,7 @@
 //! FRAMEWISE_BENCH_MODE=realtime cargo bench -p framewise --bench game_loop   # drops at 1 kHz
 //! FRAMEWISE_BENCH_MODE=throughput cargo bench -p framewise --bench game_loop # writer spans/s
 //! FRAMEWISE_BENCH_MODE=rss cargo bench -p framewise --bench game_loop        # RSS curve
+//! FRAMEWISE_BENCH_TRACY_CAPTURE=/path/to/tracy-capture cargo bench -p framewise --bench game_loop
 //! ```
 //!
 //! A frame is 201 scopes on 4 threads: the game thread's `frame` scope wraps 10 systems of 5
@@ -19,8 +20,11 @@
 //! every scope replaced by two `rdtsc` reads.
 //!
 //! The framewise session is lossless and writes a real file (in a temporary directory).
-//! Tracy runs with no viewer (it keeps every zone in memory); the `recorder` bench's
-//! `scope/tracy_client_drained` row is the comparison with a Tracy capture draining it.
+//! Tracy runs with no viewer (it keeps every zone in memory), unless
+//! `FRAMEWISE_BENCH_TRACY_CAPTURE` names a Tracy 0.14.0 `capture` binary: then a real capture
+//! drains the client for the whole run (`support/tracy_capture.rs`, shared with the `recorder`
+//! bench), the Tracy row is labelled "drained", and at the end the run asserts the capture
+//! received every zone the Tracy rounds made.
 //!
 //! Environment: `FRAMEWISE_BENCH_FRAMES` frames per round (default 2,000),
 //! `FRAMEWISE_BENCH_ROUNDS` rounds (default 7), `FRAMEWISE_BENCH_SECONDS` for `realtime`
@@ -32,6 +36,8 @@
     reason = "a benchmark fails loudly"
 )]
 
+#[path = "support/tracy_capture.rs"]
+mod tracy_capture;
 #[path = "support/workers.rs"]
 mod workers;
 
@@ -56,11 +62,13 @@ enum Peer {
 }
 
 impl Peer {
-    fn name(self) -> &'static str {
+    /// The row's label; Tracy's says whether a capture drained it.
+    fn name(self, tracy_drained: bool) -> &'static str {
         match self {
             Peer::Floor => "floor (2 rdtsc per scope)",
             Peer::Framewise => "framewise (lossless, file)",
             Peer::Puffin => "puffin 0.19 + GlobalFrameView",
+            Peer::Tracy if tracy_drained => "tracy-client 0.19, drained by capture",
             Peer::Tracy => "tracy-client 0.19, no viewer",
         }
     }
@@ -227,6 +235,14 @@ fn compare(frames: u64, rounds: u64) {
     puffin::set_scopes_on(true);
     let _frame_view = puffin::GlobalFrameView::default();
     let _tracy = tracy_client::Client::start();
+    let capture = tracy_capture::from_env();
+    let tracy_drained = capture.is_some();
+    let tracy_short = if tracy_drained {
+        "tracy drained"
+    } else {
+        "tracy no viewer"
+    };
+    let mut tracy_zones_made = 0_u64;
     let peers = [Peer::Floor, Peer::Framewise, Peer::Puffin, Peer::Tracy];
     let mut per_peer: Vec<Vec<f64>> = vec![Vec::new(); peers.len()];
     let mut ratios: Vec<[f64; 3]> = Vec::new();
@@ -239,6 +255,9 @@ fn compare(frames: u64, rounds: u64) {
             let session = (peer == Peer::Framewise)
                 .then(|| start_session(dir.path(), round, WriterMode::Lossless));
             let result = run_loop(peer, frames, session.as_ref());
+            if peer == Peer::Tracy {
+                tracy_zones_made += frames * SCOPES_PER_FRAME;
+            }
             if let Some(session) = session {
                 let report = session.stop().expect("stop");
                 assert!(report.is_complete(), "{report:?}");
@@ -253,7 +272,7 @@ fn compare(frames: u64, rounds: u64) {
             continue;
         }
         println!(
-            "round {round}: floor {:.1}, framewise {:.1}, puffin {:.1}, tracy {:.1} ns/scope (load {})",
+            "round {round}: floor {:.1}, framewise {:.1}, puffin {:.1}, {tracy_short} {:.1} ns/scope (load {})",
             this_round[0],
             this_round[1],
             this_round[2],
@@ -273,15 +292,26 @@ fn compare(frames: u64, rounds: u64) {
         "\n{frames} frames × {SCOPES_PER_FRAME} scopes on 4 threads per round, {rounds} rounds; medians, all-in ns per scope:"
     );
     for (i, peer) in peers.iter().enumerate() {
-        println!("  {:<34} {:>7.1}", peer.name(), median(&mut per_peer[i]));
+        println!(
+            "  {:<38} {:>7.1}",
+            peer.name(tracy_drained),
+            median(&mut per_peer[i])
+        );
     }
     let column = |c: usize| median(&mut ratios.iter().map(|r| r[c]).collect::<Vec<_>>());
-    println!("  framewise ÷ floor   {:.2}", column(0));
-    println!("  framewise ÷ puffin  {:.2}", column(1));
-    println!("  framewise ÷ tracy   {:.2}", column(2));
+    println!("  {:<38} {:>7.2}", "framewise ÷ floor", column(0));
+    println!("  {:<38} {:>7.2}", "framewise ÷ puffin", column(1));
+    println!(
+        "  {:<38} {:>7.2}",
+        format!("framewise ÷ {tracy_short}"),
+        column(2)
+    );
     closes.sort_unstable();
     print_close("framewise end_frame in the loop", &closes);
     println!("load after: {}", loadavg());
+    if let Some(capture) = capture {
+        capture.stop_and_check(tracy_zones_made);
+    }
 }
 
 fn print_close(what: &str, sorted: &[u64]) {

@@ -22,10 +22,10 @@
     reason = "criterion_group! generates an undocumented function"
 )]
 
+#[path = "support/tracy_capture.rs"]
+mod tracy_capture;
+
 use std::hint::black_box;
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
@@ -70,205 +70,6 @@ impl tracing::Subscriber for NoopSubscriber {
     fn event(&self, _: &tracing::Event<'_>) {}
     fn enter(&self, _: &tracing::span::Id) {}
     fn exit(&self, _: &tracing::span::Id) {}
-}
-
-/// Names a Tracy `capture` binary (protocol 82, Tracy 0.14.0, as bundled by
-/// `tracy-client-sys` 0.29); when set, Tracy is measured while that capture drains it.
-const TRACY_CAPTURE_ENV: &str = "FRAMEWISE_BENCH_TRACY_CAPTURE";
-
-/// How long the capture may take to connect, and to save its trace once told to stop.
-const TRACY_CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
-const TRACY_SAVE_TIMEOUT: Duration = Duration::from_secs(180);
-
-/// The TCP port this process's Tracy client listens on. The client starts when the process
-/// loads, before `main`, and binds `TRACY_PORT` if that is set, or else the first free port of
-/// 8086..=8105; so the port is found among this process's own listening sockets, which also
-/// keeps the capture from draining another process's client.
-fn tracy_client_port() -> Option<u16> {
-    let tracy_port = std::env::var("TRACY_PORT")
-        .ok()
-        .and_then(|port| port.parse::<u16>().ok());
-    let own_socket_inodes: Vec<u64> = std::fs::read_dir("/proc/self/fd")
-        .ok()?
-        .filter_map(|entry| std::fs::read_link(entry.ok()?.path()).ok())
-        .filter_map(|target| {
-            let target = target.to_str()?;
-            target
-                .strip_prefix("socket:[")?
-                .strip_suffix(']')?
-                .parse()
-                .ok()
-        })
-        .collect();
-    ["/proc/self/net/tcp6", "/proc/self/net/tcp"]
-        .iter()
-        .filter_map(|table| std::fs::read_to_string(table).ok())
-        .flat_map(|text| {
-            text.lines()
-                .skip(1)
-                .filter_map(|line| {
-                    // Fields: sl, local "ADDR:PORT" in hex, remote, state ("0A" is LISTEN),
-                    // tx:rx queues, timer, retransmits, uid, timeout, inode.
-                    let fields: Vec<&str> = line.split_whitespace().collect();
-                    let inode: u64 = fields.get(9)?.parse().ok()?;
-                    if fields.get(3) != Some(&"0A") || !own_socket_inodes.contains(&inode) {
-                        return None;
-                    }
-                    u16::from_str_radix(fields.get(1)?.rsplit(':').next()?, 16).ok()
-                })
-                .collect::<Vec<_>>()
-        })
-        .find(|port| tracy_port.map_or((8086..=8105).contains(port), |tracy| *port == tracy))
-}
-
-/// A Tracy `capture` process connected to this process's Tracy client over loopback,
-/// writing what it drains to a temporary file. Dropping it kills the capture if it still runs,
-/// so a failed benchmark leaves no capture behind.
-struct TracyCapture {
-    child: Child,
-    /// The capture's stdout, read to its end by a named thread (it prints its totals there).
-    stdout: Option<std::thread::JoinHandle<String>>,
-    trace_path: PathBuf,
-    _trace_dir: tempfile::TempDir,
-}
-
-impl TracyCapture {
-    /// Starts `binary` against this process's Tracy client and returns once the client reports
-    /// it connected; panics, never hangs, if that takes longer than `TRACY_CONNECT_TIMEOUT`.
-    fn connect(binary: &Path) -> Self {
-        let started = Instant::now();
-        let port = loop {
-            if let Some(port) = tracy_client_port() {
-                break port;
-            }
-            assert!(
-                started.elapsed() < TRACY_CONNECT_TIMEOUT,
-                "{TRACY_CAPTURE_ENV}: found no listening Tracy client port in this process"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        let trace_dir = tempfile::tempdir().expect("a temporary directory for the Tracy trace");
-        let trace_path = trace_dir.path().join("drained.tracy");
-        let mut child = Command::new(binary)
-            .arg("-o")
-            .arg(&trace_path)
-            .args(["-a", "127.0.0.1", "-p", &port.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|error| {
-                panic!(
-                    "{TRACY_CAPTURE_ENV}: cannot start {}: {error}",
-                    binary.display()
-                )
-            });
-        let mut pipe = child.stdout.take().expect("the capture's piped stdout");
-        let stdout = std::thread::Builder::new()
-            .name("tracy-capture-stdout".into())
-            .spawn(move || {
-                let mut text = String::new();
-                let _ = pipe.read_to_string(&mut text);
-                text
-            })
-            .expect("spawn the capture's stdout reader");
-        let mut capture = Self {
-            child,
-            stdout: Some(stdout),
-            trace_path,
-            _trace_dir: trace_dir,
-        };
-        while !tracy_client::Client::is_connected() {
-            if let Ok(Some(status)) = capture.child.try_wait() {
-                panic!(
-                    "{TRACY_CAPTURE_ENV}: the Tracy capture exited ({status}) before connecting; \
-                     its output:\n{}",
-                    capture.output()
-                );
-            }
-            assert!(
-                started.elapsed() < TRACY_CONNECT_TIMEOUT,
-                "{TRACY_CAPTURE_ENV}: the Tracy capture did not connect to 127.0.0.1:{port} \
-                 within {TRACY_CONNECT_TIMEOUT:?}; is it Tracy 0.14.0's (protocol 82)?"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        eprintln!(
-            "tracy capture: {} connected to 127.0.0.1:{port} after {} ms",
-            binary.display(),
-            started.elapsed().as_millis()
-        );
-        capture
-    }
-
-    /// What the capture printed, once it has exited.
-    fn output(&mut self) -> String {
-        self.stdout
-            .take()
-            .and_then(|reader| reader.join().ok())
-            .unwrap_or_default()
-    }
-
-    /// Stops the capture the way Ctrl-C does (it disconnects, then saves its trace), waits for
-    /// it, and asserts it received every one of the `zones_made` zones and wrote a trace.
-    fn stop_and_check(mut self, zones_made: u64) {
-        // Let the client's queue empty into the capture before it disconnects.
-        std::thread::sleep(Duration::from_secs(1));
-        let pid = self.child.id().to_string();
-        // The capture, not this process, now holds every zone: its peak memory, for the record.
-        let capture_peak_memory = std::fs::read_to_string(format!("/proc/{pid}/status"))
-            .ok()
-            .and_then(|status| {
-                let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
-                Some(line.trim_start_matches("VmHWM:").trim().to_owned())
-            })
-            .unwrap_or_else(|| "unknown".to_owned());
-        let signalled = Command::new("kill").args(["-INT", &pid]).status();
-        assert!(
-            matches!(signalled, Ok(status) if status.success()),
-            "send SIGINT to the Tracy capture (pid {pid}): {signalled:?}"
-        );
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("wait for the Tracy capture") {
-                break status;
-            }
-            assert!(
-                started.elapsed() < TRACY_SAVE_TIMEOUT,
-                "the Tracy capture did not save and exit within {TRACY_SAVE_TIMEOUT:?}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let stdout = self.output();
-        let zones_received = stdout
-            .lines()
-            .find_map(|line| line.strip_prefix("Zones: "))
-            .map(|count| {
-                count
-                    .chars()
-                    .filter(char::is_ascii_digit)
-                    .collect::<String>()
-            })
-            .and_then(|digits| digits.parse::<u64>().ok());
-        let trace_bytes = std::fs::metadata(&self.trace_path).map_or(0, |meta| meta.len());
-        eprintln!(
-            "tracy capture: {status}; received {zones_received:?} zones of {zones_made} made; \
-             peak memory {capture_peak_memory}; trace file {trace_bytes} bytes"
-        );
-        assert!(
-            status.success() && zones_received == Some(zones_made) && trace_bytes > 0,
-            "the Tracy capture must receive every zone the benchmark made and save them; \
-             its output:\n{stdout}"
-        );
-    }
-}
-
-impl Drop for TracyCapture {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
 }
 
 fn scope_benches(c: &mut Criterion) {
@@ -371,9 +172,7 @@ fn scope_benches(c: &mut Criterion) {
     tracy.measurement_time(Duration::from_secs(1));
     tracy.sample_size(20);
     let _client = tracy_client::Client::start();
-    let capture = std::env::var_os(TRACY_CAPTURE_ENV)
-        .filter(|binary| !binary.is_empty())
-        .map(|binary| TracyCapture::connect(Path::new(&binary)));
+    let capture = tracy_capture::from_env();
     let tracy_name = if capture.is_some() {
         "tracy_client_drained"
     } else {
