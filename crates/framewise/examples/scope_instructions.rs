@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo build --release -p framewise --example scope_instructions
-//! for f in framewise_off framewise_on puffin_on tracing_noop; do
+//! for f in framewise_off framewise_on puffin_on tracing_noop tracy_on; do
 //!   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.$f --toggle-collect=$f \
 //!     target/release/examples/scope_instructions 2>&1 | grep Collected
 //! done
@@ -56,6 +56,16 @@ pub fn framewise_on() {
 pub fn puffin_on() {
     for _ in 0..SCOPES {
         puffin::profile_scope!("probe");
+    }
+}
+
+/// `tracy_client::span!` with the client running and no viewer (each zone's begin and end
+/// are queued for a viewer that never comes; the queue's blocks are allocated as it grows).
+#[inline(never)]
+#[no_mangle]
+pub fn tracy_on() {
+    for _ in 0..SCOPES {
+        let _span = tracy_client::span!("probe");
     }
 }
 
@@ -194,5 +204,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             tracing_noop();
         }
     });
+
+    let _tracy = tracy_client::Client::start();
+    {
+        let _warm = tracy_client::span!("warm-up");
+    }
+    for _ in 0..3 {
+        tracy_on();
+    }
     Ok(())
 }
