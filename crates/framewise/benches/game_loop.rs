@@ -28,7 +28,10 @@
 //!
 //! Environment: `FRAMEWISE_BENCH_FRAMES` frames per round (default 2,000),
 //! `FRAMEWISE_BENCH_ROUNDS` rounds (default 7), `FRAMEWISE_BENCH_SECONDS` for `realtime`
-//! (default 10). Every figure is printed with the load average read before and after it.
+//! (default 10), `FRAMEWISE_BENCH_FRAME_US` to pace the peers' loop to one frame every that
+//! many microseconds (untimed waits between frames, as a game's; default: frames as fast as
+//! they go, where a lossless framewise session makes `end_frame` wait whenever the writer
+//! falls behind). Every figure is printed with the load average read before and after it.
 
 #![expect(
     clippy::unwrap_used,
@@ -180,17 +183,36 @@ fn spawn_workers(peer: Peer) -> Workers {
     Workers::spawn(WORKERS, "game-worker", move |_| move || worker_frame(peer))
 }
 
-/// Runs `frames` frames of the 4-thread loop with `peer`.
-fn run_loop(peer: Peer, frames: u64, session: Option<&Session>) -> LoopResult {
+/// Waits, untimed, until frame `frame` (from 0) of a loop started at `started` has had its
+/// `period`: the loop then runs at 1 / `period` frames per second, as a game does.
+fn pace(started: Instant, frame: u64, period: Duration) {
+    let deadline = started + Duration::from_nanos(period.as_nanos() as u64 * (frame + 1));
+    while Instant::now() < deadline {
+        std::thread::sleep(Duration::from_micros(100));
+    }
+}
+
+/// Runs `frames` frames of the 4-thread loop with `peer`, one every `period` if given (else
+/// as fast as they go).
+fn run_loop(
+    peer: Peer,
+    frames: u64,
+    session: Option<&Session>,
+    period: Option<Duration>,
+) -> LoopResult {
     let workers = spawn_workers(peer);
     let mut total = Duration::ZERO;
     let mut close_ns = Vec::with_capacity(frames as usize);
-    for _ in 0..frames {
+    let started = Instant::now();
+    for frame in 0..frames {
         workers.begin_frame();
         let (game, close) = game_frame(peer, session);
         total += game;
         close_ns.push(close.as_nanos() as u64);
         workers.end_frame();
+        if let Some(period) = period {
+            pace(started, frame, period);
+        }
     }
     total += workers.join();
     LoopResult {
@@ -229,8 +251,9 @@ fn start_session(dir: &Path, round: u64, mode: WriterMode) -> Session {
         .expect("start a session")
 }
 
-/// Interleaved rounds of every peer; medians and per-round ratios.
-fn compare(frames: u64, rounds: u64) {
+/// Interleaved rounds of every peer, frames paced to `period` if given; medians and per-round
+/// ratios.
+fn compare(frames: u64, rounds: u64, period: Option<Duration>) {
     let dir = tempfile::tempdir().unwrap();
     puffin::set_scopes_on(true);
     let _frame_view = puffin::GlobalFrameView::default();
@@ -254,7 +277,7 @@ fn compare(frames: u64, rounds: u64) {
         for (i, &peer) in peers.iter().enumerate() {
             let session = (peer == Peer::Framewise)
                 .then(|| start_session(dir.path(), round, WriterMode::Lossless));
-            let result = run_loop(peer, frames, session.as_ref());
+            let result = run_loop(peer, frames, session.as_ref(), period);
             if peer == Peer::Tracy {
                 tracy_zones_made += frames * SCOPES_PER_FRAME;
             }
@@ -288,8 +311,11 @@ fn compare(frames: u64, rounds: u64) {
             this_round[1] / this_round[3],
         ]);
     }
+    let pacing = period.map_or("as fast as they go".to_owned(), |period| {
+        format!("one every {} µs", period.as_micros())
+    });
     println!(
-        "\n{frames} frames × {SCOPES_PER_FRAME} scopes on 4 threads per round, {rounds} rounds; medians, all-in ns per scope:"
+        "\n{frames} frames × {SCOPES_PER_FRAME} scopes on 4 threads per round ({pacing}), {rounds} rounds; medians, all-in ns per scope:"
     );
     for (i, peer) in peers.iter().enumerate() {
         println!(
@@ -331,7 +357,7 @@ fn close_only(frames: u64) {
     let dir = tempfile::tempdir().unwrap();
     println!("load before: {}", loadavg());
     let session = start_session(dir.path(), 0, WriterMode::Lossless);
-    let mut result = run_loop(Peer::Framewise, frames, Some(&session));
+    let mut result = run_loop(Peer::Framewise, frames, Some(&session), None);
     let report = session.stop().expect("stop");
     assert!(report.is_complete(), "{report:?}");
     result.close_ns.sort_unstable();
@@ -354,10 +380,7 @@ fn realtime(seconds: u64) {
         let (_, close) = game_frame(Peer::Framewise, Some(&session));
         close_ns.push(close.as_nanos() as u64);
         workers.end_frame();
-        let deadline = started + Duration::from_micros((frame + 1) * 1000);
-        while Instant::now() < deadline {
-            std::thread::sleep(Duration::from_micros(100));
-        }
+        pace(started, frame, Duration::from_millis(1));
     }
     workers.join();
     let elapsed = started.elapsed();
@@ -470,6 +493,13 @@ fn main() {
         Ok("realtime") => realtime(env_u64("FRAMEWISE_BENCH_SECONDS", 10)),
         Ok("throughput") => throughput(env_u64("FRAMEWISE_BENCH_FRAMES", 50_000)),
         Ok("rss") => rss(),
-        _ => compare(frames, rounds),
+        _ => compare(
+            frames,
+            rounds,
+            std::env::var("FRAMEWISE_BENCH_FRAME_US")
+                .ok()
+                .and_then(|us| us.parse().ok())
+                .map(Duration::from_micros),
+        ),
     }
 }
