@@ -47,7 +47,8 @@
 //! pairs begins with ends into spans in pre-order, encodes the frame into one `FRAM` record
 //! and flushes it once no frame waits, so a killed game loses the frame in flight and the
 //! frames it closed that the writer had not yet written: when the writer keeps up, those
-//! closed in its last ≤ 1 ms (at 60 Hz, at most the last one); behind, up to `queue_frames`.
+//! closed in its last ≤ 1 ms (at 60 Hz, at most the last one) and any held for their GPU
+//! results (up to `gpu_wait_frames`); behind, up to `queue_frames`.
 
 // The per-thread rings, the TSC clock and the counter slots need `unsafe`; every block
 // says why it is sound.
