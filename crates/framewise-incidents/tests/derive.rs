@@ -126,6 +126,7 @@ fn facts() -> SessionFacts {
         automated: false,
         wall_start_unix_ns: 1_796_142_000_000 * MS,
         frame_budget_ns: None,
+        motion_settings: Vec::new(),
     }
 }
 

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use framewise::motion::{MotionClock, MotionTrack, TrackSpec};
 use framewise::{scope, Session, WriterMode};
 use framewise_incidents::derive::{automated_from_env, Deriver, SessionFacts};
 use framewise_incidents::{read_all, read_profile, Record, PROFILE_SCHEMA};
@@ -12,15 +13,18 @@ use crate::common;
 
 const HITCH_FRAME: u64 = 40;
 const MARK_FRAME: u64 = 50;
+const SNAP_FRAME: u64 = 20;
 const FRAMES: u64 = 60;
 
-/// Records a short session whose frame 40 sleeps 80 ms inside `stall` and whose frame 50
-/// carries a usermark.
+/// Records a short session whose frame 40 sleeps 80 ms inside `stall`, whose frame 50
+/// carries a usermark, and whose `unit` track (moving 1 unit per 10 ms step of its motion
+/// clock) lands 3 units off its line in frame 20 and is back on it the frame after.
 fn record(capture: &Path, dir: Option<&Path>, on: Option<bool>) -> framewise::Report {
     let mut builder = Session::builder()
         .writer_mode(WriterMode::Lossless)
         .build_id("test-build")
-        .situation("view", "top");
+        .situation("view", "top")
+        .motion_track(&TrackSpec::new("unit", 0.5));
     if let Some(dir) = dir {
         builder = builder.incident_dir(dir);
     }
@@ -29,7 +33,11 @@ fn record(capture: &Path, dir: Option<&Path>, on: Option<bool>) -> framewise::Re
     }
     let session = builder.start(capture).unwrap();
     session.set_phase("play");
+    let (unit, clock) = (MotionTrack::new("unit"), MotionClock::new());
     for frame in 0..FRAMES {
+        let off = if frame == SNAP_FRAME { 3.0 } else { 0.0 };
+        unit.record([frame as f64 + off, 0.0, 0.0]);
+        clock.set(Duration::from_millis(10 * frame));
         {
             let _update = scope!("update");
             std::thread::sleep(Duration::from_millis(1));
@@ -86,11 +94,31 @@ fn the_live_log_writes_records_and_profile_into_the_directory() {
     assert_eq!(mark.note.as_deref(), Some("felt it"));
     assert_eq!(mark.frame, MARK_FRAME);
     assert_eq!(mark.worst_frames[0].frame, HITCH_FRAME);
+    let jitter: Vec<_> = read
+        .records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Jitter(j) => Some(j),
+            _ => None,
+        })
+        .collect();
+    let [snap] = jitter.as_slice() else {
+        panic!("one jitter record: {:#?}", read.records);
+    };
+    assert_eq!((snap.track.as_str(), snap.kind.as_str()), ("unit", "snap"));
+    assert_eq!(snap.frame, SNAP_FRAME);
+    assert_eq!(snap.jump, [3.0, 0.0, 0.0]);
+    assert_eq!(snap.classification[0].guess, "snap");
+    assert_eq!(
+        snap.footprint.key,
+        "jitter|unit|snap|play|snap|horizontal|ctx:view=top"
+    );
     let Some(Record::SessionEnd(end)) = read.records.last() else {
         panic!("session-end is the last record: {:#?}", read.records);
     };
     assert_eq!(end.frames, report.frames_written);
     assert_eq!(end.written.usermark, 1);
+    assert_eq!((end.written.jitter, end.dropped.jitter), (1, 0));
     assert!(end.written.hitch >= 1);
 
     let profile = read_profile(&dir.join("profile.json")).unwrap();
@@ -121,6 +149,7 @@ fn the_log_is_the_same_when_derived_from_the_capture_afterwards() {
         .map(|r| serde_json::to_string(r).unwrap() + "\n")
         .collect();
     assert!(derived.contains("\"type\":\"hitch\""), "{derived}");
+    assert!(derived.contains("\"type\":\"jitter\""), "{derived}");
     assert_eq!(
         derived, live,
         "same frames, guesses, footprints and times, byte for byte"

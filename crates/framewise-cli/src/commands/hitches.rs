@@ -88,9 +88,7 @@ pub fn evaluate(args: &Args, longest: bool) -> anyhow::Result<Outcome<HitchesVie
         Verdict::Fail
     };
     let append = match append_to {
-        Some((dir, chosen_by)) => Some(hitches_append::append(
-            &args.file, &capture, dir, chosen_by,
-        )?),
+        Some((dir, chosen_by)) => Some(hitches_append::append(&args.file, dir, chosen_by)?),
         None => None,
     };
     let longest = (longest && report.hitches.is_empty() && report.frames_judged > 0).then(|| {

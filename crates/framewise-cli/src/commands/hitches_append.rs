@@ -3,9 +3,8 @@
 //! `.framewise/perf.jsonl` once.
 //!
 //! The capture's frames go, in file order, through the same deriver the recorder's writer
-//! thread runs (`framewise-incidents`), so the hitch, usermark, heartbeat and session-end
-//! records are the live log's; jitter records come from the motion monitor replayed over
-//! the capture's motion tracks (`framewise_analysis::find_jitter_counted`). A record whose
+//! thread runs (`framewise-incidents`), so the hitch, usermark, jitter, heartbeat and
+//! session-end records are the live log's, in its order. A record whose
 //! occurrence (session id, type, frame, a jitter record's track) is in the log already is
 //! left out, so appending the same capture twice adds nothing. A frame the capture lost is
 //! skipped: the records are derived from the frames that could be read.
@@ -13,9 +12,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use framewise_analysis::model::Capture;
 use framewise_incidents::derive::{automated_from_env, Deriver, SessionFacts};
-use framewise_incidents::{append_once, jitter_record, Common, Record, DIR_ENV, DIR_NAME};
+use framewise_incidents::{append_once, Record, DIR_ENV, DIR_NAME};
 use serde::Serialize;
 
 /// Where `--append` writes and what it did (`append` in `hitches --format json`).
@@ -79,9 +77,9 @@ pub fn locate(given: Option<&Path>, capture: &Path) -> anyhow::Result<(PathBuf, 
     }
 }
 
-/// The records derived from the capture at `path` (`capture` is the same file, loaded for
-/// analysis), in the order the live log would write them, with the frames read and lost.
-pub fn derive(path: &Path, capture: &Capture) -> anyhow::Result<(Vec<Record>, u64, u64)> {
+/// The records derived from the `.sgpt` capture at `path`, in the order the live log would
+/// write them, with the frames read and lost.
+pub fn derive(path: &Path) -> anyhow::Result<(Vec<Record>, u64, u64)> {
     let opened = framewise_format::read::open(path).map_err(|e| {
         anyhow::anyhow!(
             "{}: --append derives incidents from .sgpt captures only: {e}",
@@ -94,66 +92,25 @@ pub fn derive(path: &Path, capture: &Capture) -> anyhow::Result<(Vec<Record>, u6
             path.display()
         );
     };
-    let facts = SessionFacts::from_meta(meta, automated_from_env());
-    let mut deriver = Deriver::new(facts.clone());
+    let mut deriver = Deriver::new(SessionFacts::from_meta(meta, automated_from_env()));
     let mut records = Vec::new();
     let (mut read, mut lost) = (0u64, 0u64);
-    let mut begins_ns = std::collections::HashMap::new();
     for frame in opened.frames() {
         match frame {
             Ok(frame) => {
                 read += 1;
-                begins_ns.insert(frame.index, frame.cpu_begin_ns);
                 deriver.observe(&frame, opened.symbols(), &mut records);
             }
             Err(_) => lost += 1,
         }
     }
     deriver.finish(opened.symbols(), &mut records);
-    // `finish` ends with session-end: jitter records go before it, counted in it.
-    let end = records.pop();
-    let base = Common {
-        at: String::new(),
-        build: facts.build,
-        phase: None,
-        ctx: None,
-        regime: facts.regime,
-        automated: facts.automated,
-        session: facts.session,
-        world: None,
-    };
-    let (events, jitter_dropped) = framewise_analysis::find_jitter_counted(capture);
-    let mut jitter: Vec<_> = events
-        .iter()
-        .map(|event| {
-            let begin_ns = begins_ns.get(&event.frame).copied().unwrap_or(0);
-            let unix_ms = (u128::from(facts.wall_start_unix_ns) + u128::from(begin_ns)) / 1_000_000;
-            let at =
-                framewise_incidents::iso_from_unix_ms(i64::try_from(unix_ms).unwrap_or(i64::MAX));
-            jitter_record(event, &Common { at, ..base.clone() })
-        })
-        .collect();
-    jitter.sort_by_key(|r| r.frame);
-    let jitter_written = jitter.len() as u64;
-    records.extend(jitter.into_iter().map(Record::Jitter));
-    if let Some(mut end) = end {
-        if let Record::SessionEnd(end) = &mut end {
-            end.written.jitter = jitter_written;
-            end.dropped.jitter = jitter_dropped;
-        }
-        records.push(end);
-    }
     Ok((records, read, lost))
 }
 
 /// Derives the capture's records and appends those not in `dir`'s `perf.jsonl` yet.
-pub fn append(
-    path: &Path,
-    capture: &Capture,
-    dir: PathBuf,
-    chosen_by: &'static str,
-) -> anyhow::Result<AppendSummary> {
-    let (records, frames_read, frames_unreadable) = derive(path, capture)?;
+pub fn append(path: &Path, dir: PathBuf, chosen_by: &'static str) -> anyhow::Result<AppendSummary> {
+    let (records, frames_read, frames_unreadable) = derive(path)?;
     let outcome = append_once(&dir.join(framewise_incidents::PERF_FILE), &records)?;
     Ok(AppendSummary {
         dir: dir.display().to_string(),
@@ -170,11 +127,7 @@ pub fn append(
 /// Adds to `records` (a ledger read from `perf.jsonl`) the records derived from the `.sgpt`
 /// capture at `path` whose occurrence it does not hold; how many were added.
 pub fn fold_into(path: &Path, records: &mut Vec<Record>) -> anyhow::Result<u64> {
-    let capture = crate::input::load(
-        path,
-        &crate::input::InputArgs::default().options(crate::input::Need::Frames),
-    )?;
-    let (derived, _, _) = derive(path, &capture)?;
+    let (derived, _, _) = derive(path)?;
     let mut held: std::collections::HashSet<_> =
         records.iter().filter_map(Record::occurrence).collect();
     let before = records.len();

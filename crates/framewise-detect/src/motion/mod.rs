@@ -354,9 +354,11 @@ pub struct TrackStats {
     pub bursts: u64,
 }
 
+mod feed;
 mod monitor;
 pub mod names;
 
+pub use feed::{FrameMotion, MotionFeed};
 pub use monitor::MotionMonitor;
 
 /// Rounds to `places` decimals, halves away from zero.

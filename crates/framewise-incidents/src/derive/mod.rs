@@ -1,10 +1,11 @@
 //! Deriving records from frames: the one path from a frame to `hitch`, `usermark`,
-//! `heartbeat` and `session-end` records, and to `profile.json`.
+//! `jitter`, `heartbeat` and `session-end` records, and to `profile.json`.
 //!
 //! The recorder's writer thread feeds it each frame it wrote, and a capture read back can
 //! be fed the same frames in the same order, so the live log and a log derived after the
 //! fact hold the same records. It applies `framewise-detect`'s rules (the hitch rule, the
-//! footprint, the canonical situation) and implements none; it does no I/O.
+//! footprint, the canonical situation, the motion monitor) and implements none; it does no
+//! I/O.
 //!
 //! A frame's period is known when the next frame arrives (begin to next begin), so a frame
 //! is judged one frame late, and the last frame of a session is never judged (as in a
@@ -12,6 +13,7 @@
 
 mod frames;
 mod limits;
+mod motion;
 mod records;
 
 use std::collections::BTreeMap;
@@ -24,9 +26,11 @@ use framewise_format::model::{AdapterType, Frame, MarkKind, Meta, SymbolTable};
 use crate::profile::{Budgets, FrameSummary as ProfileFrame, Profile, PROFILE_SCHEMA};
 use crate::record::{Common, DropCounts, HeartbeatRecord, Record, SessionEndRecord, WrittenCounts};
 use crate::stats::{median_p95_ms, ms_from_ns, s_from_ns};
+use framewise_detect::motion::JitterEvent;
 
 use frames::FrameRing;
 use limits::Limits;
+use motion::Jitter;
 
 pub use limits::{HITCH_WINDOW_NS, SESSION_CAP};
 
@@ -56,6 +60,9 @@ pub struct SessionFacts {
     pub wall_start_unix_ns: u64,
     /// The frame budget, ns; `None`: 60 Hz.
     pub frame_budget_ns: Option<u64>,
+    /// The META settings that declare motion tracks (`motion.*`): the deriver feeds those
+    /// tracks to the motion monitor and writes its `jitter` records.
+    pub motion_settings: Vec<(String, String)>,
 }
 
 impl SessionFacts {
@@ -77,6 +84,12 @@ impl SessionFacts {
             automated,
             wall_start_unix_ns: meta.wall_clock_start_unix_ns,
             frame_budget_ns: meta.frame_budget_ns,
+            motion_settings: meta
+                .settings
+                .iter()
+                .filter(|(k, _)| framewise_detect::motion::names::is_motion_counter(k))
+                .cloned()
+                .collect(),
         }
     }
 }
@@ -108,6 +121,10 @@ pub struct Deriver {
     rule: HitchRule,
     ring: FrameRing,
     limits: Limits,
+    /// The motion monitor, when the session declared tracks.
+    jitter: Option<Jitter>,
+    /// Its events decided by the last frame (reused buffer).
+    events: Vec<JitterEvent>,
     beat: Beat,
     heartbeats: u64,
     next_profile_ns: Option<u64>,
@@ -128,6 +145,7 @@ impl Deriver {
                 .map(|(k, v)| (k.as_str(), v.as_str())),
         );
         let budget_ns = facts.frame_budget_ns.unwrap_or(DEFAULT_BUDGET_NS);
+        let jitter = Jitter::new(&facts.motion_settings, &ctx);
         Self {
             base: Common {
                 at: String::new(),
@@ -144,6 +162,8 @@ impl Deriver {
             rule: HitchRule::new(budget_ns),
             ring: FrameRing::new(),
             limits: Limits::default(),
+            jitter,
+            events: Vec::new(),
             beat: Beat::default(),
             heartbeats: 0,
             next_profile_ns: None,
@@ -159,13 +179,17 @@ impl Deriver {
     pub fn written(&self) -> WrittenCounts {
         WrittenCounts {
             heartbeat: self.heartbeats,
+            jitter: self.jitter.as_ref().map_or(0, |j| j.written),
             ..self.limits.written
         }
     }
 
     /// Records the rate limits dropped so far, by type.
     pub fn dropped(&self) -> DropCounts {
-        self.limits.dropped
+        DropCounts {
+            jitter: self.jitter.as_ref().map_or(0, Jitter::dropped),
+            ..self.limits.dropped
+        }
     }
 
     /// The common fields for a record made at session time `at_ns` in `phase`.
@@ -197,9 +221,30 @@ impl Deriver {
                 }
             }
         }
+        if let Some(jitter) = &mut self.jitter {
+            jitter.observe(frame, symbols, &mut self.events);
+        }
+        self.push_jitter(out);
         if self.beat.play_ns >= HEARTBEAT_PLAY_NS {
             out.push(Record::Heartbeat(self.heartbeat(symbols)));
         }
+    }
+
+    /// The jitter records of the events decided so far, dated by their jump frame's start.
+    fn push_jitter(&mut self, out: &mut Vec<Record>) {
+        let mut events = std::mem::take(&mut self.events);
+        if let Some(jitter) = &self.jitter {
+            for event in &events {
+                let begin_ns = jitter.begin_ns(event.frame).unwrap_or(self.last_end_ns);
+                let record = crate::jitter_record(event, &self.common(begin_ns, None));
+                out.push(Record::Jitter(record));
+            }
+        }
+        if let Some(jitter) = &mut self.jitter {
+            jitter.written += events.len() as u64;
+        }
+        events.clear();
+        self.events = events;
     }
 
     /// Gives the newest frame its period from `next`, then judges it.
@@ -359,6 +404,10 @@ impl Deriver {
         if let Some(record) = self.limits.due(u64::MAX, true) {
             out.push(Record::Hitch(*record));
         }
+        if let Some(jitter) = &mut self.jitter {
+            jitter.finish(&mut self.events);
+        }
+        self.push_jitter(out);
         let phase = self
             .ring
             .back(0)
