@@ -16,17 +16,25 @@
 //! });
 //! ```
 //!
+//! Frameworks that name their spans by a field rather than by the span's name (Bevy's
+//! `system` span carries the system in its `name` field) are named with
+//! [`FramewiseLayer::name_by_field`]: such a scope is named by the field's value and has no
+//! call site (the span's own call site is the framework's, not the code the span times); the
+//! same hook skips spans that must not become scopes.
+//!
 //! This cost is that of `tracing` plus a scope: use `scope!` directly on paths that must be
 //! cheap.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
 use framewise_format::model::SymId;
 use tracing_core::callsite::Identifier;
+use tracing_core::field::{Field, Visit};
 use tracing_core::span::{Attributes, Id};
-use tracing_core::Subscriber;
+use tracing_core::{Metadata, Subscriber};
 use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
@@ -34,16 +42,129 @@ use tracing_subscriber::Layer;
 use crate::intern::intern_scope;
 use crate::scope::{raw_begin, raw_end};
 
+/// What a span records as, decided by a [`FramewiseLayer::name_by_field`] namer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SpanName {
+    /// The default: the span's name and call site.
+    Default,
+    /// A scope of this name, with no call site.
+    Named(String),
+    /// Nothing: the span records no scope (a span that outlives a frame, for one).
+    Skip,
+}
+
+/// Decides what a span records as from the span's name and the naming field's value (`None`
+/// when the span does not carry the field).
+pub type SpanNamer = dyn Fn(&'static str, Option<&str>) -> SpanName + Send + Sync;
+
+/// A span's call site and the value of its naming field: what a namer decides once.
+type NamedKey = (Identifier, Option<String>);
+
 /// The layer. Add it to a `tracing_subscriber::registry()`.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct FramewiseLayer {
     callsites: Mutex<HashMap<Identifier, SymId>>,
+    named: Mutex<HashMap<NamedKey, Option<SymId>>>,
+    naming: Option<(&'static str, Box<SpanNamer>)>,
+}
+
+impl fmt::Debug for FramewiseLayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FramewiseLayer")
+            .field("name_field", &self.naming.as_ref().map(|(field, _)| *field))
+            .finish_non_exhaustive()
+    }
 }
 
 impl FramewiseLayer {
     /// A new layer.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Lets `namer(span name, value of field)` decide what each span records as: the default
+    /// scope, a scope named by the field (a string field's text, any other field's `Debug`
+    /// form) with no call site, or nothing. Each distinct (call site, value) is decided once,
+    /// when its first span is created; entering a span costs the same either way.
+    ///
+    /// ```
+    /// use framewise::tracing::{FramewiseLayer, SpanName};
+    ///
+    /// // Bevy's `system` span carries the system's name in `name`.
+    /// let layer = FramewiseLayer::new().name_by_field("name", |span, value| match (span, value) {
+    ///     ("system", Some(system)) => SpanName::Named(system.to_owned()),
+    ///     ("bevy_app", _) => SpanName::Skip,
+    ///     _ => SpanName::Default,
+    /// });
+    /// # let _ = layer;
+    /// ```
+    pub fn name_by_field(
+        mut self,
+        field: &'static str,
+        namer: impl Fn(&'static str, Option<&str>) -> SpanName + Send + Sync + 'static,
+    ) -> Self {
+        self.naming = Some((field, Box::new(namer)));
+        self
+    }
+
+    /// The scope a new span records as, `None` for a skipped one.
+    fn symbol(&self, attrs: &Attributes<'_>) -> Option<SymId> {
+        let metadata = attrs.metadata();
+        let Some((field, namer)) = &self.naming else {
+            return Some(self.default_symbol(metadata));
+        };
+        let value = metadata.fields().field(field).and_then(|_| {
+            let mut value = FieldValue { field, value: None };
+            attrs.record(&mut value);
+            value.value
+        });
+        let key = (metadata.callsite(), value);
+        let mut named = self.named.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(&symbol) = named.get(&key) {
+            return symbol;
+        }
+        let symbol = match namer(metadata.name(), key.1.as_deref()) {
+            SpanName::Default => Some(self.default_symbol(metadata)),
+            SpanName::Named(name) => Some(intern_scope(&name, "", 0)),
+            SpanName::Skip => None,
+        };
+        named.insert(key, symbol);
+        symbol
+    }
+
+    /// The span's name at its call site.
+    fn default_symbol(&self, metadata: &'static Metadata<'static>) -> SymId {
+        let mut callsites = self
+            .callsites
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *callsites.entry(metadata.callsite()).or_insert_with(|| {
+            intern_scope(
+                metadata.name(),
+                metadata.file().unwrap_or(""),
+                metadata.line().unwrap_or(0),
+            )
+        })
+    }
+}
+
+/// Reads one field's value as text.
+struct FieldValue<'a> {
+    field: &'a str,
+    value: Option<String>,
+}
+
+impl Visit for FieldValue<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == self.field {
+            self.value = Some(value.to_owned());
+        }
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        if field.name() == self.field {
+            self.value = Some(format!("{value:?}"));
+        }
     }
 }
 
@@ -61,19 +182,8 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
-        let metadata = attrs.metadata();
-        let symbol = {
-            let mut callsites = self
-                .callsites
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            *callsites.entry(metadata.callsite()).or_insert_with(|| {
-                intern_scope(
-                    metadata.name(),
-                    metadata.file().unwrap_or(""),
-                    metadata.line().unwrap_or(0),
-                )
-            })
+        let Some(symbol) = self.symbol(attrs) else {
+            return;
         };
         if let Some(span) = ctx.span(id) {
             span.extensions_mut().insert(SpanScope(symbol));
