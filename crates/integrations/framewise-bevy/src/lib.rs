@@ -1,0 +1,179 @@
+//! # framewise-bevy — framewise for Bevy games
+//!
+//! Who should use this crate: a [Bevy](https://bevy.org) game (Bevy 0.19) that wants every
+//! frame recorded into a `.sgpt` capture that `framewise summarize`, `hitches` and `view`
+//! read. Adding [`FramewisePlugin`] is the whole adoption:
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use framewise_bevy::FramewisePlugin;
+//!
+//! App::new()
+//!     .add_plugins(FramewisePlugin::default()) // first, so every plugin's systems are seen
+//!     .add_plugins(MinimalPlugins)
+//!     .run();
+//! ```
+//!
+//! What it records:
+//!
+//! - **A session**, when the plugin's settings ([`FramewisePlugin::capture`]) or the
+//!   environment (`FRAMEWISE_CAPTURE` and the other `FRAMEWISE_*` variables of
+//!   [`framewise::env`]) ask for one; the environment wins where both say something, so a
+//!   harness can redirect a game that names its own path. Neither asking: nothing records,
+//!   and the plugin installs nothing. The session starts at the first `App::update` and stops
+//!   cleanly in the update that sends [`AppExit`](bevy::app::AppExit) (the report is then the
+//!   [`FramewiseReport`] resource), when `frame_limit` is reached, or when the app is dropped
+//!   (a panic unwinding through `App::run` included: the recorder closes the capture as it
+//!   drops).
+//! - **One frame per `App::update`**: the frame closes at the start of the next update's
+//!   main schedule, so an update's sub-apps (extract and render) fall in its own frame.
+//! - **Every system run as a scope** named by the system (`my_game::movement`; the commands
+//!   it queued, applied later, as `my_game::movement commands`), on the lane of the thread
+//!   that ran it: the multi-threaded executor's systems on the compute task pool's threads,
+//!   exclusive systems on the main thread, inside the `schedule Update` (and every other
+//!   schedule's) scope. These come from Bevy's own `trace` spans through the recorder's
+//!   `tracing` layer ([`tracing_layer`]). Bevy makes a system's span when the system is added,
+//!   so only systems added after the plugin are seen: add it first. An app with Bevy's
+//!   `LogPlugin` owns the process's `tracing` subscriber; give it the layer with
+//!   `LogPlugin { custom_layer: |_| Some(Box::new(framewise_bevy::tracing_layer())), .. }`.
+//!   Bevy gives a system no call site, so its scope has none.
+//! - **Counters** per frame, read at the end of the main schedule: `entities` (entities
+//!   spawned in the world, Bevy's own included) and `archetypes`. Nothing else is recorded as
+//!   a counter: what this build of Bevy cannot measure is absent from the capture, never 0.
+//!
+//! [`FramewiseSession`] gives systems the session (phases, usermarks).
+
+#![forbid(unsafe_code)]
+
+mod frame;
+mod spans;
+
+use std::path::PathBuf;
+
+use bevy::app::{App, Main, Plugin};
+use bevy::ecs::resource::Resource;
+use bevy::ecs::schedule::IntoScheduleConfigs;
+use framewise::env::EnvConfig;
+use framewise::{CaptureLevel, Report, Session, SessionBuilder, StopError, WriterMode};
+
+pub use spans::tracing_layer;
+
+/// The plugin: records the app into a capture when its settings or the environment ask for
+/// one (see the crate documentation).
+#[derive(Clone, Debug, Default)]
+pub struct FramewisePlugin {
+    capture: Option<PathBuf>,
+    level: Option<CaptureLevel>,
+    writer_mode: Option<WriterMode>,
+    frame_limit: Option<u64>,
+    build_id: Option<String>,
+    install_subscriber: Option<bool>,
+}
+
+impl FramewisePlugin {
+    /// Records into `path` (`FRAMEWISE_CAPTURE` overrides it).
+    pub fn capture(mut self, path: impl Into<PathBuf>) -> Self {
+        self.capture = Some(path.into());
+        self
+    }
+
+    /// The capture level (`FRAMEWISE_LEVEL` overrides it; the recorder's default otherwise).
+    pub fn level(mut self, level: CaptureLevel) -> Self {
+        self.level = Some(level);
+        self
+    }
+
+    /// The writer's mode (`FRAMEWISE_WRITER` overrides it; lossless by default).
+    pub fn writer_mode(mut self, mode: WriterMode) -> Self {
+        self.writer_mode = Some(mode);
+        self
+    }
+
+    /// Stops recording after this many frames (`FRAMEWISE_FRAMES` overrides it).
+    pub fn frame_limit(mut self, frames: u64) -> Self {
+        self.frame_limit = Some(frames);
+        self
+    }
+
+    /// The build id stored in the capture (`FRAMEWISE_BUILD` overrides it).
+    pub fn build_id(mut self, build_id: impl Into<String>) -> Self {
+        self.build_id = Some(build_id.into());
+        self
+    }
+
+    /// Whether the plugin makes a `tracing` subscriber carrying [`tracing_layer`] the
+    /// process's global one when it records (default: yes, unless one is already set). Turn
+    /// it off when the app's own subscriber (Bevy's `LogPlugin`'s) carries the layer.
+    pub fn install_subscriber(mut self, install: bool) -> Self {
+        self.install_subscriber = Some(install);
+        self
+    }
+
+    /// The session these settings and the environment ask for: `Ok(None)` when neither
+    /// names a capture.
+    fn session_request(&self, env: &EnvConfig) -> Option<(SessionBuilder, PathBuf)> {
+        let path = env.capture.clone().or_else(|| self.capture.clone())?;
+        let mut builder = Session::builder().writer_mode(WriterMode::Lossless);
+        if let Some(level) = self.level {
+            builder = builder.level(level);
+        }
+        if let Some(mode) = self.writer_mode {
+            builder = builder.writer_mode(mode);
+        }
+        if let Some(frames) = self.frame_limit {
+            builder = builder.frame_limit(frames);
+        }
+        if let Some(build_id) = &self.build_id {
+            builder = builder.build_id(build_id.clone());
+        }
+        builder = builder
+            .setting("engine", format!("bevy {BEVY_VERSION}"))
+            .apply_env(env);
+        Some((builder, path))
+    }
+}
+
+/// The Bevy release this crate is built against.
+pub const BEVY_VERSION: &str = "0.19.1";
+
+impl Plugin for FramewisePlugin {
+    fn build(&self, app: &mut App) {
+        let env = match EnvConfig::from_env() {
+            Ok(env) => env,
+            Err(error) => {
+                eprintln!("framewise: not recording: {error}");
+                return;
+            }
+        };
+        let Some((builder, path)) = self.session_request(&env) else {
+            return;
+        };
+        if self.install_subscriber.unwrap_or(true) {
+            spans::install_subscriber();
+        }
+        app.insert_resource(frame::Pending { builder, path })
+            .add_systems(
+                Main,
+                (
+                    frame::frame_boundary.before(Main::run_main),
+                    frame::after_main.after(Main::run_main),
+                ),
+            );
+    }
+}
+
+/// The recording session, while it records: systems reach it through
+/// `Option<Res<FramewiseSession>>` (phases, usermarks, GPU passes).
+#[derive(Debug, Resource)]
+pub struct FramewiseSession(Session);
+
+impl FramewiseSession {
+    /// The session.
+    pub fn session(&self) -> &Session {
+        &self.0
+    }
+}
+
+/// How the session ended: inserted when it stops (on `AppExit`, or at `frame_limit`).
+#[derive(Debug, Resource)]
+pub struct FramewiseReport(pub Result<Report, StopError>);

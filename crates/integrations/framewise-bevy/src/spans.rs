@@ -1,0 +1,90 @@
+//! Bevy's `trace` spans as framewise scopes: the recorder's `tracing` layer, told how Bevy
+//! names its spans.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
+use framewise::tracing::{FramewiseLayer, SpanName};
+use tracing_subscriber::layer::SubscriberExt;
+
+/// Whether the process's global subscriber is one this crate installed.
+static INSTALLED: OnceLock<bool> = OnceLock::new();
+
+/// Whether [`tracing_layer`] was called (the app put the layer in a subscriber of its own).
+static LAYER_GIVEN: AtomicBool = AtomicBool::new(false);
+
+/// The recorder's `tracing` layer, naming Bevy's spans: a `system` span becomes a scope named
+/// by the system, `system_commands` one named `<system> commands`, `schedule` and `sub app`
+/// ones `schedule <label>` and `sub app <label>`. The spans that outlive a frame (`bevy_app`,
+/// `update`, `main app`, the `Main` schedule, this crate's own systems) record nothing; any
+/// other span keeps its name and call site.
+///
+/// [`FramewisePlugin`](crate::FramewisePlugin) installs it itself unless the app owns the
+/// subscriber; with Bevy's `LogPlugin`, pass it as `custom_layer`:
+///
+/// ```ignore
+/// LogPlugin { custom_layer: |_| Some(Box::new(framewise_bevy::tracing_layer())), ..default() }
+/// ```
+pub fn tracing_layer() -> FramewiseLayer {
+    LAYER_GIVEN.store(true, Ordering::Relaxed);
+    FramewiseLayer::new().name_by_field("name", name_span)
+}
+
+/// What a Bevy span records as.
+fn name_span(span: &'static str, value: Option<&str>) -> SpanName {
+    match (span, value) {
+        ("bevy_app" | "update" | "main app", _) | ("schedule", Some("Main")) => SpanName::Skip,
+        ("system" | "system_commands", Some(system)) if system.starts_with("framewise_bevy::") => {
+            SpanName::Skip
+        }
+        ("system", Some(system)) => SpanName::Named(system.to_owned()),
+        ("system_commands", Some(system)) => SpanName::Named(format!("{system} commands")),
+        ("schedule", Some(label)) => SpanName::Named(format!("schedule {label}")),
+        ("sub app", Some(label)) => SpanName::Named(format!("sub app {label}")),
+        _ => SpanName::Default,
+    }
+}
+
+/// Makes a registry with [`tracing_layer`] the global subscriber, unless one is set already
+/// (then says so once on stderr, unless the app was given the layer).
+pub(crate) fn install_subscriber() {
+    let installed = *INSTALLED.get_or_init(|| {
+        let subscriber = tracing_subscriber::registry().with(tracing_layer());
+        tracing::subscriber::set_global_default(subscriber).is_ok()
+    });
+    if !installed && !LAYER_GIVEN.load(Ordering::Relaxed) {
+        eprintln!(
+            "framewise: another tracing subscriber is global (Bevy's LogPlugin?): no system \
+             scopes are recorded unless it carries framewise_bevy::tracing_layer()"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bevy_spans_are_named_by_what_they_time() {
+        let named = |span, value| name_span(span, value);
+        assert_eq!(
+            named("system", Some("game::movement")),
+            SpanName::Named("game::movement".into())
+        );
+        assert_eq!(
+            named("system_commands", Some("game::spawn")),
+            SpanName::Named("game::spawn commands".into())
+        );
+        assert_eq!(
+            named("schedule", Some("Update")),
+            SpanName::Named("schedule Update".into())
+        );
+        assert_eq!(named("schedule", Some("Main")), SpanName::Skip);
+        assert_eq!(named("main app", None), SpanName::Skip);
+        assert_eq!(
+            named("system", Some("framewise_bevy::frame::after_main")),
+            SpanName::Skip
+        );
+        assert_eq!(named("multithreaded executor", None), SpanName::Default);
+    }
+}
