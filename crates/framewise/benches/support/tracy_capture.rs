@@ -17,6 +17,10 @@ pub const TRACY_CAPTURE_ENV: &str = "FRAMEWISE_BENCH_TRACY_CAPTURE";
 /// How long the capture may take to connect, and to save its trace once told to stop.
 const TRACY_CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 const TRACY_SAVE_TIMEOUT: Duration = Duration::from_secs(180);
+/// How long the capture must stay idle before it is told to stop (the client's queue has
+/// emptied into it), and the longest that may take.
+const TRACY_DRAINED_QUIET: Duration = Duration::from_secs(1);
+const TRACY_DRAIN_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The TCP port this process's Tracy client listens on. The client starts when the process
 /// loads, before `main`, and binds `TRACY_PORT` if that is set, or else the first free port of
@@ -146,11 +150,49 @@ impl TracyCapture {
             .unwrap_or_default()
     }
 
+    /// The CPU time the capture has used so far, all its threads, in clock ticks (`utime` +
+    /// `stime` of `/proc/PID/stat`). It works while data arrives (decompressing and indexing
+    /// it) and sleeps once none does; it prints no progress to a pipe, and its socket reads
+    /// are not counted in `/proc/PID/io`, so its CPU time is what tells.
+    fn cpu_ticks(&self) -> Option<u64> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).ok()?;
+        // Fields after the command name (which is in parentheses and may hold spaces):
+        // state is field 3, utime 14 and stime 15.
+        let after_name = stat.rsplit_once(')')?.1;
+        let fields: Vec<&str> = after_name.split_whitespace().collect();
+        let utime: u64 = fields.get(11)?.parse().ok()?;
+        let stime: u64 = fields.get(12)?.parse().ok()?;
+        Some(utime + stime)
+    }
+
+    /// Waits until the capture has used at most one clock tick of CPU over the last
+    /// `TRACY_DRAINED_QUIET`: the client's queue has emptied into it. Gives up after
+    /// `TRACY_DRAIN_TIMEOUT` (the zone count checked after the stop then says what is missing).
+    fn wait_until_drained(&self) {
+        let started = Instant::now();
+        let mut since = (Instant::now(), self.cpu_ticks());
+        while started.elapsed() < TRACY_DRAIN_TIMEOUT {
+            std::thread::sleep(Duration::from_millis(100));
+            let now = self.cpu_ticks();
+            let busy = match (since.1, now) {
+                (Some(before), Some(now)) => now > before + 1,
+                _ => false,
+            };
+            if busy {
+                since = (Instant::now(), now);
+            } else if since.0.elapsed() >= TRACY_DRAINED_QUIET {
+                return;
+            }
+        }
+    }
+
     /// Stops the capture the way Ctrl-C does (it disconnects, then saves its trace), waits for
     /// it, and asserts it received every one of the `zones_made` zones and wrote a trace.
     pub fn stop_and_check(mut self, zones_made: u64) {
         // Let the client's queue empty into the capture before it disconnects.
-        std::thread::sleep(Duration::from_secs(1));
+        let started_draining = Instant::now();
+        self.wait_until_drained();
+        let drained_after = started_draining.elapsed();
         let pid = self.child.id().to_string();
         // The capture, not this process, now holds every zone: its peak memory, for the record.
         let capture_peak_memory = std::fs::read_to_string(format!("/proc/{pid}/status"))
@@ -189,8 +231,9 @@ impl TracyCapture {
             .and_then(|digits| digits.parse::<u64>().ok());
         let trace_bytes = std::fs::metadata(&self.trace_path).map_or(0, |meta| meta.len());
         eprintln!(
-            "tracy capture: {status}; received {zones_received:?} zones of {zones_made} made; \
-             peak memory {capture_peak_memory}; trace file {trace_bytes} bytes"
+            "tracy capture: {status}; received {zones_received:?} zones of {zones_made} made \
+             (drained and idle {drained_after:.1?} after the timed work); peak memory {capture_peak_memory}; \
+             trace file {trace_bytes} bytes"
         );
         assert!(
             status.success() && zones_received == Some(zones_made) && trace_bytes > 0,
