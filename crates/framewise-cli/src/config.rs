@@ -107,10 +107,10 @@ pub struct BenchConfig {
     pub golden_threshold: Option<f64>,
 }
 
-/// Whether `text` is `WIDTHxHEIGHT` with both above 0.
+/// Whether `text` is `WIDTHxHEIGHT` as the recorder reads `FRAMEWISE_RESOLUTION` (each side
+/// 1 to 16,384 pixels): a bench cannot declare what its program would refuse.
 pub fn valid_resolution(text: &str) -> bool {
-    text.split_once('x')
-        .is_some_and(|(w, h)| [w, h].iter().all(|n| n.parse::<u32>().is_ok_and(|v| v > 0)))
+    framewise::env::parse_resolution(text).is_some()
 }
 
 fn bench_config(raw: &BenchSection) -> Result<BenchConfig, String> {

@@ -102,3 +102,46 @@ fn a_program_that_writes_no_frame_and_unknown_benches_are_errors() {
     let run = dir.run(&["golden"]).expect(4);
     assert!(run.stderr.contains("usage"), "{}", run.stderr);
 }
+
+/// Width and height from a PNG's IHDR.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    let be = |at: usize| u32::from_be_bytes([png[at], png[at + 1], png[at + 2], png[at + 3]]);
+    assert_eq!(&png[12..16], b"IHDR");
+    (be(16), be(20))
+}
+
+#[test]
+fn the_bench_seed_and_resolution_reach_the_demo() {
+    // What the harness hands the program, the program runs: every run of a bench with a seed
+    // and a resolution records them in its capture, and the golden frame is that size.
+    let dir = Dir::new();
+    let exe = env!("CARGO_BIN_EXE_framewise");
+    dir.write(
+        "framewise.toml",
+        format!(
+            "[bench.small]\ncommand = [{exe:?}, \"demo\", \"--quiet\", \"--threads\", \"2\"]\nframes = 5\nwarmup = 5\nruns = 3\nseed = 7\nresolution = \"320x180\"\nfixed_dt = 0.016666\ngolden_frame = 8\n"
+        ),
+    );
+    let bench = dir
+        .run(&["bench", "small", "--format", "json"])
+        .expect(0)
+        .json();
+    for run in bench["runs"].as_array().expect("runs") {
+        let capture = dir.path(run["capture"].as_str().expect("capture"));
+        let read = framewise_format::read::open(&capture).expect("the run's capture");
+        let meta = read.meta().expect("META");
+        let setting = |key: &str| {
+            meta.settings
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(setting("seed").as_deref(), Some("7"), "{capture:?}");
+        assert_eq!(setting("FRAMEWISE_RESOLUTION").as_deref(), Some("320x180"));
+        let render = meta.render.as_ref().expect("render settings");
+        assert_eq!(render.internal_resolution, Some((320, 180)));
+    }
+    dir.run(&["golden", "--record", "small"]).expect(0);
+    let png = std::fs::read(dir.path(".framewise/goldens/small.png")).expect("golden");
+    assert_eq!(png_size(&png), (320, 180));
+}

@@ -58,6 +58,15 @@ pub fn run(mut config: DemoConfig) -> Result<DemoOutcome, DemoError> {
     if config.golden_frame.is_none() {
         config.golden_frame = env.golden_frame;
     }
+    // The harness's seed and resolution are the bench's declared settings: they replace the
+    // run's own, so a bench that sets them measures the world and the image it names.
+    if let Some(seed) = env.seed {
+        config.seed = seed;
+    }
+    if let Some((width_px, height_px)) = env.resolution {
+        config.scale.width_px = width_px;
+        config.scale.height_px = height_px;
+    }
     // Under the harness the session's frame limit is the run's length.
     if env.capture.is_some() {
         if let Some(frames) = env.frames {

@@ -1,5 +1,6 @@
 //! The environment harness drives the binary with no flags: `FRAMEWISE_CAPTURE`,
-//! `FRAMEWISE_FRAMES`, `FRAMEWISE_LEVEL`, `FRAMEWISE_FIXED_DT`, `FRAMEWISE_GOLDEN_FRAME`.
+//! `FRAMEWISE_FRAMES`, `FRAMEWISE_LEVEL`, `FRAMEWISE_FIXED_DT`, `FRAMEWISE_GOLDEN_FRAME`,
+//! `FRAMEWISE_SEED`, `FRAMEWISE_RESOLUTION`.
 
 use std::process::Command;
 
@@ -41,6 +42,96 @@ fn the_environment_harness_records_the_binary() {
         .filter_map(|c| read.symbols().name(c.counter))
         .collect();
     assert!(names.contains(&"allocations"), "{names:?}");
+}
+
+/// Runs the binary for 40 frames with `vars` and a golden frame 30; returns the capture's
+/// META and the golden PNG's bytes.
+fn harness_run(vars: &[(&str, &str)]) -> (framewise_format::model::Meta, Vec<u8>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let capture = dir.path().join("run.sgpt");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_framewise-demo"));
+    cmd.current_dir(dir.path())
+        .env("FRAMEWISE_CAPTURE", &capture)
+        .env("FRAMEWISE_FRAMES", "40")
+        .env("FRAMEWISE_FIXED_DT", "0.016666")
+        .env("FRAMEWISE_GOLDEN_FRAME", "30");
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let output = cmd.output().expect("the binary runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let read = framewise_format::read::open(&capture).expect("the capture opens");
+    let meta = read.meta().expect("META").clone();
+    let png = std::fs::read(dir.path().join("run.frame-30.png")).expect("golden frame written");
+    (meta, png)
+}
+
+/// Width and height from a PNG's IHDR.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    let be = |at: usize| u32::from_be_bytes([png[at], png[at + 1], png[at + 2], png[at + 3]]);
+    assert_eq!(&png[12..16], b"IHDR");
+    (be(16), be(20))
+}
+
+fn setting<'a>(meta: &'a framewise_format::model::Meta, key: &str) -> Option<&'a str> {
+    meta.settings
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+#[test]
+fn the_harness_seed_and_resolution_are_the_ones_the_game_runs() {
+    let (plain, plain_png) = harness_run(&[]);
+    assert_eq!(setting(&plain, "seed"), Some("1"));
+    assert_eq!(png_size(&plain_png), (640, 360));
+    assert_eq!(setting(&plain, "FRAMEWISE_SEED"), None);
+
+    let (meta, png) = harness_run(&[("FRAMEWISE_SEED", "7"), ("FRAMEWISE_RESOLUTION", "320x180")]);
+    // The game's own settings say what it ran, beside what the harness asked for.
+    assert_eq!(setting(&meta, "seed"), Some("7"));
+    assert_eq!(setting(&meta, "FRAMEWISE_SEED"), Some("7"));
+    assert_eq!(setting(&meta, "FRAMEWISE_RESOLUTION"), Some("320x180"));
+    let render = meta.render.as_ref().expect("render settings");
+    assert_eq!(render.internal_resolution, Some((320, 180)));
+    assert_eq!(png_size(&png), (320, 180));
+
+    // The seed changes the world, so the picture: same size, other pixels.
+    let (_, seeded_png) = harness_run(&[("FRAMEWISE_SEED", "7")]);
+    assert_eq!(png_size(&seeded_png), (640, 360));
+    assert_ne!(seeded_png, plain_png, "another seed draws another world");
+    let (_, again) = harness_run(&[("FRAMEWISE_SEED", "7")]);
+    assert_eq!(
+        again, seeded_png,
+        "the same seed and fixed step draw the same frame"
+    );
+}
+
+#[test]
+fn a_bad_seed_or_resolution_is_refused_with_its_variable() {
+    for (var, value) in [
+        ("FRAMEWISE_SEED", "minus one"),
+        ("FRAMEWISE_RESOLUTION", "1280"),
+        ("FRAMEWISE_RESOLUTION", "32x18"),
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let output = Command::new(env!("CARGO_BIN_EXE_framewise-demo"))
+            .current_dir(dir.path())
+            .env("FRAMEWISE_CAPTURE", dir.path().join("x.sgpt"))
+            .env("FRAMEWISE_FRAMES", "5")
+            .env(var, value)
+            .output()
+            .expect("the binary runs");
+        assert_eq!(output.status.code(), Some(4), "{var}={value}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        let named = if value == "32x18" { "32x18" } else { var };
+        assert!(stderr.contains(named), "{var}={value}: {stderr}");
+    }
 }
 
 #[test]

@@ -11,10 +11,18 @@
 //! | `FRAMEWISE_WRITER` | `lossless` (default under the harness) or `realtime` |
 //! | `FRAMEWISE_FIXED_DT` | seconds: the host pins its simulation step ([`Session::fixed_dt`]) |
 //! | `FRAMEWISE_GOLDEN_FRAME` | frame index whose image the host writes ([`Session::golden_frame`]) |
+//! | `FRAMEWISE_SEED` | seed the host starts its world from ([`Session::seed`]) |
+//! | `FRAMEWISE_RESOLUTION` | `WIDTHxHEIGHT` the host renders at ([`Session::resolution`]) |
+//!
+//! The recorder itself acts on the first six; the last four are the host's to act on (the
+//! session hands them back and stores them in META's settings, so a capture says what it was
+//! asked for). A host that ignores one of them is not comparable across those settings.
 //!
 //! [`Session::from_env`]: crate::Session::from_env
 //! [`Session::fixed_dt`]: crate::Session::fixed_dt
 //! [`Session::golden_frame`]: crate::Session::golden_frame
+//! [`Session::seed`]: crate::Session::seed
+//! [`Session::resolution`]: crate::Session::resolution
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -39,6 +47,13 @@ pub const WRITER: &str = "FRAMEWISE_WRITER";
 pub const FIXED_DT: &str = "FRAMEWISE_FIXED_DT";
 /// `FRAMEWISE_GOLDEN_FRAME`.
 pub const GOLDEN_FRAME: &str = "FRAMEWISE_GOLDEN_FRAME";
+/// `FRAMEWISE_SEED`.
+pub const SEED: &str = "FRAMEWISE_SEED";
+/// `FRAMEWISE_RESOLUTION`.
+pub const RESOLUTION: &str = "FRAMEWISE_RESOLUTION";
+
+/// The largest width or height `FRAMEWISE_RESOLUTION` accepts, pixels.
+pub const MAX_RESOLUTION_PX: u32 = 16_384;
 
 /// What the environment asked for; every field `None` when its variable is unset.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -60,6 +75,10 @@ pub struct EnvConfig {
     pub fixed_dt: Option<Duration>,
     /// `FRAMEWISE_GOLDEN_FRAME`.
     pub golden_frame: Option<u64>,
+    /// `FRAMEWISE_SEED`.
+    pub seed: Option<u64>,
+    /// `FRAMEWISE_RESOLUTION`: (width, height) in pixels, each in 1..=[`MAX_RESOLUTION_PX`].
+    pub resolution: Option<(u32, u32)>,
 }
 
 impl EnvConfig {
@@ -130,6 +149,25 @@ impl EnvConfig {
                     .map_err(|_| bad(GOLDEN_FRAME, &value, "expected a frame index"))
             })
             .transpose()?;
+        let seed = get(SEED)
+            .map(|value| {
+                value
+                    .trim()
+                    .parse::<u64>()
+                    .map_err(|_| bad(SEED, &value, "expected an unsigned 64-bit integer"))
+            })
+            .transpose()?;
+        let resolution = get(RESOLUTION)
+            .map(|value| {
+                parse_resolution(&value).ok_or_else(|| {
+                    bad(
+                        RESOLUTION,
+                        &value,
+                        "expected WIDTHxHEIGHT in pixels, e.g. 1280x720",
+                    )
+                })
+            })
+            .transpose()?;
         Ok(Self {
             capture: get(CAPTURE).map(PathBuf::from),
             frames,
@@ -139,8 +177,22 @@ impl EnvConfig {
             writer_mode,
             fixed_dt,
             golden_frame,
+            seed,
+            resolution,
         })
     }
+}
+
+/// `WIDTHxHEIGHT` (an `x` or `X`), each side in 1..=[`MAX_RESOLUTION_PX`].
+pub fn parse_resolution(value: &str) -> Option<(u32, u32)> {
+    let (w, h) = value.trim().split_once(['x', 'X'])?;
+    let side = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|px| (1..=MAX_RESOLUTION_PX).contains(px))
+    };
+    Some((side(w)?, side(h)?))
 }
 
 fn parse_level(value: &str) -> Option<CaptureLevel> {
@@ -182,6 +234,8 @@ mod tests {
             (WRITER, "realtime"),
             (FIXED_DT, "0.016"),
             (GOLDEN_FRAME, "120"),
+            (SEED, "42"),
+            (RESOLUTION, "320x180"),
         ])
         .expect("valid environment");
         assert_eq!(env.capture, Some(PathBuf::from("/tmp/run.sgpt")));
@@ -192,6 +246,8 @@ mod tests {
         assert_eq!(env.writer_mode, Some(WriterMode::Realtime));
         assert_eq!(env.fixed_dt, Some(Duration::from_secs_f64(0.016)));
         assert_eq!(env.golden_frame, Some(120));
+        assert_eq!(env.seed, Some(42));
+        assert_eq!(env.resolution, Some((320, 180)));
         assert_eq!(
             read(&[(LEVEL, "1")]).expect("numeric level").level,
             Some(CaptureLevel::Structure)
@@ -208,6 +264,11 @@ mod tests {
             (WRITER, "fast"),
             (FIXED_DT, "-1"),
             (GOLDEN_FRAME, "x"),
+            (SEED, "-3"),
+            (RESOLUTION, "1280"),
+            (RESOLUTION, "0x720"),
+            (RESOLUTION, "99999x10"),
+            (RESOLUTION, "wide"),
         ] {
             match read(&[(var, value)]) {
                 Err(StartError::Env { var: v, .. }) => assert_eq!(v, var),

@@ -45,6 +45,8 @@ pub struct SessionBuilder {
     on_frame_written: Option<FrameHook>,
     env_fixed_dt: Option<Duration>,
     env_golden_frame: Option<u64>,
+    env_seed: Option<u64>,
+    env_resolution: Option<(u32, u32)>,
     incidents: crate::incidents::IncidentSettings,
 }
 
@@ -79,6 +81,8 @@ impl Default for SessionBuilder {
             on_frame_written: None,
             env_fixed_dt: None,
             env_golden_frame: None,
+            env_seed: None,
+            env_resolution: None,
             incidents: crate::incidents::IncidentSettings::default(),
         }
     }
@@ -271,6 +275,18 @@ impl SessionBuilder {
                 .settings
                 .push(("FRAMEWISE_GOLDEN_FRAME".into(), frame.to_string()));
         }
+        if let Some(seed) = env.seed {
+            self.env_seed = Some(seed);
+            self.meta
+                .settings
+                .push((crate::env::SEED.into(), seed.to_string()));
+        }
+        if let Some((w, h)) = env.resolution {
+            self.env_resolution = Some((w, h));
+            self.meta
+                .settings
+                .push((crate::env::RESOLUTION.into(), format!("{w}x{h}")));
+        }
         self
     }
 
@@ -393,6 +409,8 @@ impl SessionBuilder {
                 queues,
                 fixed_dt: self.env_fixed_dt,
                 golden_frame: self.env_golden_frame,
+                seed: self.env_seed,
+                resolution: self.env_resolution,
                 finished: AtomicBool::new(false),
                 closer: Mutex::new(Closer {
                     current: Some(current),

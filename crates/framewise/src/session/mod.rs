@@ -85,6 +85,8 @@ struct Inner {
     queues: Vec<(String, GpuQueue)>,
     fixed_dt: Option<Duration>,
     golden_frame: Option<u64>,
+    seed: Option<u64>,
+    resolution: Option<(u32, u32)>,
     finished: AtomicBool,
     closer: Mutex<Closer>,
     staging: Mutex<Staging>,
@@ -215,6 +217,18 @@ impl Session {
     /// The frame whose image the harness asked the host to write (`FRAMEWISE_GOLDEN_FRAME`).
     pub fn golden_frame(&self) -> Option<u64> {
         self.inner.golden_frame
+    }
+
+    /// The seed the harness asked the host to start its world from (`FRAMEWISE_SEED`), if
+    /// any: the recorder does not use it, the host does.
+    pub fn seed(&self) -> Option<u64> {
+        self.inner.seed
+    }
+
+    /// The resolution the harness asked the host to render at (`FRAMEWISE_RESOLUTION`),
+    /// (width, height) in pixels, if any: the recorder does not use it, the host does.
+    pub fn resolution(&self) -> Option<(u32, u32)> {
+        self.inner.resolution
     }
 
     /// Session time now, ns (the clock every `*_ns` in the capture uses).
