@@ -264,6 +264,79 @@ fn check_judges_budgets_against_the_profile_or_a_bench() {
     );
 }
 
+/// A profile.json whose window carries draw calls (max `draw_calls_max`) and a `render`
+/// scope.
+fn profile_with_counters(dir: &Dir, draw_calls_max: i64) {
+    std::fs::create_dir_all(dir.path(".framewise")).expect("the .framewise directory");
+    dir.write(
+        ".framewise/profile.json",
+        format!(
+            r#"{{"schema":"framewise.profile/1","at":"2026-12-01T16:20:00.000Z","regime":"hardware","automated":false,"frame_index":900,"window":{{"frames":600,"seconds":10.0}},"frame":{{"median_ms":12.5,"p95_ms":14.0,"fps":80.0}},"counters":{{"draw_calls":40}},"counter_stats":{{"draw_calls":{{"count":599,"min":30,"max":{draw_calls_max},"avg":40.5,"last":41}}}},"scopes":{{"render":{{"count":599,"avg_ms":5.0,"min_ms":4.0,"p50_ms":5.0,"p95_ms":6.5,"max_ms":9.0}}}},"budgets":{{"checked":1,"breached":[]}},"paused":false,"written":{{"hitch":0,"heartbeat":0,"usermark":0,"jitter":0}},"dropped":{{"hitch":0,"usermark":0,"jitter":0}}}}"#
+        ),
+    );
+}
+
+#[test]
+fn check_judges_counter_and_scope_budgets_from_the_profile() {
+    let dir = Dir::new();
+    dir.write(
+        "framewise.toml",
+        "[budgets]\n\"counter.draw_calls.max\" = 300\n\"scope.render.p95\" = 6.0\n\"counter.draw_calls.sum\" = 1\n\"scope.physics.p95\" = 2.0\n",
+    );
+    profile_with_counters(&dir, 44);
+    let run = dir.run(&["check", "--format", "json"]).expect(1);
+    let json = run.json();
+    assert_eq!(json["source"]["kind"], "profile");
+    let state = |metric: &str| {
+        let b = json["budgets"]
+            .as_array()
+            .expect("budgets")
+            .iter()
+            .find(|b| b["metric"] == metric)
+            .unwrap_or_else(|| panic!("{metric}: {json}"));
+        (
+            b["state"].as_str().expect("state").to_owned(),
+            b["value"].as_f64(),
+        )
+    };
+    assert_eq!(
+        state("counter.draw_calls.max"),
+        ("inside".into(), Some(44.0))
+    );
+    assert_eq!(state("scope.render.p95"), ("breached".into(), Some(6.5)));
+    // A statistic the profile does not carry (a window has no meaningful sum) and a scope
+    // that did not run in its window: not measured, said so, never a pass.
+    assert_eq!(state("counter.draw_calls.sum").0, "unmeasured");
+    assert_eq!(state("scope.physics.p95").0, "unmeasured");
+    assert!(
+        run.stderr
+            .contains("not measured: counter.draw_calls.sum, scope.physics.p95"),
+        "{}",
+        run.stderr
+    );
+    // Counters only, from the same profile: the draw-call budget is measured and inside.
+    let json = dir
+        .run(&["check", "--counters-only", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(json["verdict"], "inside");
+    assert_eq!(json["budgets"].as_array().expect("budgets").len(), 2);
+    profile_with_counters(&dir, 4585);
+    let run = dir.run(&["check", "--counters-only"]).expect(1);
+    assert!(run.stdout.contains("BREACHED (exit 1)"), "{}", run.stdout);
+    // Nothing the profile carries is budgeted: exit 4, never a pass.
+    dir.write(
+        "framewise.toml",
+        "[budgets]\n\"counter.draw_calls.sum\" = 1\n\"counter.triangles.max\" = 9\n",
+    );
+    let run = dir.run(&["check", "--counters-only"]).expect(4);
+    assert!(
+        run.one_error_line().contains("nothing measured"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn hook_status_is_silent_unless_running_or_breached() {
     let dir = Dir::new();

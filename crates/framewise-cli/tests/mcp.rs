@@ -348,6 +348,8 @@ fn the_ledger_tools_read_and_append_the_games_memory() {
             fps: Some(60.2),
         },
         counters: [("draw_calls".to_owned(), 120)].into(),
+        counter_stats: Default::default(),
+        scopes: Default::default(),
         class: Some("STEADY".to_owned()),
         budgets: framewise_incidents::Budgets {
             checked: 1,

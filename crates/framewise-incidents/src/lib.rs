@@ -59,7 +59,10 @@ pub use dir::{
 };
 pub use jitter::jitter_record;
 pub use once::{append_once, AppendOnce, Occurrence};
-pub use profile::{read_profile, write_profile, Budgets, FrameSummary, Profile, PROFILE_SCHEMA};
+pub use profile::{
+    read_profile, write_profile, Budgets, CounterStats, FrameSummary, Profile, ScopeStats,
+    PROFILE_SCHEMA,
+};
 pub use read::{parse_bytes, parse_line, read_all, read_from, ReadOutcome};
 pub use record::{
     Camera, Common, Confidence, DropCounts, Footprint, Guess, HeartbeatRecord, HitchRecord,

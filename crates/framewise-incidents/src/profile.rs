@@ -29,6 +29,14 @@ pub struct Profile {
     /// Each counter's median per frame over the window.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub counters: BTreeMap<String, i64>,
+    /// Each counter's per-frame values over the window's frames that recorded it: the
+    /// statistics `framewise check` judges `counter.NAME.{count,min,max,avg,last}` budgets on.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counter_stats: BTreeMap<String, CounterStats>,
+    /// Each CPU scope's per-frame inclusive totals (all threads) over the window's frames in
+    /// which it ran: what `scope.NAME.{count,avg,min,p50,p95,max}` budgets are judged on.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub scopes: BTreeMap<String, ScopeStats>,
     /// The frame classifier's label over the window (`STEADY`, `SPIKING`, `THROTTLED`), when
     /// there were frames to classify.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,6 +63,41 @@ pub struct FrameSummary {
     /// Frames per second at the median period.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fps: Option<f64>,
+}
+
+/// A counter's per-frame values over a window, as `summarize` states a counter's.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CounterStats {
+    /// Frames that recorded it.
+    pub count: u64,
+    /// The smallest value.
+    pub min: i64,
+    /// The largest value.
+    pub max: i64,
+    /// The mean value, to 0.001.
+    pub avg: f64,
+    /// The newest frame's value.
+    pub last: i64,
+}
+
+/// A scope's per-frame inclusive totals over a window, ms (to the microsecond), as
+/// `summarize` states a scope's.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScopeStats {
+    /// Frames in which it ran.
+    pub count: u64,
+    /// Mean per-frame total.
+    pub avg_ms: f64,
+    /// Smallest per-frame total.
+    pub min_ms: f64,
+    /// Median per-frame total (absent under 2 frames).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_ms: Option<f64>,
+    /// 95th percentile of the per-frame totals (absent under 20 frames).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p95_ms: Option<f64>,
+    /// Largest per-frame total.
+    pub max_ms: f64,
 }
 
 /// Budgets checked and breached.

@@ -375,3 +375,49 @@ fn a_span_naming_no_symbol_with_a_huge_id_is_left_out_not_allocated_for() {
     assert_eq!(hitch.len(), 1, "{records:#?}");
     assert_eq!(hitch[0].frame, 120);
 }
+
+#[test]
+fn profile_states_counters_and_scopes_over_its_window() {
+    // 100 frames of 20 ms: `update` is 15 ms of each; 10 of them nest a 5 ms rebuild (its
+    // `update` then runs 8 ms); pipelines_created counts 0..=9 in turn, entities 1000.
+    let symbols = symbols();
+    let mut deriver = Deriver::new(facts());
+    let mut f = Frames::new();
+    let mut out = Vec::new();
+    for i in 0..100i64 {
+        let rebuild_ns = if i % 10 == 5 { 5 * MS } else { 0 };
+        deriver.observe(&f.frame(20 * MS, rebuild_ns, i % 10), &symbols, &mut out);
+    }
+    let profile = deriver.profile(&symbols);
+    // The newest frame has no period yet: 99 frames are judged (pipelines of frame 99, 9,
+    // is left out; frame 98's 8 is the last).
+    let pipelines = &profile.counter_stats["pipelines_created"];
+    assert_eq!(pipelines.count, 99);
+    assert_eq!((pipelines.min, pipelines.max, pipelines.last), (0, 9, 8));
+    // 10 × (0 + … + 9) − 9 = 441 over 99 frames.
+    assert_eq!(pipelines.avg, (441.0f64 / 99.0 * 1000.0).round() / 1000.0);
+    let entities = &profile.counter_stats["entities"];
+    assert_eq!(
+        (entities.min, entities.max, entities.avg),
+        (1000, 1000, 1000.0)
+    );
+    let update = &profile.scopes["update"];
+    assert_eq!(update.count, 99);
+    assert_eq!((update.min_ms, update.max_ms), (8.0, 15.0));
+    assert_eq!(update.p50_ms, Some(15.0));
+    assert_eq!(update.p95_ms, Some(15.0));
+    // The rebuild ran in 10 of the judged frames: a median, but no p95 under 20 frames.
+    let rebuild = &profile.scopes["rebuild_flow_fields"];
+    assert_eq!(rebuild.count, 10);
+    assert_eq!(
+        (rebuild.avg_ms, rebuild.p50_ms, rebuild.p95_ms),
+        (5.0, Some(5.0), None)
+    );
+    // What was written reads back whole.
+    let json = serde_json::to_value(&profile).expect("profile serializes");
+    assert_eq!(json["counter_stats"]["pipelines_created"]["max"], 9);
+    assert_eq!(json["scopes"]["update"]["p95_ms"], 15.0);
+    assert!(json["scopes"]["rebuild_flow_fields"]
+        .get("p95_ms")
+        .is_none());
+}

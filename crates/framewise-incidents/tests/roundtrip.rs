@@ -227,7 +227,30 @@ fn profile_is_replaced_whole() {
             p95_ms: Some(18.0),
             fps: Some(60.2),
         },
-        counters: BTreeMap::new(),
+        counters: [("draw_calls".to_owned(), 40)].into(),
+        counter_stats: [(
+            "draw_calls".to_owned(),
+            framewise_incidents::CounterStats {
+                count: 100,
+                min: 30,
+                max: 44,
+                avg: 40.25,
+                last: 41,
+            },
+        )]
+        .into(),
+        scopes: [(
+            "render".to_owned(),
+            framewise_incidents::ScopeStats {
+                count: 100,
+                avg_ms: 5.5,
+                min_ms: 4.0,
+                p50_ms: Some(5.25),
+                p95_ms: Some(7.125),
+                max_ms: 9.0,
+            },
+        )]
+        .into(),
         class: Some("STEADY".into()),
         budgets: Budgets {
             checked: 1,

@@ -88,19 +88,39 @@ pub struct CheckResult {
 /// A metric's value by path.
 type Lookup = Box<dyn Fn(&str) -> Option<f64>>;
 
+/// What profile.json carries, as metric paths: the frame median, p95 and fps; each
+/// counter's count, min, max, avg and last; each scope's count, avg, min, p50, p95 and max.
+/// Every other path is not measured by it.
 fn profile_values(profile: &framewise_incidents::Profile) -> MetricTable {
     let mut t = MetricTable::default();
-    for (path, v) in [
-        ("frame.p50", profile.frame.median_ms),
-        ("frame.p95", profile.frame.p95_ms),
-        ("frame.fps", profile.frame.fps),
-    ] {
+    let mut put = |path: String, v: Option<f64>| {
         if let Some(v) = v {
-            t.values.insert(path.to_owned(), v);
+            t.values.insert(path, v);
         }
+    };
+    put("frame.p50".into(), profile.frame.median_ms);
+    put("frame.p95".into(), profile.frame.p95_ms);
+    put("frame.fps".into(), profile.frame.fps);
+    for (name, c) in &profile.counter_stats {
+        put(format!("counter.{name}.count"), Some(c.count as f64));
+        put(format!("counter.{name}.min"), Some(c.min as f64));
+        put(format!("counter.{name}.max"), Some(c.max as f64));
+        put(format!("counter.{name}.avg"), Some(c.avg));
+        put(format!("counter.{name}.last"), Some(c.last as f64));
+    }
+    for (name, s) in &profile.scopes {
+        put(format!("scope.{name}.count"), Some(s.count as f64));
+        put(format!("scope.{name}.avg"), Some(s.avg_ms));
+        put(format!("scope.{name}.min"), Some(s.min_ms));
+        put(format!("scope.{name}.p50"), s.p50_ms);
+        put(format!("scope.{name}.p95"), s.p95_ms);
+        put(format!("scope.{name}.max"), Some(s.max_ms));
     }
     t
 }
+
+/// Why a budget was not measured by profile.json: what the file carries.
+const PROFILE_CARRIES: &str = " (profile.json carries frame.p50/p95/fps, counter.NAME.count/min/max/avg/last and scope.NAME.count/avg/min/p50/p95/max of what ran in its window; check --bench NAME measures every metric)";
 
 /// Judges the budgets: library form of the verb (the MCP server calls it).
 pub fn evaluate(
@@ -191,7 +211,7 @@ pub fn evaluate(
         .collect();
     if !unmeasured.is_empty() {
         let why = match source {
-            Source::Profile { .. } => " (profile.json carries the frame median, p95 and fps only; check --bench NAME measures every metric)",
+            Source::Profile { .. } => PROFILE_CARRIES,
             _ => "",
         };
         warnings.push(format!("not measured: {}{why}", unmeasured.join(", ")));
