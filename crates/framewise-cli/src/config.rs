@@ -211,17 +211,20 @@ impl Config {
     }
 }
 
-fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
-    let raw: Toml = toml::from_str(text).map_err(|e| {
-        let msg = e.message().to_owned();
-        match e.span() {
-            Some(span) => {
-                let line = line_of(text, span.start);
-                anyhow::anyhow!("{}: line {line}: {msg}", path.display())
-            }
-            None => anyhow::anyhow!("{}: {msg}", path.display()),
+/// A TOML error as one line naming the file and the line: `PATH: line N: message`.
+pub fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> anyhow::Error {
+    let msg = e.message().to_owned();
+    match e.span() {
+        Some(span) => {
+            let line = line_of(text, span.start);
+            anyhow::anyhow!("{}: line {line}: {msg}", path.display())
         }
-    })?;
+        None => anyhow::anyhow!("{}: {msg}", path.display()),
+    }
+}
+
+fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
+    let raw: Toml = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
     let mut budgets = Budgets::default();
     for (key, value) in &raw.budgets {
         let line = line_of(text, key.span().start);

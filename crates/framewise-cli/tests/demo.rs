@@ -397,3 +397,83 @@ fn the_gpu_demo_records_a_software_gpu_track_in_the_frame_graph() {
         );
     }
 }
+
+#[test]
+fn the_settings_file_is_the_games_and_is_read_strictly() {
+    let dir = Dir::new();
+    let meta_of = |capture: &str| {
+        let read = framewise_format::read::open(dir.path(capture)).expect("the capture");
+        let meta = read.meta().expect("META");
+        let get = |key: &str| {
+            meta.settings
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+        };
+        (get("variant"), get("shadows"), get("snap_bug"))
+    };
+    // What the file says is what runs: the slow variant, no shadow pass, the snap bug.
+    dir.write(
+        "game.toml",
+        "# the game's settings\nvariant = \"slow\"\nshadows = false\nsnap_bug = true\n",
+    );
+    dir.run(&[
+        "demo",
+        "-o",
+        "a.sgpt",
+        "--frames",
+        "8",
+        "--settings",
+        "game.toml",
+    ])
+    .expect(0);
+    assert_eq!(
+        meta_of("a.sgpt"),
+        (
+            Some("slow".into()),
+            Some("false".into()),
+            Some("true".into())
+        )
+    );
+    // Without the file: the defaults.
+    dir.run(&["demo", "-o", "b.sgpt", "--frames", "8"])
+        .expect(0);
+    assert_eq!(
+        meta_of("b.sgpt"),
+        (
+            Some("normal".into()),
+            Some("true".into()),
+            Some("false".into())
+        )
+    );
+    // A key the command line also sets is refused, not silently overridden; so are an
+    // unknown key, a bad value and a path that is not a file. One line each, exit 4.
+    let refused = |args: &[&str], needle: &str| {
+        let mut all = vec!["demo", "--frames", "8", "--no-record"];
+        all.extend_from_slice(args);
+        let run = dir.run(&all).expect(4);
+        let line = run.one_error_line();
+        assert!(line.contains(needle), "{args:?}: {line}");
+        assert!(run.stdout.is_empty());
+    };
+    refused(
+        &["--settings", "game.toml", "--variant", "normal"],
+        "--variant and `variant`",
+    );
+    refused(
+        &["--settings", "game.toml", "--no-shadows"],
+        "--no-shadows and `shadows`",
+    );
+    dir.write("typo.toml", "variant = \"slow\"\nshadow = false\n");
+    refused(
+        &["--settings", "typo.toml"],
+        "typo.toml: line 2: unknown field `shadow`",
+    );
+    dir.write("bad.toml", "\nvariant = \"fast\"\n");
+    refused(
+        &["--settings", "bad.toml"],
+        "bad.toml: line 2: variant = \"fast\"",
+    );
+    refused(&["--settings", "."], "not a regular file");
+    refused(&["--settings", "missing.toml"], "missing.toml");
+}

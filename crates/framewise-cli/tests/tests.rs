@@ -8,6 +8,7 @@
 )]
 mod support;
 
+mod agent_loop;
 mod append;
 mod attribute;
 mod bench;

@@ -221,6 +221,10 @@ pub struct DemoConfig {
     pub level: CaptureLevel,
     /// Normal or slow build.
     pub variant: Variant,
+    /// Draw the shadow pass (default true). Off, the sun casts no shadow: the shadow pass
+    /// records no draws and the picture is lit everywhere — a cheaper frame that is a
+    /// different picture.
+    pub shadows: bool,
     /// Switches on the snap-back bug: the player unit occasionally snaps back a few metres
     /// for one frame.
     pub snap_bug: bool,
@@ -276,6 +280,7 @@ impl Default for DemoConfig {
             threads: 0,
             level: CaptureLevel::Workload,
             variant: Variant::Normal,
+            shadows: true,
             snap_bug: false,
             usermark_at: None,
             output: Some(PathBuf::from("framewise-demo.sgpt")),

@@ -130,6 +130,7 @@ pub fn run(mut config: DemoConfig) -> Result<DemoOutcome, DemoError> {
                 .situation("squad", "solo")
                 .setting("seed", config.seed.to_string())
                 .setting("variant", config.variant.name())
+                .setting("shadows", config.shadows.to_string())
                 .setting("snap_bug", config.snap_bug.to_string())
                 .setting("threads", threads.to_string())
                 .setting("agents", config.scale.agents.to_string())
@@ -259,7 +260,8 @@ impl Game {
                 config.scale.width_px,
                 config.scale.height_px,
                 config.variant,
-            ),
+            )
+            .with_shadows(config.shadows),
             crystals: Vec::new(),
             staging: None,
             logic_rng: Rng::new(seed, 1),

@@ -33,12 +33,20 @@ pub struct DemoArgs {
     /// Capture level: timing, structure, workload, verbose (or 0-3).
     #[arg(long, default_value = "workload")]
     pub level: String,
-    /// `normal`, or `slow` (batching disabled: many more draw calls).
-    #[arg(long, default_value = "normal")]
-    pub variant: String,
+    /// `normal` (the default), or `slow` (batching disabled: many more draw calls).
+    #[arg(long, value_name = "VARIANT")]
+    pub variant: Option<String>,
     /// Switch on the snap-back bug (the unit jumps back a few metres for one frame).
     #[arg(long)]
     pub snap_bug: bool,
+    /// Skip the shadow pass (the sun casts no shadows: fewer draw calls, another picture).
+    #[arg(long)]
+    pub no_shadows: bool,
+    /// The game's settings file (TOML: `variant`, `shadows`, `snap_bug`), kept in the
+    /// game's repository: a change to the game is an edit to it. A key the command line
+    /// also sets is refused.
+    #[arg(long, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
     /// Press the usermark hotkey at this frame.
     #[arg(long, value_name = "FRAME")]
     pub usermark_at: Option<u64>,
@@ -78,21 +86,41 @@ fn parse_level(value: &str) -> Option<CaptureLevel> {
 }
 
 impl DemoArgs {
-    /// The run these arguments describe.
-    pub fn to_config(&self) -> Result<DemoConfig, framewise_demo::DemoError> {
+    /// The run these arguments describe (reading `--settings`, when given).
+    pub fn to_config(&self) -> anyhow::Result<DemoConfig> {
         let bad = |reason: String| framewise_demo::DemoError::Config { reason };
+        let file = match &self.settings {
+            Some(path) => crate::commands::demo_settings::load(path)?,
+            None => crate::commands::demo_settings::Settings::default(),
+        };
+        let clash = |flag: &str, key: &str| {
+            anyhow::anyhow!(
+                "{flag} and `{key}` in --settings {} both set it: keep one",
+                self.settings.as_deref().unwrap_or(Path::new("")).display()
+            )
+        };
+        if self.variant.is_some() && file.variant.is_some() {
+            return Err(clash("--variant", "variant"));
+        }
+        if self.no_shadows && file.shadows.is_some() {
+            return Err(clash("--no-shadows", "shadows"));
+        }
+        if self.snap_bug && file.snap_bug.is_some() {
+            return Err(clash("--snap-bug", "snap_bug"));
+        }
+        let variant_name = self
+            .variant
+            .as_deref()
+            .or(file.variant.as_deref())
+            .unwrap_or("normal");
         let level = parse_level(&self.level).ok_or_else(|| {
             bad(format!(
                 "--level {}: expected timing, structure, workload, verbose or 0-3",
                 self.level
             ))
         })?;
-        let variant = Variant::parse(&self.variant).ok_or_else(|| {
-            bad(format!(
-                "--variant {}: expected normal or slow",
-                self.variant
-            ))
-        })?;
+        let variant = Variant::parse(variant_name)
+            .ok_or_else(|| bad(format!("--variant {variant_name}: expected normal or slow")))?;
         let fixed_dt = self
             .fixed_dt
             .map(|s| {
@@ -109,7 +137,8 @@ impl DemoArgs {
             threads: self.threads,
             level,
             variant,
-            snap_bug: self.snap_bug,
+            shadows: !self.no_shadows && file.shadows.unwrap_or(true),
+            snap_bug: self.snap_bug || file.snap_bug.unwrap_or(false),
             usermark_at: self.usermark_at,
             output: (!self.no_record).then(|| self.output.clone()),
             gpu: self.gpu,

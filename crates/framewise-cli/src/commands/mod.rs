@@ -5,6 +5,7 @@ pub mod attribute;
 pub mod bench;
 pub mod check;
 pub mod demo;
+pub mod demo_settings;
 pub mod diff;
 pub mod doctor;
 pub mod fix;

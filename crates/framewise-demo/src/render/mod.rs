@@ -105,6 +105,8 @@ pub struct Renderer {
     width: usize,
     height: usize,
     variant: Variant,
+    /// Draw the shadow pass; off, the shadow map stays clear (nothing is in shadow).
+    shadows: bool,
     depth: Vec<f32>,
     albedo: Vec<u32>,
     normal: Vec<u32>,
@@ -187,6 +189,7 @@ impl Renderer {
             width: w,
             height: h,
             variant,
+            shadows: true,
             depth: vec![1.0; pixels],
             albedo: vec![0; pixels],
             normal: vec![0; pixels],
@@ -208,6 +211,13 @@ impl Renderer {
             draw_constants: [0.0; 64],
             tonemap: tonemap_table(),
         }
+    }
+
+    /// Draws the shadow pass (`true`, the default) or skips it: the shadow map stays clear,
+    /// so nothing is in shadow and the pass records no draws.
+    pub fn with_shadows(mut self, shadows: bool) -> Self {
+        self.shadows = shadows;
+        self
     }
 
     /// The final image, 0xAARRGGBB, row-major.

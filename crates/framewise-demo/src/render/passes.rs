@@ -22,7 +22,9 @@ impl Renderer {
         ));
         {
             let _scope = framewise::scope!("shadow");
-            stats.passes[Pass::Shadow as usize] = self.shadow_pass(&light_vp, pool);
+            if self.shadows {
+                stats.passes[Pass::Shadow as usize] = self.shadow_pass(&light_vp, pool);
+            }
         }
         {
             let _scope = framewise::scope!("geometry");
