@@ -176,6 +176,18 @@ impl SessionClock {
         }
     }
 
+    /// A clock with the given base and 32.32 ns per tick, leaving the process's tick source
+    /// alone.
+    #[cfg(test)]
+    pub(crate) fn with_rate(base_ticks: u64, ns_per_tick_fixed: u64) -> Self {
+        Self {
+            base_ticks,
+            ns_per_tick_fixed,
+            tsc: true,
+            ticks_per_second: 4_294_967_296e9 / ns_per_tick_fixed as f64,
+        }
+    }
+
     /// A clock that reads ticks as nanoseconds from tick 0, leaving the process's tick source
     /// alone (unit tests of code that converts ticks run in parallel with clock tests).
     #[cfg(test)]
@@ -192,6 +204,20 @@ impl SessionClock {
     #[inline]
     pub(crate) fn ns(&self, ticks: u64) -> u64 {
         let elapsed = ticks.saturating_sub(self.base_ticks) as u128;
+        u64::try_from((elapsed * self.ns_per_tick_fixed as u128) >> 32).unwrap_or(u64::MAX)
+    }
+
+    /// Ticks at session start: session time zero (`ns` reads earlier ticks as 0).
+    pub(crate) fn base_ticks(&self) -> u64 {
+        self.base_ticks
+    }
+
+    /// `ns(ticks)` for ticks at or after [`Self::base_ticks`], with no saturation: the
+    /// writer's pairing loop clamps its ticks to the base once and converts every event.
+    #[inline(always)]
+    pub(crate) fn ns_from_base(&self, ticks: u64) -> u64 {
+        debug_assert!(ticks >= self.base_ticks);
+        let elapsed = ticks.wrapping_sub(self.base_ticks) as u128;
         u64::try_from((elapsed * self.ns_per_tick_fixed as u128) >> 32).unwrap_or(u64::MAX)
     }
 
@@ -276,5 +302,20 @@ mod tests {
         };
         assert_eq!(clock.ns(10), 0);
         assert_eq!(clock.ns(1500), 500);
+    }
+
+    #[test]
+    fn from_base_agrees_with_ns_at_and_after_the_base() {
+        for ns_per_tick_fixed in [1 << 32, 1_431_655_765, 3 << 33] {
+            let clock = SessionClock {
+                base_ticks: 1000,
+                ns_per_tick_fixed,
+                tsc: true,
+                ticks_per_second: 3e9,
+            };
+            for ticks in [1000, 1001, 123_456_789, u64::MAX / 3, u64::MAX] {
+                assert_eq!(clock.ns_from_base(ticks), clock.ns(ticks), "{ticks}");
+            }
+        }
     }
 }

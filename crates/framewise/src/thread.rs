@@ -20,6 +20,11 @@ use framewise_format::model::{CpuSpan, Frame, Mark, MarkKind, SymId};
 use crate::clock::{now_ticks, SessionClock};
 use crate::intern::intern_thread;
 
+mod pairing;
+use pairing::{
+    carry_open, end_below_top, grow, open_slots, pad, Carried, Cursor, Stop, FILLER, NO_SLOT,
+};
+
 /// Events per thread ring (16 bytes each: 1 MiB per recording thread).
 pub(crate) const RING_EVENTS: usize = 1 << 16;
 
@@ -46,14 +51,6 @@ struct Producer {
     open: u64,
 }
 
-/// A span begun in an earlier drain and still open: it has no slot in the lane being filled.
-#[derive(Clone, Copy, Debug)]
-struct Carried {
-    id: SymId,
-    start_ns: u64,
-    depth: u32,
-}
-
 /// Consumer-side state, touched only by the writer thread (and session start).
 #[derive(Default)]
 struct Consumer {
@@ -67,78 +64,6 @@ struct Consumer {
     /// The latest tick seen: ticks are clamped to never run backwards within a lane (a
     /// thread that migrates between cores may read a counter a few ticks behind).
     last_ticks: u64,
-}
-
-/// An end that does not close the top of this drain's stack: it closes the innermost open
-/// span with its id, further down or carried; the spans above that one were never ended (a
-/// leaked guard) and are lost; an end with no begin belongs to a span begun before the
-/// session, and is ignored. Returns the spans lost.
-#[cold]
-#[inline(never)]
-fn end_below_top(
-    id: SymId,
-    at_ns: u64,
-    lane_start: usize,
-    carried: &mut Vec<Carried>,
-    open: &mut Vec<usize>,
-    out: &mut Vec<CpuSpan>,
-) -> u64 {
-    if let Some(position) = open
-        .iter()
-        .rposition(|&slot| out.get(slot).is_some_and(|span| span.scope == id))
-    {
-        let lost = (open.len() - position - 1) as u64;
-        unplace(&open[position + 1..], out);
-        open.truncate(position + 1);
-        if let Some(span) = open.pop().and_then(|slot| out.get_mut(slot)) {
-            span.end_ns = at_ns;
-        }
-        return lost;
-    }
-    let Some(position) = carried.iter().rposition(|c| c.id == id) else {
-        return 0;
-    };
-    let lost = (carried.len() - position - 1 + open.len()) as u64;
-    unplace(open, out);
-    open.clear();
-    carried.truncate(position + 1);
-    if let Some(span) = carried.pop() {
-        out.insert(
-            lane_start,
-            CpuSpan {
-                scope: span.id,
-                depth: span.depth,
-                start_ns: span.start_ns,
-                end_ns: at_ns,
-            },
-        );
-    }
-    lost
-}
-
-/// Removes the placeholders at `slots` (ascending, the highest in the lane): from the top
-/// down, so that each removal leaves the slots below it in place.
-fn unplace(slots: &[usize], out: &mut Vec<CpuSpan>) {
-    for &slot in slots.iter().rev() {
-        if slot < out.len() {
-            out.remove(slot);
-        }
-    }
-}
-
-/// Carries the spans still open in this drain to the next one: they leave the lane.
-fn carry_open(carried: &mut Vec<Carried>, open: &mut Vec<usize>, out: &mut Vec<CpuSpan>) {
-    for &slot in open.iter() {
-        if let Some(span) = out.get(slot) {
-            carried.push(Carried {
-                id: span.scope,
-                start_ns: span.start_ns,
-                depth: span.depth,
-            });
-        }
-    }
-    unplace(open, out);
-    open.clear();
 }
 
 #[repr(align(64))]
@@ -343,62 +268,63 @@ impl ThreadBuffer {
         let mut tail = self.tail.0.load(Ordering::Relaxed);
         let mut lost = 0u64;
         let lane_start = spans.len();
-        // The loop works on locals (the vectors moved out, the ring's pointer and mask and
-        // the latest tick copied), so that nothing it stores through can alias them and they
-        // stay in registers.
         let mut carried = std::mem::take(&mut consumer.carried);
         let mut open = std::mem::take(&mut consumer.open);
         let mut out = std::mem::take(spans);
-        let mut last_ticks = consumer.last_ticks;
+        // Clamped to the session's start, a tick converts with no saturation (ticks before
+        // it read as 0 either way).
+        let mut cursor = Cursor {
+            spans: pad(&mut out, FILLER),
+            top: NO_SLOT,
+            depth: carried.len(),
+            last_ticks: consumer.last_ticks.max(clock.base_ticks()),
+            taken: 0,
+        };
+        // The ring's events in [tail, head), as its two contiguous parts, oldest first.
         let slots = &self.slots[..];
-        let mask = self.mask;
-        while tail < head {
-            let index = (tail & mask) as usize;
-            // SAFETY: slots in [tail, head) were published by the producer (acquire above)
-            // and are not rewritten until the tail passes them.
-            let event = unsafe { *slots.get_unchecked(index).get() };
-            if event.ticks > cutoff_ticks {
-                break;
-            }
-            tail += 1;
-            last_ticks = event.ticks.max(last_ticks);
-            let at_ns = clock.ns(last_ticks);
-            if event.kind == KIND_BEGIN {
-                let depth = u32::try_from(carried.len() + open.len()).unwrap_or(u32::MAX);
-                open.push(out.len());
-                out.push(CpuSpan {
-                    scope: event.id,
-                    depth,
-                    start_ns: at_ns,
-                    end_ns: at_ns,
-                });
-            } else if event.kind == KIND_END {
-                // Ends match the innermost open span with their id: nearly always the top of
-                // this drain's stack, filled in place; anything else goes the long way.
-                if let Some(span) = open.last().and_then(|&slot| out.get_mut(slot)) {
-                    if span.scope == event.id {
-                        span.end_ns = at_ns;
-                        open.pop();
-                        continue;
+        let start = (tail & self.mask) as usize;
+        let pending = usize::try_from(head.saturating_sub(tail)).unwrap_or(usize::MAX);
+        let after = slots.get(start..).unwrap_or(&[]);
+        let first = after.get(..pending).unwrap_or(after);
+        let second = slots
+            .get(..(pending - first.len()).min(start))
+            .unwrap_or(&[]);
+        'ring: for part in [first, second] {
+            cursor.taken = 0;
+            loop {
+                let stop = pairing::run(part, &mut cursor, cutoff_ticks, clock, &mut out);
+                match stop {
+                    Stop::Done => break,
+                    Stop::Cutoff => {
+                        tail += cursor.taken as u64;
+                        break 'ring;
+                    }
+                    Stop::Full => grow(&mut out, cursor.spans, FILLER),
+                    Stop::Mark { id, at_ns } => marks.push(Mark {
+                        name: id,
+                        thread: self.thread,
+                        at_ns,
+                        kind: MarkKind::Instant,
+                    }),
+                    Stop::EndBelowTop { id, at_ns } => {
+                        out.truncate(cursor.spans);
+                        open_slots(&out, cursor.top, &mut open);
+                        lost +=
+                            end_below_top(id, at_ns, lane_start, &mut carried, &mut open, &mut out);
+                        // The spans left open keep their links (they lie below every slot
+                        // the long way removed or moved).
+                        cursor.top = open.last().copied().unwrap_or(NO_SLOT);
+                        cursor.depth = carried.len() + open.len();
+                        open.clear();
+                        cursor.spans = pad(&mut out, FILLER);
                     }
                 }
-                lost += end_below_top(
-                    event.id,
-                    at_ns,
-                    lane_start,
-                    &mut carried,
-                    &mut open,
-                    &mut out,
-                );
-            } else {
-                marks.push(Mark {
-                    name: event.id,
-                    thread: self.thread,
-                    at_ns,
-                    kind: MarkKind::Instant,
-                });
             }
+            tail += cursor.taken as u64;
         }
+        out.truncate(cursor.spans);
+        open_slots(&out, cursor.top, &mut open);
+        let last_ticks = cursor.last_ticks;
         self.tail.0.store(tail, Ordering::Release);
         // Spans still open go on to the next frame, without a slot in this one.
         carry_open(&mut carried, &mut open, &mut out);

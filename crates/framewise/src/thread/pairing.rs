@@ -1,0 +1,263 @@
+//! Pairing a thread's begin and end events into spans, on the writer thread.
+//!
+//! The hot loop ([`run`]) keeps its whole state in locals that never have their address
+//! taken, so that it stays in registers: the vectors it fills are padded with filler up to
+//! their capacity and seen as slices (a begin writes the next span by index, with no
+//! capacity check that could call out to grow a vector in line), and it returns for
+//! whatever is rare (an end below the top of the stack, a vector full), which its caller
+//! handles on the vectors before running it again.
+
+use framewise_format::model::{CpuSpan, SymId};
+
+use super::{Event, KIND_BEGIN, KIND_END};
+use crate::clock::SessionClock;
+
+/// A span begun in an earlier drain and still open: it has no slot in the lane being filled.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Carried {
+    pub(super) id: SymId,
+    pub(super) start_ns: u64,
+    pub(super) depth: u32,
+}
+
+/// What fills the padding of the span vector: never read as a span.
+pub(super) const FILLER: CpuSpan = CpuSpan {
+    scope: 0,
+    depth: 0,
+    start_ns: 0,
+    end_ns: 0,
+};
+
+/// Why [`run`] stopped.
+pub(super) enum Stop {
+    /// Every event given to it was paired.
+    Done,
+    /// The next event is past the cut-off: it stays in the ring.
+    Cutoff,
+    /// A begin found no room in `out`: grow it, then run again from the begin.
+    Full,
+    /// An end that does not close the top of the stack ([`end_below_top`]): it was
+    /// consumed; the caller pairs it the long way, then runs again.
+    EndBelowTop {
+        /// The end's scope.
+        id: SymId,
+        /// The end's time.
+        at_ns: u64,
+    },
+    /// A mark (consumed): the caller records it, then runs again.
+    Mark {
+        /// The mark's name.
+        id: SymId,
+        /// The mark's time.
+        at_ns: u64,
+    },
+}
+
+/// No slot: below the first span begun in this drain there is no open span in the lane.
+pub(super) const NO_SLOT: usize = usize::MAX;
+
+/// The pairing's state between events.
+///
+/// The stack of spans begun in this drain and still open lives in the spans themselves:
+/// while a span is open, its `end_ns` holds the slot of the open span below it ([`NO_SLOT`]
+/// for the first), and `top` is the innermost one's. [`open_slots`] reads the stack out.
+pub(super) struct Cursor {
+    /// `out[..spans]` are the lane's spans so far.
+    pub(super) spans: usize,
+    /// The slot of the innermost span begun in this drain and still open, or [`NO_SLOT`].
+    pub(super) top: usize,
+    /// Spans open, carried ones included: the next span's depth.
+    pub(super) depth: usize,
+    /// The latest tick seen, at least the session's base tick.
+    pub(super) last_ticks: u64,
+    /// Events of the part being paired consumed.
+    pub(super) taken: usize,
+}
+
+/// Pairs `events[cursor.taken..]` up to `cutoff_ticks` into `out` (padded: its slots past
+/// `cursor.spans` are filler).
+///
+/// The loop works on copies of the cursor's fields and on a slice, and calls nothing (no
+/// vector that could grow in line), so that its state stays in registers; whatever is rare
+/// returns, a mark included.
+#[inline(always)]
+pub(super) fn run(
+    events: &[std::cell::UnsafeCell<Event>],
+    cursor: &mut Cursor,
+    cutoff_ticks: u64,
+    clock: &SessionClock,
+    out: &mut [CpuSpan],
+) -> Stop {
+    let Cursor {
+        mut spans,
+        mut top,
+        mut depth,
+        mut last_ticks,
+        taken,
+    } = *cursor;
+    let part = events.get(taken..).unwrap_or(&[]);
+    let mut rest = part.iter();
+    let stop = 'events: {
+        for cell in rest.by_ref() {
+            // SAFETY: the caller passes only slots the producer published (acquire) and
+            // that are not rewritten until the tail passes them.
+            let event = unsafe { *cell.get() };
+            if event.ticks > cutoff_ticks {
+                break 'events Stop::Cutoff;
+            }
+            last_ticks = event.ticks.max(last_ticks);
+            let at_ns = clock.ns_from_base(last_ticks);
+            if event.kind == KIND_BEGIN {
+                let Some(span) = out.get_mut(spans) else {
+                    break 'events Stop::Full;
+                };
+                *span = CpuSpan {
+                    scope: event.id,
+                    depth: u32::try_from(depth).unwrap_or(u32::MAX),
+                    start_ns: at_ns,
+                    end_ns: top as u64,
+                };
+                top = spans;
+                spans += 1;
+                depth += 1;
+            } else if event.kind == KIND_END {
+                // Ends match the innermost open span with their id: nearly always the top
+                // of this drain's stack, filled in place; anything else goes the long way.
+                match out.get_mut(top) {
+                    Some(span) if span.scope == event.id => {
+                        top = usize::try_from(span.end_ns).unwrap_or(NO_SLOT);
+                        span.end_ns = at_ns;
+                        depth -= 1;
+                    }
+                    _ => {
+                        break 'events Stop::EndBelowTop {
+                            id: event.id,
+                            at_ns,
+                        }
+                    }
+                }
+            } else {
+                break 'events Stop::Mark {
+                    id: event.id,
+                    at_ns,
+                };
+            }
+        }
+        Stop::Done
+    };
+    // A begin with no room and the event past the cut-off are not consumed.
+    let unconsumed = usize::from(matches!(stop, Stop::Full | Stop::Cutoff));
+    *cursor = Cursor {
+        spans,
+        top,
+        depth,
+        last_ticks,
+        taken: taken + part.len() - rest.len() - unconsumed,
+    };
+    stop
+}
+
+/// The slots of the spans begun in this drain and still open, outermost first, into `open`
+/// (read from the links in `out[..]`, see [`Cursor`]).
+pub(super) fn open_slots(out: &[CpuSpan], top: usize, open: &mut Vec<usize>) {
+    open.clear();
+    let mut slot = top;
+    // Links go to lower slots only: the walk ends.
+    while let Some(span) = out.get(slot) {
+        open.push(slot);
+        slot = usize::try_from(span.end_ns).unwrap_or(NO_SLOT);
+    }
+    open.reverse();
+}
+
+/// Pads `v` with `fill` up to its capacity, returning its true length.
+pub(super) fn pad<T: Copy>(v: &mut Vec<T>, fill: T) -> usize {
+    let len = v.len();
+    v.resize(v.capacity(), fill);
+    len
+}
+
+/// Gives `v`, padded past `len`, room for at least one more element, padded again.
+#[cold]
+#[inline(never)]
+pub(super) fn grow<T: Copy>(v: &mut Vec<T>, len: usize, fill: T) {
+    v.truncate(len);
+    v.reserve(len.max(16));
+    pad(v, fill);
+}
+
+/// An end that does not close the top of this drain's stack: it closes the innermost open
+/// span with its id, further down or carried; the spans above that one were never ended (a
+/// leaked guard) and are lost; an end with no begin belongs to a span begun before the
+/// session, and is ignored. Returns the spans lost.
+#[cold]
+#[inline(never)]
+pub(super) fn end_below_top(
+    id: SymId,
+    at_ns: u64,
+    lane_start: usize,
+    carried: &mut Vec<Carried>,
+    open: &mut Vec<usize>,
+    out: &mut Vec<CpuSpan>,
+) -> u64 {
+    if let Some(position) = open
+        .iter()
+        .rposition(|&slot| out.get(slot).is_some_and(|span| span.scope == id))
+    {
+        let lost = (open.len() - position - 1) as u64;
+        unplace(&open[position + 1..], out);
+        open.truncate(position + 1);
+        if let Some(span) = open.pop().and_then(|slot| out.get_mut(slot)) {
+            span.end_ns = at_ns;
+        }
+        return lost;
+    }
+    let Some(position) = carried.iter().rposition(|c| c.id == id) else {
+        return 0;
+    };
+    let lost = (carried.len() - position - 1 + open.len()) as u64;
+    unplace(open, out);
+    open.clear();
+    carried.truncate(position + 1);
+    if let Some(span) = carried.pop() {
+        out.insert(
+            lane_start,
+            CpuSpan {
+                scope: span.id,
+                depth: span.depth,
+                start_ns: span.start_ns,
+                end_ns: at_ns,
+            },
+        );
+    }
+    lost
+}
+
+/// Removes the placeholders at `slots` (ascending, the highest in the lane): from the top
+/// down, so that each removal leaves the slots below it in place.
+fn unplace(slots: &[usize], out: &mut Vec<CpuSpan>) {
+    for &slot in slots.iter().rev() {
+        if slot < out.len() {
+            out.remove(slot);
+        }
+    }
+}
+
+/// Carries the spans still open in this drain to the next one: they leave the lane.
+pub(super) fn carry_open(
+    carried: &mut Vec<Carried>,
+    open: &mut Vec<usize>,
+    out: &mut Vec<CpuSpan>,
+) {
+    for &slot in open.iter() {
+        if let Some(span) = out.get(slot) {
+            carried.push(Carried {
+                id: span.scope,
+                start_ns: span.start_ns,
+                depth: span.depth,
+            });
+        }
+    }
+    unplace(open, out);
+    open.clear();
+}
