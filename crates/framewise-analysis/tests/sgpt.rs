@@ -300,3 +300,50 @@ fn summary_only_sgpt_load_matches() {
     let lean = summarize(&load::from_bytes(bytes, &opts).expect("loads"));
     assert_eq!(lean.metrics(), full.metrics());
 }
+
+/// The directory read alone gives every frame's row of a full load: index, begin, work,
+/// period, GPU time, paused, and the hitch rule's flag (the hitches `find_hitches` finds).
+#[test]
+fn the_frame_directory_matches_a_full_load() {
+    let dir = std::env::temp_dir().join(format!("framewise-analysis-dire-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("closed.sgpt");
+    std::fs::write(&path, write(300, AdapterType::Hardware)).expect("write");
+    let d = load::frame_directory(&path)
+        .expect("reads")
+        .expect("a closed capture has a directory");
+    let c = load::open(&path, &LoadOptions::default()).expect("loads");
+    let f = c.frames();
+    assert_eq!(d.len(), 300);
+    assert_eq!(d.index, f.index);
+    assert_eq!(d.cpu_begin_ns, f.cpu_begin_ns);
+    assert_eq!(d.period_ns, f.period_ns);
+    assert_eq!(d.gpu_ns, f.gpu_ns);
+    assert_eq!(d.paused, f.paused);
+    assert_eq!(d.work_ns, f.rows().map(|r| r.work_ns()).collect::<Vec<_>>());
+    assert_eq!(d.frame_budget_ns, c.frame_budget_ns());
+    let hitches: Vec<u64> = find_hitches(&c, &HitchOptions::default())
+        .hitches
+        .iter()
+        .map(|h| h.frame)
+        .collect();
+    let flagged: Vec<u64> = (0..d.len())
+        .filter(|&r| d.hitch[r])
+        .map(|r| d.index[r])
+        .collect();
+    assert_eq!(flagged, hitches);
+    assert_eq!(flagged, vec![150]);
+
+    // Not closed (cut off, or still being written): no directory to read, only a scan.
+    let mut bytes = std::fs::read(&path).expect("read");
+    bytes.truncate(bytes.len() / 2);
+    let cut = dir.join("cut.sgpt");
+    std::fs::write(&cut, &bytes).expect("write");
+    assert_eq!(load::frame_directory(&cut).expect("reads the header"), None);
+    // Not an .sgpt at all.
+    let json = dir.join("trace.json");
+    std::fs::write(&json, crate::chrome::trace(4)).expect("write");
+    assert_eq!(load::frame_directory(&json).expect("peeks"), None);
+    assert!(load::frame_directory(dir.join("missing.sgpt")).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,23 +8,40 @@ use std::process::{Command, Stdio};
 use crate::support::{write_game, Dir, Game};
 use serde_json::Value;
 
-/// GETs `path` over a raw HTTP/1.1 connection; the status line and the body.
-fn get(addr: &str, path: &str) -> (String, String) {
+/// GETs `path` over a raw HTTP/1.1 connection; the status line and the body's bytes.
+fn get_bytes(addr: &str, path: &str) -> (String, Vec<u8>) {
     let mut stream = std::net::TcpStream::connect(addr).expect("connect");
     write!(
         stream,
         "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
     )
     .expect("write the request");
-    let mut response = String::new();
+    let mut response = Vec::new();
     stream
-        .read_to_string(&mut response)
+        .read_to_end(&mut response)
         .expect("read the response");
-    let (head, body) = response.split_once("\r\n\r\n").expect("a head and a body");
+    let split = response
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a head and a body");
+    let head = String::from_utf8_lossy(&response[..split]);
     (
         head.lines().next().unwrap_or("").to_owned(),
-        body.to_owned(),
+        response[split + 4..].to_vec(),
     )
+}
+
+/// GETs `path` once the capture is loaded (`view` serves a closed capture while it loads
+/// it behind, answering 503 meanwhile); the status line and the body.
+fn get(addr: &str, path: &str) -> (String, String) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let (status, body) = get_bytes(addr, path);
+        if !status.contains("503") || std::time::Instant::now() > deadline {
+            return (status, String::from_utf8(body).expect("a text body"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// A running `framewise view`, killed when dropped.
@@ -91,6 +108,14 @@ fn view_prints_its_address_and_serves_the_capture() {
     let (addr, token) = url.split_once("/?token=").unwrap();
     assert!(addr.starts_with("127.0.0.1:"), "{addr}");
     assert_eq!(token.len(), 32);
+    // The strip is served at once, from the file's directory while the rest loads behind.
+    let (status, strip) = get_bytes(addr, &format!("/api/strip?token={token}"));
+    assert!(status.contains("200"), "{status}");
+    assert!(strip.starts_with(b"FWSTRIP2"), "{strip:?}");
+    let (status, loading) = get_bytes(addr, &format!("/api/loading?token={token}"));
+    assert!(status.contains("200"), "{status}");
+    let loading: Value = serde_json::from_slice(&loading).unwrap();
+    assert_eq!(loading["frame_count"], 300, "{loading}");
 
     let (status, body) = get(addr, &format!("/api/capture?token={token}"));
     assert!(status.contains("200"), "{status}");

@@ -20,6 +20,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("app.js", JS, include_str!("../web/app.js")),
     ("api.js", JS, include_str!("../web/api.js")),
     ("strip.js", JS, include_str!("../web/strip.js")),
+    ("stripdata.js", JS, include_str!("../web/stripdata.js")),
     ("timeline.js", JS, include_str!("../web/timeline.js")),
     ("ticks.js", JS, include_str!("../web/ticks.js")),
     ("spandetail.js", JS, include_str!("../web/spandetail.js")),

@@ -15,7 +15,8 @@
 //! ```no_run
 //! use std::path::Path;
 //!
-//! // Loads the capture through framewise-analysis, binds 127.0.0.1 on a free port.
+//! // Reads the capture's frame directory, binds 127.0.0.1 on a free port; the rest loads
+//! // through framewise-analysis behind, once it serves.
 //! let server = framewise_inspector::Server::bind(Path::new("game.sgpt"), None, 0)?;
 //! println!("inspector: {}", server.url());
 //! server.run()?; // until Ctrl-C or SIGTERM
@@ -33,16 +34,19 @@ use framewise_analysis::LoadError;
 
 mod api;
 mod assets;
+mod background;
 mod comparison;
 mod flame;
 mod follow;
 mod host;
 mod issues;
 mod search;
+mod strip;
 mod token;
 mod window;
 
 pub use api::{Compared, Inspector};
+pub use background::Background;
 pub use follow::{Follow, DEFAULT_INTERVAL};
 pub use issues::{find_project, project_dir};
 pub use token::Token;
@@ -86,6 +90,7 @@ pub struct Server {
 enum Served {
     Fixed(Box<Inspector>),
     Following(Box<Follow>),
+    Loading(Box<Background>),
 }
 
 impl std::fmt::Debug for Inspector {
@@ -97,10 +102,25 @@ impl std::fmt::Debug for Inspector {
 }
 
 impl Server {
-    /// Loads `capture` (and `compare`, when given) through framewise-analysis and binds
-    /// `127.0.0.1:port` (0: any free port).
+    /// Binds `127.0.0.1:port` (0: any free port) for `capture` compared with `compare`
+    /// (loaded first, summary only, when given): served from its frame directory at once
+    /// and loaded behind ([`Background`]) when it has one, else loaded through
+    /// framewise-analysis first ([`Inspector::open`]).
     pub fn bind(capture: &Path, compare: Option<&Path>, port: u16) -> Result<Self, ServeError> {
-        Self::new(Inspector::open(capture, compare)?, port)
+        match Background::open(capture, framewise_analysis::LoadOptions::new())? {
+            Some(background) => {
+                let compared = compare.map(Compared::open).transpose()?;
+                Self::background(background.with_compare(compared), port)
+            }
+            None => Self::new(Inspector::open(capture, compare)?, port),
+        }
+    }
+
+    /// Binds `127.0.0.1:port` (0: any free port) to serve a capture while it loads: its
+    /// strip from its directory at once, the rest once a thread named `framewise-load`
+    /// loaded it (docs/INSPECTOR.md, "Opening a large capture").
+    pub fn background(background: Background, port: u16) -> Result<Self, ServeError> {
+        Self::serving(Served::Loading(Box::new(background)), port)
     }
 
     /// Binds `127.0.0.1:port` (0: any free port) for an inspector already built, and draws
@@ -201,6 +221,7 @@ impl Server {
         let live = match self.served {
             Served::Fixed(inspector) => fixed(*inspector),
             Served::Following(follow) => follow.start()?,
+            Served::Loading(background) => background.start()?,
         };
         let app = routes(live, self.token, self.web_dir, Some(port));
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -250,6 +271,16 @@ pub fn router_following(
     web_dir: Option<PathBuf>,
 ) -> std::io::Result<axum::Router> {
     Ok(routes(follow.start()?, token, web_dir, None))
+}
+
+/// [`router`] for a capture that loads behind ([`Background`]): starts its load thread.
+/// Err when that thread cannot start.
+pub fn router_background(
+    background: Background,
+    token: Token,
+    web_dir: Option<PathBuf>,
+) -> std::io::Result<axum::Router> {
+    Ok(routes(background.start()?, token, web_dir, None))
 }
 
 /// The routes; with `port`, behind the `Host` check (inside the headers every response

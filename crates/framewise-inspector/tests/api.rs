@@ -31,6 +31,8 @@ mod flame;
 mod issues;
 #[path = "api/search.rs"]
 mod search;
+#[path = "api/strip.rs"]
+mod strip;
 #[path = "api/window.rs"]
 mod window;
 
@@ -186,17 +188,11 @@ fn capture_and_strip_match_the_analysis_crates_reading() {
     assert_eq!(doc["file_bytes"], std::fs::metadata(demo()).unwrap().len());
     assert!(doc.get("compare").is_none());
 
-    let strip = ok(&app, "/api/strip");
-    for column in [
-        "index",
-        "begin_ns",
-        "period_ns",
-        "work_ns",
-        "gpu_ns",
-        "paused",
-        "phase",
-        "hitch",
-    ] {
+    let strip = strip::strip(&app);
+    for column in strip::DIRECTORY_COLUMNS
+        .iter()
+        .chain(&["phase", "dropped_spans"])
+    {
         assert_eq!(
             strip[column].as_array().map(Vec::len),
             Some(capture.frame_count()),
@@ -332,42 +328,11 @@ fn frames_read_on_demand_are_the_frames_loaded_with_spans() {
                 path.display()
             );
         }
-        for uri in ["/api/strip", "/api/capture", "/api/hitches", "/api/stats"] {
+        for uri in ["/api/capture", "/api/hitches", "/api/stats"] {
             assert_eq!(ok_text(&on_demand, uri), ok_text(&kept, uri), "{uri}");
         }
+        assert_eq!(strip::strip(&on_demand), strip::strip(&kept));
     }
-}
-
-#[test]
-fn the_strip_is_the_frame_table_column_by_column() {
-    // Built as a JSON value, column by column, from the analysis crate's frame table:
-    // the served document is that value's serialization, byte for byte.
-    let capture = with_spans(demo());
-    let f = capture.frames();
-    let report = find_hitches(&capture, &HitchOptions::default());
-    let hitch_rows: Vec<usize> = report
-        .hitches
-        .iter()
-        .filter_map(|h| capture.row_of_index(h.frame))
-        .collect();
-    let phase = |p: &Option<u32>| p.and_then(|p| capture.phases().get(p as usize).cloned());
-    let expected = serde_json::json!({
-        "schema": "framewise.inspector.strip/1",
-        "index": f.index,
-        "begin_ns": f.cpu_begin_ns.iter().map(|&b| b - f.cpu_begin_ns[0]).collect::<Vec<_>>(),
-        "period_ns": f.period_ns,
-        "work_ns": f.rows().map(|r| r.work_ns()).collect::<Vec<_>>(),
-        "gpu_ns": f.gpu_ns,
-        "paused": f.paused,
-        "phase": f.phase.iter().map(phase).collect::<Vec<_>>(),
-        "hitch": (0..f.len()).map(|r| hitch_rows.contains(&r)).collect::<Vec<_>>(),
-        "budget_ns": capture.frame_budget_ns(),
-        "dropped_spans": (0..f.len()).map(|r| capture.dropped_spans_in(r)).collect::<Vec<_>>(),
-    });
-    assert_eq!(
-        ok_text(&app(demo()), "/api/strip"),
-        serde_json::to_string(&expected).unwrap()
-    );
 }
 
 #[test]
@@ -394,7 +359,7 @@ fn a_capture_that_changes_under_the_server_is_a_500_not_a_panic() {
         ok_text(&on_demand, "/api/frame?row=0"),
         ok_text(&kept, "/api/frame?row=0")
     );
-    ok(&on_demand, "/api/strip");
+    strip::strip(&on_demand);
     // Replaced by another capture, then deleted: the file that was loaded stays open, so
     // its frames are still its own.
     let other = dir.path().join("other.sgpt");
@@ -644,7 +609,7 @@ fn a_truncated_capture_is_served_as_recovered() {
     assert!(kinds.contains(&"truncated-tail"), "{kinds:?}");
     let frames = doc["frame_count"].as_u64().unwrap();
     assert!(frames > 0 && frames < FRAMES, "{frames}");
-    let strip = ok(&app, "/api/strip");
+    let strip = strip::strip(&app);
     assert_eq!(strip["index"].as_array().unwrap().len() as u64, frames);
     ok(&app, &format!("/api/frame?row={}", frames - 1));
     ok(&app, "/api/stats");
@@ -669,9 +634,27 @@ fn raw_get(addr: std::net::SocketAddr, path: &str, host: Option<&str>) -> String
         "GET {path} HTTP/1.1\r\n{host_line}Connection: close\r\n\r\n"
     )
     .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    response
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).unwrap();
+    String::from_utf8_lossy(&response).into_owned()
+}
+
+/// Waits until a server started with [`Server::bind`] (which loads behind) has loaded.
+fn wait_loaded(addr: std::net::SocketAddr, token: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !raw_get(
+        addr,
+        &format!("/api/loading?token={token}"),
+        Some(&addr.to_string()),
+    )
+    .contains(r#""state":"ready""#)
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the capture never loaded"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 #[test]
@@ -746,6 +729,7 @@ fn it_serves_over_a_real_socket_on_loopback() {
     assert_eq!(token.len(), 32);
     assert_eq!(server.url(), format!("http://{addr}/?token={token}"));
     server.spawn().unwrap();
+    wait_loaded(addr, &token);
 
     let host = addr.to_string();
     let request = |path: &str| raw_get(addr, path, Some(&host));
@@ -953,10 +937,7 @@ fn a_followed_capture_grows_until_its_writer_closes_it() {
     assert!(generation >= 1, "{grown}");
     assert_eq!(grown["follow"]["closed"], false);
     assert!(grown["follow"]["last_error"].is_null(), "{grown}");
-    assert_eq!(
-        ok(&app, "/api/strip")["index"].as_array().unwrap().len(),
-        15
-    );
+    assert_eq!(strip::strip(&app)["index"].as_array().unwrap().len(), 15);
     assert_eq!(ok(&app, "/api/stats")["range"]["to"], 15);
     assert_eq!(ok(&app, "/api/frame?row=14")["row"], 14);
 
@@ -989,10 +970,7 @@ fn a_followed_capture_grows_until_its_writer_closes_it() {
     assert_eq!(failed["frame_count"], 16);
     assert_eq!(failed["follow"]["generation"].as_u64().unwrap(), generation);
     assert_eq!(failed["follow"]["closed"], false);
-    assert_eq!(
-        ok(&app, "/api/strip")["index"].as_array().unwrap().len(),
-        16
-    );
+    assert_eq!(strip::strip(&app)["index"].as_array().unwrap().len(), 16);
     assert_eq!(ok(&app, "/api/frame?row=15")["row"], 15);
 
     // The capture back, and the writer finishing it: closed, and no longer unclosed.
@@ -1094,7 +1072,6 @@ fn every_document_is_served_as_its_snapshot() {
     let app = fixed_app();
     for (name, path) in [
         ("capture", "/api/capture"),
-        ("strip", "/api/strip"),
         ("frame", "/api/frame?row=1"),
         ("frame_with_mark", "/api/frame?row=0"),
         ("stats_range", "/api/stats?from=1&to=3"),
@@ -1108,4 +1085,16 @@ fn every_document_is_served_as_its_snapshot() {
     ] {
         insta::assert_snapshot!(name, served(&app, path));
     }
+    // Binary: its bytes in hex, 16 a line.
+    let (status, bytes) = get_raw(&app, &format!("/api/strip?token={TOKEN}"), None);
+    let hex: Vec<String> = bytes
+        .chunks(16)
+        .map(|line| {
+            line.iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    insta::assert_snapshot!("strip", format!("{status}\n{}", hex.join("\n")));
 }

@@ -13,8 +13,9 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use framewise::{GpuPassTiming, Session, WriterMode};
+use framewise_analysis::LoadOptions;
 use framewise_demo::{DemoConfig, Scale, Schedule};
-use framewise_inspector::Server;
+use framewise_inspector::{Background, Server};
 
 #[path = "common/ledger.rs"]
 mod ledger;
@@ -241,6 +242,34 @@ fn start_script_with(
     command.spawn().expect("node starts")
 }
 
+/// Starts the browser script against `url` with `mode` and reads its output up to the line
+/// that starts with `signal` (the script waits there for the test): the script, the rest of
+/// its output, what it printed so far, and whether the signal came (else it ended first).
+fn start_until(
+    url: &str,
+    mode: &str,
+    signal: &str,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStdout>,
+    String,
+    bool,
+) {
+    use std::io::BufRead;
+    let mut child = start_script(url, &[mode], false);
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("node's stdout"));
+    let mut output = String::new();
+    let mut line = String::new();
+    while stdout.read_line(&mut line).expect("read node's output") > 0 {
+        output.push_str(&line);
+        if line.starts_with(signal) {
+            return (child, stdout, output, true);
+        }
+        line.clear();
+    }
+    (child, stdout, output, false)
+}
+
 /// Waits for the script (killed past [`SCRIPT_TIMEOUT`]), adds the rest of `stdout` to
 /// `output`, prints it, and panics with it unless the script exited 0.
 fn finish_script(
@@ -326,6 +355,30 @@ fn a_gpu_capture_has_a_nominal_gpu_track() {
     run_script(&url, &["--expect-gpu"], false, "gpu");
 }
 
+/// `framewise view` of a capture that loads behind: the load is held until the page has
+/// painted the strip from the file's directory (the script prints "painted N"), then
+/// released; the page must then render every view.
+#[test]
+fn the_strip_paints_while_the_capture_loads() {
+    if !browser_available() {
+        return;
+    }
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let background = Background::open(&recorded().capture, LoadOptions::new())
+        .expect("the capture's directory reads")
+        .expect("a closed capture has a directory")
+        .before_loading(move || {
+            // Released by the test, or let go when the test ends.
+            let _ = held.recv_timeout(SCRIPT_TIMEOUT);
+        });
+    let server = Server::background(background, 0).expect("the inspector binds");
+    let url = server.url();
+    server.spawn().expect("the server thread starts");
+    let (child, stdout, output, _) = start_until(&url, "--loading", "painted ");
+    let _ = release.send(());
+    finish_script(child, stdout, output, "--loading");
+}
+
 /// `framewise view --follow`: a recorder session writes `game.sgpt` while the test copies
 /// its bytes into the followed `live.sgpt` (appended, the header patched in place at close,
 /// as the writer lands them). Once the page shows the first frames live and says so
@@ -336,7 +389,7 @@ fn a_followed_capture_grows_in_the_page_until_closed() {
     if !browser_available() {
         return;
     }
-    use std::io::{BufRead, Write};
+    use std::io::Write;
     let dir = tempfile::tempdir().expect("temp dir");
     let (game, live) = (dir.path().join("game.sgpt"), dir.path().join("live.sgpt"));
     let _session = SESSION.lock().unwrap_or_else(PoisonError::into_inner);
@@ -373,18 +426,8 @@ fn a_followed_capture_grows_in_the_page_until_closed() {
     let server = Server::bind_following(&live, None, 0).expect("the inspector binds");
     let url = server.url();
     server.spawn().expect("the server thread starts");
-    let mut child = start_script(&url, &["--follow"], false);
-    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("node's stdout"));
-    let mut output = String::new();
-    let mut line = String::new();
-    while stdout.read_line(&mut line).expect("read node's output") > 0 {
-        output.push_str(&line);
-        if line.starts_with("ready ") {
-            break;
-        }
-        line.clear();
-    }
-    if line.starts_with("ready ") {
+    let (child, stdout, output, ready) = start_until(&url, "--follow", "ready ");
+    if ready {
         for _ in 0..3 {
             frames(20);
             std::thread::sleep(Duration::from_millis(300));

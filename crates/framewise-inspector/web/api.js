@@ -1,6 +1,8 @@
 // The server's API (docs/INSPECTOR.md) and the small helpers every view shares: formatting
 // that never invents precision, and DOM building that never parses capture text as HTML.
 
+import { decodeStrip } from "./stripdata.js";
+
 /** The per-run token from the page's own address, or null when the address has none. */
 export function token() {
   return new URLSearchParams(location.search).get("token");
@@ -30,6 +32,22 @@ export async function get(path, params = {}) {
     throw new ApiError(response.status, body?.error ?? `${response.status} ${response.statusText}`);
   }
   return body;
+}
+
+/** GET /api/strip with the token; resolves to the decoded strip (stripdata.js). */
+export async function getStrip() {
+  const query = new URLSearchParams({ token: token() ?? "" });
+  const response = await fetch(`/api/strip?${query}`, { headers: { "X-Framewise-Token": token() ?? "" } });
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText}`;
+    try {
+      message = (await response.json()).error ?? message;
+    } catch {
+      // Not JSON: the status says it.
+    }
+    throw new ApiError(response.status, message);
+  }
+  return decodeStrip(await response.arrayBuffer());
 }
 
 export const DASH = "—";

@@ -1,10 +1,12 @@
 // The inspector's page: loads the capture's views from the server (every number comes from
 // the API), wires the selection (a frame, a range, a pinned frame) between them, and marks
 // the body for tests: data-ready after the first full render, data-selected-row after each
-// frame's views are drawn, data-error when the page cannot show the capture. A followed
-// capture (`framewise view --follow`) is redrawn on each reload the server reports.
+// frame's views are drawn, data-error when the page cannot show the capture, data-strip-painted
+// once the strip is on screen, data-loading while the server still loads the capture (the
+// strip is then drawn from the file's directory, and the rest waits for the load). A
+// followed capture (`framewise view --follow`) is redrawn on each reload the server reports.
 
-import { ApiError, DASH, fill, fmtCount, fmtMs, fmtNs, get, h, table, token } from "./api.js";
+import { ApiError, DASH, fill, fmtCount, fmtMs, fmtNs, get, getStrip, h, table, token } from "./api.js";
 import { Strip } from "./strip.js";
 import { Timeline } from "./timeline.js";
 import { renderStats } from "./stats.js";
@@ -296,7 +298,9 @@ async function main() {
     );
     return;
   }
-  const [capture, stripData, hitches] = await Promise.all([get("capture"), get("strip"), get("hitches")]);
+  const [first, loading] = await Promise.all([getStrip(), get("loading")]);
+  if (loading.state !== "ready") await whileLoading(first, loading);
+  const [capture, stripData, hitches] = await Promise.all([get("capture"), first.complete ? first : getStrip(), get("hitches")]);
   adopt(capture, stripData, hitches);
   renderHeader(capture);
   $("main").hidden = false;
@@ -307,6 +311,61 @@ async function main() {
     return;
   }
   await showViews();
+}
+
+/** How often the page asks how far the load is, ms. */
+const LOADING_POLL_MS = 150;
+
+/** Marks the body once the strip's pixels are on screen (the frame after it was drawn). */
+function markPainted() {
+  if (document.body.dataset.stripPainted) return;
+  requestAnimationFrame(() => (document.body.dataset.stripPainted = String(Math.round(performance.now()))));
+}
+
+/**
+ * The server is still loading the capture: draws the strip it sent (from the file's directory:
+ * no phase, no dropped spans yet), says how far the load is, and returns once it is done (throws
+ * if it failed). A click on the strip meanwhile picks the frame the page opens on.
+ */
+async function whileLoading(stripData, loading) {
+  document.body.dataset.loading = "1";
+  $("main").hidden = false;
+  strip = new Strip($("strip"), $("tooltip"), stripData, {
+    onSelect: (row) => {
+      state.wanted = stripData.index[row];
+      strip.setSelected(row);
+    },
+    onRange: () => strip.setRange(null),
+  });
+  strip.draw();
+  markPainted();
+  for (;;) {
+    renderLoading(loading);
+    if (loading.state === "ready") break;
+    if (loading.state === "failed") throw new Error(`loading it failed: ${loading.error}`);
+    await new Promise((resolve) => setTimeout(resolve, LOADING_POLL_MS));
+    loading = await get("loading");
+  }
+  $("loading").hidden = true;
+  delete document.body.dataset.loading;
+}
+
+/** The load's progress under the strip. */
+function renderLoading(loading) {
+  const reading = loading.stage !== "analysing" && loading.total > 0;
+  fill(
+    $("loading"),
+    h("strong", {}, "Loading the capture: "),
+    reading
+      ? `${loading.stage} ${fmtCount(loading.done)} of ${fmtCount(loading.total)} ${loading.unit ?? ""} `
+      : loading.stage === "analysing"
+        ? "every frame is read; finding hitches and computing statistics "
+        : "starting ",
+    h("progress", { max: String(Math.max(1, loading.total)), value: reading ? String(loading.done) : null }),
+    h("span", { class: "muted" }, " · the strip is drawn from the file's directory; phases, dropped spans, the timeline, statistics and hitches appear once the capture is loaded"),
+  );
+  $("loading").hidden = false;
+  $("loading").dataset.state = loading.state;
 }
 
 function adopt(capture, stripData, hitches) {
@@ -341,10 +400,14 @@ function openingRow(stripData, hitches) {
 /** The views, drawn for the first time. */
 async function showViews() {
   const { capture, strip: stripData, hitches } = state;
-  strip = new Strip($("strip"), $("tooltip"), stripData, {
-    onSelect: (row) => select(row).catch(failed),
-    onRange: setRange,
-  });
+  const onStrip = { onSelect: (row) => select(row).catch(failed), onRange: setRange };
+  if (strip) {
+    // Drawn from the directory while the capture loaded: now the loaded capture's strip.
+    Object.assign(strip, onStrip);
+    strip.setData(stripData);
+  } else {
+    strip = new Strip($("strip"), $("tooltip"), stripData, onStrip);
+  }
   timeline = new Timeline($("timeline"), $("tooltip"), stripData, {
     onSelect: (row) => select(row, { fit: false }).catch(failed),
     onSpan: (hit) => spanDetail.show(hit, { index: state.strip.index[hit.span.row], begin_ns: state.strip.begin_ns[hit.span.row] }).catch(failed),
@@ -358,13 +421,15 @@ async function showViews() {
   search = new Search($("search"), $("search-results"), (row) => select(row).catch(failed));
   flame = new Flame($("flame-panel"), $("tooltip"), capture.threads, () => ({ row: state.selected, range: state.range, frames: state.capture.frame_count }));
   strip.draw();
+  markPainted();
   renderHitches(hitches);
   document.addEventListener("keydown", onKey);
   const diff = capture.compare ? get("comparison").then((body) => {
     renderComparison($("diff"), body);
     $("diff").hidden = false;
   }) : null;
-  await Promise.all([loadStats(), select(openingRow(stripData, hitches)), diff, loadIssues()]);
+  const wanted = state.wanted === undefined ? undefined : state.rowOfIndex.get(state.wanted);
+  await Promise.all([loadStats(), select(wanted ?? openingRow(stripData, hitches)), diff, loadIssues()]);
   document.body.dataset.ready = "1";
 }
 
@@ -389,7 +454,7 @@ async function loadIssues() {
  * next frame arrives.
  */
 async function refresh(capture) {
-  const [stripData, hitches] = await Promise.all([get("strip"), get("hitches")]);
+  const [stripData, hitches] = await Promise.all([getStrip(), get("hitches")]);
   const before = state.capture.frame_count;
   const onNewest = state.selected !== null && state.selected === before - 1;
   adopt(capture, stripData, hitches);

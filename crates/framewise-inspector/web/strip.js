@@ -10,7 +10,7 @@ const MARK = 7; // the hitch-marker band under the bars
 const BOTTOM = 14; // the axis labels
 
 export class Strip {
-  /** `strip` is /api/strip; `onSelect(row)` for a click, `onRange(from, to)` for a drag. */
+  /** `strip` is /api/strip, decoded (stripdata.js); `onSelect(row)` for a click, `onRange(from, to)` for a drag. */
   constructor(canvas, tooltip, strip, { onSelect, onRange }) {
     this.canvas = canvas;
     this.tooltip = tooltip;
@@ -253,10 +253,11 @@ export class Strip {
     const row = this.peakAt(event.offsetX);
     const d = this.data;
     const lines = [
-      `row ${row} · frame ${d.index[row]}${d.phase[row] ? ` · ${d.phase[row]}` : ""}`,
+      `row ${row} · frame ${d.index[row]}${d.phase?.[row] ? ` · ${d.phase[row]}` : ""}`,
       `period ${d.period_ns[row] === null ? "— (unknown)" : fmtNs(d.period_ns[row])} · work ${fmtNs(d.work_ns[row])}`,
       `gpu ${fmtNs(d.gpu_ns[row])}${d.paused[row] ? " · paused" : ""}${d.hitch[row] ? " · HITCH" : ""}`,
     ];
+    if (!d.complete) lines.push("(the capture is loading: phase and dropped spans not known yet)");
     if (this.perColumn > 1) lines.push(`(one column = ${this.perColumn.toFixed(1)} frames; the bar and a click are their tallest)`);
     this.tooltip.textContent = lines.join("\n");
     this.tooltip.hidden = false;

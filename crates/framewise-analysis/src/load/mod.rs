@@ -14,7 +14,10 @@ use crate::build::LoadOptions;
 use crate::import::{chrome, litecap};
 use crate::model::{Capture, FrameSpans};
 
+mod directory;
 pub mod sgpt;
+
+pub use directory::{frame_directory, FrameDirectory};
 
 /// A file kind this crate reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

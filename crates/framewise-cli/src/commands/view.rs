@@ -1,7 +1,10 @@
 //! `framewise view CAPTURE [--compare OTHER] [--port N] [--follow]`: the web inspector.
 //!
-//! Loads the capture through framewise-analysis (with the usual progress bar on stderr
-//! when it is a terminal), hands it to framewise-inspector, prints the address line
+//! A closed `.sgpt` is served from its frame directory at once and loaded behind
+//! (framewise-inspector's `Background`: the page draws the frame strip while the rest
+//! loads, and the capture's defects are printed to stderr once it is loaded); any other
+//! capture, and a followed one, is loaded first through framewise-analysis (with the usual
+//! progress bar on stderr when it is a terminal). Either way it prints the address line
 //! `inspector: http://127.0.0.1:PORT/?token=TOKEN` on stdout and serves until Ctrl-C or
 //! SIGTERM. With `--follow` the inspector also reloads the file as a running game writes
 //! it, until the game closes it (framewise-inspector's `Follow`). The server, the API and the web app live in framewise-inspector
@@ -13,7 +16,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use framewise_inspector::{Compared, Follow, Inspector, Server};
+use framewise_analysis::Defect;
+use framewise_inspector::{Background, Compared, Follow, Inspector, Server};
 
 use crate::input::{self, InputArgs, Need};
 
@@ -92,7 +96,11 @@ fn serve_capture(
     // Per-frame aggregates only: a frame's spans are read from the file when the page asks
     // for its timeline (docs/INSPECTOR.md, "Memory").
     let options = input_args.options(Need::Frames);
-    let (loaded, frames) = input::load_with_frames(capture, &options)?;
+    let background = if follow {
+        None
+    } else {
+        Background::open(capture, options.clone()).map_err(|e| input::load_error(capture, &e))?
+    };
     let compared = match compare {
         Some(path) => Some(Compared {
             file: input::shown(path),
@@ -100,27 +108,36 @@ fn serve_capture(
         }),
         None => None,
     };
+    // The game's incident log, for the Issues panel: the one named, else the nearest.
+    let project = project.or_else(|| framewise_inspector::find_project(capture));
+    if let Some(background) = background {
+        if let Some(other) = &compared {
+            print_defects(other.capture.defects(), &other.file);
+        }
+        let shown = input::shown(capture);
+        let background = background
+            .with_compare(compared)
+            .with_project(project)
+            .on_loaded(move |loaded| match loaded {
+                Ok(capture) => print_defects(capture.defects(), &shown),
+                Err(e) => eprintln!(
+                    "framewise: error: {} (the inspector keeps serving the frame strip)",
+                    input::load_error(Path::new(&shown), e)
+                ),
+            });
+        let server = Server::background(background, port)?.with_web_dir(web_dir);
+        return announce(server);
+    }
+    let (loaded, frames) = input::load_with_frames(capture, &options)?;
     // stdout carries only the address line (a script reads it); what the reader had to
     // recover goes to stderr as well as to the page's banner, so it is never missed. (A
     // followed file still being written reads as unclosed, with a truncated tail at times:
     // printed too, once, for the first load.)
-    let mut notes = String::new();
-    super::defects_console(
-        loaded.defects(),
-        &format!("{}: capture defects", input::shown(capture)),
-        &mut notes,
-    );
+    print_defects(loaded.defects(), &input::shown(capture));
     if let Some(other) = &compared {
-        super::defects_console(
-            other.capture.defects(),
-            &format!("{}: capture defects", other.file),
-            &mut notes,
-        );
+        print_defects(other.capture.defects(), &other.file);
     }
-    eprint!("{}", notes.trim_start_matches('\n'));
     let file = input::shown(capture);
-    // The game's incident log, for the Issues panel: the one named, else the nearest.
-    let project = project.or_else(|| framewise_inspector::find_project(capture));
     let server = if follow {
         let follow = Follow::with_frames(loaded, frames, capture, &file, options, compared)
             .with_project(project);
@@ -132,6 +149,19 @@ fn serve_capture(
         )?
     }
     .with_web_dir(web_dir);
+    announce(server)
+}
+
+/// What the reader had to recover, on stderr (stdout carries only the address line).
+fn print_defects(defects: &[Defect], file: &str) {
+    let mut notes = String::new();
+    super::defects_console(defects, &format!("{file}: capture defects"), &mut notes);
+    eprint!("{}", notes.trim_start_matches('\n'));
+}
+
+/// Serves until interrupted, printing the address line once the server can be stopped
+/// cleanly.
+fn announce(server: Server) -> anyhow::Result<u8> {
     // Printed once Ctrl-C and SIGTERM stop the server cleanly, and flushed at once: a
     // script reads this line to find the server.
     server.run_announced(|url| {

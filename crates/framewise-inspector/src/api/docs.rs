@@ -121,41 +121,6 @@ pub(crate) struct FollowStatus {
     pub(crate) last_error: Option<String>,
 }
 
-/// `/api/strip` (`framewise.inspector.strip/1`): columns, one entry per row. Streamed
-/// (an hour's strip is 14 MB), so not through [`to_bytes`]: its fields are declared in
-/// name order instead, which writes the same bytes.
-#[derive(Serialize)]
-pub(crate) struct StripDoc<'a, B, D, H, P, W> {
-    /// From the first frame's begin.
-    pub begin_ns: B,
-    /// The budget the hitch rule judged against.
-    pub budget_ns: u64,
-    /// Spans the recorder dropped in each frame.
-    pub dropped_spans: D,
-    pub gpu_ns: &'a [Option<u64>],
-    pub hitch: H,
-    pub index: &'a [u64],
-    pub paused: &'a [bool],
-    pub period_ns: &'a [Option<u64>],
-    pub phase: P,
-    pub schema: &'a str,
-    pub work_ns: W,
-}
-
-/// A JSON array of the items an iterator yields, serialized as they come.
-pub(crate) struct Seq<F>(pub F);
-
-impl<F, I> serde::Serialize for Seq<F>
-where
-    F: Fn() -> I,
-    I: Iterator,
-    I::Item: serde::Serialize,
-{
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq((self.0)())
-    }
-}
-
 /// `/api/frame?row=R` (`framewise.inspector.frame/1`). Span and mark times are signed
 /// offsets from the frame's begin (a span on another thread may begin before it).
 #[derive(Serialize)]

@@ -1,5 +1,5 @@
-//! The documents an [`Inspector`] answers per request (and `/api/capture` and `/api/strip`,
-//! built from its fields): rows picked, fields renamed, absolute times turned into offsets
+//! The documents an [`Inspector`] answers per request (and `/api/capture`, built from its
+//! fields): rows picked, fields renamed, absolute times turned into offsets
 //! from a frame's begin; every number as framewise-analysis computed it.
 
 use axum::body::Bytes;
@@ -10,7 +10,7 @@ use framewise_analysis::{summarize_with, FrameReadError, SummaryOptions};
 use super::docs::{
     to_bytes, CaptureDoc, CompareDoc, CompareFile, CompareRow, CounterName, CpuSpan, FollowStatus,
     FrameDoc, FrameMark, FrameRef, GpuLane, GpuSpan, IssuesLink, Lane, PassTotal, RowRange,
-    ScopeName, Seq, SeriesDoc, StatsDoc, StripDoc, StructureDoc, TopologyDoc,
+    ScopeName, SeriesDoc, StatsDoc, StructureDoc, TopologyDoc,
 };
 use super::request::{no_such_row, ApiError};
 use super::Inspector;
@@ -82,40 +82,6 @@ impl Inspector {
                 dir: dir.display().to_string(),
             }),
         })
-    }
-
-    /// `/api/strip`, serialized straight from the frame table's columns: one value per
-    /// row and column is written, none is built first (216,000 rows for an hour at 60
-    /// Hz). Its fields are declared in name order, so it is written as [`to_bytes`] would
-    /// write it.
-    pub(super) fn strip_bytes(&self) -> Vec<u8> {
-        let c = &self.capture;
-        let f = c.frames();
-        let first = f.cpu_begin_ns.first().copied().unwrap_or(0);
-        let doc = StripDoc {
-            begin_ns: Seq(|| f.cpu_begin_ns.iter().map(move |&b| b.saturating_sub(first))),
-            budget_ns: self.budget_ns(),
-            dropped_spans: Seq(|| (0..f.len()).map(|r| c.dropped_spans_in(r))),
-            gpu_ns: &f.gpu_ns,
-            hitch: Seq(|| (0..f.len()).map(|r| self.hitch_rows.contains_key(&r))),
-            index: &f.index,
-            paused: &f.paused,
-            period_ns: &f.period_ns,
-            phase: Seq(|| {
-                f.phase
-                    .iter()
-                    .map(|p| p.and_then(|p| c.phases().get(p as usize)))
-            }),
-            schema: "framewise.inspector.strip/1",
-            work_ns: Seq(|| f.rows().map(|r| r.work_ns())),
-        };
-        serde_json::to_vec(&doc)
-            .unwrap_or_else(|e| format!("{{\"error\": \"serializing: {e}\"}}").into_bytes())
-    }
-
-    /// The budget the hitch rule judged against, ns (the capture's, else 60 Hz).
-    pub(super) fn budget_ns(&self) -> u64 {
-        self.capture.frame_budget_ns()
     }
 
     pub(super) fn hitch_of(&self, row: usize) -> Option<&Hitch> {

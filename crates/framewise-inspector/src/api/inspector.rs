@@ -35,7 +35,7 @@ pub struct Inspector {
     /// `--compare`'s file and frame count.
     pub(super) compared: Option<(String, usize)>,
     /// Documents serialized once per load; `Bytes`, so every answer shares them instead of
-    /// copying (the strip of an hour capture is 14 MB). `stats_doc` is `/api/stats` over
+    /// copying (the strip of an hour capture is 6.7 MB). `stats_doc` is `/api/stats` over
     /// every row.
     pub(super) strip_doc: Bytes,
     pub(super) stats_doc: Bytes,
@@ -56,19 +56,23 @@ pub struct Compared {
     pub capture: Capture,
 }
 
+impl Compared {
+    /// Loads `path` (summary only) through framewise-analysis.
+    pub fn open(path: &Path) -> Result<Self, LoadError> {
+        Ok(Self {
+            file: path.display().to_string(),
+            capture: load::open(path, &LoadOptions::new().with_summary_only(true))?,
+        })
+    }
+}
+
 impl Inspector {
     /// Loads `capture` (an `.sgpt` without its spans, read a frame at a time on demand;
     /// another kind with them) and, when given, `compare` (summary only) through
     /// framewise-analysis.
     pub fn open(capture: &Path, compare: Option<&Path>) -> Result<Self, LoadError> {
         let (main, frames) = load::open_with_frame_source(capture, &LoadOptions::new(), |_| {})?;
-        let compared = match compare {
-            Some(path) => Some(Compared {
-                file: path.display().to_string(),
-                capture: load::open(path, &LoadOptions::new().with_summary_only(true))?,
-            }),
-            None => None,
-        };
+        let compared = compare.map(Compared::open).transpose()?;
         Ok(
             Self::with_frames(main, frames, &capture.display().to_string(), compared)
                 .with_project(crate::issues::find_project(capture)),
@@ -163,7 +167,10 @@ impl Inspector {
             frames,
             project: None,
         };
-        inspector.strip_doc = Bytes::from(inspector.strip_bytes());
+        let hitch: Vec<bool> = (0..inspector.capture.frame_count())
+            .map(|row| inspector.hitch_rows.contains_key(&row))
+            .collect();
+        inspector.strip_doc = Bytes::from(crate::strip::of_capture(&inspector.capture, &hitch));
         inspector
     }
 

@@ -20,10 +20,13 @@ use framewise_analysis::view::SeriesKind;
 mod docs;
 mod documents;
 mod inspector;
+mod loading;
 mod request;
 
 pub(crate) use docs::FollowStatus;
 pub use inspector::{Compared, Inspector};
+pub(crate) use loading::Loading;
+use loading::LoadingDoc;
 pub(crate) use request::{json_bytes, param, params, row_param, ApiError, Params};
 use request::{no_such_row, required_row};
 
@@ -44,25 +47,64 @@ impl std::ops::Deref for Snapshot {
     }
 }
 
-/// The state the routes serve: one snapshot, replaced atomically by the follow thread.
-/// The lock is held only to clone or replace the pointer, never during a reload, so a
-/// reader never waits for one.
-pub(crate) struct Live(RwLock<Arc<Snapshot>>);
+/// The state the routes serve: one snapshot, replaced atomically by the follow thread or
+/// the background load. The lock is held only to clone or replace the pointer, never
+/// during a load, so a reader never waits for one.
+///
+/// While a background load runs ([`crate::Background`]), `loading` holds the strip the
+/// file's directory gave and how far the load is, and the snapshot is a stand-in with no
+/// frames that no request reads: [`require_loaded`] answers every document but
+/// `/api/strip` and `/api/loading` with 503 until the loaded snapshot replaced it. The
+/// load stores the snapshot first and clears `loading` after, so a request that finds
+/// `loading` cleared finds the loaded snapshot.
+pub(crate) struct Live {
+    snapshot: RwLock<Arc<Snapshot>>,
+    loading: RwLock<Option<Arc<Loading>>>,
+}
 
 impl Live {
     pub(crate) fn new(snapshot: Snapshot) -> Self {
-        Self(RwLock::new(Arc::new(snapshot)))
+        Self {
+            snapshot: RwLock::new(Arc::new(snapshot)),
+            loading: RwLock::new(None),
+        }
+    }
+
+    /// A state whose capture is still loading: `placeholder` stands in (never read, see
+    /// above) until [`Self::loaded`].
+    pub(crate) fn loading(placeholder: Snapshot, loading: Arc<Loading>) -> Self {
+        Self {
+            snapshot: RwLock::new(Arc::new(placeholder)),
+            loading: RwLock::new(Some(loading)),
+        }
     }
 
     pub(crate) fn current(&self) -> Arc<Snapshot> {
-        self.0
+        self.snapshot
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
 
     pub(crate) fn replace(&self, snapshot: Snapshot) {
-        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(snapshot);
+        *self
+            .snapshot
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(snapshot);
+    }
+
+    /// The background load, while it runs or after it failed; `None` once loaded.
+    pub(crate) fn pending(&self) -> Option<Arc<Loading>> {
+        self.loading
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The background load finished: serves `snapshot` from now on.
+    pub(crate) fn loaded(&self, snapshot: Snapshot) {
+        self.replace(snapshot);
+        *self.loading.write().unwrap_or_else(PoisonError::into_inner) = None;
     }
 }
 
@@ -73,9 +115,39 @@ async fn capture(State(live): Shared) -> Response {
     json_bytes(s.capture_doc(s.follow.as_ref()))
 }
 
+/// `/api/strip`: the loaded capture's, else the directory's while the load runs.
 async fn strip(State(live): Shared) -> Response {
-    let s = live.current();
-    json_bytes(s.strip_doc.clone())
+    let bytes = match live.pending() {
+        Some(loading) => loading.strip.clone(),
+        None => live.current().strip_doc.clone(),
+    };
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/octet-stream")],
+        bytes,
+    )
+        .into_response()
+}
+
+/// `/api/loading`: how far the background load is.
+async fn loading_route(State(live): Shared) -> Response {
+    let doc = match live.pending() {
+        Some(loading) => loading.doc(),
+        None => LoadingDoc::ready(live.current().capture.frame_count()),
+    };
+    json_bytes(docs::to_bytes(&doc))
+}
+
+/// Answers 503 (still loading) or 500 (the load failed) to every document but the strip
+/// and the load's progress while a background load has not finished.
+async fn require_loaded(State(live): Shared, request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    if path == "/api/strip" || path == "/api/loading" {
+        return next.run(request).await;
+    }
+    match live.pending() {
+        None => next.run(request).await,
+        Some(loading) => loading.refusal().into_response(),
+    }
 }
 
 async fn frame(State(live): Shared, query: Params) -> Result<Response, ApiError> {
@@ -189,6 +261,11 @@ pub(crate) fn routes(live: Arc<Live>, token: Token) -> Router {
         .merge(crate::window::routes())
         .merge(crate::comparison::routes())
         .merge(crate::issues::routes())
+        .route("/api/loading", get(loading_route))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&live),
+            require_loaded,
+        ))
         .with_state(live)
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(token),

@@ -39,6 +39,14 @@ impl ApiError {
         }
     }
 
+    /// The capture is still loading: 503.
+    pub(crate) fn unavailable(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message: message.into(),
+        }
+    }
+
     /// The server could not answer (the capture's file changed under it): 500.
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         Self {

@@ -3,11 +3,14 @@
 //
 //   node inspector.test.mjs URL [--expect-recovered] [--expect-gpu] [--expect-issues]
 //   node inspector.test.mjs URL --follow
+//   node inspector.test.mjs URL --loading
 //
 // URL is the address `framewise view` printed (http://127.0.0.1:PORT/?token=…). With
 // --follow the capture is still being written: once the page shows it live, the script
 // prints "ready N" (N frames drawn) and waits for the writer (tests/browser.rs) to append
-// frames and close the file, then checks that the strip grew and the page says closed. Env:
+// frames and close the file, then checks that the strip grew and the page says closed. With
+// --loading the server holds the capture's load: the script checks the strip is painted while
+// it loads, prints "painted N" and waits for the test to release the load (loading.mjs). Env:
 // FRAMEWISE_CHROMIUM (default: chromium on PATH), FRAMEWISE_BROWSER_SHOT (save a full-page
 // screenshot there), FRAMEWISE_BROWSER_SHOTS (a directory: save every view at 1280×720).
 // Exit 0 when every check holds; else 1 with one line naming the first that did not.
@@ -17,7 +20,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { Failure, TIMEOUT_MS, apiClient, check, sameMs, waitFor } from "./lib.mjs";
+import { Failure, TIMEOUT_MS, apiClient, check, sameMs, waitFor, watchedPage } from "./lib.mjs";
 import { checkLayout, checkTables } from "./tables.mjs";
 import { checkFlame } from "./flame.mjs";
 import { checkSearch } from "./search.mjs";
@@ -25,6 +28,7 @@ import { checkIssues } from "./issues.mjs";
 import { checkTimeline, goTo } from "./timeline.mjs";
 import { checkComparison } from "./compare.mjs";
 import { takeShots } from "./shots.mjs";
+import { runLoading } from "./loading.mjs";
 
 const args = process.argv.slice(2);
 const address = args.find((arg) => !arg.startsWith("--"));
@@ -32,6 +36,7 @@ const expectRecovered = args.includes("--expect-recovered");
 const expectGpu = args.includes("--expect-gpu");
 const following = args.includes("--follow");
 const expectIssues = args.includes("--expect-issues");
+const loadingMode = args.includes("--loading");
 
 function chromiumPath() {
   if (process.env.FRAMEWISE_CHROMIUM) return process.env.FRAMEWISE_CHROMIUM;
@@ -46,12 +51,7 @@ async function run(browserContext) {
   const base = new URL(address);
   const api = apiClient(base);
   const [capture, strip, hitches, stats] = await Promise.all([api("capture"), api("strip"), api("hitches"), api("stats")]);
-  const page = await browserContext.newPage();
-  await page.setViewportSize({ width: 1400, height: 1000 });
-  const problems = [];
-  page.on("console", (message) => message.type() === "error" && problems.push(`console error: ${message.text()}`));
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`));
+  const { page, problems } = await watchedPage(browserContext);
 
   await page.goto(base.href);
   await waitFor(page, "body[data-ready='1'], body[data-error]", "the first render", problems);
@@ -316,11 +316,7 @@ async function runFollow(browserContext) {
   const api = apiClient(base);
   const first = await api("capture");
   check(first.follow && first.follow.closed === false, `--follow, but /api/capture's follow is ${JSON.stringify(first.follow)}`);
-  const page = await browserContext.newPage();
-  await page.setViewportSize({ width: 1400, height: 1000 });
-  const problems = [];
-  page.on("console", (message) => message.type() === "error" && problems.push(`console error: ${message.text()}`));
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  const { page, problems } = await watchedPage(browserContext);
   await page.goto(base.href);
   await waitFor(page, "body[data-ready='1'], body[data-error]", "the first render", problems);
   const error = await page.getAttribute("body", "data-error");
@@ -376,7 +372,7 @@ async function main() {
       ],
       timeout: TIMEOUT_MS,
     });
-    const summary = following ? await runFollow(context) : await run(context);
+    const summary = following ? await runFollow(context) : loadingMode ? await runLoading(context, address) : await run(context);
     console.log(`ok: inspector ${summary}${expectRecovered ? ", recovered banner shown" : ""}${expectGpu ? ", GPU track shown" : ""}`);
   } finally {
     await context?.close().catch(() => {});
