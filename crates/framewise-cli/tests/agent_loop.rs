@@ -300,4 +300,18 @@ fn the_agent_loop_keeps_the_fix_reverts_the_rest_and_stops_inside_budgets() {
     assert_eq!(head, SLOW.replace("\"slow\"", "\"normal\""));
     assert!(!head.contains("shadows"), "the broken picture was reverted");
     assert_eq!(git(&dir, &["status", "--porcelain", "--", "game.toml"]), "");
+    // The commit carries the audit trail (the ledger), never this machine's runs.
+    let tracked = git(&dir, &["ls-files"]);
+    assert!(
+        tracked
+            .lines()
+            .any(|f| f == ".framewise/bench-history.jsonl"),
+        "{tracked}"
+    );
+    assert!(
+        !tracked.lines().any(|f| f.starts_with(".framewise/golden/")
+            || f.starts_with(".framewise/bench/")
+            || f.ends_with("profile.json")),
+        "{tracked}"
+    );
 }

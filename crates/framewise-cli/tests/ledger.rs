@@ -140,7 +140,12 @@ fn init_scaffolds_once_and_keeps_what_exists() {
         .expect("toml")
         .contains("frame_ms = 16.67"));
     let gitignore = std::fs::read_to_string(dir.path(".framewise/.gitignore")).expect("gitignore");
-    assert!(gitignore.contains("bench/") && gitignore.contains("goldens/"));
+    for machine_local in ["bench/", "golden/", "goldens/", "mcp/", "profile.json"] {
+        assert!(
+            gitignore.lines().any(|l| l.trim() == machine_local),
+            "{machine_local}: {gitignore}"
+        );
+    }
     assert!(!gitignore
         .lines()
         .any(|l| l.trim() == "perf.jsonl" || l.trim() == "fixes.jsonl"));

@@ -23,7 +23,9 @@ pub const GITIGNORE: &str = "\
 # framewise: bench runs, golden frames and the rolling summary belong to this machine.
 # perf.jsonl, bench-history.jsonl and fixes.jsonl are the audit trail: keep them in git.
 bench/
+golden/
 goldens/
+mcp/
 profile.json
 .profile.json.*.tmp
 ";
