@@ -7,6 +7,10 @@
 //! first). Matching is case-insensitive on the name; names that *are* the text come before
 //! names that merely hold it, then shorter names, then by name.
 //!
+//! A scope's or pass's single runs (spans: frame, thread, start, duration), longest first,
+//! are [`longest_instances`]: it reads frames' spans from a [`crate::FrameSource`], only
+//! as many as it needs.
+//!
 //! ```
 //! use framewise_analysis::search::{search, MatchKind};
 //! use framewise_analysis::{CaptureBuilder, FrameInput, LaneInput, SourceKind, SpanInput};
@@ -39,6 +43,10 @@ use serde::{Deserialize, Serialize};
 use crate::model::{Agg, Capture, PerFrame};
 use crate::stats::Num;
 use crate::view::{ids_named, series, SeriesKind};
+
+mod instances;
+
+pub use instances::{longest_instances, Instance, Instances};
 
 /// What a match names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

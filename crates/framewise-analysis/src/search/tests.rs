@@ -1,5 +1,6 @@
 use super::*;
 use crate::build::{CaptureBuilder, FrameInput, GpuPassInput, LaneInput, MarkInput, SpanInput};
+use crate::load::FrameSource;
 use crate::model::{CounterKind, Numeric, SourceKind};
 
 const MS: u64 = 1_000_000;
@@ -8,7 +9,7 @@ const MS: u64 = 1_000_000;
 /// call sites (2 + row ms, twice in row 3), `physics` every other frame, a `shadow` pass,
 /// a `draw_calls` counter in rows 0..4 and a `Render spike` mark in rows 1 and 3 (twice).
 fn capture() -> Capture {
-    let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+    let mut b = CaptureBuilder::new(SourceKind::Synthetic, true);
     let main = b.thread("main");
     let render_a = b.scope("Render", "src/a.rs", 1);
     let render_b = b.scope("Render", "src/b.rs", 2);
@@ -144,4 +145,170 @@ fn blank_or_unknown_text_finds_nothing() {
     let c = capture();
     assert!(search(&c, "  ", 10).is_empty());
     assert!(search(&c, "audio", 10).is_empty());
+}
+
+/// Every run of `ids` in every frame, longest first, as `longest_instances` orders them.
+fn every_run(c: &Capture, ids: &[u32]) -> Vec<(u64, usize, i64, u32, Option<String>)> {
+    let spans = c.spans().unwrap();
+    let mut all = Vec::new();
+    for row in 0..c.frame_count() {
+        let begin = c.frames().cpu_begin_ns[row];
+        for s in spans
+            .frame_spans(row)
+            .cpu
+            .iter()
+            .filter(|s| ids.contains(&s.scope))
+        {
+            all.push((
+                s.end_ns - s.start_ns,
+                row,
+                s.start_ns as i64 - begin as i64,
+                s.depth,
+                Some(c.threads()[s.thread as usize].clone()),
+            ));
+        }
+    }
+    all.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    all
+}
+
+/// 200 frames on two threads: `tick` once a frame (its length varies), `entity` 1 to 12
+/// times a frame, some nested in another `entity` (recursion), with lengths drawn from a
+/// fixed sequence.
+fn busy_capture() -> Capture {
+    let mut b = CaptureBuilder::new(SourceKind::Synthetic, true);
+    let threads = [b.thread("main"), b.thread("worker")];
+    let tick = b.scope("tick", "src/t.rs", 1);
+    let entity = [
+        b.scope("entity", "src/e.rs", 1),
+        b.scope("entity", "src/e.rs", 9),
+    ];
+    let mut f = FrameInput::default();
+    let mut seed = 12_345u64;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    for row in 0..200u64 {
+        f.clear();
+        f.index = row;
+        f.cpu_begin_ns = row * 20 * MS;
+        f.cpu_end_ns = f.cpu_begin_ns + 15 * MS;
+        for (t, &thread) in threads.iter().enumerate() {
+            let mut at = f.cpu_begin_ns + 1_000;
+            let mut spans = Vec::new();
+            if t == 0 {
+                let len = 1_000 + next(3 * MS);
+                spans.push(SpanInput {
+                    scope: tick,
+                    depth: 0,
+                    start_ns: at,
+                    end_ns: at + len,
+                });
+                at += len + 10;
+            }
+            for _ in 0..1 + next(12) {
+                let len = 2_000 + next(400_000);
+                let id = entity[next(2) as usize];
+                spans.push(SpanInput {
+                    scope: id,
+                    depth: 0,
+                    start_ns: at,
+                    end_ns: at + len,
+                });
+                if next(3) == 0 {
+                    let inner = len / (2 + next(3));
+                    spans.push(SpanInput {
+                        scope: entity[0],
+                        depth: 1,
+                        start_ns: at + 100,
+                        end_ns: at + 100 + inner,
+                    });
+                }
+                at += len + 50;
+            }
+            f.lanes.push(LaneInput {
+                thread,
+                spans,
+                dropped_spans: 0,
+            });
+        }
+        b.push_frame(&f);
+    }
+    b.finish()
+}
+
+#[test]
+fn the_longest_runs_are_the_longest_of_every_span_reading_few_frames() {
+    let c = busy_capture();
+    let source = FrameSource::kept();
+    for (name, ids) in [("tick", vec![0u32]), ("entity", vec![1, 2])] {
+        let all = every_run(&c, &ids);
+        for limit in [1, 5, 10, 40] {
+            let found = longest_instances(&c, &source, MatchKind::Scope, name, limit, usize::MAX)
+                .unwrap()
+                .unwrap();
+            assert!(found.complete);
+            assert_eq!(found.total, all.len() as u64, "{name}");
+            let got: Vec<_> = found
+                .longest
+                .iter()
+                .map(|i| (i.dur_ns, i.row, i.start_ns, i.depth, i.thread.clone()))
+                .collect();
+            assert_eq!(got, all[..limit], "{name}, limit {limit}");
+            assert!(found.longest.iter().all(|i| i.index == i.row as u64));
+            if name == "tick" {
+                // One run a frame: its total is the run, so the bound stops at once.
+                assert_eq!(found.frames_read, limit, "{name}, limit {limit}");
+            }
+            assert!(
+                found.frames_read < c.frame_count(),
+                "{name}, limit {limit}: {}",
+                found.frames_read
+            );
+        }
+    }
+}
+
+#[test]
+fn a_frame_budget_that_runs_out_says_so() {
+    let c = busy_capture();
+    let found = longest_instances(&c, &FrameSource::kept(), MatchKind::Scope, "entity", 40, 3)
+        .unwrap()
+        .unwrap();
+    assert_eq!((found.frames_read, found.complete), (3, false));
+    assert!(!found.longest.is_empty());
+}
+
+#[test]
+fn pass_runs_are_nominal_and_counters_and_marks_have_none() {
+    let c = capture();
+    let source = FrameSource::kept();
+    let shadow = longest_instances(&c, &source, MatchKind::Pass, "shadow", 2, 100)
+        .unwrap()
+        .unwrap();
+    assert_eq!(shadow.total, 5);
+    let got: Vec<_> = shadow
+        .longest
+        .iter()
+        .map(|i| (i.row, i.index, i.thread.clone(), i.start_ns, i.dur_ns))
+        .collect();
+    assert_eq!(got, [(0, 100, None, 0, 5 * MS), (1, 101, None, 0, 4 * MS)]);
+    assert!(
+        longest_instances(&c, &source, MatchKind::Counter, "draw_calls", 2, 100)
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        longest_instances(&c, &source, MatchKind::Mark, "Render spike", 2, 100)
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        longest_instances(&c, &source, MatchKind::Scope, "audio", 2, 100)
+            .unwrap()
+            .is_none()
+    );
 }
