@@ -22,6 +22,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("strip.js", JS, include_str!("../web/strip.js")),
     ("stripdata.js", JS, include_str!("../web/stripdata.js")),
     ("timeline.js", JS, include_str!("../web/timeline.js")),
+    ("window.js", JS, include_str!("../web/window.js")),
     ("ticks.js", JS, include_str!("../web/ticks.js")),
     ("spandetail.js", JS, include_str!("../web/spandetail.js")),
     ("stats.js", JS, include_str!("../web/stats.js")),

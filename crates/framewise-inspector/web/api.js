@@ -36,18 +36,28 @@ export async function get(path, params = {}) {
 
 /** GET /api/strip with the token; resolves to the decoded strip (stripdata.js). */
 export async function getStrip() {
-  const query = new URLSearchParams({ token: token() ?? "" });
-  const response = await fetch(`/api/strip?${query}`, { headers: { "X-Framewise-Token": token() ?? "" } });
+  return decodeStrip(await getBytes("strip"));
+}
+
+/**
+ * GET /api/<path> with the token, for a binary answer (/api/window); resolves to its bytes
+ * (an ArrayBuffer). An error is JSON, as for `get`.
+ */
+export async function getBytes(path, params = {}) {
+  const query = new URLSearchParams({ ...params, token: token() ?? "" });
+  const response = await fetch(`/api/${path}?${query}`, {
+    headers: { "X-Framewise-Token": token() ?? "" },
+  });
   if (!response.ok) {
-    let message = `${response.status} ${response.statusText}`;
+    let body = null;
     try {
-      message = (await response.json()).error ?? message;
+      body = await response.json();
     } catch {
-      // Not JSON: the status says it.
+      // A non-JSON answer: reported by its status.
     }
-    throw new ApiError(response.status, message);
+    throw new ApiError(response.status, body?.error ?? `${response.status} ${response.statusText}`);
   }
-  return decodeStrip(await response.arrayBuffer());
+  return response.arrayBuffer();
 }
 
 export const DASH = "—";

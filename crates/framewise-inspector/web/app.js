@@ -418,7 +418,10 @@ async function showViews() {
     onSeries: (kind, name) => detail.show(kind, name).catch(failed),
   });
   detail = new Detail($("detail"), $("tooltip"), (row) => select(row).catch(failed));
-  search = new Search($("search"), $("search-results"), (row) => select(row).catch(failed));
+  search = new Search($("search"), $("search-results"), (row, run) => {
+    select(row).catch(failed);
+    if (run) timeline.focus(run);
+  });
   flame = new Flame($("flame-panel"), $("tooltip"), capture.threads, () => ({ row: state.selected, range: state.range, frames: state.capture.frame_count }));
   strip.draw();
   markPainted();

@@ -24,7 +24,7 @@ export class SpanDetail {
     const { span, track } = hit;
     const kind = track.gpu ? "pass" : "scope";
     this.stats ??= get("stats");
-    const [stats, found] = await Promise.all([this.stats, get("search", { q: span.name, limit: WORST })]);
+    const [stats, found] = await Promise.all([this.stats, get("search", { q: span.name, limit: WORST, spans: 0 })]);
     if (seq !== this.seq) return;
     const whole = (kind === "pass" ? stats.passes : stats.scopes)?.[span.name] ?? null;
     const match = found.matches.find((m) => m.kind === kind && m.name === span.name);

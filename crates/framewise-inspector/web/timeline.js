@@ -1,5 +1,6 @@
 // The continuous timeline: frames end to end on one time axis (ns from the capture's first
-// frame's begin), as /api/window lays them out. One CPU lane per thread (spans nested by
+// frame's begin), as /api/window lays them out (fetched in chunks of frames, cached, the
+// view's neighbours fetched ahead: window.js). One CPU lane per thread (spans nested by
 // depth), a separate GPU track labelled nominal (GPU durations as measured, placed at each
 // frame's CPU anchor: the two clocks are never merged), instant marks, frame boundaries with
 // their indices, hitch shading, and counters as step tracks under the lanes (a gap where a
@@ -8,8 +9,9 @@
 // Hover names a span; a click on one opens its detail and selects its frame; a click between
 // spans selects the frame under the pointer.
 
-import { clip, fitCanvas, fmtCount, fmtNs, get, nameColour, nsExact, palette, showTooltip } from "./api.js";
+import { clip, fitCanvas, fmtCount, fmtNs, nameColour, nsExact, palette, showTooltip } from "./api.js";
 import { tickLabel, tickStep } from "./ticks.js";
+import { WindowCache, gpuLane, spanOf } from "./window.js";
 
 const GUTTER = 132; // lane labels
 const RULER = 18;
@@ -19,8 +21,6 @@ const LANE_GAP = 8;
 const COUNTER = 26;
 /** Past this many frames in view, spans are not drawn (frames, hitches and counters are). */
 export const MAX_SPAN_FRAMES = 400;
-/** A window holds at most this many rows (the server's limit is higher). */
-const MAX_WINDOW_ROWS = 900;
 export const GPU_LABEL = "GPU (nominal)";
 
 export class Timeline {
@@ -35,7 +35,8 @@ export class Timeline {
     this.onSelect = onSelect;
     this.onSpan = onSpan;
     this.onView = onView;
-    this.data = null;
+    this.cache = null;
+    this.loadError = null;
     this.selected = null;
     this.range = null;
     this.view = { from: 0, to: 1 };
@@ -59,6 +60,8 @@ export class Timeline {
   setStrip(strip) {
     this.strip = strip;
     this.count = strip.begin_ns.length;
+    if (this.cache) this.cache.setCount(this.count);
+    else this.cache = new WindowCache(this.count);
   }
 
   /** Where row `r` begins and its period (or, unknown, its work) ends, ns from the origin. */
@@ -82,11 +85,50 @@ export class Timeline {
 
   /** The selection (a row, and the strip's range) changed outside: the view fits it. */
   select(row, range, { fit = true } = {}) {
+    if (this.focused && this.focused.row !== row) this.focused = null;
     this.selected = row;
     this.range = range;
     this.canvas.dataset.row = String(row);
     if (fit) this.fit();
     else this.draw();
+  }
+
+  /**
+   * One run, found by search (`{row, thread, depth, start_ns, dur_ns}`, its start from its
+   * frame's begin, `thread` null for a GPU pass): outlined once its frame's spans are drawn,
+   * and its detail opened then.
+   */
+  focus(run) {
+    this.focused = { ...run, label: run.thread ?? GPU_LABEL, at: this.strip.begin_ns[run.row] + run.start_ns, opened: false };
+    this.canvas.dataset.focus = "";
+    this.draw();
+  }
+
+  /** Outlines the run search asked for, when its spans are drawn (see `focus`). */
+  drawFocus(g, colours) {
+    const f = this.focused;
+    if (!f) return;
+    const lane = this.layout.find((l) => l.track.label === f.label);
+    if (!lane) return;
+    for (const segment of lane.track.segments) {
+      if (segment.n === 0 || segment.row[0] > f.row || segment.row[segment.n - 1] < f.row) continue;
+      for (let i = 0; i < segment.n; i++) {
+        if (segment.row[i] !== f.row || segment.depth[i] !== f.depth || segment.start[i] !== f.at || segment.dur[i] !== f.dur_ns) continue;
+        const x0 = this.x(f.at);
+        const x1 = this.x(f.at + f.dur_ns);
+        const y = lane.top + f.depth * ROW;
+        g.strokeStyle = colours.select;
+        g.lineWidth = 2;
+        g.strokeRect(Math.max(GUTTER, x0) - 1, y - 1, Math.max(2, Math.min(this.width, x1) - Math.max(GUTTER, x0) + 2), ROW + 1);
+        g.lineWidth = 1;
+        this.canvas.dataset.focus = JSON.stringify({ row: f.row, thread: f.label, depth: f.depth, start_ns: f.at, dur_ns: f.dur_ns });
+        if (!f.opened) {
+          f.opened = true;
+          this.onSpan?.({ span: spanOf(segment, i), track: lane.track });
+        }
+        return;
+      }
+    }
   }
 
   /** F: the view fits the selected frame (a little either side), or the strip's range. */
@@ -121,44 +163,78 @@ export class Timeline {
     return { from: this.rowAt(this.view.from), to: Math.min(this.count, this.rowAt(this.view.to) + 1) };
   }
 
-  /** Fetches the window of frames around the view when the loaded one does not cover it. */
+  /**
+   * Fetches the chunks of frames the view needs and has not got (drawing them once they
+   * arrive), then the view's neighbours in the background, so that a pan or a zoom out
+   * finds them there.
+   */
   async ensure() {
     const rows = this.rowsInView();
     this.onView?.(rows);
-    if (rows.to - rows.from > MAX_SPAN_FRAMES) return;
-    const have = this.data;
-    if (have && have.from <= rows.from && rows.to <= have.to) return;
-    const pad = Math.max(8, Math.ceil((rows.to - rows.from) / 2));
-    const from = Math.max(0, rows.from - pad);
-    const to = Math.min(this.count, rows.to + pad, from + MAX_WINDOW_ROWS);
-    const seq = ++this.seq;
-    const started = performance.now();
-    const data = await get("window", { from, to });
-    if (seq !== this.seq) return;
-    this.adopt(data);
-    this.draw();
-    // From asking for the window to its pixels (for the figures in docs/PERFORMANCE.md).
-    this.canvas.dataset.loadMs = (performance.now() - started).toFixed(1);
-    this.canvas.dataset.loadRows = String(to - from);
+    if (rows.to - rows.from > MAX_SPAN_FRAMES || this.count === 0) return;
+    if (!this.cache.has(rows.from, rows.to)) {
+      const seq = ++this.seq;
+      const started = performance.now();
+      const cold = this.cache.missingRows(rows.from, rows.to);
+      try {
+        await this.cache.load(rows.from, rows.to);
+        this.loadError = null;
+      } catch (error) {
+        this.loadError = error.message;
+        this.draw();
+        return;
+      }
+      if (seq !== this.seq) return; // a later view is being loaded, and draws itself
+      this.draw();
+      if (cold > 0) {
+        // From asking for the frames not yet fetched to their pixels (for the figures in
+        // docs/PERFORMANCE.md): fetch, decode, draw.
+        this.canvas.dataset.loadMs = (performance.now() - started).toFixed(1);
+        this.canvas.dataset.loadRows = String(cold);
+      }
+    }
+    const pad = Math.max(8, rows.to - rows.from);
+    this.cache.load(Math.max(0, rows.from - pad), Math.min(this.count, rows.to + pad)).catch(() => {});
   }
 
-  /** A window from /api/window, with what drawing needs precomputed. */
-  adopt(data) {
-    const scopes = data.scopes;
-    this.data = data;
-    this.tracks = data.lanes.map((lane) => ({
-      label: lane.thread,
-      gpu: false,
-      spans: lane.spans.map((s) => ({ ...s, name: scopes[s.scope]?.name ?? "?", site: scopes[s.scope]?.site ?? null, thread: lane.thread })),
-    }));
-    if (data.gpu.length > 0) {
-      this.tracks.push({ label: GPU_LABEL, gpu: true, spans: data.gpu.map((s) => ({ ...s, name: s.pass, thread: GPU_LABEL })) });
+  /**
+   * The tracks of the chunks drawn (one per thread, in the capture's thread order, then the
+   * GPU track), their marks and counters (in the capture's counter order); kept while the
+   * same chunks are drawn.
+   */
+  joined(chunks) {
+    const same = this.joinedChunks?.length === chunks.length && this.joinedChunks.every((c, i) => c === chunks[i]);
+    if (same) return this.joinedValue;
+    const tracks = new Map();
+    const counters = new Map();
+    const gpu = { label: GPU_LABEL, gpu: true, segments: [], rows: 1 };
+    for (const chunk of chunks) {
+      for (const lane of chunk.lanes) {
+        let track = tracks.get(lane.threadId);
+        if (!track) tracks.set(lane.threadId, (track = { label: lane.thread, gpu: false, segments: [], rows: 1, id: lane.threadId }));
+        track.segments.push(lane);
+        track.rows = Math.max(track.rows, lane.maxDepth + 1);
+      }
+      if (chunk.gpu.length > 0) {
+        chunk.gpuLane ??= gpuLane(chunk, GPU_LABEL);
+        gpu.segments.push(chunk.gpuLane);
+        gpu.rows = Math.max(gpu.rows, chunk.gpuLane.maxDepth + 1);
+      }
+      for (const counter of chunk.counters) {
+        const joined = counters.get(counter.id);
+        if (joined) joined.values.push(...counter.values);
+        else counters.set(counter.id, { ...counter, values: [...counter.values] });
+      }
     }
-    for (const track of this.tracks) track.rows = 1 + track.spans.reduce((max, s) => Math.max(max, s.depth), 0);
-    this.canvas.dataset.rows = JSON.stringify([data.from, data.to]);
-    this.canvas.dataset.origin = String(data.origin_ns);
-    this.canvas.dataset.lanes = JSON.stringify(this.tracks.map((t) => t.label));
-    this.canvas.dataset.counters = JSON.stringify(data.counters.map((c) => c.name));
+    const ordered = [...tracks.values()].sort((a, b) => a.id - b.id);
+    if (gpu.segments.length > 0) ordered.push(gpu);
+    this.joinedChunks = chunks;
+    this.joinedValue = {
+      tracks: ordered,
+      marks: chunks.flatMap((c) => c.marks),
+      counters: [...counters.values()].sort((a, b) => a.id - b.id),
+    };
+    return this.joinedValue;
   }
 
   x(ns) {
@@ -173,9 +249,10 @@ export class Timeline {
     const started = performance.now();
     const colours = palette();
     const rows = this.rowsInView();
-    const spansShown = rows.to - rows.from <= MAX_SPAN_FRAMES && this.data !== null;
-    const tracks = spansShown ? this.tracks : [];
-    const counters = this.data?.counters ?? [];
+    const { chunks, complete } = this.cache.loaded(rows.from, rows.to);
+    const { tracks: loaded, marks, counters } = this.joined(chunks);
+    const spansShown = rows.to - rows.from <= MAX_SPAN_FRAMES && chunks.length > 0;
+    const tracks = spansShown ? loaded : [];
     let height = RULER + FRAMES;
     this.layout = tracks.map((track) => {
       const lane = { track, top: height + LANE_GAP };
@@ -199,28 +276,33 @@ export class Timeline {
       // Per depth, the pixel column drawn last: a span narrower than a pixel that falls in
       // it is already shown there (zoomed out, most spans are).
       const covered = [];
-      for (const span of track.spans) {
-        const x0 = this.x(span.start_ns);
-        const x1 = this.x(span.start_ns + span.dur_ns);
-        if (x1 < GUTTER || x0 > width) continue;
-        drawn++;
-        drawnRows.add(span.row);
-        const w = Math.max(1, x1 - x0);
-        const y = top + span.depth * ROW;
-        if (x1 - x0 < 1 && Math.floor(x0) === covered[span.depth]) continue;
-        covered[span.depth] = Math.floor(x0 + w - 1);
-        g.fillStyle = this.colour(span.name, track.gpu);
-        g.fillRect(x0, y, w, ROW - 1);
-        if (w > 28) {
-          const left = Math.max(x0, GUTTER) + 3;
-          const room = Math.min(x1, width) - left - 3;
-          if (room > 12) {
-            g.fillStyle = "#111";
-            g.fillText(clip(g, `${span.name} ${fmtNs(span.dur_ns)}`, room), left, y + ROW / 2);
+      for (const lane of track.segments) {
+        const { start, dur, depth, row, scope, names } = lane;
+        for (let i = 0; i < lane.n; i++) {
+          const x0 = this.x(start[i]);
+          const x1 = this.x(start[i] + dur[i]);
+          if (x1 < GUTTER || x0 > width) continue;
+          drawn++;
+          drawnRows.add(row[i]);
+          const w = Math.max(1, x1 - x0);
+          const d = depth[i];
+          if (x1 - x0 < 1 && Math.floor(x0) === covered[d]) continue;
+          covered[d] = Math.floor(x0 + w - 1);
+          const name = names[scope[i]]?.name ?? "?";
+          const y = top + d * ROW;
+          g.fillStyle = this.colour(name, track.gpu);
+          g.fillRect(x0, y, w, ROW - 1);
+          if (w > 28) {
+            const left = Math.max(x0, GUTTER) + 3;
+            const room = Math.min(x1, width) - left - 3;
+            if (room > 12) {
+              g.fillStyle = "#111";
+              g.fillText(clip(g, `${name} ${fmtNs(dur[i])}`, room), left, y + ROW / 2);
+            }
           }
         }
       }
-      this.drawMarks(g, track, top, track.rows * ROW, colours);
+      this.drawMarks(g, marks, track, tracks[0], top, track.rows * ROW, colours);
       g.restore();
       g.fillStyle = colours.grid;
       g.fillRect(GUTTER, top - LANE_GAP / 2, width - GUTTER, 1);
@@ -231,11 +313,19 @@ export class Timeline {
     }
     if (!spansShown) {
       g.fillStyle = colours.muted;
-      const why = this.data === null ? "loading spans…" : `${fmtCount(rows.to - rows.from)} frames in view: zoom in (W) to ${MAX_SPAN_FRAMES} or fewer to see their spans`;
+      const why = this.loadError !== null ? `could not load the spans: ${this.loadError}` : rows.to - rows.from <= MAX_SPAN_FRAMES ? "loading spans…" : `${fmtCount(rows.to - rows.from)} frames in view: zoom in (W) to ${MAX_SPAN_FRAMES} or fewer to see their spans`;
       g.fillText(why, GUTTER + 8, RULER + FRAMES + 16);
     }
     this.drawCounters(g, counters, counterTop, colours);
+    this.drawFocus(g, colours);
     const c = this.canvas.dataset;
+    if (complete && chunks.length > 0) {
+      // The rows whose spans are drawn, and what they hold (tests compare it with /api/window).
+      c.rows = JSON.stringify([chunks[0].from, chunks[chunks.length - 1].to]);
+      c.origin = String(chunks[0].origin_ns);
+      c.lanes = JSON.stringify(loaded.map((t) => t.label));
+      c.counters = JSON.stringify(counters.map((counter) => counter.name));
+    }
     c.view = JSON.stringify([Math.round(this.view.from), Math.round(this.view.to)]);
     c.framesInView = String(rows.to - rows.from);
     c.drawnSpans = String(drawn);
@@ -308,9 +398,10 @@ export class Timeline {
     this.canvas.dataset.ticks = JSON.stringify(labels);
   }
 
-  drawMarks(g, track, top, height, colours) {
-    for (const mark of this.data.marks) {
-      if (mark.thread ? mark.thread !== track.label : track !== this.tracks[0]) continue;
+  /** Marks on their thread's lane (a mark of no known thread on the first lane). */
+  drawMarks(g, marks, track, first, top, height, colours) {
+    for (const mark of marks) {
+      if (mark.thread ? mark.thread !== track.label : track !== first) continue;
       const px = this.x(mark.at_ns);
       g.fillStyle = colours.pinned;
       g.fillRect(px, top, 1, height);
@@ -457,8 +548,11 @@ export class Timeline {
     for (const lane of this.layout) {
       if (py < lane.top || py >= lane.top + lane.track.rows * ROW) continue;
       const depth = Math.floor((py - lane.top) / ROW);
-      for (const span of lane.track.spans) {
-        if (span.depth === depth && ns >= span.start_ns - slack && ns <= span.start_ns + span.dur_ns + slack) return { span, track: lane.track };
+      for (const segment of lane.track.segments) {
+        const { start, dur } = segment;
+        for (let i = 0; i < segment.n; i++) {
+          if (segment.depth[i] === depth && ns >= start[i] - slack && ns <= start[i] + dur[i] + slack) return { span: spanOf(segment, i), track: lane.track };
+        }
       }
     }
     return null;

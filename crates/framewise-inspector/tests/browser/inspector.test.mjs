@@ -237,8 +237,8 @@ async function run(browserContext) {
   const rangeStats = await api("stats", { from, to });
   sameMs(await page.textContent("#stat-frame-p50"), rangeStats.frame.p50, `frame p50 over rows ${from}–${to}`);
 
-  // Search: `/`, a scope's name, its worst frame a click (or Enter) away.
-  const searchSummary = await checkSearch(page, api, capture, Number(await page.getAttribute("body", "data-selected-row")), problems);
+  // Search: `/`, a scope's name, its longest run a click (or Enter) away.
+  const searchSummary = await checkSearch(page, api, capture, strip, Number(await page.getAttribute("body", "data-selected-row")), problems);
 
   // Issues: the game's catalogue beside the capture, when it belongs to one.
   const issuesSummary = await checkIssues(page, api, capture, strip, expectIssues, problems);

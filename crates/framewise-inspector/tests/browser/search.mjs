@@ -1,35 +1,49 @@
-// Search: `/` focuses the box; a scope's name lists it with its frames worst first (the
-// ranking checked against the scope's own per-frame series); a click on the worst frame
-// selects it; Enter jumps to the first match's worst frame; Esc closes the results.
+// Search: `/` focuses the box; a scope's name lists its runs (single spans: frame, thread,
+// start, duration), longest first, with a count of the rest — checked against every span of
+// that scope in the capture, read from /api/window; a click on the longest selects its frame,
+// outlines the span in the timeline and opens its detail; Enter jumps to the first match's
+// longest run; Esc closes the results.
 
 import { check, waitFor } from "./lib.mjs";
+import { windowOf } from "./timeline.mjs";
 
 async function typeQuery(page, text, problems) {
   await page.fill("#search", text);
   await waitFor(page, `#search-results[data-query='${text}']:not([hidden])`, `searching for "${text}"`, problems);
 }
 
+/** Every run of the scope `name` in the capture, from /api/window: [dur, row, start from its frame, thread]. */
+async function everyRun(page, capture, strip, name) {
+  const runs = [];
+  for (let from = 0; from < capture.frame_count; from += 1000) {
+    const win = await windowOf(page, from, Math.min(capture.frame_count, from + 1000));
+    for (const lane of win.lanes) {
+      for (const s of lane.spans) {
+        if (win.scopes[s.scope].name === name) runs.push([s.dur_ns, s.row, s.start_ns - strip.begin_ns[s.row], lane.thread]);
+      }
+    }
+  }
+  return runs.sort((a, b) => b[0] - a[0] || a[1] - b[1] || a[2] - b[2]);
+}
+
 /** `selected` is the row selected now. */
-export async function checkSearch(page, api, capture, selected, problems) {
+export async function checkSearch(page, api, capture, strip, selected, problems) {
   await page.focus("#strip");
   await page.keyboard.press("/");
   check(await page.evaluate(() => document.activeElement?.id === "search"), "the / key does not focus the search box");
 
-  // A scope whose worst frame is not the one selected, so that the jump is seen.
+  // A scope whose longest run is not in the frame selected, so that the jump is seen.
   let target = null;
   for (const scope of capture.scopes) {
-    const series = await api("series", { kind: "scope", name: scope.name });
-    let worst = null;
-    series.values.forEach((v, row) => {
-      if (v !== null && (worst === null || v > series.values[worst])) worst = row;
-    });
-    if (worst !== null && worst !== selected) {
-      target = { name: scope.name, worst, series };
+    const found = await api("search", { q: scope.name, limit: 10 });
+    const first = found.matches[0];
+    if (first?.kind === "scope" && first.name === scope.name && first.spans.longest.length > 0 && first.spans.longest[0].row !== selected) {
+      target = { name: scope.name, found };
       break;
     }
   }
   if (!target) return "search: no scope to jump to";
-  const found = await api("search", { q: target.name, limit: 10 });
+  const { found } = target;
   await typeQuery(page, target.name, problems);
   const groups = await page.locator("#search-results .search-group").evaluateAll((s) => s.map((g) => [g.dataset.kind, g.dataset.name]));
   check(
@@ -37,28 +51,43 @@ export async function checkSearch(page, api, capture, selected, problems) {
     `searching "${target.name}" lists ${JSON.stringify(groups)}, /api/search ${JSON.stringify(found.matches.map((m) => [m.kind, m.name]))}`,
   );
   const first = found.matches[0];
-  check(first.kind === "scope" && first.name === target.name, `the exact name ${target.name} is not the first match (${first.kind} ${first.name})`);
-  const shownRows = await page.locator("#search-results .search-group >> nth=0").locator("button.occurrence").evaluateAll((bs) => bs.map((b) => Number(b.dataset.row)));
-  check(JSON.stringify(shownRows) === JSON.stringify(first.occurrences.map((o) => o.row)), `the occurrences shown ${JSON.stringify(shownRows)} are not /api/search's`);
-  const values = shownRows.map((row) => target.series.values[row]);
-  check(values.every((v, i) => i === 0 || values[i - 1] >= v), `the occurrences of ${target.name} are not worst first: ${values.join(", ")}`);
-  check(shownRows[0] === target.worst, `the first occurrence is row ${shownRows[0]}, the scope's worst frame is row ${target.worst}`);
+  const buttons = page.locator("#search-results .search-group >> nth=0").locator("button.run");
+  const shown = await buttons.evaluateAll((bs) => bs.map((b) => [Number(b.dataset.durNs), Number(b.dataset.row), Number(b.dataset.startNs), b.dataset.thread]));
+  const served = first.spans.longest.map((r) => [r.dur_ns, r.row, r.start_ns, r.thread ?? ""]);
+  check(JSON.stringify(shown) === JSON.stringify(served), `the runs shown ${JSON.stringify(shown)} are not /api/search's ${JSON.stringify(served)}`);
 
-  await page.click("#search-results .search-group >> nth=0 >> button.occurrence >> nth=0");
-  await waitFor(page, `body[data-selected-row='${target.worst}']`, `clicking ${target.name}'s worst frame`, problems);
+  // Independently: the capture's every run of the scope, longest first.
+  const all = await everyRun(page, capture, strip, target.name);
+  check(first.spans.complete && first.spans.total === all.length, `${target.name} has ${all.length} runs in the windows, /api/search says ${first.spans.total} (complete: ${first.spans.complete})`);
+  const expected = all.slice(0, shown.length);
+  check(shown.length === Math.min(10, all.length), `${shown.length} runs shown of ${all.length} (limit 10)`);
+  check(JSON.stringify(shown) === JSON.stringify(expected), `the runs shown ${JSON.stringify(shown)} are not the longest of the capture ${JSON.stringify(expected)}`);
+  const rest = all.length - shown.length;
+  const restText = (await page.locator("#search-results .search-group >> nth=0").locator(".rest").textContent().catch(() => "")) ?? "";
+  check(rest === 0 ? restText === "" : restText.replace(/\u2009/g, "").includes(`${rest} more`), `${rest} runs not shown, the results say "${restText}"`);
+
+  // A click on the longest: its frame selected, the span outlined in the timeline, its detail open.
+  const [dur, row, start, thread] = shown[0];
+  await page.click("#search-results .search-group >> nth=0 >> button.run >> nth=0");
+  await waitFor(page, `body[data-selected-row='${row}']`, `clicking ${target.name}'s longest run`, problems);
   check(await page.isHidden("#search-results"), "the results stay open after a jump");
+  const focus = JSON.stringify({ row, thread, depth: first.spans.longest[0].depth, start_ns: strip.begin_ns[row] + start, dur_ns: dur });
+  await page.waitForFunction((want) => document.getElementById("timeline").dataset.focus === want, focus, { timeout: 30_000 }).catch(() => {});
+  const got = await page.getAttribute("#timeline", "data-focus");
+  check(got === focus, `the timeline outlines ${got}, not the run clicked ${focus}`);
+  await waitFor(page, `#span-detail[data-name='${target.name}'][data-row='${row}'][data-dur-ns='${dur}']:not([hidden])`, "the run's detail", problems);
 
-  // Enter jumps to the first match's worst frame; Esc closes the results.
-  const [away, awayRow] = target.worst === 0 ? ["End", capture.frame_count - 1] : ["Home", 0];
+  // Enter jumps to the first match's longest run; Esc closes the results.
+  const [away, awayRow] = row === 0 ? ["End", capture.frame_count - 1] : ["Home", 0];
   await page.focus("#strip");
   await page.keyboard.press(away);
   await waitFor(page, `body[data-selected-row='${awayRow}']`, `the ${away} key`, problems);
   await page.keyboard.press("/");
   await typeQuery(page, target.name.toUpperCase(), problems);
   await page.keyboard.press("Enter");
-  await waitFor(page, `body[data-selected-row='${target.worst}']`, "Enter in the search box", problems);
+  await waitFor(page, `body[data-selected-row='${row}']`, "Enter in the search box", problems);
   await page.keyboard.press("/");
   await page.keyboard.press("Escape");
   check(await page.isHidden("#search-results"), "Esc does not close the search results");
-  return `search found ${found.matches.length} matches for ${target.name}, jumped to row ${target.worst}`;
+  return `search found ${found.matches.length} matches for ${target.name}, its ${all.length} runs ranked, jumped to the longest (${dur} ns in row ${row})`;
 }
