@@ -375,4 +375,22 @@ fn hook_status_is_silent_unless_running_or_breached() {
         run.stdout
     );
     assert!(run.stdout.lines().count() <= 5);
+    // framewise.toml's budgets are judged on the profile too: 4585 draw calls in a frame
+    // breach the 300 of `counter.draw_calls.max`, which the recorder knows nothing of.
+    profile_with_counters(&dir, 4585);
+    set_old(&dir);
+    let run = dir.run(&["hook-status"]).expect(0);
+    assert!(
+        run.stdout
+            .contains("budgets breached: counter.draw_calls.max (framewise check for values)"),
+        "{}",
+        run.stdout
+    );
+    profile_with_counters(&dir, 44);
+    set_old(&dir);
+    assert_eq!(
+        dir.run(&["hook-status"]).expect(0).stdout,
+        "",
+        "inside: silence"
+    );
 }

@@ -119,6 +119,16 @@ fn profile_values(profile: &framewise_incidents::Profile) -> MetricTable {
     t
 }
 
+/// `budgets` judged on `profile`, as `check` without `--bench` judges them (`hook-status`
+/// names the breached ones).
+pub fn judge_profile(
+    budgets: &framewise_analysis::bench::budget::Budgets,
+    profile: &framewise_incidents::Profile,
+) -> Vec<BudgetCheck> {
+    let table = profile_values(profile);
+    evaluate_budgets(budgets, false, |p| table.get(p))
+}
+
 /// Why a budget was not measured by profile.json: what the file carries.
 const PROFILE_CARRIES: &str = " (profile.json carries frame.p50/p95/fps, counter.NAME.count/min/max/avg/last and scope.NAME.count/avg/min/p50/p95/max of what ran in its window; check --bench NAME measures every metric)";
 

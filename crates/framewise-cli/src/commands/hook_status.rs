@@ -2,6 +2,10 @@
 //! frame p95 against the budget, the breached budgets, the last hitch's classification — and
 //! nothing at all when no session is running and no budget is breached.
 //!
+//! The breached budgets are those the recorder's profile names (`frame_ms`) and every
+//! `[budgets]` entry of framewise.toml the profile breaches, judged as `framewise check` judges
+//! them (counters and scopes included).
+//!
 //! A session counts as running while its `.framewise/profile.json` was rewritten in the last
 //! 10 seconds (the recorder rewrites it every 2). Exit 0 whenever it printed or stayed quiet;
 //! 4 when profile.json exists but cannot be read.
@@ -10,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use anyhow::Context;
+use framewise_analysis::bench::budget::BudgetState;
 use framewise_incidents::Record;
 
 use crate::commands::bench::DEFAULT_DIR;
@@ -30,7 +35,8 @@ pub struct Args {
 }
 
 /// The lines to print (empty: print nothing). Library form of the verb.
-pub fn lines(dir: &Path, frame_ms: Option<f64>) -> anyhow::Result<Vec<String>> {
+pub fn lines(dir: &Path, cfg: &config::Config) -> anyhow::Result<Vec<String>> {
+    let frame_ms = cfg.frame_ms;
     let path = dir.join(framewise_incidents::PROFILE_FILE);
     let Ok(meta) = std::fs::metadata(&path) else {
         return Ok(Vec::new());
@@ -42,7 +48,12 @@ pub fn lines(dir: &Path, frame_ms: Option<f64>) -> anyhow::Result<Vec<String>> {
         .is_some_and(|age| age <= RUNNING_WITHIN);
     let profile = framewise_incidents::read_profile(&path)
         .with_context(|| format!("{}: cannot read the profile", path.display()))?;
-    let breached = &profile.budgets.breached;
+    let mut breached = profile.budgets.breached.clone();
+    for check in crate::commands::check::judge_profile(&cfg.budgets, &profile) {
+        if check.state == BudgetState::Breached && !breached.contains(&check.budget) {
+            breached.push(check.budget);
+        }
+    }
     if !running && breached.is_empty() {
         return Ok(Vec::new());
     }
@@ -97,7 +108,7 @@ pub fn lines(dir: &Path, frame_ms: Option<f64>) -> anyhow::Result<Vec<String>> {
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let cfg = config::load_project(&args.config, "hook-status")?;
-    let text: String = lines(&args.dir, cfg.frame_ms)?
+    let text: String = lines(&args.dir, &cfg)?
         .into_iter()
         .map(|l| l + "\n")
         .collect();
