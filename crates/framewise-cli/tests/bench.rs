@@ -394,3 +394,60 @@ fn hook_status_is_silent_unless_running_or_breached() {
         "inside: silence"
     );
 }
+
+#[test]
+fn check_reads_the_counters_and_scopes_a_real_session_wrote() {
+    // The demo's own live log: profile.json as the recorder writes it, judged by check.
+    // The limits are far from any machine's figures (no timing threshold): a scope cannot
+    // take 10 minutes of a frame, and it cannot take less than a nanosecond.
+    let dir = Dir::new();
+    dir.run(&[
+        "demo",
+        "--frames",
+        "60",
+        "--quiet",
+        "--threads",
+        "2",
+        "-o",
+        "d.sgpt",
+    ])
+    .expect(0);
+    let profile: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path(".framewise/profile.json")).expect("profile.json"),
+    )
+    .expect("JSON");
+    let draw_calls = profile["counter_stats"]["draw_calls"]["max"]
+        .as_f64()
+        .expect("the live log's counter statistics");
+    assert!(draw_calls > 0.0, "{profile}");
+    assert!(
+        profile["scopes"]["render"]["p95_ms"].is_number(),
+        "{profile}"
+    );
+    dir.write(
+        "framewise.toml",
+        format!(
+            "[budgets]\n\"counter.draw_calls.max\" = {draw_calls}\n\"scope.render.p95\" = 600000\n\"scope.simulate.max\" = 600000\n"
+        ),
+    );
+    let json = dir.run(&["check", "--format", "json"]).expect(0).json();
+    assert_eq!(json["verdict"], "inside", "{json}");
+    for b in json["budgets"].as_array().expect("budgets") {
+        assert_eq!(b["state"], "inside", "{b}");
+    }
+    dir.write(
+        "framewise.toml",
+        format!(
+            "[budgets]\n\"counter.draw_calls.max\" = {}\n\"scope.render.min\" = 0.000001\n",
+            draw_calls - 1.0
+        ),
+    );
+    let json = dir.run(&["check", "--format", "json"]).expect(1).json();
+    let states: Vec<&str> = json["budgets"]
+        .as_array()
+        .expect("budgets")
+        .iter()
+        .map(|b| b["state"].as_str().expect("state"))
+        .collect();
+    assert_eq!(states, ["breached", "breached"], "{json}");
+}
