@@ -83,6 +83,24 @@ fn the_live_log_and_append_agree_on_the_demo_capture_and_twice_adds_nothing() {
         assert_eq!(j.coincident, ["unit"]);
         assert!(unit.iter().any(|u| u.frame == j.frame), "{j:#?}");
     }
+    // The demo's world object: the usermark's frame has the hotkey held, and every record
+    // of play has the unit walking and the camera's pose.
+    let mark = live
+        .iter()
+        .find_map(|r| match r {
+            Record::Usermark(m) => Some(m),
+            _ => None,
+        })
+        .expect("a usermark");
+    let world = mark.common.world.as_ref().expect("the mark's world");
+    assert_eq!(world.inputs_held, ["move", "usermark"], "{world:?}");
+    for j in &jitter {
+        let world = j.common.world.as_ref().expect("the jump frame's world");
+        assert_eq!(world.inputs_held, ["move"], "{world:?}");
+        let camera = world.camera.as_ref().expect("a camera");
+        assert_eq!(camera.position[1], 62.0);
+        assert!(camera.quaternion.is_some());
+    }
     let Some(Record::SessionEnd(end)) = live.last() else {
         panic!("session-end is last: {live:#?}");
     };

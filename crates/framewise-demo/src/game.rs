@@ -17,6 +17,7 @@ use crate::render::texture::{Texture, BASE_SIZE};
 use crate::render::{FrameView, Renderer, SceneUpload};
 use crate::sim::{Camera, Flock, Particles, Player};
 use crate::world::{place_spawns, FlowFields, NavGrid, GOALS};
+use crate::world_object::{self, WorldObject};
 use crate::{DemoConfig, DemoError, DemoOutcome, FrameTally, InjectedHitch};
 
 /// Spawn-point candidates scored per agent of the spawn wave.
@@ -148,6 +149,7 @@ pub fn run(mut config: DemoConfig) -> Result<DemoOutcome, DemoError> {
                 builder = builder.setting("fixed_dt_s", dt.as_secs_f64().to_string());
             }
             builder = motion::declare(builder, Duration::from_secs_f32(MAX_DT_S));
+            builder = world_object::declare(builder);
             builder = match &config.incident_dir {
                 Some(dir) => builder.incident_dir(dir.clone()),
                 None if config.use_env => builder,
@@ -303,6 +305,7 @@ impl Game {
         let mut previous_begin: Option<Instant> = None;
         let mut agents_loaded = 0u32;
         let tracks = motion::Tracks::new();
+        let world = WorldObject::new();
         // The time the unit's positions follow: the sum of the steps taken.
         let mut sim_s = 0f64;
 
@@ -380,7 +383,9 @@ impl Game {
                 }
                 if phase == "load" {
                     let _scope = scope!("load_level");
+                    let loaded = agents_loaded;
                     self.load_step(config, frame - schedule.boot_frames, &mut agents_loaded);
+                    world.agents_spawned(agents_loaded.saturating_sub(loaded) as usize);
                 }
                 if schedule.spawn_wave_at == Some(frame) {
                     mark!("wave_arrived");
@@ -396,6 +401,7 @@ impl Game {
                     );
                     self.flock
                         .spawn(&self.spawn_points, true, &mut self.spawn_rng);
+                    world.agents_spawned(self.spawn_points.len());
                     for k in (0..self.spawn_points.len()).step_by(8) {
                         let p = self.spawn_points[k];
                         self.particles.emit(
@@ -528,6 +534,13 @@ impl Game {
             // With a fixed step the positions follow the step, not the frame clock.
             let sim_clock = config.fixed_dt.map(|_| Duration::from_secs_f64(sim_s));
             tracks.record(published, self.camera.focus, sim_clock);
+            let inputs = if paused { 0 } else { world_object::MOVE }
+                | if config.usermark_at == Some(frame) {
+                    world_object::USERMARK
+                } else {
+                    0
+                };
+            world.record(inputs, &self.camera);
             if let (Some(s), Some(labels)) = (session, &labels) {
                 let recorder_clock = Instant::now();
                 if s.level() >= CaptureLevel::Workload {

@@ -53,6 +53,7 @@ pub mod png;
 pub mod render;
 pub mod sim;
 pub mod world;
+pub mod world_object;
 
 use std::path::PathBuf;
 

@@ -51,6 +51,7 @@ mod read;
 mod record;
 pub mod stats;
 mod time;
+pub mod world;
 
 pub use append::Appender;
 pub use dir::{

@@ -95,15 +95,16 @@ pub struct Common {
     pub world: Option<World>,
 }
 
-/// What the host says about its world at a record: small, and only what it knows.
+/// What the host says about its world at a record's frame: small, and only what it knows
+/// (the recorder's `framewise::world` handles; `crate::world` reads it back).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct World {
-    /// Entities that appeared in the frame (names or ids).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub spawned: Vec<String>,
-    /// Entities that went away in the frame.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub removed: Vec<String>,
+    /// Entities that appeared in the frame: how many of each kind.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub spawned: BTreeMap<String, u64>,
+    /// Entities that went away in the frame: how many of each kind.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub removed: BTreeMap<String, u64>,
     /// Inputs held (keys, buttons).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inputs_held: Vec<String>,

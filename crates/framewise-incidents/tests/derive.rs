@@ -127,6 +127,7 @@ fn facts() -> SessionFacts {
         wall_start_unix_ns: 1_796_142_000_000 * MS,
         frame_budget_ns: None,
         motion_settings: Vec::new(),
+        world_inputs: Vec::new(),
     }
 }
 

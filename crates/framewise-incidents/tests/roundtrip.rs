@@ -26,8 +26,8 @@ fn full_common() -> Common {
         automated: true,
         session: Some("0123456789abcdef0123456789abcdef".into()),
         world: Some(World {
-            spawned: vec!["enemy_17".into()],
-            removed: Vec::new(),
+            spawned: [("enemy".to_owned(), 17)].into(),
+            removed: Default::default(),
             inputs_held: vec!["KeyW".into()],
             camera: Some(Camera {
                 position: [4.0, 12.0, -30.0],

@@ -73,6 +73,7 @@ mod thread;
 mod topology;
 #[cfg(feature = "tracing")]
 pub mod tracing;
+pub mod world;
 mod writer;
 
 pub use clock::ClockChoice;

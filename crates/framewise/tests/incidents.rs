@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use framewise::motion::{MotionClock, MotionTrack, TrackSpec};
+use framewise::world::{InputsHeld, Spawns, WorldCamera};
 use framewise::{scope, Session, WriterMode};
 use framewise_incidents::derive::{automated_from_env, Deriver, SessionFacts};
 use framewise_incidents::{read_all, read_profile, Record, PROFILE_SCHEMA};
@@ -18,13 +19,16 @@ const FRAMES: u64 = 60;
 
 /// Records a short session whose frame 40 sleeps 80 ms inside `stall`, whose frame 50
 /// carries a usermark, and whose `unit` track (moving 1 unit per 10 ms step of its motion
-/// clock) lands 3 units off its line in frame 20 and is back on it the frame after.
+/// clock) lands 3 units off its line in frame 20 and is back on it the frame after. The
+/// world object: `move` held throughout, `fire` from frame 30, three goblins spawned in the
+/// stall's frame, the camera above the unit.
 fn record(capture: &Path, dir: Option<&Path>, on: Option<bool>) -> framewise::Report {
     let mut builder = Session::builder()
         .writer_mode(WriterMode::Lossless)
         .build_id("test-build")
         .situation("view", "top")
-        .motion_track(&TrackSpec::new("unit", 0.5));
+        .motion_track(&TrackSpec::new("unit", 0.5))
+        .world_inputs(&["move", "fire"]);
     if let Some(dir) = dir {
         builder = builder.incident_dir(dir);
     }
@@ -34,7 +38,10 @@ fn record(capture: &Path, dir: Option<&Path>, on: Option<bool>) -> framewise::Re
     let session = builder.start(capture).unwrap();
     session.set_phase("play");
     let (unit, clock) = (MotionTrack::new("unit"), MotionClock::new());
+    let (goblins, inputs, camera) = (Spawns::new("goblin"), InputsHeld::new(), WorldCamera::new());
     for frame in 0..FRAMES {
+        inputs.set(if frame >= 30 { 0b11 } else { 0b01 });
+        camera.record_pose([frame as f64, 10.0, 0.0], [0.0, 0.0, 0.0, 1.0]);
         let off = if frame == SNAP_FRAME { 3.0 } else { 0.0 };
         unit.record([frame as f64 + off, 0.0, 0.0]);
         clock.set(Duration::from_millis(10 * frame));
@@ -43,6 +50,7 @@ fn record(capture: &Path, dir: Option<&Path>, on: Option<bool>) -> framewise::Re
             std::thread::sleep(Duration::from_millis(1));
             if frame == HITCH_FRAME {
                 let _stall = scope!("stall");
+                goblins.spawned(3);
                 std::thread::sleep(Duration::from_millis(80));
             }
         }
@@ -82,6 +90,22 @@ fn the_live_log_writes_records_and_profile_into_the_directory() {
     assert_eq!(hitch.scopes[0].name, "update");
     assert!(hitch.scopes.iter().any(|s| s.name == "stall"));
     assert!(!hitch.classification.is_empty());
+    let world = hitch
+        .common
+        .world
+        .as_ref()
+        .expect("the hitch frame's world");
+    assert_eq!(world.spawned.get("goblin"), Some(&3));
+    assert!(world.removed.is_empty());
+    assert_eq!(world.inputs_held, ["move", "fire"]);
+    let camera = world.camera.as_ref().expect("the camera");
+    assert_eq!(camera.position, [HITCH_FRAME as f64, 10.0, 0.0]);
+    assert_eq!(camera.quaternion, Some([0.0, 0.0, 0.0, 1.0]));
+    assert!(
+        hitch.delta.keys().all(|k| !k.starts_with("world.")),
+        "{:?}",
+        hitch.delta
+    );
     assert_eq!(hitch.footprint.id.len(), 8);
     let mark = read
         .records
@@ -109,6 +133,13 @@ fn the_live_log_writes_records_and_profile_into_the_directory() {
     assert_eq!(snap.frame, SNAP_FRAME);
     assert_eq!(snap.jump, [3.0, 0.0, 0.0]);
     assert_eq!(snap.classification[0].guess, "snap");
+    let world = snap.common.world.as_ref().expect("the jump frame's world");
+    assert_eq!(world.inputs_held, ["move"]);
+    assert!(world.spawned.is_empty());
+    assert_eq!(
+        world.camera.as_ref().map(|c| c.position),
+        Some([SNAP_FRAME as f64, 10.0, 0.0])
+    );
     assert_eq!(
         snap.footprint.key,
         "jitter|unit|snap|play|snap|horizontal|ctx:view=top"

@@ -4,6 +4,8 @@
 
 use framewise_detect::median::median;
 use framewise_detect::motion::names::is_motion_counter;
+
+use crate::world::is_world_counter;
 use framewise_format::model::{CounterKind, Frame, SymId, SymbolKind, SymbolTable};
 
 /// Frames remembered: 10 s at 400 frames/s, enough for a usermark's 5 s window and the
@@ -22,8 +24,10 @@ pub(crate) struct FrameSummary {
     pub(crate) period_ns: Option<u64>,
     pub(crate) paused: bool,
     pub(crate) phase: Option<SymId>,
-    /// Counter values, as recorded.
+    /// Counter values, as recorded (motion tracks and the world object left out).
     pub(crate) counters: Vec<(SymId, i64)>,
+    /// The world object's counters (`world.*`), as recorded.
+    pub(crate) world: Vec<(SymId, i64)>,
     /// Per scope, longest first: the sum of its spans' durations in the frame (all
     /// threads), and of their self times (less the spans nested directly in them).
     pub(crate) scopes: Vec<ScopeTotals>,
@@ -85,8 +89,9 @@ impl FrameRing {
     }
 
     /// Summarises `frame` into the next slot (the oldest frame's, once the ring is full).
-    /// Motion-tracking counters are left out: they record where things are, not what the
-    /// frame cost, and would read as counter deltas.
+    /// Motion-tracking counters are left out and the world object's kept apart: they record
+    /// where things are and what the host said, not what the frame cost, and would read as
+    /// counter deltas.
     pub(crate) fn push(&mut self, frame: &Frame, symbols: &SymbolTable) -> &mut FrameSummary {
         let slot_index = (self.head + self.len) % RING_FRAMES;
         if self.len == RING_FRAMES {
@@ -145,17 +150,15 @@ impl FrameRing {
         slot.phase = frame.phase;
         slot.median_ns = None;
         slot.counters.clear();
-        slot.counters.extend(
-            frame
-                .counters
-                .iter()
-                .filter(|c| {
-                    symbols
-                        .get(c.counter)
-                        .is_none_or(|s| !is_motion_counter(&s.name))
-                })
-                .map(|c| (c.counter, c.value)),
-        );
+        slot.world.clear();
+        for c in &frame.counters {
+            let name = symbols.get(c.counter).map(|s| s.name.as_str());
+            if name.is_some_and(is_world_counter) {
+                slot.world.push((c.counter, c.value));
+            } else if !name.is_some_and(is_motion_counter) {
+                slot.counters.push((c.counter, c.value));
+            }
+        }
         slot.scopes.clear();
         for &scope in &self.touched {
             let (total_ns, self_ns) = self.scope_totals[scope as usize];

@@ -29,7 +29,7 @@ use crate::record::{Common, DropCounts, HeartbeatRecord, Record, SessionEndRecor
 use crate::stats::{median_p95_ms, ms_from_ns, s_from_ns};
 use framewise_detect::motion::JitterEvent;
 
-use frames::FrameRing;
+use frames::{FrameRing, FrameSummary};
 use limits::Limits;
 use motion::Jitter;
 
@@ -64,6 +64,9 @@ pub struct SessionFacts {
     /// The META settings that declare motion tracks (`motion.*`): the deriver feeds those
     /// tracks to the motion monitor and writes its `jitter` records.
     pub motion_settings: Vec<(String, String)>,
+    /// The names of the inputs the host declared for its `world` object, in bit order
+    /// (META `world.inputs`).
+    pub world_inputs: Vec<String>,
 }
 
 impl SessionFacts {
@@ -91,6 +94,13 @@ impl SessionFacts {
                 .filter(|(k, _)| framewise_detect::motion::names::is_motion_counter(k))
                 .cloned()
                 .collect(),
+            world_inputs: meta
+                .settings
+                .iter()
+                .rev()
+                .find(|(k, _)| k == crate::world::INPUTS_SETTING)
+                .map(|(_, v)| crate::world::input_names(v))
+                .unwrap_or_default(),
         }
     }
 }
@@ -118,6 +128,8 @@ struct Beat {
 pub struct Deriver {
     base: Common,
     wall_start_unix_ns: u64,
+    /// The host's input names, for the `world` object.
+    world_inputs: Vec<String>,
     budget_ns: u64,
     rule: HitchRule,
     ring: FrameRing,
@@ -159,6 +171,7 @@ impl Deriver {
                 world: None,
             },
             wall_start_unix_ns: facts.wall_start_unix_ns,
+            world_inputs: facts.world_inputs,
             budget_ns,
             rule: HitchRule::new(budget_ns),
             ring: FrameRing::new(),
@@ -194,11 +207,26 @@ impl Deriver {
     }
 
     /// The common fields for a record made at session time `at_ns` in `phase`.
-    fn common(&self, at_ns: u64, phase: Option<&str>) -> Common {
+    /// `frame` is the record's frame: its `world` object goes on the record.
+    fn common(
+        &self,
+        at_ns: u64,
+        phase: Option<&str>,
+        frame: Option<&FrameSummary>,
+        symbols: &SymbolTable,
+    ) -> Common {
         let unix_ms = (u128::from(self.wall_start_unix_ns) + u128::from(at_ns)) / 1_000_000;
+        let world = frame.and_then(|f| {
+            let counters = f
+                .world
+                .iter()
+                .filter_map(|&(id, v)| Some((symbols.name(id)?, v)));
+            crate::world::world_of(counters, &self.world_inputs)
+        });
         Common {
             at: crate::time::iso_from_unix_ms(i64::try_from(unix_ms).unwrap_or(i64::MAX)),
             phase: phase.map(str::to_owned),
+            world,
             ..self.base.clone()
         }
     }
@@ -225,19 +253,21 @@ impl Deriver {
         if let Some(jitter) = &mut self.jitter {
             jitter.observe(frame, symbols, &mut self.events);
         }
-        self.push_jitter(out);
+        self.push_jitter(symbols, out);
         if self.beat.play_ns >= HEARTBEAT_PLAY_NS {
             out.push(Record::Heartbeat(self.heartbeat(symbols)));
         }
     }
 
     /// The jitter records of the events decided so far, dated by their jump frame's start.
-    fn push_jitter(&mut self, out: &mut Vec<Record>) {
+    fn push_jitter(&mut self, symbols: &SymbolTable, out: &mut Vec<Record>) {
         let mut events = std::mem::take(&mut self.events);
         if let Some(jitter) = &self.jitter {
             for event in &events {
                 let begin_ns = jitter.begin_ns(event.frame).unwrap_or(self.last_end_ns);
-                let record = crate::jitter_record(event, &self.common(begin_ns, None));
+                let frame = self.ring.newest_first().find(|f| f.index == event.frame);
+                let common = self.common(begin_ns, None, frame, symbols);
+                let record = crate::jitter_record(event, &common);
                 out.push(Record::Jitter(record));
             }
         }
@@ -297,7 +327,7 @@ impl Deriver {
         let newest = self.ring.back(0);
         let phase = newest.and_then(|f| f.phase).and_then(|p| symbols.name(p));
         let record = HeartbeatRecord {
-            common: self.common(self.last_end_ns, phase),
+            common: self.common(self.last_end_ns, phase, newest, symbols),
             frame: newest.map_or(0, |f| f.index),
             window: crate::stats::window(frames, Some(s_from_ns(beat.play_ns)), &mut periods_ns),
             counters: self.counter_medians(frames as usize, symbols),
@@ -371,7 +401,7 @@ impl Deriver {
         };
         Profile {
             schema: PROFILE_SCHEMA.to_owned(),
-            common: self.common(self.last_end_ns, phase),
+            common: self.common(self.last_end_ns, phase, newest, symbols),
             frame_index: newest.map_or(0, |f| f.index),
             window: crate::record::Window {
                 ms: None,
@@ -416,14 +446,11 @@ impl Deriver {
         if let Some(jitter) = &mut self.jitter {
             jitter.finish(&mut self.events);
         }
-        self.push_jitter(out);
-        let phase = self
-            .ring
-            .back(0)
-            .and_then(|f| f.phase)
-            .and_then(|p| symbols.name(p));
+        self.push_jitter(symbols, out);
+        let newest = self.ring.back(0);
+        let phase = newest.and_then(|f| f.phase).and_then(|p| symbols.name(p));
         out.push(Record::SessionEnd(SessionEndRecord {
-            common: self.common(self.last_end_ns, phase),
+            common: self.common(self.last_end_ns, phase, newest, symbols),
             frames: self.frames,
             paused_frames: self.paused_frames,
             duration_s: s_from_ns(

@@ -237,7 +237,7 @@ pub(super) fn hitch(
     let empty = FrameSummary::default();
     let frame = deriver.ring.back(0).unwrap_or(&empty);
     let phase = frame.phase.and_then(|p| symbols.name(p));
-    let common = deriver.common(frame.end_ns, phase);
+    let common = deriver.common(frame.end_ns, phase, Some(frame), symbols);
     let guesses = classification(deriver, frame, symbols);
     let footprint = footprint(
         &KeyRecord::Hitch(hitch_key(phase, &guesses)),
@@ -301,7 +301,7 @@ pub(super) fn usermark(
         .collect();
     let open = deriver.ring.back(0);
     let phase = open.and_then(|f| f.phase).and_then(|p| symbols.name(p));
-    let common = deriver.common(at_ns, phase);
+    let common = deriver.common(at_ns, phase, open, symbols);
     let worst_guess = worst_frames
         .first()
         .and_then(|w| w.classification.first())
