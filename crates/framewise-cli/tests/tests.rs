@@ -20,6 +20,7 @@ mod errors;
 mod footprint;
 mod golden;
 mod hitches;
+mod init;
 mod inspect;
 mod ledger;
 mod lists;

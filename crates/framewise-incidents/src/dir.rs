@@ -30,12 +30,32 @@ profile.json
 .profile.json.*.tmp
 ";
 
-/// The `framewise.toml` scaffolded into the directory.
+/// The `framewise.toml` scaffolded into the directory: the frame budget, and commented
+/// examples of the other budgets, a canonical bench and gate tolerances (docs/CLI.md,
+/// "framewise.toml").
 pub const CONFIG_TOML: &str = "\
-# framewise.toml: budgets and gate tolerances for this game (see `framewise --help`).
+# framewise.toml: this game's budgets and canonical benches. A person reviews every change
+# to this file: an agent never edits the goalposts to make a result pass.
+#
+# `framewise bench`, `check`, `golden` and `hook-status` read ./framewise.toml, else this
+# file (.framewise/framewise.toml); the analysis verbs read it when given --config.
 
 [budgets]
-frame_ms = 16.67          # the frame budget: the hitch rule's bar is max(2 x median, 1.5 x this)
+frame_ms = 16.67          # the frame budget (judged on frame.p95); the hitch bar is max(2 x median, 1.5 x this)
+# \"frame.p99\" = 33.3      # any metric path (docs/CLI.md, \"Metric paths\"), judged in its direction
+# \"counter.draw_calls.max\" = 300
+
+# A canonical workload, declared by a person: `framewise bench smoke` runs it `runs` times
+# through the recorder and compares with noise floors (`--compare last`). Replace the
+# command with your game's (any program linked with the recorder), then uncomment.
+# [bench.smoke]
+# command = [\"framewise\", \"demo\", \"--quiet\"]
+# frames = 600            # measured frames per run
+# warmup = 120            # frames run first and discarded
+# runs = 5                # at least 3
+# seed = 1                # handed to the program as FRAMEWISE_SEED
+# fixed_dt = 0.016666     # FRAMEWISE_FIXED_DT: pins the simulation step, seconds
+# golden_frame = 300      # the frame `framewise golden --check smoke` compares
 
 # [gate.tolerances]       # how far `framewise gate` lets a metric move, as a fraction
 # \"frame.p99\" = 0.10
@@ -46,9 +66,41 @@ frame_ms = 16.67          # the frame budget: the hitch rule's bar is max(2 x me
 /// instructions.
 pub const AGENT_GUIDE_FILE: &str = "agent-guide.md";
 
-/// The agent guide fragment scaffolded into the directory.
-pub const AGENT_GUIDE: &str = "\
-# .framewise/ — what this game remembers
+/// The doctrine an agent follows with framewise: the numbered list of docs/AGENTS.md's
+/// "The doctrine", word for word (a test compares them), so the guide a project scaffolds
+/// and the project's own docs never disagree.
+pub const AGENT_DOCTRINE: &str = include_str!("agent_doctrine.md");
+
+/// The agent guide fragment scaffolded into the directory: the doctrine, the loop, and
+/// what the files say.
+pub const AGENT_GUIDE: &str = concat!(
+    "\
+# framewise — for coding agents working on this game
+
+framewise measures, attributes and verifies this game's performance. Its verbs print JSON
+(`--format json`) and exit with a verdict: 0 pass / improved / inside, 1 fail / regressed /
+breached, 2 inconclusive / no detectable change, 3 incomparable, 4 error (never a pass).
+Act on `verdict` and `exit_code`, not on console prose.
+
+## The doctrine
+
+",
+    include_str!("agent_doctrine.md"),
+    "
+## The loop, one change per iteration
+
+1. `framewise issues --json` (the incident log folded by cause) and the ledger
+   `.framewise/bench-history.jsonl`: what is known, what was tried and reverted.
+2. `framewise check`: every `[budgets]` entry of `framewise.toml` (exit 1 names each breach).
+3. `framewise hitches CAPTURE --json`, `framewise attribute CAPTURE --json`: the causes.
+4. One change, aimed at the top of that ranking.
+5. `framewise bench NAME --compare last`: improved (0), regressed (1), no detectable
+   change (2), incomparable (3). `NAME` is a `[bench.NAME]` of `framewise.toml`.
+6. `framewise golden --check NAME`: 0 same picture, 1 changed (revert), 4 no golden.
+7. Keep and commit, or revert. A kept fix of catalogued issues:
+   `framewise fix --title ... --footprints ID,...` (its before/after measured from the log).
+
+## .framewise/ — what this game remembers
 
 framewise writes these files while the game runs with a recording session (and
 `framewise demo` writes them for the demo). Read them cold; nothing here needs the
@@ -61,14 +113,18 @@ game to be running.
   `jitter` (a tracked point jumped off its trajectory), `heartbeat` (every 10 s of
   play: median/p95 and counter medians), `session-end` (frames, duration, and how
   many records the rate limits dropped: all zero means nothing was dropped).
-  Every line carries `at`, `build`, `phase`, `ctx` (the situation), `automated`.
+  Every line carries `at`, `build`, `phase`, `ctx` (the situation), `automated`, and
+  `world` when the game attached one (entities spawned and removed, inputs held, camera).
   A field that was not measured is absent, never 0. A last line without its newline
   was cut by a crash: skip it.
 - `footprint.id` names the cause, apart from the occurrence: the same id on two
   days is the same issue. `footprint.key` is exactly what was hashed.
 - `profile.json` — the latest session's rolling summary, rewritten every 2 s.
-- `framewise.toml` — this game's frame budget (`[budgets] frame_ms`).
-";
+- `bench-history.jsonl` — every bench comparison, append-only, machine-written.
+- `fixes.jsonl` — recorded fixes with their measured before and after.
+- `framewise.toml` — the budgets and canonical benches: a person's, not yours to edit.
+"
+);
 
 /// Finds the directory: `configured` when given (it need not exist yet), else
 /// `FRAMEWISE_DIR` when set and not empty, else `.framewise/` in the working directory when

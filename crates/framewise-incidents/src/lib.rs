@@ -55,8 +55,9 @@ pub mod world;
 
 pub use append::Appender;
 pub use dir::{
-    locate, scaffold, scaffold_dir, Scaffold, AGENT_GUIDE, AGENT_GUIDE_FILE, BENCH_HISTORY_FILE,
-    CONFIG_TOML, DIR_ENV, DIR_NAME, FIXES_FILE, GITIGNORE, PERF_FILE, PROFILE_FILE,
+    locate, scaffold, scaffold_dir, Scaffold, AGENT_DOCTRINE, AGENT_GUIDE, AGENT_GUIDE_FILE,
+    BENCH_HISTORY_FILE, CONFIG_TOML, DIR_ENV, DIR_NAME, FIXES_FILE, GITIGNORE, PERF_FILE,
+    PROFILE_FILE,
 };
 pub use jitter::jitter_record;
 pub use once::{append_once, AppendOnce, Occurrence};

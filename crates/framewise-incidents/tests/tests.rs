@@ -5,3 +5,4 @@ mod derive;
 mod fold;
 mod once;
 mod roundtrip;
+mod scaffold;

@@ -1,8 +1,10 @@
 //! `framewise init [PROJECT]`: scaffolds `.framewise/` in a game's repository — its
 //! `.gitignore` (bench runs and golden frames ignored; `perf.jsonl`, `bench-history.jsonl`
-//! and `fixes.jsonl` kept: they are the audit trail), `framewise.toml` (the frame budget),
-//! and the agent guide fragment `agent-guide.md`. Idempotent: a file that exists is never touched, and
-//! the verb says what it created and what it left as it was.
+//! and `fixes.jsonl` kept: they are the audit trail), `framewise.toml` (the frame budget,
+//! and commented examples of a canonical bench, budgets and gate tolerances, where `bench`
+//! and `check` look for it), and the agent guide fragment `agent-guide.md` (docs/AGENTS.md's
+//! doctrine, the loop, the files). Idempotent: a file that exists is never touched, and the
+//! verb says what it created and what it left as it was.
 //!
 //! Exit: 0 (created, or everything was already there); 4 when the directory cannot be
 //! made or a file cannot be written.
