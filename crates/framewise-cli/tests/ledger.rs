@@ -570,3 +570,30 @@ fn watch_exits_cleanly_when_the_reader_closes_the_pipe() {
         .expect("the watch ends once its reader is gone");
     assert_eq!(status.code(), Some(0));
 }
+
+#[test]
+fn watch_refuses_a_log_that_is_not_a_regular_file_at_once() {
+    let dir = Dir::new();
+    std::fs::create_dir(dir.path(".framewise")).expect("mkdir");
+    // A FIFO would never grow a length to tail: refused, never waited on.
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.path(".framewise/perf.jsonl"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let run = dir.run(&["watch", "--timeout", "60"]).expect(4);
+    assert!(
+        run.one_error_line()
+            .contains("perf.jsonl: not a regular file"),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_file(dir.path(".framewise/perf.jsonl")).expect("rm fifo");
+    std::fs::create_dir(dir.path(".framewise/perf.jsonl")).expect("mkdir");
+    let run = dir.run(&["watch", "--timeout", "60"]).expect(4);
+    assert!(
+        run.one_error_line().contains("not a regular file"),
+        "{}",
+        run.stderr
+    );
+}

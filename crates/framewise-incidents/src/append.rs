@@ -6,7 +6,7 @@
 //! line is built whole in memory first, newline included, and handed over in one call.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -25,17 +25,27 @@ pub struct Appender {
 impl Appender {
     /// Opens (creating it if needed) `path` for appending. The directory must exist; a path
     /// that is there but not a regular file (a FIFO, a device) is an error, never opened.
+    ///
+    /// A file whose last line was torn (a writer crashed mid-line) gets a newline first, so
+    /// the torn line stays one unreadable line of its own and the records appended after it
+    /// read whole, instead of the first of them being glued onto it.
     pub fn open(path: impl Into<PathBuf>) -> Result<Self, Error> {
         let path = path.into();
         crate::regular_or_missing(&path)?;
-        let file = OpenOptions::new()
+        let io = |source| Error::Io {
+            path: path.clone(),
+            source,
+        };
+        let mut file = OpenOptions::new()
             .append(true)
             .create(true)
             .open(&path)
-            .map_err(|source| Error::Io {
-                path: path.clone(),
-                source,
-            })?;
+            .map_err(io)?;
+        if ends_torn(&path).map_err(io)? {
+            // One write: at worst (another process appended a whole line meanwhile) this
+            // leaves an empty line, which readers skip.
+            file.write_all(b"\n").map_err(io)?;
+        }
         Ok(Self {
             path,
             file,
@@ -78,4 +88,16 @@ impl Appender {
         }
         Ok(())
     }
+}
+
+/// Whether the file at `path` is not empty and does not end with a newline.
+fn ends_torn(path: &Path) -> std::io::Result<bool> {
+    let mut file = File::open(path)?;
+    if file.metadata()?.len() == 0 {
+        return Ok(false);
+    }
+    file.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] != b'\n')
 }

@@ -1,11 +1,12 @@
-//! Appending once: an occurrence (session, type, frame) is written at most once, and a
-//! jitter event becomes the record the log carries.
+//! Appending once: an occurrence (session, type, frame) is written at most once, a jitter
+//! event becomes the record the log carries, and what is appended after a torn line (a
+//! writer crashed mid-line) reads whole.
 
 use framewise_detect::hitch_classify::Confidence as DetectConfidence;
 use framewise_detect::motion::{JitterEvent, JitterGuess, JitterGuessKind, JitterKind};
 use framewise_incidents::{
-    append_once, jitter_record, read_all, Common, Confidence, DropCounts, HeartbeatRecord, Record,
-    SessionEndRecord, Window, WrittenCounts,
+    append_once, jitter_record, read_all, Appender, Common, Confidence, DropCounts,
+    HeartbeatRecord, Record, SessionEndRecord, Window, WrittenCounts,
 };
 
 fn common(session: Option<&str>) -> Common {
@@ -181,4 +182,33 @@ fn a_fifo_in_place_of_the_log_is_an_error_not_a_hang() {
         .recv_timeout(std::time::Duration::from_secs(60))
         .expect("refused without waiting for a writer");
     assert_eq!(outcome, (true, true, true));
+}
+
+#[test]
+fn records_appended_after_a_torn_line_read_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("perf.jsonl");
+    Appender::open(&path)
+        .and_then(|mut log| log.append(&beat(None, 1)))
+        .expect("append");
+    // A writer crashed halfway through its line.
+    let whole = std::fs::read(&path).expect("read");
+    let mut torn = whole.clone();
+    torn.extend_from_slice(&whole[..whole.len() / 2]);
+    std::fs::write(&path, &torn).expect("write");
+    assert!(read_all(&path).expect("read").torn_last_line);
+
+    // The next session appends two records.
+    let mut log = Appender::open(&path).expect("reopen");
+    log.append(&beat(None, 2)).expect("append");
+    log.append(&beat(None, 3)).expect("append");
+    let read = read_all(&path).expect("read");
+    assert_eq!(read.records, [beat(None, 1), beat(None, 2), beat(None, 3)]);
+    assert_eq!(read.malformed, 1, "the torn line, on its own");
+    assert!(!read.torn_last_line);
+
+    // A file that ends whole gets nothing added by opening it.
+    let before = std::fs::read(&path).expect("read");
+    drop(Appender::open(&path).expect("reopen"));
+    assert_eq!(std::fs::read(&path).expect("read"), before);
 }

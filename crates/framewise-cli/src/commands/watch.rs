@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use framewise_incidents::{read_from, Record, PERF_FILE};
 use serde::Serialize;
 
@@ -155,6 +155,9 @@ impl Tail {
     /// New records since the last read (a file that shrank is read from its start).
     fn read(&mut self) -> anyhow::Result<Vec<Record>> {
         let len = match std::fs::metadata(&self.path) {
+            // A FIFO or a device has no length to tail: refused at once, never waited on
+            // (a directory is refused the same way).
+            Ok(m) if !m.is_file() => bail!("{}: not a regular file", self.path.display()),
             Ok(m) => m.len(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 self.offset = 0;
