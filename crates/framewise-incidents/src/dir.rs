@@ -167,6 +167,13 @@ pub fn scaffold_dir(dir: &Path) -> Result<Scaffold, Error> {
         move |source| Error::Io { path, source }
     };
     let created_dir = !dir.is_dir();
+    if created_dir && dir.exists() {
+        // A file (or a FIFO, a device) where the directory goes: say so, not "File exists".
+        return Err(io(dir)(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "exists and is not a directory (remove it or point the incident log elsewhere)",
+        )));
+    }
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let (mut created, mut kept) = (Vec::new(), Vec::new());
     for (name, text) in [

@@ -37,9 +37,15 @@ pub(crate) struct LiveLog {
 }
 
 fn warning(path: &Path, error: impl std::fmt::Display) -> Warning {
+    // The warning names the path itself: an error that starts with it says it once.
+    let text = error.to_string();
+    let message = text
+        .strip_prefix(&format!("{}: ", path.display()))
+        .unwrap_or(&text)
+        .to_owned();
     Warning::IncidentLog {
         path: path.to_owned(),
-        message: error.to_string(),
+        message,
     }
 }
 

@@ -215,4 +215,38 @@ fn a_log_that_cannot_be_opened_warns_and_the_capture_goes_on() {
         "{:?}",
         report.warnings
     );
+    // One line that names the path once and says what is wrong with it.
+    let line = report.warnings[0].to_string();
+    assert_eq!(
+        line,
+        format!(
+            "incident log stopped: {}: exists and is not a directory (remove it or point the \
+             incident log elsewhere); the capture goes on",
+            dir.display()
+        )
+    );
+}
+
+#[test]
+fn a_log_file_that_is_a_fifo_warns_once_naming_it_once() {
+    let _serial = common::serial();
+    let (tmp, capture) = common::temp_capture("fifo");
+    let dir = tmp.path().join(".framewise");
+    std::fs::create_dir(&dir).unwrap();
+    let perf = dir.join("perf.jsonl");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&perf)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let report = record(&capture, Some(&dir), None);
+    assert_eq!(report.frames_written, FRAMES);
+    let lines: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        lines,
+        [format!(
+            "incident log stopped: {}: not a regular file; the capture goes on",
+            perf.display()
+        )]
+    );
 }
