@@ -14,7 +14,9 @@
 //!
 //! [`derive`](mod@derive) is the one path from frames to records: the recorder's writer thread feeds it
 //! each frame it writes, and a capture's frames fed to it after the fact give the same
-//! records. It implements no detector: hitches, classifications, footprints and jitter are
+//! records (jitter included: it feeds the session's motion tracks to the motion monitor).
+//! [`world`] is the naming convention of the host's `world` object and reads it back from a
+//! frame's counters onto the records. It implements no detector: hitches, classifications, footprints and jitter are
 //! decided by `framewise-detect`, and this crate gives their results a file format. A field
 //! that was not measured is absent from a record, never `0`. docs/INCIDENTS.md describes
 //! every record and field.
