@@ -1,6 +1,6 @@
 //! The `tracing` layer turns spans into scopes.
 
-use framewise::tracing::{FramewiseLayer, SpanName};
+use framewise::tracing::{FramewiseLayer, FramewiseSubscriber, SpanName};
 use framewise::{Session, WriterMode};
 use framewise_format::model::Frame;
 use tracing_subscriber::layer::SubscriberExt;
@@ -46,19 +46,33 @@ fn tracing_spans_become_nested_scopes_with_their_call_site() {
 
 #[test]
 fn a_naming_field_names_the_scope_without_a_call_site() {
+    let layer = FramewiseLayer::new().name_by_field("name", name_test_span);
+    named_spans_record_as_named(tracing_subscriber::registry().with(layer));
+}
+
+#[test]
+fn the_subscriber_records_what_the_layer_records() {
+    let layer = FramewiseLayer::new().name_by_field("name", name_test_span);
+    named_spans_record_as_named(FramewiseSubscriber::from(layer));
+}
+
+fn name_test_span(span: &'static str, value: Option<&str>) -> SpanName {
+    match (span, value) {
+        ("system", Some(system)) => SpanName::Named(system.to_owned()),
+        ("schedule", Some(schedule)) => SpanName::Named(format!("schedule {schedule}")),
+        ("frame", _) => SpanName::Skip,
+        _ => SpanName::Default,
+    }
+}
+
+/// Spans named by a field, a skipped one and a default one, through `subscriber`.
+fn named_spans_record_as_named(subscriber: impl tracing::Subscriber + Send + Sync + 'static) {
     let _serial = common::serial();
     let (_dir, path) = common::temp_capture("tracing_named");
     let session = Session::builder()
         .writer_mode(WriterMode::Lossless)
         .start(path.as_path())
         .unwrap();
-    let layer = FramewiseLayer::new().name_by_field("name", |span, value| match (span, value) {
-        ("system", Some(system)) => SpanName::Named(system.to_owned()),
-        ("schedule", Some(schedule)) => SpanName::Named(format!("schedule {schedule}")),
-        ("frame", _) => SpanName::Skip,
-        _ => SpanName::Default,
-    });
-    let subscriber = tracing_subscriber::registry().with(layer);
     tracing::subscriber::with_default(subscriber, || {
         // Made once and entered every frame, as a framework keeps a system's span.
         let systems = [

@@ -8,6 +8,7 @@ use bevy::ecs::message::Messages;
 use bevy::ecs::resource::Resource;
 use bevy::ecs::system::Local;
 use bevy::ecs::world::World;
+use bevy::time::TimeUpdateStrategy;
 use framewise::{Gauge, SessionBuilder};
 
 use crate::{FramewiseReport, FramewiseSession};
@@ -25,6 +26,11 @@ pub(crate) fn frame_boundary(world: &mut World) {
     if let Some(Pending { builder, path }) = world.remove_resource::<Pending>() {
         match builder.start(path.as_path()) {
             Ok(session) => {
+                // The harness pins the simulation step (`FRAMEWISE_FIXED_DT`): Bevy's clock
+                // then advances by exactly that much per update.
+                if let Some(step) = session.fixed_dt() {
+                    world.insert_resource(TimeUpdateStrategy::ManualDuration(step));
+                }
                 world.insert_resource(FramewiseSession(session));
             }
             Err(error) => eprintln!("framewise: not recording to {}: {error}", path.display()),

@@ -25,18 +25,23 @@
 //!   [`FramewiseReport`] resource), when `frame_limit` is reached, or when the app is dropped
 //!   (a panic unwinding through `App::run` included: the recorder closes the capture as it
 //!   drops).
+//! - **The harness's fixed step**: under `FRAMEWISE_FIXED_DT`, Bevy's real clock
+//!   (`Time<Real>`) advances by exactly that step per update
+//!   (`TimeUpdateStrategy::ManualDuration`), so runs compare.
 //! - **One frame per `App::update`**: the frame closes at the start of the next update's
 //!   main schedule, so an update's sub-apps (extract and render) fall in its own frame.
 //! - **Every system run as a scope** named by the system (`my_game::movement`; the commands
 //!   it queued, applied later, as `my_game::movement commands`), on the lane of the thread
 //!   that ran it: the multi-threaded executor's systems on the compute task pool's threads,
 //!   exclusive systems on the main thread, inside the `schedule Update` (and every other
-//!   schedule's) scope. These come from Bevy's own `trace` spans through the recorder's
-//!   `tracing` layer ([`tracing_layer`]). Bevy makes a system's span when the system is added,
-//!   so only systems added after the plugin are seen: add it first. An app with Bevy's
-//!   `LogPlugin` owns the process's `tracing` subscriber; give it the layer with
-//!   `LogPlugin { custom_layer: |_| Some(Box::new(framewise_bevy::tracing_layer())), .. }`.
-//!   Bevy gives a system no call site, so its scope has none.
+//!   schedule's) scope. These come from Bevy's own `trace` spans: when it records, the plugin
+//!   makes the recorder's `tracing` subscriber ([`framewise::tracing::FramewiseSubscriber`],
+//!   told how Bevy names its spans) the process's global one. Bevy makes a system's span when
+//!   the system is added, so only systems added after the plugin are seen: add it first. An
+//!   app with Bevy's `LogPlugin` owns the global subscriber; give it the recorder's layer
+//!   instead, `LogPlugin { custom_layer: |_| Some(Box::new(framewise_bevy::tracing_layer())),
+//!   .. }` (the same scopes, at the registry's extra cost per span). Bevy gives a system no
+//!   call site, so its scope has none.
 //! - **Counters** per frame, read at the end of the main schedule: `entities` (entities
 //!   spawned in the world, Bevy's own included) and `archetypes`. Nothing else is recorded as
 //!   a counter: what this build of Bevy cannot measure is absent from the capture, never 0.
@@ -101,9 +106,9 @@ impl FramewisePlugin {
         self
     }
 
-    /// Whether the plugin makes a `tracing` subscriber carrying [`tracing_layer`] the
-    /// process's global one when it records (default: yes, unless one is already set). Turn
-    /// it off when the app's own subscriber (Bevy's `LogPlugin`'s) carries the layer.
+    /// Whether the plugin makes the recorder's `tracing` subscriber the process's global one
+    /// when it records (default: yes, unless one is already set). Turn it off when the app's
+    /// own subscriber (Bevy's `LogPlugin`'s) carries [`tracing_layer`].
     pub fn install_subscriber(mut self, install: bool) -> Self {
         self.install_subscriber = Some(install);
         self

@@ -1,11 +1,10 @@
-//! Bevy's `trace` spans as framewise scopes: the recorder's `tracing` layer, told how Bevy
-//! names its spans.
+//! Bevy's `trace` spans as framewise scopes: the recorder's `tracing` subscriber or layer,
+//! told how Bevy names its spans.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-use framewise::tracing::{FramewiseLayer, SpanName};
-use tracing_subscriber::layer::SubscriberExt;
+use framewise::tracing::{FramewiseLayer, FramewiseSubscriber, SpanName};
 
 /// Whether the process's global subscriber is one this crate installed.
 static INSTALLED: OnceLock<bool> = OnceLock::new();
@@ -19,14 +18,21 @@ static LAYER_GIVEN: AtomicBool = AtomicBool::new(false);
 /// `update`, `main app`, the `Main` schedule, this crate's own systems) record nothing; any
 /// other span keeps its name and call site.
 ///
-/// [`FramewisePlugin`](crate::FramewisePlugin) installs it itself unless the app owns the
-/// subscriber; with Bevy's `LogPlugin`, pass it as `custom_layer`:
+/// [`FramewisePlugin`](crate::FramewisePlugin) installs the recorder's subscriber, which
+/// names spans the same way, unless the app owns the global subscriber; with Bevy's
+/// `LogPlugin`, pass this layer as `custom_layer` (and turn the plugin's
+/// [`install_subscriber`](crate::FramewisePlugin::install_subscriber) off):
 ///
 /// ```ignore
 /// LogPlugin { custom_layer: |_| Some(Box::new(framewise_bevy::tracing_layer())), ..default() }
 /// ```
 pub fn tracing_layer() -> FramewiseLayer {
     LAYER_GIVEN.store(true, Ordering::Relaxed);
+    bevy_naming()
+}
+
+/// The layer with Bevy's naming.
+fn bevy_naming() -> FramewiseLayer {
     FramewiseLayer::new().name_by_field("name", name_span)
 }
 
@@ -45,11 +51,12 @@ fn name_span(span: &'static str, value: Option<&str>) -> SpanName {
     }
 }
 
-/// Makes a registry with [`tracing_layer`] the global subscriber, unless one is set already
-/// (then says so once on stderr, unless the app was given the layer).
+/// Makes the recorder's own subscriber, naming spans as [`tracing_layer`] does, the global
+/// one (the cheaper path: no registry), unless one is set already (then says so once on
+/// stderr, unless the app was given the layer).
 pub(crate) fn install_subscriber() {
     let installed = *INSTALLED.get_or_init(|| {
-        let subscriber = tracing_subscriber::registry().with(tracing_layer());
+        let subscriber = FramewiseSubscriber::from(bevy_naming());
         tracing::subscriber::set_global_default(subscriber).is_ok()
     });
     if !installed && !LAYER_GIVEN.load(Ordering::Relaxed) {

@@ -15,7 +15,8 @@ fn child(name: &str, env: &[(&str, &Path)]) -> Output {
     command
         .args(["--ignored", "--exact", "--test-threads=1", name])
         .env_remove(framewise::env::CAPTURE)
-        .env_remove(framewise::env::FRAMES);
+        .env_remove(framewise::env::FRAMES)
+        .env_remove(framewise::env::FIXED_DT);
     for (key, value) in env {
         command.env(key, value);
     }
@@ -55,6 +56,7 @@ fn the_environment_harness_records_a_plugin_without_settings() {
         &[
             (framewise::env::CAPTURE, &path),
             (framewise::env::FRAMES, Path::new("4")),
+            (framewise::env::FIXED_DT, Path::new("0.25")),
         ],
     );
     assert!(passed(&output), "{output:?}");
@@ -75,6 +77,11 @@ fn child_recorded_by_environment() {
     };
     assert_eq!(report.frames_written, 4);
     assert!(report.is_complete());
+    // FRAMEWISE_FIXED_DT=0.25 pinned Bevy's real clock: ten updates, 0.25 s each after the
+    // first.
+    let time = app.world().resource::<bevy::time::Time<bevy::time::Real>>();
+    assert_eq!(time.delta(), std::time::Duration::from_millis(250));
+    assert_eq!(time.elapsed(), std::time::Duration::from_millis(9 * 250));
 }
 
 #[test]

@@ -22,6 +22,9 @@
 //! call site (the span's own call site is the framework's, not the code the span times); the
 //! same hook skips spans that must not become scopes.
 //!
+//! A program with no other `tracing` subscriber can install [`FramewiseSubscriber`] instead:
+//! the same scopes, without the registry (no per-span storage, no lookup on enter and exit).
+//!
 //! This cost is that of `tracing` plus a scope: use `scope!` directly on paths that must be
 //! cheap.
 
@@ -42,6 +45,10 @@ use tracing_subscriber::Layer;
 use crate::intern::intern_scope;
 use crate::scope::{raw_begin, raw_end};
 
+mod subscriber;
+
+pub use subscriber::FramewiseSubscriber;
+
 /// What a span records as, decided by a [`FramewiseLayer::name_by_field`] namer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SpanName {
@@ -61,19 +68,9 @@ pub type SpanNamer = dyn Fn(&'static str, Option<&str>) -> SpanName + Send + Syn
 type NamedKey = (Identifier, Option<String>);
 
 /// The layer. Add it to a `tracing_subscriber::registry()`.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct FramewiseLayer {
-    callsites: Mutex<HashMap<Identifier, SymId>>,
-    named: Mutex<HashMap<NamedKey, Option<SymId>>>,
-    naming: Option<(&'static str, Box<SpanNamer>)>,
-}
-
-impl fmt::Debug for FramewiseLayer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FramewiseLayer")
-            .field("name_field", &self.naming.as_ref().map(|(field, _)| *field))
-            .finish_non_exhaustive()
-    }
+    names: Names,
 }
 
 impl FramewiseLayer {
@@ -103,12 +100,30 @@ impl FramewiseLayer {
         field: &'static str,
         namer: impl Fn(&'static str, Option<&str>) -> SpanName + Send + Sync + 'static,
     ) -> Self {
-        self.naming = Some((field, Box::new(namer)));
+        self.names.naming = Some((field, Box::new(namer)));
         self
     }
+}
 
+/// How spans are named, and the scopes already interned for them.
+#[derive(Default)]
+pub(crate) struct Names {
+    callsites: Mutex<HashMap<Identifier, SymId>>,
+    named: Mutex<HashMap<NamedKey, Option<SymId>>>,
+    pub(crate) naming: Option<(&'static str, Box<SpanNamer>)>,
+}
+
+impl fmt::Debug for Names {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Names")
+            .field("name_field", &self.naming.as_ref().map(|(field, _)| *field))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Names {
     /// The scope a new span records as, `None` for a skipped one.
-    fn symbol(&self, attrs: &Attributes<'_>) -> Option<SymId> {
+    pub(crate) fn symbol(&self, attrs: &Attributes<'_>) -> Option<SymId> {
         let metadata = attrs.metadata();
         let Some((field, namer)) = &self.naming else {
             return Some(self.default_symbol(metadata));
@@ -182,7 +197,7 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
-        let Some(symbol) = self.symbol(attrs) else {
+        let Some(symbol) = self.names.symbol(attrs) else {
             return;
         };
         if let Some(span) = ctx.span(id) {
@@ -197,8 +212,7 @@ where
         else {
             return;
         };
-        let recorded = raw_begin(symbol.0);
-        let _ = ENTERED.try_with(|entered| entered.borrow_mut().push((symbol.0, recorded)));
+        enter(symbol.0);
     }
 
     fn on_exit(&self, id: &Id, ctx: Context<'_, S>) {
@@ -208,17 +222,28 @@ where
         else {
             return;
         };
-        let recorded = ENTERED
-            .try_with(|entered| {
-                let mut entered = entered.borrow_mut();
-                let position = entered.iter().rposition(|(s, _)| *s == symbol.0)?;
-                let (_, recorded) = entered.remove(position);
-                Some(recorded)
-            })
-            .ok()
-            .flatten();
-        if recorded == Some(true) {
-            raw_end(symbol.0);
-        }
+        exit(symbol.0);
+    }
+}
+
+/// Begins `symbol`'s scope on this thread and remembers whether the begin was recorded.
+fn enter(symbol: SymId) {
+    let recorded = raw_begin(symbol);
+    let _ = ENTERED.try_with(|entered| entered.borrow_mut().push((symbol, recorded)));
+}
+
+/// Ends the innermost entered `symbol` on this thread, when its begin was recorded.
+fn exit(symbol: SymId) {
+    let recorded = ENTERED
+        .try_with(|entered| {
+            let mut entered = entered.borrow_mut();
+            let position = entered.iter().rposition(|(s, _)| *s == symbol)?;
+            let (_, recorded) = entered.remove(position);
+            Some(recorded)
+        })
+        .ok()
+        .flatten();
+    if recorded == Some(true) {
+        raw_end(symbol);
     }
 }
