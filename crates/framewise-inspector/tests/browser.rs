@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use framewise::{GpuPassTiming, Session, WriterMode};
 use framewise_analysis::LoadOptions;
 use framewise_demo::{DemoConfig, Scale, Schedule};
-use framewise_inspector::{Background, Server};
+use framewise_inspector::{Background, Follow, Inspector, Server};
 
 #[path = "common/ledger.rs"]
 mod ledger;
@@ -180,10 +180,15 @@ fn gpu_recording(dir: &Path) -> PathBuf {
     path
 }
 
-/// Serves `capture` (compared with `compare`) on a background thread; the address
-/// `framewise view` would print.
-fn serve(capture: &Path, compare: Option<&Path>) -> String {
-    let server = Server::bind(capture, compare, 0).expect("the inspector binds");
+/// Serves `capture` (compared with `compare`) on a background thread, with the issues
+/// catalogue of the `.framewise/` directory `project` only: never the nearest one above the
+/// capture's temp dir, which is whatever the machine holds (another program's
+/// `/tmp/.framewise`); the address `framewise view` would print.
+fn serve(capture: &Path, compare: Option<&Path>, project: Option<&Path>) -> String {
+    let inspector = Inspector::open(capture, compare)
+        .expect("the capture loads")
+        .with_project(project.map(Path::to_owned));
+    let server = Server::new(inspector, 0).expect("the inspector binds");
     let url = server.url();
     server.spawn().expect("the server thread starts");
     url
@@ -305,7 +310,7 @@ fn the_page_renders_a_demo_capture() {
     if !browser_available() {
         return;
     }
-    let url = serve(&recorded().capture, None);
+    let url = serve(&recorded().capture, None, None);
     run_script(&url, &[], true, "demo");
 }
 
@@ -328,7 +333,7 @@ fn a_truncated_capture_shows_the_recovered_banner_and_the_capture_comparison() {
         "the damaged copy lost no frame between surviving ones: {:?}",
         capture.defects()
     );
-    let url = serve(&recorded.truncated, Some(&recorded.capture));
+    let url = serve(&recorded.truncated, Some(&recorded.capture), None);
     run_script(&url, &["--expect-recovered"], false, "recovered-compared");
 }
 
@@ -340,8 +345,8 @@ fn the_issues_panel_shows_the_games_catalogue() {
     if !browser_available() {
         return;
     }
-    let (_project, capture) = ledger::project_around(&recorded().capture);
-    let url = serve(&capture, None);
+    let (project, capture) = ledger::project_around(&recorded().capture);
+    let url = serve(&capture, None, Some(&project.path().join(".framewise")));
     run_script(&url, &["--expect-issues"], false, "issues");
 }
 
@@ -351,7 +356,7 @@ fn a_gpu_capture_has_a_nominal_gpu_track() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let url = serve(&gpu_recording(dir.path()), None);
+    let url = serve(&gpu_recording(dir.path()), None, None);
     run_script(&url, &["--expect-gpu"], false, "gpu");
 }
 
@@ -367,6 +372,7 @@ fn the_strip_paints_while_the_capture_loads() {
     let background = Background::open(&recorded().capture, LoadOptions::new())
         .expect("the capture's directory reads")
         .expect("a closed capture has a directory")
+        .with_project(None)
         .before_loading(move || {
             // Released by the test, or let go when the test ends.
             let _ = held.recv_timeout(SCRIPT_TIMEOUT);
@@ -423,7 +429,10 @@ fn a_followed_capture_grows_in_the_page_until_closed() {
     };
     frames(40);
 
-    let server = Server::bind_following(&live, None, 0).expect("the inspector binds");
+    let follow = Follow::open(&live, None)
+        .expect("the capture loads")
+        .with_project(None);
+    let server = Server::following(follow, 0).expect("the inspector binds");
     let url = server.url();
     server.spawn().expect("the server thread starts");
     let (child, stdout, output, ready) = start_until(&url, "--follow", "ready ");

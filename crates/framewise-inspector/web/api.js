@@ -41,12 +41,13 @@ export async function getStrip() {
 
 /**
  * GET /api/<path> with the token, for a binary answer (/api/window); resolves to its bytes
- * (an ArrayBuffer). An error is JSON, as for `get`.
+ * (an ArrayBuffer). An error is JSON, as for `get`. `priority` is the fetch's priority hint.
  */
-export async function getBytes(path, params = {}) {
+export async function getBytes(path, params = {}, { priority = "auto" } = {}) {
   const query = new URLSearchParams({ ...params, token: token() ?? "" });
   const response = await fetch(`/api/${path}?${query}`, {
     headers: { "X-Framewise-Token": token() ?? "" },
+    priority,
   });
   if (!response.ok) {
     let body = null;

@@ -194,7 +194,7 @@ export class Timeline {
       }
     }
     const pad = Math.max(8, rows.to - rows.from);
-    this.cache.load(Math.max(0, rows.from - pad), Math.min(this.count, rows.to + pad)).catch(() => {});
+    this.cache.load(Math.max(0, rows.from - pad), Math.min(this.count, rows.to + pad), "low").catch(() => {});
   }
 
   /**

@@ -1,8 +1,8 @@
 // The continuous timeline's data: /api/window's binary answer decoded in place (the CPU
 // spans are typed arrays over the answer's bytes: nothing to parse, no object per span),
-// fetched in aligned chunks of CHUNK_ROWS frames and kept in a small cache, so that panning
-// and zooming ask only for frames not seen yet and the view's neighbours are fetched before
-// they are needed.
+// fetched in aligned chunks of CHUNK_ROWS frames (the missing ones next to each other in one
+// request) and kept in a small cache, so that panning and zooming ask only for frames not
+// seen yet and the view's neighbours are fetched before they are needed.
 
 import { getBytes } from "./api.js";
 
@@ -87,7 +87,46 @@ export function spanOf(lane, i) {
   };
 }
 
-/** Decoded chunks of /api/window by chunk number, fetched once, least recently used dropped. */
+/** The first position in the sorted `rows` (a Uint32Array) holding `row` or more. */
+function firstAtOrAfter(rows, row) {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid] < row) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Rows [from, to) of a decoded window, as if /api/window had been asked for them alone (the
+ * columns are views into the same bytes; lanes and counters without a row there are left out).
+ */
+export function sliceWindow(data, from, to) {
+  const inRows = (item) => item.row >= from && item.row < to;
+  const lanes = [];
+  for (const lane of data.lanes) {
+    const a = firstAtOrAfter(lane.row, from);
+    const b = firstAtOrAfter(lane.row, to);
+    if (a === b) continue;
+    const cut = (column) => column.subarray(a, b);
+    const depth = cut(lane.depth);
+    let maxDepth = 0;
+    for (const d of depth) maxDepth = Math.max(maxDepth, d);
+    lanes.push({ ...lane, n: b - a, start: cut(lane.start), dur: cut(lane.dur), self: cut(lane.self), row: cut(lane.row), scope: cut(lane.scope), depth, maxDepth });
+  }
+  const counters = data.counters.map((c) => ({ ...c, values: c.values.filter(inRows) })).filter((c) => c.values.length > 0);
+  return { ...data, from, to, frames: data.frames.filter(inRows), lanes, gpu: data.gpu.filter(inRows), marks: data.marks.filter(inRows), counters };
+}
+
+/** Chunks fetched by one request at most (rows: a 400-frame view and its neighbours fit twice). */
+const CHUNKS_PER_REQUEST = 16;
+
+/**
+ * Decoded chunks of /api/window by chunk number, fetched once (the missing chunks next to each
+ * other in one request), least recently used dropped.
+ */
 export class WindowCache {
   constructor(count) {
     this.chunks = new Map();
@@ -137,21 +176,44 @@ export class WindowCache {
     return this.numbers(from, to).every((i) => this.chunks.get(i)?.data);
   }
 
-  /** Fetches what is missing over [from, to); resolves once every chunk there is decoded. */
-  load(from, to) {
-    const promises = this.numbers(from, to).map((i) => this.chunk(i));
+  /**
+   * Fetches what is missing over [from, to), each run of missing chunks next to each other as
+   * one request (`priority`: the fetch's priority hint, "low" for what is fetched ahead);
+   * resolves once every chunk there is decoded.
+   */
+  load(from, to, priority = "high") {
+    const numbers = this.numbers(from, to);
+    let run = [];
+    const flush = () => {
+      if (run.length > 0) this.fetchRun(run, priority);
+      run = [];
+    };
+    for (const i of numbers) {
+      if (this.chunks.has(i)) flush();
+      else {
+        run.push(i);
+        if (run.length === CHUNKS_PER_REQUEST) flush();
+      }
+    }
+    flush();
+    const promises = numbers.map((i) => {
+      const entry = this.chunks.get(i);
+      entry.used = ++this.clock;
+      return entry.promise;
+    });
     this.evict();
     return Promise.all(promises);
   }
 
-  chunk(i) {
-    let entry = this.chunks.get(i);
-    if (!entry) {
-      const from = i * CHUNK_ROWS;
-      const to = Math.min(this.count, from + CHUNK_ROWS);
-      entry = { data: null, used: 0 };
-      entry.promise = getBytes("window", { from, to }).then(
-        (buffer) => (entry.data = decodeWindow(buffer)),
+  /** One request for the chunks `run` (consecutive numbers), each an entry of the cache. */
+  fetchRun(run, priority) {
+    const from = run[0] * CHUNK_ROWS;
+    const to = Math.min(this.count, (run[run.length - 1] + 1) * CHUNK_ROWS);
+    const whole = getBytes("window", { from, to }, { priority }).then(decodeWindow);
+    for (const i of run) {
+      const entry = { data: null, used: 0 };
+      entry.promise = whole.then(
+        (data) => (entry.data = sliceWindow(data, i * CHUNK_ROWS, Math.min(this.count, (i + 1) * CHUNK_ROWS))),
         (error) => {
           if (this.chunks.get(i) === entry) this.chunks.delete(i);
           throw error;
@@ -159,8 +221,6 @@ export class WindowCache {
       );
       this.chunks.set(i, entry);
     }
-    entry.used = ++this.clock;
-    return entry.promise;
   }
 
   evict() {

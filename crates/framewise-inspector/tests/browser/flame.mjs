@@ -3,7 +3,7 @@
 // aggregates give (/api/series: another path through the analysis crate), one thread can be
 // folded alone, and "Set as A" turns it into the differential graph (/api/flame-diff).
 
-import { check, waitFor } from "./lib.mjs";
+import { TIMEOUT_MS, check, waitFor } from "./lib.mjs";
 
 async function shown(page, from, to, kind, problems, thread = "") {
   const selector = `#flame-panel[data-from='${from}'][data-to='${to}'][data-kind='${kind}'][data-thread='${thread}']`;
@@ -58,7 +58,7 @@ export async function checkFlame(page, api, row, capture, problems) {
     await page.locator("#flame").scrollIntoViewIfNeeded();
     const box = await page.locator("#flame").boundingBox();
     await page.mouse.click(box.x + 2, box.y + 5);
-    await page.waitForFunction(() => JSON.parse(document.getElementById("flame").dataset.roots).length === 1, null, { timeout: 5000 }).catch(() => {});
+    await page.waitForFunction(() => JSON.parse(document.getElementById("flame").dataset.roots).length === 1, null, { timeout: TIMEOUT_MS }).catch(() => {});
     const zoomed = JSON.parse(await page.getAttribute("#flame", "data-roots"));
     check(zoomed.length === 1 && zoomed[0][0] === all.roots[0].name, `clicking ${all.roots[0].name} zooms to ${JSON.stringify(zoomed).slice(0, 80)}`);
     await page.mouse.dblclick(box.x + box.width / 2, box.y + 5);

@@ -4,7 +4,7 @@
 // outlines the span in the timeline and opens its detail; Enter jumps to the first match's
 // longest run; Esc closes the results.
 
-import { check, waitFor } from "./lib.mjs";
+import { TIMEOUT_MS, check, waitFor } from "./lib.mjs";
 import { windowOf } from "./timeline.mjs";
 
 async function typeQuery(page, text, problems) {
@@ -72,7 +72,7 @@ export async function checkSearch(page, api, capture, strip, selected, problems)
   await waitFor(page, `body[data-selected-row='${row}']`, `clicking ${target.name}'s longest run`, problems);
   check(await page.isHidden("#search-results"), "the results stay open after a jump");
   const focus = JSON.stringify({ row, thread, depth: first.spans.longest[0].depth, start_ns: strip.begin_ns[row] + start, dur_ns: dur });
-  await page.waitForFunction((want) => document.getElementById("timeline").dataset.focus === want, focus, { timeout: 30_000 }).catch(() => {});
+  await page.waitForFunction((want) => document.getElementById("timeline").dataset.focus === want, focus, { timeout: TIMEOUT_MS }).catch(() => {});
   const got = await page.getAttribute("#timeline", "data-focus");
   check(got === focus, `the timeline outlines ${got}, not the run clicked ${focus}`);
   await waitFor(page, `#span-detail[data-name='${target.name}'][data-row='${row}'][data-dur-ns='${dur}']:not([hidden])`, "the run's detail", problems);

@@ -4,7 +4,7 @@
 // decimals and none reads the same, F fits the selection); the strip's selection driving it
 // and a click in it selecting a frame; counters as tracks; the draw time of a 200-frame view.
 
-import { check, waitFor } from "./lib.mjs";
+import { TIMEOUT_MS, check, waitFor } from "./lib.mjs";
 
 async function data(page) {
   return page.evaluate(() => ({ ...document.getElementById("timeline").dataset }));
@@ -62,7 +62,7 @@ export async function checkTimeline(page, api, capture, strip, row, frame, probl
   await page.waitForFunction((r) => {
     const [from, to] = JSON.parse(document.getElementById("timeline").dataset.rows);
     return from <= r && r < to;
-  }, row, { timeout: 10_000 });
+  }, row, { timeout: TIMEOUT_MS });
   const d0 = await data(page);
   const [from, to] = JSON.parse(d0.rows);
   const win = await windowOf(page, from, to);
@@ -111,7 +111,7 @@ export async function checkTimeline(page, api, capture, strip, row, frame, probl
     const box2 = await page.locator("#timeline").boundingBox();
     await page.mouse.move(xOf(box2, layout, fitted, mid), box2.y + layout.tops[laneIndex] + layout.row / 2);
     await page.mouse.wheel(0, -400);
-    await page.waitForFunction((before) => document.getElementById("timeline").dataset.view !== before, JSON.stringify(fitted), { timeout: 5000 }).catch(() => {});
+    await page.waitForFunction((before) => document.getElementById("timeline").dataset.view !== before, JSON.stringify(fitted), { timeout: TIMEOUT_MS }).catch(() => {});
     const [zf, zt] = await view(page);
     check(zt - zf < (fitted[1] - fitted[0]) * 0.9 && zf <= mid && mid <= zt, "the wheel does not zoom the timeline at the pointer");
     // On the frame row, inside the selected frame: no span there, and no other frame.
@@ -123,7 +123,7 @@ export async function checkTimeline(page, api, capture, strip, row, frame, probl
   await page.focus("#strip");
   await page.mouse.move(0, 0);
   const wide = await pressUntil(page, "s", (d) => Number(d.framesInView) >= Math.min(8, capture.frame_count), 30, "zooming out");
-  await page.waitForFunction(() => JSON.parse(document.getElementById("timeline").dataset.drawnRows).length >= 2, null, { timeout: 10_000 }).catch(() => {});
+  await page.waitForFunction(() => JSON.parse(document.getElementById("timeline").dataset.drawnRows).length >= 2, null, { timeout: TIMEOUT_MS }).catch(() => {});
   const drawnRows = JSON.parse((await data(page)).drawnRows);
   check(drawnRows.length >= Math.min(2, capture.frame_count), `zoomed out over ${wide.framesInView} frames, spans of ${JSON.stringify(drawnRows)} drawn`);
   const stripView = await page.getAttribute("#strip", "data-view");
@@ -136,7 +136,7 @@ export async function checkTimeline(page, api, capture, strip, row, frame, probl
   const next = row + 1 < capture.frame_count ? row + 1 : null;
   if (next !== null) {
     await pressUntil(page, "d", (d) => JSON.parse(d.view)[0] > strip.begin_ns[next], 12, `panning past the boundary of row ${next}`);
-    await page.waitForFunction((r) => JSON.parse(document.getElementById("timeline").dataset.drawnRows).includes(r), next, { timeout: 10_000 }).catch(() => {});
+    await page.waitForFunction((r) => JSON.parse(document.getElementById("timeline").dataset.drawnRows).includes(r), next, { timeout: TIMEOUT_MS }).catch(() => {});
     const nextSpans = win.lanes.some((l) => l.spans.some((s) => s.row === next)) || (await api("frame", { row: next })).lanes.length > 0;
     check(!nextSpans || JSON.parse((await data(page)).drawnRows).includes(next), `panned into row ${next}, its spans are not drawn (${(await data(page)).drawnRows})`);
     const before = (await view(page))[0];
@@ -187,7 +187,7 @@ export async function checkTimeline(page, api, capture, strip, row, frame, probl
       const [a, b] = JSON.parse(document.getElementById("timeline").dataset.rows);
       const [v0, v1] = document.getElementById("strip").dataset.view.split("-").map(Number);
       return a <= v0 && v1 <= b;
-    }, null, { timeout: 10_000 });
+    }, null, { timeout: TIMEOUT_MS });
     await page.keyboard.press("d");
     await page.keyboard.press("a");
     const d = await data(page);
