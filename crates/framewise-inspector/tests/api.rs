@@ -77,7 +77,16 @@ fn with_spans(path: &Path) -> Capture {
     load::open(path, &LoadOptions::new().with_spans(true)).unwrap()
 }
 
+/// The router over `path`, serving no issues catalogue: the nearest `.framewise/` above a
+/// temp dir is whatever the machine holds (another program's `/tmp/.framewise`). The tests
+/// of that search make their own project and call [`app_found`].
 fn app(path: &Path) -> axum::Router {
+    let inspector = Inspector::open(path, None).unwrap().with_project(None);
+    router(inspector, Token::from_string(TOKEN), None)
+}
+
+/// The router over `path` with the catalogue of the nearest `.framewise/`, as `view` finds it.
+fn app_found(path: &Path) -> axum::Router {
     let inspector = Inspector::open(path, None).unwrap();
     router(inspector, Token::from_string(TOKEN), None)
 }

@@ -19,7 +19,7 @@ fn steady(mut doc: Value) -> Value {
 #[test]
 fn the_catalogue_of_the_project_the_capture_sits_in() {
     let (project, capture) = ledger::project_around(demo());
-    let app = app(&capture);
+    let app = app_found(&capture);
     let served = ok(&app, "/api/capture");
     let dir = project.path().join(".framewise");
     assert_eq!(served["issues"]["dir"], dir.display().to_string().as_str());
@@ -69,7 +69,7 @@ fn the_catalogue_of_the_project_the_capture_sits_in() {
 
 #[test]
 fn no_project_no_catalogue() {
-    // The demo captures sit in a temporary directory with no `.framewise/` above.
+    // No project named (`app` serves none, whatever lies above the temp dir).
     let app = app(demo());
     assert!(ok(&app, "/api/capture").get("issues").is_none());
     let (status, json) = get(&app, "/api/issues");
