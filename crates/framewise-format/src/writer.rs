@@ -497,52 +497,55 @@ impl PackedFrames {
     }
 
     /// The entries as pushed (no periods), with their defines-symbols and dropped-before
-    /// flags.
+    /// flags. An entry's index, offset and begin are deltas from the entry before it,
+    /// whichever chunk that one is in: one state runs through every chunk.
     fn raw_entries(&self) -> impl Iterator<Item = (FrameEntry, bool, bool)> + '_ {
         let mut last_index: Option<u64> = None;
         let mut last_end = 0u64;
         let mut last_begin_ns = 0u64;
-        self.chunks.iter().flat_map(move |chunk| {
-            let mut c = Cursor::new(chunk);
-            std::iter::from_fn(move || {
-                let flags = *c.bytes(1).ok()?.first()?;
-                let index = if flags & P_INDEX != 0 {
-                    c.varint().ok()?
-                } else {
-                    last_index.map_or(0, |last| last.wrapping_add(1))
-                };
-                let offset = if flags & P_OFFSET != 0 {
-                    c.varint().ok()?
-                } else {
-                    last_end
-                };
-                let length = c.varint().ok()?;
-                let cpu_begin_ns = last_begin_ns.wrapping_add(c.svarint().ok()? as u64);
-                let work_ns = c.varint().ok()?;
-                let gpu_ns = if flags & P_GPU != 0 {
-                    Some(c.varint().ok()?)
-                } else {
-                    None
-                };
-                last_index = Some(index);
-                last_end = offset.saturating_add(length);
-                last_begin_ns = cpu_begin_ns;
-                Some((
-                    FrameEntry {
-                        index,
-                        offset,
-                        length,
-                        cpu_begin_ns,
-                        work_ns,
-                        period_ns: None,
-                        gpu_ns,
-                        hitch: false,
-                        paused: flags & P_PAUSED != 0,
-                    },
-                    flags & P_DEFINES != 0,
-                    flags & P_DROPPED != 0,
-                ))
-            })
+        let mut chunks = self.chunks.iter();
+        let mut c = Cursor::new(&[]);
+        std::iter::from_fn(move || {
+            while c.remaining() == 0 {
+                c = Cursor::new(chunks.next()?);
+            }
+            let flags = *c.bytes(1).ok()?.first()?;
+            let index = if flags & P_INDEX != 0 {
+                c.varint().ok()?
+            } else {
+                last_index.map_or(0, |last| last.wrapping_add(1))
+            };
+            let offset = if flags & P_OFFSET != 0 {
+                c.varint().ok()?
+            } else {
+                last_end
+            };
+            let length = c.varint().ok()?;
+            let cpu_begin_ns = last_begin_ns.wrapping_add(c.svarint().ok()? as u64);
+            let work_ns = c.varint().ok()?;
+            let gpu_ns = if flags & P_GPU != 0 {
+                Some(c.varint().ok()?)
+            } else {
+                None
+            };
+            last_index = Some(index);
+            last_end = offset.saturating_add(length);
+            last_begin_ns = cpu_begin_ns;
+            Some((
+                FrameEntry {
+                    index,
+                    offset,
+                    length,
+                    cpu_begin_ns,
+                    work_ns,
+                    period_ns: None,
+                    gpu_ns,
+                    hitch: false,
+                    paused: flags & P_PAUSED != 0,
+                },
+                flags & P_DEFINES != 0,
+                flags & P_DROPPED != 0,
+            ))
         })
     }
 

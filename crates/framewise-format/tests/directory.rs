@@ -360,3 +360,49 @@ fn the_directory_gpu_duration_ignores_reversed_passes_and_undeclared_periods() {
         "a NaN period declares nothing"
     );
 }
+
+/// A long capture's directory: the writer packs its entries in 64 KiB chunks (about 4,400
+/// entries each), each entry a delta from the one before it, across chunk boundaries too.
+/// Written out, every entry must read back where its frame is, so the file opens by its
+/// directory, not by a scan of the whole file.
+#[test]
+fn a_directory_longer_than_one_packed_chunk_reads_back_by_directory() {
+    use framewise_format::model::Frame;
+    use framewise_format::Writer;
+    use std::io::Cursor;
+
+    let symbols = support::symbols();
+    let mut w = Writer::new(Cursor::new(Vec::new()), &support::meta(), &symbols).expect("writer");
+    let n = 12_000u64;
+    let begin = |i: u64| 1_000_000 + i * 16_666_667;
+    for i in 0..n {
+        let f = Frame {
+            index: i,
+            cpu_begin_ns: begin(i),
+            cpu_end_ns: begin(i) + 5_000_000 + (i % 7) * 1_000,
+            ..Frame::default()
+        };
+        w.write_frame(&f, &symbols).expect("frame");
+    }
+    let built = w.directory(&[]);
+    let bytes = w.finish_and_close(&[]).expect("finish").into_inner();
+    let c = read::from_bytes(bytes).expect("open");
+    assert!(c.opened_by_directory(), "{:?}", c.defects());
+    assert!(c.defects().is_empty(), "{:?}", c.defects());
+    let entries: Vec<_> = c.frame_entries().collect();
+    assert_eq!(entries, built.frames);
+    assert_eq!(entries.len(), n as usize);
+    for (i, e) in entries.iter().enumerate() {
+        let i = i as u64;
+        assert_eq!((e.index, e.cpu_begin_ns), (i, begin(i)), "entry {i}");
+        assert_eq!(e.work_ns, 5_000_000 + (i % 7) * 1_000, "entry {i}");
+        let period = (i + 1 < n).then_some(16_666_667);
+        assert_eq!(e.period_ns, period, "entry {i}");
+    }
+    for w in entries.windows(2) {
+        assert_eq!(w[0].offset + w[0].length, w[1].offset, "frame {}", w[1].index);
+    }
+    for i in [0, 4_369, 4_370, 4_371, 8_741, 11_999] {
+        assert_eq!(c.read_frame(i).expect("frame").index, i as u64);
+    }
+}

@@ -69,7 +69,7 @@ async function once(context) {
 
 const profile = mkdtempSync(join(tmpdir(), "framewise-chromium-"));
 const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.FRAMEWISE_CHROMIUM ?? "chromium",
+  executablePath: process.env.FRAMEWISE_CHROMIUM ?? "/usr/bin/chromium",
   headless: true,
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
 });
