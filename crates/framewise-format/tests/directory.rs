@@ -400,7 +400,12 @@ fn a_directory_longer_than_one_packed_chunk_reads_back_by_directory() {
         assert_eq!(e.period_ns, period, "entry {i}");
     }
     for w in entries.windows(2) {
-        assert_eq!(w[0].offset + w[0].length, w[1].offset, "frame {}", w[1].index);
+        assert_eq!(
+            w[0].offset + w[0].length,
+            w[1].offset,
+            "frame {}",
+            w[1].index
+        );
     }
     for i in [0, 4_369, 4_370, 4_371, 8_741, 11_999] {
         assert_eq!(c.read_frame(i).expect("frame").index, i as u64);

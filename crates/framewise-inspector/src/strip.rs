@@ -1,7 +1,7 @@
 //! `/api/strip`'s bytes: every frame's strip facts as little-endian typed columns
 //! (`framewise.inspector.strip/2`, specified byte for byte in docs/INSPECTOR.md, "The
 //! strip's binary columns"). A column is as wide as its values need (4 bytes, else 8), so
-//! an hour at 60 Hz is about 31 bytes a frame rather than 65 bytes of JSON, and the page
+//! an hour at 60 Hz is about 33 bytes a frame rather than 67 bytes of JSON, and the page
 //! views the columns in place as typed arrays.
 //!
 //! Two sources write it: the loaded capture's frame table (complete), and, while that load

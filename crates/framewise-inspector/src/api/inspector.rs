@@ -35,7 +35,7 @@ pub struct Inspector {
     /// `--compare`'s file and frame count.
     pub(super) compared: Option<(String, usize)>,
     /// Documents serialized once per load; `Bytes`, so every answer shares them instead of
-    /// copying (the strip of an hour capture is 6.7 MB). `stats_doc` is `/api/stats` over
+    /// copying (the strip of an hour capture is 7.1 MB). `stats_doc` is `/api/stats` over
     /// every row.
     pub(super) strip_doc: Bytes,
     pub(super) stats_doc: Bytes,

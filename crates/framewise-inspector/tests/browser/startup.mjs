@@ -36,6 +36,7 @@ async function once(context) {
     }
   });
   const start = performance.now();
+  const spawnedAt = Date.now();
   const child = spawn(bin, ["view", capture, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
@@ -53,6 +54,14 @@ async function once(context) {
   await page.waitForSelector("#strip[data-frames]", { timeout: TIMEOUT_MS });
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve())));
   const painted = performance.now() - start;
+  // Where the page's time went (ms from the navigation's start, the page's own clock).
+  const pixelsAt = await page.evaluate(() => performance.timeOrigin + Number(document.body.dataset.stripPainted ?? NaN));
+  const page_ms = await page.evaluate(() => {
+    const nav = performance.getEntriesByType("navigation")[0];
+    const strip = performance.getEntriesByType("resource").find((r) => new URL(r.name).pathname === "/api/strip");
+    const painted = document.body.dataset.stripPainted;
+    return `shell ${Math.round(nav.responseEnd)}, scripts run ${Math.round(nav.domContentLoadedEventEnd)}, strip fetched ${Math.round(strip?.startTime ?? NaN)}–${Math.round(strip?.responseEnd ?? NaN)}${painted ? `, strip painted ${painted}` : ""}`;
+  });
   await page.waitForSelector("body[data-ready='1'], body[data-error]", { timeout: TIMEOUT_MS });
   const ready = performance.now() - start;
   const loadingSeen = await page.evaluate(() => document.body.dataset.error ?? "");
@@ -63,7 +72,7 @@ async function once(context) {
   await exited;
   const ms = (t) => `${Math.round(t)} ms`;
   console.log(
-    `address line ${ms(address)} · strip painted ${ms(painted)} · every view ready ${ms(ready)}${loadingSeen ? ` (error: ${loadingSeen})` : ""} · /api/strip ${stripBytes} B · peak RSS ${rss ? `${(Number(rss) / 1024).toFixed(0)} MB` : "?"}`,
+    `address line ${ms(address)} · strip painted ${ms(painted)} (by the page's clock ${ms(pixelsAt - spawnedAt)}) · every view ready ${ms(ready)}${loadingSeen ? ` (error: ${loadingSeen})` : ""} · /api/strip ${stripBytes} B · page: ${page_ms} · peak RSS ${rss ? `${(Number(rss) / 1024).toFixed(0)} MB` : "?"}`,
   );
 }
 
