@@ -25,6 +25,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = capture.unresolved(&frame);
         }
         let _ = capture.counter_tracks();
+        let _ = capture.censuses();
         for d in capture.defects() {
             let _ = d.to_string();
         }

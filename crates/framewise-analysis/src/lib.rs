@@ -23,7 +23,8 @@
 //! consecutive frames end to end on one time axis; [`significance`] ranks a diff's rows for
 //! reading; [`golden`] compares a program's frame with its golden image by SSIM (the
 //! correctness gate); [`bench`](mod@bench) measures a workload's runs with noise floors and compares
-//! two bench results with verdicts. Every result
+//! two bench results with verdicts; [`census`](mod@census) reads a capture's scene censuses (or
+//! `.framewise/census.json`) with their hints. Every result
 //! carries the capture's defects, and every verdict maps to an exit code through
 //! [`Verdict::exit_code`].
 //!
@@ -50,6 +51,7 @@
 pub mod attribute;
 pub mod bench;
 pub mod build;
+pub mod census;
 pub mod diff;
 pub mod export;
 pub mod flame;

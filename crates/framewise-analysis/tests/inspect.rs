@@ -39,7 +39,7 @@ fn closed_sgpt() {
     let path = t.write("game.sgpt", &crate::sgpt::write(120, AdapterType::Hardware));
     let i = inspect(&path).expect("inspects");
     assert_eq!(i.kind, SourceKind::Sgpt);
-    assert_eq!(i.source_version, Some(1));
+    assert_eq!(i.source_version, Some(2));
     assert!(i.defects.is_empty(), "{:?}", i.defects);
     assert_eq!(i.frames.count, 120);
     assert_eq!(

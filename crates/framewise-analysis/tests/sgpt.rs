@@ -18,7 +18,7 @@ const PIPES: SymId = 7;
 const PLAY: SymId = 8;
 const GC: SymId = 9;
 
-fn symbols() -> SymbolTable {
+pub fn symbols() -> SymbolTable {
     let mut t = SymbolTable::new();
     let mut add = |id, kind, name: &str| {
         t.insert(Symbol {
@@ -57,7 +57,7 @@ fn symbols() -> SymbolTable {
     t
 }
 
-fn meta(adapter_type: AdapterType) -> Meta {
+pub fn meta(adapter_type: AdapterType) -> Meta {
     Meta {
         capture_level: 2,
         build_id: "abc123".into(),
@@ -76,7 +76,7 @@ fn meta(adapter_type: AdapterType) -> Meta {
 }
 
 /// `frames` frames of 16 ms; frame 150 compiles pipelines and runs physics 40 ms longer.
-fn frame(i: u64) -> Frame {
+pub fn frame(i: u64) -> Frame {
     let begin = 10 * MS + i * 16 * MS + if i > 150 { 40 * MS } else { 0 };
     let physics_ns = if i == 150 { 42 * MS } else { 2 * MS };
     let work = 6 * MS + physics_ns;

@@ -2,6 +2,7 @@
 
 mod attribute;
 mod bench_honesty;
+mod census;
 mod chrome;
 mod fixtures;
 mod gate;

@@ -1,6 +1,8 @@
 //! `.framewise/census.json`: every census a session took, oldest first, and reading a
 //! census document back (the file, or one census on its own).
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 
 use crate::model::{Census, CENSUS_SCHEMA};
@@ -31,6 +33,39 @@ impl CensusFile {
             censuses,
         }
     }
+}
+
+/// The file's document over borrowed censuses (what [`write_census_file`] serializes).
+#[derive(Serialize)]
+struct CensusFileRef<'a> {
+    schema: &'a str,
+    censuses: &'a [Census],
+}
+
+/// Writes `censuses` (the newest [`MAX_CENSUSES_IN_FILE`]) to `path` as a census file,
+/// atomically: a temporary file beside it, renamed over it, so a reader sees the previous
+/// file or this one, never a mix.
+pub fn write_census_file(path: &Path, censuses: &[Census]) -> std::io::Result<()> {
+    let from = censuses.len().saturating_sub(MAX_CENSUSES_IN_FILE);
+    let doc = CensusFileRef {
+        schema: CENSUS_FILE_SCHEMA,
+        censuses: &censuses[from..],
+    };
+    let mut bytes = serde_json::to_vec_pretty(&doc).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| CENSUS_FILE.into());
+    // The process id keeps two sessions writing into one directory off each other's
+    // temporary file; the rename decides which file is the latest.
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = std::fs::write(&tmp, &bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 /// Why a census document does not read.

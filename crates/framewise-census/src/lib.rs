@@ -46,7 +46,8 @@ pub use bisect::{
     Delta, EngineError, FrameCost, Measure, Spread, Stat, WorldSnapshot, BISECT_SCHEMA,
 };
 pub use file::{
-    parse_census, parse_censuses, CensusFile, ReadError, CENSUS_FILE, CENSUS_FILE_SCHEMA,
+    parse_census, parse_censuses, write_census_file, CensusFile, ReadError, CENSUS_FILE,
+    CENSUS_FILE_SCHEMA,
 };
 pub use hints::{hints, Evidence, Hint, HintKind, SITE_UNKNOWN};
 pub use model::{

@@ -24,13 +24,16 @@ pub const FRAM: u32 = fourcc(b"FRAM");
 pub const CNTR: u32 = fourcc(b"CNTR");
 /// `DIRE` record type.
 pub const DIRE: u32 = fourcc(b"DIRE");
+/// `CENS` record type (format version 2): a scene census, as a JSON document.
+pub const CENS: u32 = fourcc(b"CENS");
 
-/// The format version this crate writes.
-pub const FORMAT_VERSION: u16 = 1;
+/// The format version this crate writes (2: version 1 plus the `CENS` record, which a
+/// version 1 reader skips, so the oldest reader stays 1).
+pub const FORMAT_VERSION: u16 = 2;
 /// The oldest reader that can read what this crate writes.
 pub const MIN_READER_VERSION: u16 = 1;
 /// This reader's version: files whose `min_reader_version` exceeds it are refused.
-pub const READER_VERSION: u16 = 1;
+pub const READER_VERSION: u16 = 2;
 
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 32;

@@ -3,7 +3,9 @@
 use std::collections::{HashMap, HashSet};
 use std::io::{Seek, SeekFrom, Write};
 
-use crate::container::{self, Header, CNTR, DIRE, FLAG_CLOSED, FRAM, HEADER_LEN, META, SYMS, TOPO};
+use crate::container::{
+    self, Header, CENS, CNTR, DIRE, FLAG_CLOSED, FRAM, HEADER_LEN, META, SYMS, TOPO,
+};
 use crate::derived::{self, FrameClock, GpuTimes};
 use crate::error::EncodeError;
 use crate::model::{
@@ -233,6 +235,15 @@ impl<W: Write> Writer<W> {
         let mut payload = Vec::new();
         payload::encode_counter_track(&mut payload, track, defs.iter());
         self.write_record(CNTR, &payload, &refs)?;
+        Ok(())
+    }
+
+    /// Writes a `CENS` record (format version 2) carrying a census document
+    /// (`framewise.census/1` JSON; this crate does not read it, only frames it).
+    pub fn write_census(&mut self, document: &str) -> Result<(), EncodeError> {
+        let mut payload = Vec::with_capacity(document.len() + 8);
+        payload::encode_census(&mut payload, document);
+        self.write_record(CENS, &payload, &[])?;
         Ok(())
     }
 

@@ -149,8 +149,9 @@ fn whole_capture_encodes_to_pinned_bytes() {
     let mut hash = FNV_OFFSET;
     fnv1a64(&mut hash, &bytes);
     // Frame 17 of the fixture says a frame was dropped before it: frame 16's directory
-    // period is unknown (the one period rule), not the begin-to-begin difference.
-    assert_eq!((hash, bytes.len()), (7420863839618756478, 180043));
+    // period is unknown (the one period rule), not the begin-to-begin difference. Format
+    // version 2 changed the header's version field and checksum only: same length.
+    assert_eq!((hash, bytes.len()), (10339363581710111075, 180043));
 }
 
 #[test]
@@ -162,7 +163,18 @@ fn committed_sample_is_what_the_writer_writes_today() {
     ))
     .expect("sample");
     assert!(
-        bytes == committed,
-        "the writer no longer reproduces sample-v1.sgpt"
+        bytes[32..] == committed[32..],
+        "the writer no longer reproduces sample-v1.sgpt's records"
+    );
+    // Version 2 changed the header's version field (and so its checksum) only.
+    assert_eq!(bytes[6..8], committed[6..8], "min_reader_version stays 1");
+    let v2 = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/sample-v2.sgpt"
+    ))
+    .expect("sample v2");
+    assert!(
+        crate::sample::sample_v2() == v2,
+        "the writer no longer reproduces sample-v2.sgpt"
     );
 }

@@ -2,6 +2,7 @@
 
 mod support;
 
+mod census;
 mod corruption;
 mod directory;
 mod fuzz_findings;

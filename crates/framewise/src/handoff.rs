@@ -131,6 +131,8 @@ pub(crate) enum Message {
     Frame(Box<FrameBatch>),
     Topology(Box<Topology>),
     CounterTrack(CounterTrack),
+    /// A scene census: a `CENS` record, and `.framewise/census.json` when the live log is on.
+    Census(Box<framewise_census::Census>),
     Stop,
 }
 

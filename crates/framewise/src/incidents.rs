@@ -30,6 +30,11 @@ pub(crate) struct LiveLog {
     deriver: Deriver,
     perf: Appender,
     profile_path: PathBuf,
+    /// `census.json`, and the censuses of this session so far (the newest kept).
+    census_path: PathBuf,
+    censuses: Vec<framewise_census::Census>,
+    /// `census.json` could not be written once: no more attempts.
+    census_failed: bool,
     /// Records made due by the last frame (kept to reuse its buffer).
     due: Vec<Record>,
     /// The log failed once and writes nothing more.
@@ -75,6 +80,9 @@ impl LiveLog {
             deriver: Deriver::new(SessionFacts::from_meta(meta, automated_from_env())),
             perf,
             profile_path: dir.join(framewise_incidents::PROFILE_FILE),
+            census_path: dir.join(framewise_census::CENSUS_FILE),
+            censuses: Vec::new(),
+            census_failed: false,
             due: Vec::new(),
             stopped: false,
         }))
@@ -105,6 +113,27 @@ impl LiveLog {
         }
         let profile = self.deriver.profile(symbols);
         self.write_profile(&profile)
+    }
+
+    /// A census was recorded: `census.json` is rewritten with every census of the session
+    /// (the newest [`framewise_census::file::MAX_CENSUSES_IN_FILE`]). A warning the first
+    /// time it cannot be written; the incident log itself goes on.
+    pub(crate) fn on_census(&mut self, census: framewise_census::Census) -> Option<Warning> {
+        if self.census_failed {
+            return None;
+        }
+        if self.censuses.len() == framewise_census::file::MAX_CENSUSES_IN_FILE {
+            self.censuses.remove(0);
+        }
+        self.censuses.push(census);
+        let result = framewise_census::write_census_file(&self.census_path, &self.censuses);
+        result.err().map(|error| {
+            self.census_failed = true;
+            Warning::CensusFile {
+                path: self.census_path.clone(),
+                message: error.to_string(),
+            }
+        })
     }
 
     fn append_due(&mut self) -> Option<Warning> {

@@ -33,6 +33,14 @@ pub enum Warning {
         /// Why.
         message: String,
     },
+    /// `.framewise/census.json` could not be written: no further census goes there (they
+    /// still go into the capture). Given once per session.
+    CensusFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -58,6 +66,11 @@ impl fmt::Display for Warning {
             Warning::IncidentLog { path, message } => write!(
                 f,
                 "incident log stopped: {}: {message}; the capture goes on",
+                path.display()
+            ),
+            Warning::CensusFile { path, message } => write!(
+                f,
+                "census file not written: {}: {message}; censuses still go into the capture",
                 path.display()
             ),
         }

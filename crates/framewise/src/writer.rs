@@ -160,6 +160,7 @@ impl WriterThread {
                 Message::CounterTrack(track) => {
                     self.with_writer(|writer, symbols| writer.write_counter_track(&track, symbols));
                 }
+                Message::Census(census) => self.on_census(*census),
                 Message::Stop => return self.finish(),
             }
             if self.unflushed.len() >= FLUSH_EVERY_FRAMES || !self.shared.has_messages() {
@@ -214,6 +215,24 @@ impl WriterThread {
     }
 
     /// Runs one write against the format writer, unless the session already failed.
+    /// A census: serialized here, off the game thread, into a `CENS` record; then handed to
+    /// the live log for `.framewise/census.json`.
+    fn on_census(&mut self, census: framewise_census::Census) {
+        match serde_json::to_string(&census) {
+            Ok(document) => {
+                self.with_writer(|writer, _| writer.write_census(&document));
+            }
+            Err(error) => self.shared.fail(SessionError::Encode {
+                message: format!("census: {error}"),
+            }),
+        }
+        if let Some(log) = self.config.incidents.as_mut() {
+            if let Some(warning) = log.on_census(census) {
+                emit_warning(&self.shared, self.config.on_warning.as_ref(), warning);
+            }
+        }
+    }
+
     fn with_writer(
         &mut self,
         write: impl FnOnce(&mut Writer<OpenSink>, &SymbolTable) -> Result<(), EncodeError>,

@@ -1,12 +1,14 @@
 //! Payload codecs: one module per record type, each a pair of `encode_*` / `decode_*`
 //! functions over the [`crate::model`] types. Every payload opens with a symbol block.
 
+pub mod census;
 pub mod frame;
 pub mod meta;
 pub mod symbols;
 pub mod topo;
 pub mod tracks;
 
+pub use census::{decode_census, encode_census};
 pub use frame::{decode_frame, encode_frame, peek_frame, FrameDecoder, FramePeek};
 pub use meta::{decode_meta, encode_meta};
 pub use symbols::{decode_symbol_block, encode_symbol_block};

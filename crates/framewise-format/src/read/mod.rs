@@ -13,7 +13,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use crate::container::{Header, CNTR, FRAM, RECORD_HEADER_LEN};
+use crate::container::{Header, CENS, CNTR, FRAM, RECORD_HEADER_LEN};
 use crate::error::OpenError;
 use crate::model::{CounterTrack, Frame, FrameEntry, Meta, SymId, SymbolTable, Topology};
 use crate::payload::tracks::FrameTable;
@@ -52,6 +52,15 @@ impl Frames {
             Frames::Table(t) => t.get(i).map(|(e, _)| e),
         }
     }
+}
+
+/// A census record's document (`CENS`), as [`Capture::censuses`] reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CensusDocument {
+    /// The record's offset (its `SREC` marker).
+    pub offset: u64,
+    /// The census, as JSON (`framewise.census/1`).
+    pub document: String,
 }
 
 /// An opened capture.
@@ -406,6 +415,34 @@ impl Capture {
             .collect()
     }
 
+    /// Decodes every census record (`CENS`, format version 2), in file order: the JSON
+    /// document each carries, with the record's offset.
+    pub fn censuses(&self) -> Vec<Result<CensusDocument, Defect>> {
+        self.records
+            .iter()
+            .filter(|r| r.record_type == CENS)
+            .map(|r| {
+                let bytes = self
+                    .source
+                    .read_at(r.payload_offset(), u64::from(r.payload_len))
+                    .map_err(|_| Defect::Corrupt {
+                        offset: r.offset,
+                        bytes_skipped: r.length(),
+                    })?;
+                payload::decode_census(&bytes)
+                    .map(|(_, document)| CensusDocument {
+                        offset: r.offset,
+                        document,
+                    })
+                    .map_err(|error| Defect::BadPayload {
+                        offset: r.offset,
+                        record_type: CENS,
+                        error,
+                    })
+            })
+            .collect()
+    }
+
     /// Symbols `frame` refers to that no intact record defines.
     pub fn unresolved(&self, frame: &Frame) -> Vec<SymId> {
         let mut refs = Vec::new();
@@ -435,6 +472,11 @@ impl Capture {
         }
         for t in self.counter_tracks() {
             if let Err(d) = t {
+                defects.push(d);
+            }
+        }
+        for c in self.censuses() {
+            if let Err(d) = c {
                 defects.push(d);
             }
         }

@@ -9,8 +9,8 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use crate::container::{
-    fourcc_name, is_damaged_magic, Header, CNTR, DIRE, FRAM, HEADER_LEN, META, RECORD_HEADER_LEN,
-    SYMS, TOPO,
+    fourcc_name, is_damaged_magic, Header, CENS, CNTR, DIRE, FRAM, HEADER_LEN, META,
+    RECORD_HEADER_LEN, SYMS, TOPO,
 };
 use crate::error::OpenError;
 use crate::model::{FrameEntry, Symbol, SymbolTable};
@@ -99,7 +99,7 @@ impl Capture {
     /// the header's error (it is not a capture).
     fn header_damaged(bytes: Vec<u8>, error: OpenError) -> Result<Self, OpenError> {
         let (records, defects) = scan_records(&bytes);
-        let known = |t: u32| matches!(t, META | SYMS | TOPO | FRAM | CNTR | DIRE);
+        let known = |t: u32| matches!(t, META | SYMS | TOPO | FRAM | CNTR | CENS | DIRE);
         if !records.iter().any(|r| known(r.record_type)) {
             return Err(error);
         }
@@ -189,7 +189,7 @@ impl Capture {
                         fourcc_name(rr.record_type)
                     ));
                 }
-                if matches!(r.record_type, META | TOPO | SYMS | CNTR) {
+                if matches!(r.record_type, META | TOPO | SYMS | CNTR | CENS) {
                     c.absorb(rr, &bytes[RECORD_HEADER_LEN..]);
                 }
                 c.records.push(rr);
@@ -418,6 +418,11 @@ impl Capture {
                 }
             }
             CNTR => match payload::decode_symbol_block(&mut Cursor::new(payload)) {
+                Ok(symbols) => self.add_symbols(symbols, r.offset),
+                Err(e) => self.defects.push(bad(e)),
+            },
+            // The document is decoded on demand (`Capture::censuses`); its symbols now.
+            CENS => match payload::decode_symbol_block(&mut Cursor::new(payload)) {
                 Ok(symbols) => self.add_symbols(symbols, r.offset),
                 Err(e) => self.defects.push(bad(e)),
             },

@@ -347,6 +347,16 @@ pub fn topology(symbols: &SymbolTable) -> Topology {
 
 /// A whole capture of `frames` frames; returns the bytes and the frames written.
 pub fn capture(frames: u64, seed: u64, close: bool) -> (Vec<u8>, Vec<Frame>, SymbolTable) {
+    capture_with_census(frames, seed, close, None)
+}
+
+/// [`capture`], with a census record (`CENS`) carrying `census` after the middle frame.
+pub fn capture_with_census(
+    frames: u64,
+    seed: u64,
+    close: bool,
+    census: Option<&str>,
+) -> (Vec<u8>, Vec<Frame>, SymbolTable) {
     let symbols = symbols();
     let mut rng = Rng::new(seed);
     let mut w = Writer::new(Cursor::new(Vec::new()), &meta(), &symbols).expect("writer");
@@ -371,6 +381,9 @@ pub fn capture(frames: u64, seed: u64, close: bool) -> (Vec<u8>, Vec<Frame>, Sym
                     .collect(),
             };
             w.write_counter_track(&track, &symbols).expect("cntr");
+            if let Some(document) = census {
+                w.write_census(document).expect("cens");
+            }
         }
     }
     let bytes = if close {

@@ -41,7 +41,7 @@ fn writer_side(shared: Arc<Shared>) -> std::thread::JoinHandle<Vec<u64>> {
                     shared.recycle(batch);
                 }
                 Message::CounterTrack(track) => seen.push(u64::MAX - u64::from(track.counter)),
-                Message::Topology(_) => {}
+                Message::Topology(_) | Message::Census(_) => {}
                 Message::Stop => {
                     shared.writer_ended();
                     return seen;

@@ -216,6 +216,24 @@ impl Session {
         id
     }
 
+    /// Records a scene census (at every capture level): a `CENS` record in the capture,
+    /// written in order among the frames, and — when the live incident log is on — the
+    /// session's censuses so far in `.framewise/census.json`. Take one on demand (a key, a
+    /// level load, a test), never per frame: the census is cloned here and serialized on the
+    /// writer thread. A census without a `frame` gets the open frame's index. Returns
+    /// whether it was sent (false once the session has finished).
+    pub fn record_census(&self, census: &framewise_census::Census) -> bool {
+        if self.is_finished() {
+            return false;
+        }
+        let mut census = census.clone();
+        if census.frame.is_none() {
+            census.frame = Some(lock(&self.inner.staging).index);
+        }
+        self.inner.shared.send(Message::Census(Box::new(census)));
+        true
+    }
+
     /// Declares the frame graph the open frame runs (level 1 and up; ignored below).
     pub fn set_topology(&self, topology: TopologyId) {
         if self.inner.level >= CaptureLevel::Structure {

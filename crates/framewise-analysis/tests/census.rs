@@ -1,0 +1,172 @@
+//! `census::read_censuses`: a capture's census records (good, unparsable, damaged) and
+//! census documents, and one-line errors for everything else.
+
+use std::io::Cursor;
+use std::path::PathBuf;
+
+use framewise_analysis::census::{read_censuses, CensusError, CensusSource};
+use framewise_analysis::model::DefectKind;
+use framewise_census::{
+    AssetCounts, Census, CensusFile, Draw, EntryParts, HintKind, MeshInfo, SceneParts,
+};
+use framewise_format::model::AdapterType;
+use framewise_format::Writer;
+
+struct Temp(PathBuf);
+
+impl Temp {
+    fn new(tag: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "framewise-analysis-census-{tag}-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Self(dir)
+    }
+
+    fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, bytes).expect("write");
+        p
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn census(meshes_loaded: u64) -> Census {
+    Census::new(SceneParts {
+        engine: "test".into(),
+        entries: (0..10)
+            .map(|i| EntryParts {
+                id: format!("rock{i}"),
+                name: "rock".into(),
+                site: Some("src/rocks.rs:9".into()),
+                entities: 1,
+                visible_entities: Some(1),
+                draws: vec![Draw {
+                    mesh: "rock".into(),
+                    material: "stone".into(),
+                    instances: 1,
+                    shadow_casters: 1,
+                }],
+                batched: Some(false),
+            })
+            .collect(),
+        meshes: vec![MeshInfo {
+            id: "rock".into(),
+            triangles: 300,
+            ..MeshInfo::default()
+        }],
+        assets: AssetCounts {
+            meshes: meshes_loaded,
+            materials: 1,
+            textures: 0,
+        },
+        ..SceneParts::default()
+    })
+}
+
+/// A capture whose census records carry these documents, a frame between each.
+fn capture(documents: &[String]) -> Vec<u8> {
+    let symbols = crate::sgpt::symbols();
+    let mut w = Writer::new(
+        Cursor::new(Vec::new()),
+        &crate::sgpt::meta(AdapterType::Hardware),
+        &symbols,
+    )
+    .expect("writer");
+    for (i, doc) in documents.iter().enumerate() {
+        w.write_frame(&crate::sgpt::frame(i as u64), &symbols)
+            .expect("frame");
+        w.write_census(doc).expect("census");
+    }
+    w.finish_and_close(&[]).expect("close").into_inner()
+}
+
+#[test]
+fn a_capture_gives_its_censuses_and_their_hints() {
+    let t = Temp::new("capture");
+    let docs: Vec<String> = [3, 5, 8]
+        .iter()
+        .map(|&n| serde_json::to_string(&census(n)).expect("json"))
+        .collect();
+    let path = t.write("game.sgpt", &capture(&docs));
+    let read = read_censuses(&path).expect("reads");
+    assert_eq!(read.source, CensusSource::Capture);
+    assert_eq!(read.censuses.len(), 3);
+    assert!(read.defects.is_empty(), "{:?}", read.defects);
+    let kinds: Vec<HintKind> = read.hints.iter().map(|h| h.kind).collect();
+    assert_eq!(
+        kinds,
+        [HintKind::InstancingCandidate, HintKind::UndisposedSuspect]
+    );
+}
+
+#[test]
+fn a_census_that_does_not_parse_is_a_defect_and_the_others_read() {
+    let t = Temp::new("badjson");
+    let docs = vec![
+        serde_json::to_string(&census(1)).expect("json"),
+        r#"{"schema":"framewise.census/1","engine":7}"#.to_owned(),
+    ];
+    let path = t.write("game.sgpt", &capture(&docs));
+    let read = read_censuses(&path).expect("reads");
+    assert_eq!(read.censuses.len(), 1);
+    assert_eq!(read.defects.len(), 1);
+    let d = &read.defects[0];
+    assert_eq!(d.kind, DefectKind::CorruptRange);
+    assert!(
+        d.message.starts_with("census record at offset"),
+        "{}",
+        d.message
+    );
+    assert!(d.offset.is_some());
+}
+
+#[test]
+fn a_census_file_and_a_single_census_read() {
+    let t = Temp::new("file");
+    let file = CensusFile::new(vec![census(1), census(2)]);
+    let path = t.write(
+        "census.json",
+        serde_json::to_string(&file).expect("json").as_bytes(),
+    );
+    let read = read_censuses(&path).expect("reads");
+    assert_eq!(read.source, CensusSource::CensusFile);
+    assert_eq!(read.censuses.len(), 2);
+    let single = t.write(
+        "one.json",
+        serde_json::to_string(&census(1)).expect("json").as_bytes(),
+    );
+    assert_eq!(read_censuses(&single).expect("reads").censuses.len(), 1);
+}
+
+#[test]
+fn everything_else_is_a_one_line_error() {
+    let t = Temp::new("errors");
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (t.0.join("missing.json"), "cannot read"),
+        (t.0.clone(), "is a directory"),
+        (t.write("empty", b""), "empty input"),
+        (
+            t.write("trace.json", br#"{"traceEvents":[]}"#),
+            "no \"schema\" field",
+        ),
+        (
+            t.write("garbage.bin", &[0xFF, 0xFE, 0x00, 0x01]),
+            "not UTF-8",
+        ),
+        (t.write("text.txt", b"hello"), "not a census document"),
+        (t.write("bad.sgpt", b"SGPT\x01\x00"), "sgpt:"),
+    ];
+    for (path, expected) in cases {
+        let err: CensusError = read_censuses(&path).expect_err("refused");
+        let message = err.to_string();
+        assert!(message.contains(expected), "{}: {message}", path.display());
+        assert!(!message.contains('\n'), "{message}");
+    }
+}
