@@ -1,5 +1,5 @@
 //! Censuses read back — from a capture's `CENS` records or a `.framewise/census.json` —
-//! with their hints ([`framewise_census::hints`]).
+//! with their hints ([`framewise_census::hints()`]).
 //!
 //! A capture's census records are read in file order; one whose record or document does
 //! not read is a defect (what the rest of the capture lost is listed too), never the end of

@@ -2,9 +2,9 @@
 //!
 //! Who should use this crate: an engine integration (the Bevy plugin), which walks its scene
 //! into a [`Census`] on demand (never per frame) and implements [`BisectEngine`] so
-//! [`bisect`] can measure what each candidate costs; the recorder (`framewise`), which
+//! [`bisect()`] can measure what each candidate costs; the recorder (`framewise`), which
 //! writes a census into the capture and into `.framewise/census.json`; and tools
-//! (`framewise census`), which read censuses back and derive their [`hints`]. It depends on
+//! (`framewise census`), which read censuses back and derive their [`hints()`]. It depends on
 //! `std`, `serde` and `serde_json` only, so an engine plugin can link it without the CLI or
 //! the analysis.
 //!

@@ -59,6 +59,8 @@ enum Command {
     Demo(commands::demo::Args),
     /// The web inspector: serve a capture's views on 127.0.0.1 until interrupted.
     View(commands::view::Args),
+    /// A scene census and its hints: a capture's census records, or .framewise/census.json.
+    Census(commands::census::Args),
     /// The footprint of an incident key: `{v, id, key}` and how the key reads.
     Footprint(commands::footprint::Args),
     /// MCP server on stdin/stdout: the verbs as tools for a coding agent.
@@ -97,6 +99,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Demo(args) => commands::demo::run(args),
         Command::View(args) => commands::view::run(args),
+        Command::Census(args) => commands::census::run(args),
         Command::Footprint(args) => commands::footprint::run(args),
         Command::Mcp(args) => commands::mcp::run(args),
         Command::Init(args) => commands::init::run(args),

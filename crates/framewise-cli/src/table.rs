@@ -43,6 +43,11 @@ impl Table {
         self
     }
 
+    /// No rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
     /// Adds a row (missing cells are blank, extra cells dropped).
     pub fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells);

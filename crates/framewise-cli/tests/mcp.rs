@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::support::{write_game, Dir, Game};
+use crate::support::{write_game, write_game_with_censuses, Dir, Game};
 
 /// How long one answer may take before the test calls it a hang.
 const ANSWER_WITHIN: Duration = Duration::from_secs(120);
@@ -177,6 +177,7 @@ fn a_client_session_lists_and_calls_every_tool() {
         names,
         [
             "attribute",
+            "census",
             "check_budgets",
             "compare_captures",
             "find_hitches",
@@ -253,6 +254,35 @@ fn a_client_session_lists_and_calls_every_tool() {
     report_matches_cli(&dir, c, &["diff", "base.sgpt", "cand.sgpt"]);
 
     assert_eq!(s.close(), Some(0), "closing stdin ends the server cleanly");
+}
+
+#[test]
+fn the_census_tool_reads_a_capture_as_the_verb_does() {
+    let dir = Dir::new();
+    let census = crate::census::scene(4);
+    let doc = serde_json::to_string(&census).unwrap();
+    write_game_with_censuses(&dir.path("game.sgpt"), &Game::default(), &[doc]);
+    write_game(&dir.path("plain.sgpt"), &Game::default());
+    let mut s = Session::start(&dir);
+
+    let r = s.call("census", json!({"input": "game.sgpt"}));
+    let c = structured(&r);
+    assert_eq!(c["verdict"], "pass");
+    assert_eq!(c["censuses"], 1);
+    assert_eq!(c["triangles"], census.totals.triangles);
+    assert_eq!(c["hints"][0]["kind"], "instancing-candidate");
+    assert_eq!(c["hints"][0]["site"], "src/flock.rs:20");
+    report_matches_cli(&dir, c, &["census", "game.sgpt"]);
+
+    let r = s.call("census", json!({"input": "plain.sgpt"}));
+    let c = structured(&r);
+    assert_eq!(
+        (c["verdict"].as_str(), c["exit_code"].as_i64()),
+        (Some("inconclusive"), Some(2))
+    );
+    assert!(c["triangles"].is_null());
+    report_matches_cli(&dir, c, &["census", "plain.sgpt"]);
+    assert_eq!(s.close(), Some(0));
 }
 
 #[test]

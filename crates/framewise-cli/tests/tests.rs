@@ -12,6 +12,11 @@ mod agent_loop;
 mod append;
 mod attribute;
 mod bench;
+#[expect(
+    clippy::unwrap_used,
+    reason = "fixture helpers fail the test loudly on a broken temp dir or bad JSON"
+)]
+mod census;
 mod compare;
 mod damaged;
 mod demo;

@@ -3,6 +3,7 @@
 
 pub mod attribute;
 pub mod bench;
+pub mod census;
 pub mod check;
 pub mod demo;
 pub mod demo_settings;

@@ -370,6 +370,21 @@ pub fn write_game(path: &Path, g: &Game) {
     w.finish_and_close(&[]).unwrap();
 }
 
+/// Writes a closed `.sgpt` capture of `g` with a census record (`CENS`) carrying each of
+/// `documents` after the frame of the same rank.
+pub fn write_game_with_censuses(path: &Path, g: &Game, documents: &[String]) {
+    let syms = symbols(g);
+    let file = std::fs::File::create(path).unwrap();
+    let mut w = Writer::new(BufWriter::new(file), &meta(g), &syms).unwrap();
+    for (i, f) in game_frames(g).iter().enumerate() {
+        w.write_frame(f, &syms).unwrap();
+        if let Some(doc) = documents.get(i) {
+            w.write_census(doc).unwrap();
+        }
+    }
+    w.finish_and_close(&[]).unwrap();
+}
+
 /// Writes a closed capture, then cuts it at `keep` of the way through its records before
 /// the directory (inside a frame record): the directory and the tail are lost. The cut is
 /// placed by the header's directory offset, not the file length, so it lands among the

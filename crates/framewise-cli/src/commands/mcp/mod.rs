@@ -26,7 +26,7 @@ use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{tool, tool_handler, tool_router, Json, ServerHandler, ServiceExt};
 
 use crate::commands::{
-    attribute, bench, check, diff, fix, gate, history, hitches, issues, summarize,
+    attribute, bench, census, check, diff, fix, gate, history, hitches, issues, summarize,
 };
 use crate::config::ConfigArgs;
 use crate::input::InputArgs;
@@ -42,8 +42,8 @@ use ledger_results::{
     ProfileResult,
 };
 use results::{
-    AttributeParams, AttributeResult, CaptureParams, CompareMode, CompareParams, CompareResult,
-    HitchesResult, SummarizeResult, ToolError,
+    AttributeParams, AttributeResult, CaptureParams, CensusParams, CensusResult, CompareMode,
+    CompareParams, CompareResult, HitchesResult, SummarizeResult, ToolError,
 };
 
 /// `framewise mcp`.
@@ -282,6 +282,30 @@ impl Server {
                 let path = reports.write("diff", &outcome.view)?;
                 Ok(CompareResult::of_diff(&outcome.view, outcome.exit_code, path))
             }
+        })
+        .await
+    }
+
+    /// `framewise census`.
+    #[tool(
+        description = "The scene census a game recorded (a capture's census records, or .framewise/census.json), as `framewise census` reads it: the latest census's totals (entities, triangles, unique meshes and materials, shadow casters; draw calls are null, only a rendered frame measures them) and its hints (instancing-candidate, material-dedup-candidate, shadow-caster-light, undisposed-suspect, oversized-texture, uncapped-resolution), each with a fix and its spawning site. Verdict pass (exit 0), or inconclusive (exit 2) when the input holds no census."
+    )]
+    async fn census(
+        &self,
+        params: Parameters<CensusParams>,
+    ) -> Result<Json<CensusResult>, Json<ToolError>> {
+        let p = params.0;
+        let reports = Arc::clone(&self.reports);
+        blocking(move || {
+            let args = census::Args {
+                input: p.input.map(PathBuf::from),
+                dir: dir_args(p.dir),
+                list: ListArgs::default(),
+                output: OutputArgs::default(),
+            };
+            let outcome = census::evaluate(&args)?;
+            let path = reports.write("census", &outcome.view)?;
+            Ok(CensusResult::new(&outcome.view, outcome.exit_code, path))
         })
         .await
     }

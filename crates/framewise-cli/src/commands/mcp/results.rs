@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::commands::attribute::AttributeView;
+use crate::commands::census::CensusView;
 use crate::commands::diff::DiffView;
 use crate::commands::gate::GateView;
 use crate::commands::hitches::HitchesView;
@@ -444,6 +445,87 @@ impl CompareResult {
                 })
                 .collect(),
             timing_comparable: view.diff.timing_comparable,
+            report_path,
+        }
+    }
+}
+
+/// `census`'s input.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CensusParams {
+    /// A capture (.sgpt) or a census document (census.json); without it, census.json in the
+    /// `.framewise/` directory.
+    #[serde(default)]
+    pub input: Option<String>,
+    /// The `.framewise/` directory (default: $FRAMEWISE_DIR, else the nearest one up).
+    #[serde(default)]
+    pub dir: Option<String>,
+}
+
+/// One hint, in brief.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct HintBrief {
+    /// The hint's kind (`instancing-candidate`, …).
+    pub kind: String,
+    /// What it is about.
+    pub subject: String,
+    /// What to change.
+    pub fix: String,
+    /// The spawning site, or `unknown`.
+    pub site: String,
+}
+
+/// `census`'s result.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CensusResult {
+    /// pass (a census read) or inconclusive (none in the input).
+    pub verdict: ToolVerdict,
+    /// The exit code `framewise census` returns.
+    pub exit_code: u8,
+    /// The input read.
+    pub input: String,
+    /// Censuses in the input.
+    pub censuses: usize,
+    /// The latest census's entities, `null` without one.
+    pub entities: Option<u64>,
+    /// Its triangles.
+    pub triangles: Option<u64>,
+    /// Its distinct meshes.
+    pub unique_meshes: Option<u64>,
+    /// Its distinct materials.
+    pub unique_materials: Option<u64>,
+    /// Every hint (a closed vocabulary; the report has their evidence).
+    pub hints: Vec<HintBrief>,
+    /// Defects the input carries.
+    pub defects: usize,
+    /// The whole `framewise census --format json` document.
+    pub report_path: String,
+}
+
+impl CensusResult {
+    /// The headline of a census view.
+    pub fn new(view: &CensusView, exit_code: u8, report_path: String) -> Self {
+        let totals = view.census.as_ref().map(|c| &c.totals);
+        Self {
+            verdict: ToolVerdict::of_exit(exit_code),
+            exit_code,
+            input: view.input.clone(),
+            censuses: view.censuses,
+            entities: totals.map(|t| t.entities),
+            triangles: totals.map(|t| t.triangles),
+            unique_meshes: totals.map(|t| t.unique_meshes),
+            unique_materials: totals.map(|t| t.unique_materials),
+            hints: view
+                .hints
+                .iter()
+                .map(|h| HintBrief {
+                    kind: h.kind.name().to_owned(),
+                    subject: h.subject.clone(),
+                    fix: h.fix.clone(),
+                    site: h.site.clone(),
+                })
+                .collect(),
+            defects: view.defects.len(),
             report_path,
         }
     }
