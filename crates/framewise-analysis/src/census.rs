@@ -8,11 +8,10 @@
 use std::path::{Path, PathBuf};
 
 use framewise_census::{Census, Hint};
-use framewise_format::container::MAGIC;
 use serde::Serialize;
 
 use crate::load::sgpt::{defect_of, open_reader};
-use crate::load::LoadError;
+use crate::load::{peek, LoadError};
 use crate::model::{Defect, DefectKind};
 
 /// Where the censuses came from.
@@ -57,30 +56,20 @@ pub enum CensusError {
 /// Reads the censuses of `path`: an `.sgpt` capture (sniffed by its magic), else a census
 /// document (JSON).
 pub fn read_censuses(path: &Path) -> Result<CensusRead, CensusError> {
-    let io = |source| LoadError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.is_dir() {
-        return Err(LoadError::IsDirectory {
-            path: path.to_owned(),
-        }
-        .into());
-    }
-    if !meta.is_file() {
+    // Checked before anything opens it: opening a FIFO would wait for a writer.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_dir() && !m.is_file()) {
         return Err(CensusError::NotCensus {
             path: path.to_owned(),
             reason: "not a regular file (a FIFO or device holds no census)".to_owned(),
         });
     }
-    let bytes = std::fs::read(path).map_err(io)?;
-    if bytes.is_empty() {
-        return Err(LoadError::Empty.into());
-    }
-    if bytes.len() >= 4 && bytes[..4] == MAGIC.to_le_bytes() {
+    if peek(path)?.sgpt {
         return Ok(of_capture(path)?);
     }
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
     let not = |reason: String| CensusError::NotCensus {
         path: path.to_owned(),
         reason,

@@ -4,6 +4,8 @@
 use std::io::Cursor;
 use std::path::PathBuf;
 
+use crate::inspect::Temp;
+
 use framewise_analysis::census::{read_censuses, CensusError, CensusSource};
 use framewise_analysis::model::DefectKind;
 use framewise_census::{
@@ -11,31 +13,6 @@ use framewise_census::{
 };
 use framewise_format::model::AdapterType;
 use framewise_format::Writer;
-
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(tag: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "framewise-analysis-census-{tag}-{}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Self(dir)
-    }
-
-    fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, bytes).expect("write");
-        p
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn census(meshes_loaded: u64) -> Census {
     Census::new(SceneParts {

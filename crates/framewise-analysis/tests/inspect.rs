@@ -8,10 +8,11 @@ use framewise_analysis::model::{DefectKind, SourceKind};
 use framewise_analysis::{load, LoadOptions, Progress, Stage};
 use framewise_format::model::AdapterType;
 
-struct Temp(PathBuf);
+/// A temporary directory, removed when dropped.
+pub struct Temp(pub PathBuf);
 
 impl Temp {
-    fn new(tag: &str) -> Self {
+    pub fn new(tag: &str) -> Self {
         let dir = std::env::temp_dir().join(format!(
             "framewise-analysis-inspect-{tag}-{}",
             std::process::id()
@@ -20,7 +21,7 @@ impl Temp {
         Self(dir)
     }
 
-    fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
+    pub fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
         let p = self.0.join(name);
         std::fs::write(&p, bytes).expect("write");
         p

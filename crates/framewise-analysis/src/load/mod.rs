@@ -388,16 +388,16 @@ pub fn open_with_frame_source(
 }
 
 /// What [`peek`] found.
-struct Peeked {
+pub(crate) struct Peeked {
     /// The file's length as its metadata gives it.
-    bytes: u64,
+    pub(crate) bytes: u64,
     /// It starts with the `.sgpt` magic.
-    sgpt: bool,
+    pub(crate) sgpt: bool,
 }
 
 /// A file's length and whether it is an `.sgpt`, from its first bytes: an error for a
 /// directory, an empty or unreadable file.
-fn peek(path: &Path) -> Result<Peeked, LoadError> {
+pub(crate) fn peek(path: &Path) -> Result<Peeked, LoadError> {
     let io = |source| LoadError::Io {
         path: path.to_owned(),
         source,

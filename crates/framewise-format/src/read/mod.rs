@@ -391,11 +391,17 @@ impl Capture {
         (0..self.frames.len()).map(move |i| self.read_frame(i))
     }
 
-    /// Decodes every sampled counter track.
-    pub fn counter_tracks(&self) -> Vec<Result<CounterTrack, Defect>> {
+    /// Reads every intact record of `record_type` and decodes its payload with `decode`:
+    /// a record that no longer reads is `Corrupt`, a payload that does not decode
+    /// `BadPayload`.
+    fn decode_records<T>(
+        &self,
+        record_type: u32,
+        decode: impl Fn(&RecordRef, &[u8]) -> Result<T, crate::DecodeError>,
+    ) -> Vec<Result<T, Defect>> {
         self.records
             .iter()
-            .filter(|r| r.record_type == CNTR)
+            .filter(|r| r.record_type == record_type)
             .map(|r| {
                 let bytes = self
                     .source
@@ -404,43 +410,31 @@ impl Capture {
                         offset: r.offset,
                         bytes_skipped: r.length(),
                     })?;
-                payload::decode_counter_track(&bytes)
-                    .map(|(_, t)| t)
-                    .map_err(|error| Defect::BadPayload {
-                        offset: r.offset,
-                        record_type: CNTR,
-                        error,
-                    })
+                decode(r, &bytes).map_err(|error| Defect::BadPayload {
+                    offset: r.offset,
+                    record_type,
+                    error,
+                })
             })
             .collect()
+    }
+
+    /// Decodes every sampled counter track.
+    pub fn counter_tracks(&self) -> Vec<Result<CounterTrack, Defect>> {
+        self.decode_records(CNTR, |_, bytes| {
+            payload::decode_counter_track(bytes).map(|(_, t)| t)
+        })
     }
 
     /// Decodes every census record (`CENS`, format version 2), in file order: the JSON
     /// document each carries, with the record's offset.
     pub fn censuses(&self) -> Vec<Result<CensusDocument, Defect>> {
-        self.records
-            .iter()
-            .filter(|r| r.record_type == CENS)
-            .map(|r| {
-                let bytes = self
-                    .source
-                    .read_at(r.payload_offset(), u64::from(r.payload_len))
-                    .map_err(|_| Defect::Corrupt {
-                        offset: r.offset,
-                        bytes_skipped: r.length(),
-                    })?;
-                payload::decode_census(&bytes)
-                    .map(|(_, document)| CensusDocument {
-                        offset: r.offset,
-                        document,
-                    })
-                    .map_err(|error| Defect::BadPayload {
-                        offset: r.offset,
-                        record_type: CENS,
-                        error,
-                    })
+        self.decode_records(CENS, |r, bytes| {
+            payload::decode_census(bytes).map(|(_, document)| CensusDocument {
+                offset: r.offset,
+                document,
             })
-            .collect()
+        })
     }
 
     /// Symbols `frame` refers to that no intact record defines.
