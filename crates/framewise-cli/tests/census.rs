@@ -219,11 +219,19 @@ fn bad_input_is_one_line() {
         (vec!["census", "empty.sgpt"], "empty"),
         (vec!["census", "junk.bin"], "not UTF-8"),
         (vec!["census", "."], "directory"),
-        (vec!["census"], "no .framewise/"),
+        (vec!["census", "--dir", "nowhere"], "not a directory"),
     ] {
         let run = dir.run(&args).expect(4);
         let line = run.one_error_line();
         assert!(line.contains(says), "{args:?}: {line}");
         assert!(run.stdout.is_empty());
     }
+    // The default file, before any census was recorded.
+    std::fs::create_dir(dir.path(".framewise")).unwrap();
+    let run = dir.run(&["census"]).expect(4);
+    assert!(
+        run.one_error_line().contains("census.json: no census yet"),
+        "{}",
+        run.stderr
+    );
 }

@@ -78,7 +78,16 @@ pub struct HistoryPoint {
 fn input_path(args: &Args) -> anyhow::Result<PathBuf> {
     match &args.input {
         Some(path) => Ok(path.clone()),
-        None => Ok(args.dir.locate()?.join(CENSUS_FILE)),
+        None => {
+            let path = args.dir.locate()?.join(CENSUS_FILE);
+            if !path.exists() {
+                anyhow::bail!(
+                    "{}: no census yet (a game writes it when it records a census with the incident log on; or name a capture)",
+                    path.display()
+                );
+            }
+            Ok(path)
+        }
     }
 }
 
