@@ -423,7 +423,9 @@ fn shared_groups(entries: &[CensusEntry]) -> Vec<SharedGroup> {
                     sites: Vec::new(),
                 });
             group.instances = group.instances.saturating_add(draw.instances);
-            if !group.entries.contains(&entry.id) {
+            // Entries are walked in order, so an entry already counted here is the last one
+            // (a linear search would make a large group quadratic).
+            if group.entries.last() != Some(&entry.id) {
                 group.entries.push(entry.id.clone());
                 group.batched = match (group.batched, entry.batched) {
                     (Some(false), _) | (_, Some(false)) => Some(false),

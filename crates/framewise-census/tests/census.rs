@@ -177,3 +177,27 @@ fn the_file_is_written_whole_and_reads_back() {
     assert_eq!(names, vec![std::ffi::OsString::from(CENSUS_FILE)]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_entry_drawing_one_pair_twice_is_listed_once_in_its_group() {
+    let draw = Draw {
+        mesh: "leaf".into(),
+        material: "green".into(),
+        instances: 3,
+        shadow_casters: 0,
+    };
+    let census = Census::new(SceneParts {
+        engine: "test".into(),
+        entries: vec![EntryParts {
+            id: "tree".into(),
+            name: "tree".into(),
+            entities: 1,
+            draws: vec![draw.clone(), draw],
+            ..EntryParts::default()
+        }],
+        ..SceneParts::default()
+    });
+    assert_eq!(census.shared_groups.len(), 1);
+    assert_eq!(census.shared_groups[0].instances, 6);
+    assert_eq!(census.shared_groups[0].entries, vec!["tree".to_owned()]);
+}
