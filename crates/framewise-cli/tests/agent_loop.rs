@@ -131,7 +131,17 @@ fn the_agent_loop_keeps_the_fix_reverts_the_rest_and_stops_inside_budgets() {
 
     // ── The agent. Read the ledger (empty), measure a baseline, check the budgets.
     assert!(ledger(&dir).is_empty());
-    dir.run(&["bench", "loop"]).expect(0);
+    let baseline = dir
+        .run(&["bench", "loop", "--format", "json"])
+        .expect(0)
+        .json();
+    // The runs appended to the tracked incident log (the audit trail the person committed);
+    // the game's code is still the commit, and the result says so.
+    assert_eq!(
+        git(&dir, &["ls-files", ".framewise/perf.jsonl"]).trim(),
+        ".framewise/perf.jsonl"
+    );
+    assert_eq!(baseline["git_revision"], base.as_str(), "{baseline}");
     let first = check(&dir).expect(1).json();
     assert_eq!(first["budgets"][0]["metric"], "counter.draw_calls.max");
     assert_eq!(first["budgets"][0]["state"], "breached", "{first}");

@@ -208,7 +208,10 @@ fn os_name() -> String {
 }
 
 /// The git revision of the working directory (`+dirty` when tracked files changed), if any.
-pub fn git_revision() -> Option<String> {
+/// Changes to the audit trail in `dir` (the `.framewise` directory: `perf.jsonl`, the ledger,
+/// `fixes.jsonl`) do not count: the runs and the verbs append to them themselves, and they
+/// are not the game. Every other tracked file does, `dir/framewise.toml` included.
+pub fn git_revision(dir: &Path) -> Option<String> {
     let out = Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
         .stderr(Stdio::null())
@@ -218,12 +221,29 @@ pub fn git_revision() -> Option<String> {
         return None;
     }
     let rev = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let dirty = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=no"])
-        .stderr(Stdio::null())
-        .output()
-        .ok()
-        .is_some_and(|o| o.status.success() && !o.stdout.is_empty());
+    let status = |pathspecs: &[String]| {
+        Command::new("git")
+            .args(["status", "--porcelain", "--untracked-files=no", "--"])
+            .args(pathspecs)
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| !o.stdout.is_empty())
+    };
+    // The whole work tree but the audit trail; a `dir` outside the repository makes git refuse
+    // the pathspecs, and then nothing is left out.
+    let mut pathspecs = vec![":/".to_owned()];
+    pathspecs.extend(
+        [
+            framewise_incidents::PERF_FILE,
+            framewise_incidents::BENCH_HISTORY_FILE,
+            framewise_incidents::FIXES_FILE,
+        ]
+        .iter()
+        .map(|file| format!(":(exclude){}", dir.join(file).display())),
+    );
+    let dirty = status(&pathspecs).or_else(|| status(&[])).unwrap_or(false);
     Some(if dirty { format!("{rev}+dirty") } else { rev })
 }
 
@@ -235,6 +255,8 @@ pub fn run(plan: &Plan, stamp: &super::Stamp) -> anyhow::Result<BenchResult> {
         .join(format!("{}-{}", plan.name, stamp.file));
     std::fs::create_dir_all(&runs_dir)
         .with_context(|| format!("{}: cannot create the bench directory", runs_dir.display()))?;
+    // The code measured is the code as the runs start.
+    let revision = git_revision(&plan.dir);
     let bar = progress_bar(plan);
     let per_run = plan.settings.warmup + plan.settings.frames;
     let mut runs = Vec::new();
@@ -328,7 +350,7 @@ pub fn run(plan: &Plan, stamp: &super::Stamp) -> anyhow::Result<BenchResult> {
         runs,
         &grades,
     );
-    result.git_revision = git_revision();
+    result.git_revision = revision;
     pool_periods(&mut result, periods);
     Ok(result)
 }

@@ -341,7 +341,7 @@ pub fn compare_results(
         &comparison,
         Stamp::now().at,
         change,
-        harness::git_revision(),
+        harness::git_revision(dir),
     );
     append_ledger(dir, &line)?;
     Ok(comparison)
