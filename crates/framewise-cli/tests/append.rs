@@ -70,6 +70,8 @@ fn the_live_log_and_append_agree_on_the_demo_capture_and_twice_adds_nothing() {
     assert!(!unit.is_empty(), "{live:#?}");
     for j in &unit {
         assert_eq!(j.kind, "snap", "{j:#?}");
+        // The demo measures in metres, and says so.
+        assert_eq!(j.unit.as_deref(), Some("m"), "{j:#?}");
         assert_eq!(j.classification[0].guess, "snap", "{j:#?}");
         assert_eq!(
             j.footprint.key,
@@ -100,6 +102,22 @@ fn the_live_log_and_append_agree_on_the_demo_capture_and_twice_adds_nothing() {
         let camera = world.camera.as_ref().expect("a camera");
         assert_eq!(camera.position[1], 62.0);
         assert!(camera.quaternion.is_some());
+    }
+    // `watch` wakes on the jumps and prints their size in the host's unit.
+    let run = dir.run(&["watch", "--once", "--from-start"]).expect(0);
+    let jumps: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("jitter unit snap "))
+        .collect();
+    assert!(!jumps.is_empty(), "{}", run.stdout);
+    for line in jumps {
+        let size = line.split(' ').nth(3).expect("a size");
+        assert!(size.ends_with('m'), "{line}");
+        assert!(
+            line.contains(&format!("{size} off its trajectory")),
+            "{line}"
+        );
     }
     let Some(Record::SessionEnd(end)) = live.last() else {
         panic!("session-end is last: {live:#?}");

@@ -31,6 +31,7 @@ pub fn jitter_record(event: &JitterEvent, base: &Common) -> JitterRecord {
         frame: event.frame,
         jump: event.jump,
         units: event.units,
+        unit: (event.unit != "u").then(|| event.unit.clone()),
         travel_units: event.travel_units,
         speed: event.speed,
         dt_ms: event.dt_ms,

@@ -370,6 +370,9 @@ pub struct JitterRecord {
     pub jump: [f64; 3],
     /// Its length, host units.
     pub units: f64,
+    /// The host's unit label (`motion.unit`, e.g. `m`); absent when the host set none (`u`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
     /// What constant velocity predicted for the frame, host units.
     pub travel_units: f64,
     /// Speed before the jump, host units per second.

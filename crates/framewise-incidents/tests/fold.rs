@@ -89,6 +89,7 @@ fn jitter(minute: i64, build: &str, kind: &str, units: f64, amplitude: Option<f6
         frame: 7,
         jump: [0.0, units, 0.0],
         units,
+        unit: None,
         travel_units: 0.1,
         speed: 6.0,
         dt_ms: 16.7,

@@ -102,6 +102,7 @@ fn a_jitter_event_keeps_its_fields_phase_situation_and_footprint() {
         frame: 90,
         jump: [0.0, 0.8, 0.0],
         units: 0.8,
+        unit: "m".to_owned(),
         travel_units: 0.1,
         speed: 6.0,
         dt_ms: 16.7,

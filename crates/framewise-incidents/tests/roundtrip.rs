@@ -133,6 +133,7 @@ fn samples() -> Vec<Record> {
             frame: 77,
             jump: [0.6, 0.3, 0.0],
             units: 0.671,
+            unit: Some("m".to_owned()),
             travel_units: 0.133,
             speed: 8.0,
             dt_ms: 16.7,

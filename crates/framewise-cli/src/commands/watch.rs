@@ -121,7 +121,12 @@ pub fn wake_line(record: &Record, count: u64, min_hitch_ms: f64) -> Option<Strin
                 r.units
             };
             (
-                format!("jitter {} {} {size:.3}u", r.track, r.kind),
+                format!(
+                    "jitter {} {} {size:.3}{}",
+                    r.track,
+                    r.kind,
+                    r.unit.as_deref().unwrap_or("u")
+                ),
                 r.frame,
                 top(&r.classification),
             )

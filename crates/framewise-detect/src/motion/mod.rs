@@ -273,6 +273,9 @@ pub struct JitterEvent {
     pub jump: [f64; 3],
     /// Its length (3 decimals).
     pub units: f64,
+    /// The host's unit label, as the evidence prints it (`u`, or the session's
+    /// `motion.unit` setting such as `m`).
+    pub unit: String,
     /// The travel constant velocity predicted for the frame (3 decimals).
     pub travel_units: f64,
     /// Speed before the jump, host units per second (2 decimals).

@@ -542,6 +542,7 @@ impl MotionMonitor {
             frame: f.frame,
             jump: f.r.map(|x| round_to(x, 3)),
             units: round_to(f.mag, 3),
+            unit: self.options.unit.clone(),
             travel_units: round_to(f.travel, 3),
             speed: round_to(f.speed, 2),
             dt_ms: round_to(f.dt_ms, 1),
