@@ -15,6 +15,8 @@ const DENSE_LIMIT: SymId = 1 << 20;
 pub(crate) struct SymSet {
     bits: Vec<u64>,
     sparse: HashSet<SymId>,
+    /// Every id below this one is in the set.
+    filled_below: SymId,
 }
 
 impl SymSet {
@@ -45,15 +47,36 @@ impl SymSet {
             let mask = 1 << (id % 64);
             let new = *bits & mask == 0;
             *bits |= mask;
+            if id == self.filled_below {
+                self.fill_from(id);
+            }
             new
         } else {
             self.sparse.insert(id)
         }
     }
 
+    /// Every id below the one returned is in the set (for a quick test before
+    /// [`SymSet::contains`] of the ids a writer has written, which grow from 0).
+    #[inline]
+    pub(crate) fn filled_below(&self) -> SymId {
+        self.filled_below
+    }
+
+    /// Moves `filled_below` past `id`, just inserted, and the ids after it in the set.
+    #[cold]
+    fn fill_from(&mut self, id: SymId) {
+        let mut next = id;
+        while next < DENSE_LIMIT && self.contains(next) {
+            next += 1;
+        }
+        self.filled_below = next;
+    }
+
     /// Removes `id`.
     #[inline]
     pub(crate) fn remove(&mut self, id: SymId) {
+        self.filled_below = self.filled_below.min(id);
         if id < DENSE_LIMIT {
             if let Some(bits) = self.bits.get_mut((id / 64) as usize) {
                 *bits &= !(1 << (id % 64));
@@ -86,5 +109,30 @@ mod tests {
         // Removing what is absent, or beyond the table, changes nothing.
         set.remove(500_000);
         assert!(set.contains(1000));
+    }
+
+    #[test]
+    fn filled_below_is_the_first_id_missing() {
+        let mut set = SymSet::default();
+        assert_eq!(set.filled_below(), 0);
+        set.insert(1);
+        set.insert(2);
+        assert_eq!(set.filled_below(), 0);
+        set.insert(0);
+        assert_eq!(set.filled_below(), 3);
+        set.remove(1);
+        assert_eq!(set.filled_below(), 1);
+        assert!(set.insert(1));
+        assert_eq!(set.filled_below(), 3);
+        for id in 3..200 {
+            set.insert(id);
+        }
+        set.insert(DENSE_LIMIT);
+        assert_eq!(set.filled_below(), 200);
+        set.remove(DENSE_LIMIT);
+        assert_eq!(set.filled_below(), 200);
+        for id in 0..set.filled_below() {
+            assert!(set.contains(id));
+        }
     }
 }

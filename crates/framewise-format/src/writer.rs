@@ -379,11 +379,15 @@ fn collect_refs(
 ) {
     refs.clear();
     match skip {
-        Some(skip) => frame.for_each_symbol(|id| {
-            if !skip.contains(id) && collecting.insert(id) {
-                refs.push(id);
-            }
-        }),
+        Some(skip) => {
+            // The ids written grow from 0: one comparison passes nearly every id.
+            let written_below = skip.filled_below();
+            frame.for_each_symbol(|id| {
+                if id >= written_below && !skip.contains(id) && collecting.insert(id) {
+                    refs.push(id);
+                }
+            });
+        }
         None => frame.for_each_symbol(|id| {
             if collecting.insert(id) {
                 refs.push(id);

@@ -9,7 +9,9 @@ pub mod topo;
 pub mod tracks;
 
 pub use census::{decode_census, encode_census};
-pub use frame::{decode_frame, encode_frame, peek_frame, FrameDecoder, FramePeek};
+pub use frame::{
+    decode_frame, encode_frame, encode_frame_checked, peek_frame, FrameDecoder, FramePeek,
+};
 pub use meta::{decode_meta, encode_meta};
 pub use symbols::{decode_symbol_block, encode_symbol_block};
 pub use topo::{decode_topology, encode_topology, topology_id};

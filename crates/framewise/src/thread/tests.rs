@@ -370,3 +370,88 @@ fn drain_pairs_exactly_as_the_reference_on_random_event_streams() {
     }
     assert!(total_spans > 10_000 && total_lost > 100 && total_marks > 1_000);
 }
+
+/// One random event on a private ring, as the random streams above make them: marks, ends
+/// with no begin or skipping spans left open (leaked guards), begins, and the ends of open
+/// spans; ticks mostly rising, now and then a little back. Recorded unless the ring is full.
+fn random_event(rng: &mut Rng, buffer: &ThreadBuffer, stack: &mut Vec<SymId>, ticks: &mut u64) {
+    *ticks = (*ticks + rng.below(40)).saturating_sub(if rng.below(8) == 0 { 30 } else { 0 });
+    let id = rng.below(5) as SymId;
+    // SAFETY: the calling test thread is the ring's only producer.
+    unsafe {
+        match rng.below(12) {
+            0 => buffer.mark(id, *ticks),
+            1 => buffer.end(id, *ticks),
+            2..=6 => {
+                if buffer.begin(id, *ticks) {
+                    stack.push(id);
+                }
+            }
+            _ => {
+                if let Some(open) = stack.pop() {
+                    buffer.end(open, *ticks);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn frames_of_random_streams_encode_to_the_bytes_of_the_checked_lane_algorithm() {
+    use framewise_format::payload::{encode_frame, encode_frame_checked};
+    let clock = SessionClock::with_rate(1_000, 1_431_655_765);
+    let (mut frames_written, mut frames_refused, mut spans) = (0, 0, 0);
+    for seed in 1..=40u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        // Two threads, so a frame has two lanes; small rings, so that they fill.
+        let buffers = [ThreadBuffer::new(7, 256), ThreadBuffer::new(8, 128)];
+        let mut stacks = [Vec::new(), Vec::new()];
+        let mut ticks = [900u64, 950];
+        let mut frame = Frame::default();
+        for index in 0..40 {
+            for (i, buffer) in buffers.iter().enumerate() {
+                for _ in 0..rng.below(90) {
+                    random_event(&mut rng, buffer, &mut stacks[i], &mut ticks[i]);
+                }
+            }
+            // A frame closes at a cut-off some events may lie beyond.
+            let cutoff = ticks[0].min(ticks[1]).saturating_sub(rng.below(60));
+            frame.index = index;
+            frame.cpu_begin_ns = frame.cpu_end_ns;
+            frame.cpu_end_ns = clock.ns(cutoff).max(frame.cpu_begin_ns);
+            frame.marks.clear();
+            frame.lanes.clear();
+            for buffer in &buffers {
+                let mut lane = framewise_format::model::Lane {
+                    thread: buffer.thread,
+                    ..Default::default()
+                };
+                lane.dropped_spans =
+                    buffer.drain(cutoff, &clock, &mut lane.spans, &mut frame.marks);
+                spans += lane.spans.len();
+                frame.lanes.push(lane);
+            }
+            let (mut fast, mut checked) = (Vec::new(), Vec::new());
+            let fast_result = encode_frame(&mut fast, &frame, std::iter::empty());
+            let checked_result = encode_frame_checked(&mut checked, &frame, std::iter::empty());
+            if fast_result.is_ok() {
+                frames_written += 1;
+            } else {
+                frames_refused += 1;
+            }
+            assert_eq!(
+                fast_result.map_err(|e| e.to_string()),
+                checked_result.map_err(|e| e.to_string()),
+                "seed {seed}, frame {index}"
+            );
+            assert_eq!(fast, checked, "seed {seed}, frame {index}: {frame:?}");
+        }
+    }
+    // Frames both paths refuse were exercised too: a span lost to a leaked guard leaves its
+    // descendants more than one level below the span kept around them, which the lane
+    // algorithm refuses.
+    assert!(
+        frames_written > 600 && frames_refused > 300 && spans > 20_000,
+        "{frames_written} frames written, {frames_refused} refused, {spans} spans"
+    );
+}

@@ -1,6 +1,8 @@
 //! A CPU lane of a `FRAM` record: one thread's spans as a bit stream of begin/end events,
 //! coded with adaptive Rice contexts (docs/FORMAT.md §8.2; [`crate::bits`]). The writer's
-//! lane algorithm and the reader's refusals are the specification's, check for check.
+//! lane algorithm and the reader's refusals are the specification's, check for check; a
+//! lane whose depths give its nesting (every lane the recorder writes) is coded by them,
+//! to the same bits, without rebuilding the span tree from the spans' times.
 
 use crate::bits::{BitReader, RiceContext, RicePair, WriteState, UNARY_LIMIT};
 use crate::error::{DecodeError, EncodeError};
@@ -19,11 +21,15 @@ pub(super) fn lane_contexts() -> [RiceContext; 5] {
 /// 128 B to 16 KiB; any other length moves the stream once.
 const STREAM_LEN_GUESS: usize = 2;
 
+/// Appends a lane: its head, then its event stream, coded by the spans' depths
+/// ([`encode_lane_by_depth`]) when `by_depth` is set and they allow it, else through every
+/// check ([`encode_lane_stream`]); the bytes, and the errors, are the same either way.
 pub(super) fn encode_lane(
     out: &mut Vec<u8>,
     lane: &Lane,
     frame_begin_ns: u64,
-    stack: &mut Vec<usize>,
+    stack: &mut Vec<u64>,
+    by_depth: bool,
 ) -> Result<(), EncodeError> {
     put_varint(out, u64::from(lane.thread));
     put_varint(out, lane.dropped_spans);
@@ -44,7 +50,15 @@ pub(super) fn encode_lane(
     // state stays in registers.
     let mut buf = std::mem::take(out);
     let mut w = WriteState::new(&buf);
-    let result = encode_lane_stream(&mut buf, &mut w, lane, base, stack);
+    let result = if by_depth && encode_lane_by_depth(&mut buf, &mut w, &lane.spans, base, stack) {
+        Ok(())
+    } else {
+        // Not a lane whose depths give its nesting: the stream starts again, every check
+        // made.
+        buf.truncate(stream_at);
+        w = WriteState::new(&buf);
+        encode_lane_stream(&mut buf, &mut w, lane, base, stack)
+    };
     w.finish(&mut buf);
     *out = buf;
     result?;
@@ -59,6 +73,117 @@ pub(super) fn encode_lane(
     }
     out[len_at..len_at + width].copy_from_slice(&len_bytes[..width]);
     Ok(())
+}
+
+/// The lane's event bit stream when the spans' depths alone give their nesting, as in
+/// every lane the recorder writes: the first span's depth is the lane's top level, and
+/// every later span is at most one level deeper than the one before it and not above the
+/// top level. Then a span of depth `d` lies in the open span of depth `d - 1`, the open
+/// spans of depth `≥ d` end before it begins, and nothing needs the spans' times to
+/// rebuild the tree ([`encode_lane_stream`] tests each open span's depth and times).
+///
+/// The one check left is that the events so placed never run back in time. When they do
+/// not, the specification's algorithm finds the same nesting and passes every check (a
+/// span's parent begins no later and, its end coming later in the stream, ends no
+/// earlier; a span ends no earlier than it begins), so the bits are its bits. Otherwise,
+/// and when a depth breaks the rule, this returns false, having written part of a
+/// stream: the caller starts again with [`encode_lane_stream`], which decides.
+///
+/// The stack holds the open spans' ends only: at a begin, the span on top of it is
+/// always the last one begun, so the first end coded before a begin (or after the last
+/// one) is a leaf and any other a tail.
+#[inline(always)]
+pub(super) fn encode_lane_by_depth(
+    out: &mut Vec<u8>,
+    w: &mut WriteState,
+    spans: &[CpuSpan],
+    base: u64,
+    open: &mut [u64],
+) -> bool {
+    let Some(first) = spans.first() else {
+        return true;
+    };
+    let top_depth = first.depth;
+    let [gap, leaf, tail, sym, depth] = CTX_INITIAL_MEANS;
+    let mut begin_ctx = RicePair::new([gap, sym]);
+    let mut depth_ctx = RiceContext::new(depth);
+    let mut leaf_ctx = RiceContext::new(leaf);
+    let mut tail_ctx = RiceContext::new(tail);
+    let mut last_ns = base;
+    let mut last_sym: i64 = 0;
+    // Open spans' ends: open[..level], innermost last; the open span at open[j] is at depth
+    // top_depth + j.
+    let mut level = 0usize;
+    for s in spans {
+        // The level the span begins at; a depth above the top level wraps to a large one.
+        let target = s.depth.wrapping_sub(top_depth) as usize;
+        if target > level {
+            return false;
+        }
+        if target < level {
+            level -= 1;
+            let Some(end_ns) = end_open(out, w, &mut leaf_ctx, open.get(level), last_ns, true)
+            else {
+                return false;
+            };
+            last_ns = end_ns;
+            while target < level {
+                level -= 1;
+                let Some(end_ns) = end_open(out, w, &mut tail_ctx, open.get(level), last_ns, true)
+                else {
+                    return false;
+                };
+                last_ns = end_ns;
+            }
+        }
+        if s.start_ns < last_ns {
+            return false;
+        }
+        let in_span = level > 0;
+        write_begin(
+            out,
+            w,
+            (&mut begin_ctx, &mut depth_ctx),
+            (s.start_ns - last_ns, zigzag(i64::from(s.scope) - last_sym)),
+            (!in_span).then_some(s.depth),
+        );
+        last_sym = i64::from(s.scope);
+        last_ns = s.start_ns;
+        let Some(slot) = open.get_mut(level) else {
+            return false;
+        };
+        *slot = s.end_ns;
+        level += 1;
+    }
+    // Every span has begun: the remaining ends carry no token.
+    let mut ctx = &mut leaf_ctx;
+    while level > 0 {
+        level -= 1;
+        let Some(end_ns) = end_open(out, w, ctx, open.get(level), last_ns, false) else {
+            return false;
+        };
+        last_ns = end_ns;
+        ctx = &mut tail_ctx;
+    }
+    true
+}
+
+/// The end of an open span of [`encode_lane_by_depth`] (`end_ns`, its slot in the stack),
+/// coded after an event at `last_ns`: its time, or `None` when time would run back (or,
+/// never, the slot is missing).
+#[inline(always)]
+fn end_open(
+    out: &mut Vec<u8>,
+    w: &mut WriteState,
+    ctx: &mut RiceContext,
+    end_ns: Option<&u64>,
+    last_ns: u64,
+    token: bool,
+) -> Option<u64> {
+    let &end_ns = end_ns?;
+    let delta = end_ns.checked_sub(last_ns)?;
+    write_end(out, w, ctx, delta, token);
+    Some(end_ns)
 }
 
 /// The lane's event bit stream (docs/FORMAT.md §8.2, "Writer's lane algorithm"), appended
@@ -80,7 +205,7 @@ fn encode_lane_stream(
     w: &mut WriteState,
     lane: &Lane,
     base: u64,
-    open: &mut [usize],
+    open: &mut [u64],
 ) -> Result<(), EncodeError> {
     let bad = |index: usize, reason: &'static str| EncodeError::BadNesting {
         thread: lane.thread,
@@ -105,6 +230,7 @@ fn encode_lane_stream(
         }
         let mut parent_depth = None;
         while let Some(&t) = level.checked_sub(1).and_then(|j| open.get(j)) {
+            let t = t as usize;
             let Some(top) = spans.get(t) else { break };
             if top.depth < s.depth && s.start_ns >= top.start_ns && s.end_ns <= top.end_ns {
                 parent_depth = Some(top.depth);
@@ -127,14 +253,51 @@ fn encode_lane_stream(
         if s.start_ns < last_ns {
             return Err(bad(i, "starts before the previous event (not pre-order)"));
         }
-        // A begin: the 1 token when a span is open (an end is also possible), the gap, the
-        // scope delta, and the depth when nothing is open.
-        let gap = s.start_ns - last_ns;
-        let sym = zigzag(i64::from(s.scope) - last_sym);
-        let (k_gap, k_sym) = begin_ctx.k();
-        let (q_gap, q_sym) = (gap >> k_gap, sym >> k_sym);
-        let (gn, yn) = (code_len(k_gap, q_gap), code_len(k_sym, q_sym));
-        if parent_depth.is_some() {
+        write_begin(
+            out,
+            w,
+            (&mut begin_ctx, &mut depth_ctx),
+            (s.start_ns - last_ns, zigzag(i64::from(s.scope) - last_sym)),
+            parent_depth.is_none().then_some(s.depth),
+        );
+        last_sym = i64::from(s.scope);
+        last_ns = s.start_ns;
+        if let Some(slot) = open.get_mut(level) {
+            // Always: level ≤ i < the span count ≤ open.len().
+            *slot = i as u64;
+        }
+        level += 1;
+    }
+    // Every span has begun: the remaining ends carry no token.
+    while let Some(&t) = level.checked_sub(1).and_then(|j| open.get(j)) {
+        let t = t as usize;
+        level -= 1;
+        let Some(top) = spans.get(t) else { break };
+        if top.end_ns < last_ns {
+            return Err(bad(t, "ends before an event that precedes its end"));
+        }
+        let ctx = &mut end_ctx[usize::from(t + 1 != spans.len())];
+        write_end(out, w, ctx, top.end_ns - last_ns, false);
+        last_ns = top.end_ns;
+    }
+    Ok(())
+}
+
+/// A begin event: the 1 token when a span is open (an end is also possible), the gap, the
+/// scope delta, and the depth when nothing is open (`depth` is then `Some`).
+#[inline(always)]
+fn write_begin(
+    out: &mut Vec<u8>,
+    w: &mut WriteState,
+    (begin_ctx, depth_ctx): (&mut RicePair, &mut RiceContext),
+    (gap, sym): (u64, u64),
+    depth: Option<u32>,
+) {
+    let (k_gap, k_sym) = begin_ctx.k();
+    let (q_gap, q_sym) = (gap >> k_gap, sym >> k_sym);
+    let (gn, yn) = (code_len(k_gap, q_gap), code_len(k_sym, q_sym));
+    match depth {
+        None => {
             let n = gn.wrapping_add(yn).wrapping_add(1);
             // No quotient ≥ 24 (an escape) when their OR is below 24.
             if (q_gap | q_sym) < UNARY_LIMIT && n <= 56 {
@@ -151,8 +314,9 @@ fn encode_lane_stream(
                     [Some((k_sym, sym)), None],
                 );
             }
-        } else {
-            let depth = u64::from(s.depth);
+        }
+        Some(depth) => {
+            let depth = u64::from(depth);
             let k_depth = depth_ctx.k_for_encoder();
             let q_depth = depth >> k_depth;
             let dn = code_len(k_depth, q_depth);
@@ -169,27 +333,8 @@ fn encode_lane_stream(
             }
             depth_ctx.update(depth);
         }
-        begin_ctx.update(gap, sym);
-        last_sym = i64::from(s.scope);
-        last_ns = s.start_ns;
-        if let Some(slot) = open.get_mut(level) {
-            // Always: level ≤ i < the span count ≤ open.len().
-            *slot = i;
-        }
-        level += 1;
     }
-    // Every span has begun: the remaining ends carry no token.
-    while let Some(&t) = level.checked_sub(1).and_then(|j| open.get(j)) {
-        level -= 1;
-        let Some(top) = spans.get(t) else { break };
-        if top.end_ns < last_ns {
-            return Err(bad(t, "ends before an event that precedes its end"));
-        }
-        let ctx = &mut end_ctx[usize::from(t + 1 != spans.len())];
-        write_end(out, w, ctx, top.end_ns - last_ns, false);
-        last_ns = top.end_ns;
-    }
-    Ok(())
+    begin_ctx.update(gap, sym);
 }
 
 /// An end event: the 0 token when it is coded, then `end - t` with the context.

@@ -30,6 +30,27 @@ pub fn encode_frame<'s>(
     frame: &Frame,
     defs: impl ExactSizeIterator<Item = &'s Symbol>,
 ) -> Result<(), EncodeError> {
+    encode_frame_with(out, frame, defs, true)
+}
+
+/// [`encode_frame`] with every lane coded through each check of the specification's lane
+/// algorithm, never by its depths alone: the same bytes and errors, more slowly. The
+/// reference that tests (the recorder's among them) compare [`encode_frame`] with.
+#[doc(hidden)]
+pub fn encode_frame_checked<'s>(
+    out: &mut Vec<u8>,
+    frame: &Frame,
+    defs: impl ExactSizeIterator<Item = &'s Symbol>,
+) -> Result<(), EncodeError> {
+    encode_frame_with(out, frame, defs, false)
+}
+
+fn encode_frame_with<'s>(
+    out: &mut Vec<u8>,
+    frame: &Frame,
+    defs: impl ExactSizeIterator<Item = &'s Symbol>,
+    by_depth: bool,
+) -> Result<(), EncodeError> {
     encode_symbol_block(out, defs);
     put_varint(out, frame.index);
     let mut flags = 0u8;
@@ -58,7 +79,7 @@ pub fn encode_frame<'s>(
     put_varint(out, frame.lanes.len() as u64);
     let mut stack = Vec::new();
     for lane in &frame.lanes {
-        encode_lane(out, lane, begin, &mut stack)?;
+        encode_lane(out, lane, begin, &mut stack, by_depth)?;
     }
 
     // GPU

@@ -2,9 +2,9 @@
 //! verbatim as `reference`: on valid and invalid lanes, on valid, damaged and random bit
 //! streams, both must give the same bytes, the same values and the same errors.
 
-use super::lane::lane_contexts;
+use super::lane::{encode_lane_by_depth, lane_contexts};
 use super::*;
-use crate::bits::{BitReader, BitWriter, RiceContext};
+use crate::bits::{BitReader, BitWriter, RiceContext, WriteState};
 use crate::model::CpuSpan;
 
 /// The codec as it stood before it was rewritten for speed (the code the committed sample
@@ -598,7 +598,15 @@ fn random_lane(rng: &mut Rng, damage: bool) -> Lane {
 fn encode_new(lane: &Lane, begin: u64) -> Result<Vec<u8>, String> {
     let mut out = vec![0xa5; 3]; // something before, as in a real payload
     let mut stack = Vec::new();
-    encode_lane(&mut out, lane, begin, &mut stack).map_err(|e| format!("{e:?}"))?;
+    encode_lane(&mut out, lane, begin, &mut stack, true).map_err(|e| format!("{e:?}"))?;
+    Ok(out)
+}
+
+/// The lane through every check of the lane algorithm (never coded by its depths alone).
+fn encode_checked(lane: &Lane, begin: u64) -> Result<Vec<u8>, String> {
+    let mut out = vec![0xa5; 3];
+    let mut stack = Vec::new();
+    encode_lane(&mut out, lane, begin, &mut stack, false).map_err(|e| format!("{e:?}"))?;
     Ok(out)
 }
 
@@ -620,25 +628,44 @@ fn decode_old(bytes: &[u8], begin: u64) -> (Result<Lane, DecodeError>, usize) {
     (result, c.pos())
 }
 
+/// Whether the encoder codes `lane` by its depths alone, without starting again with
+/// every check.
+fn coded_by_depth(lane: &Lane) -> bool {
+    let mut out = Vec::new();
+    let mut w = WriteState::new(&out);
+    let mut open = vec![0; lane.spans.len()];
+    let base = lane.spans.first().map_or(0, |s| s.start_ns);
+    encode_lane_by_depth(&mut out, &mut w, &lane.spans, base, &mut open)
+}
+
 #[test]
 fn lanes_encode_to_the_reference_bytes_and_errors() {
     let mut rng = Rng::new(1);
-    let (mut ok, mut refused) = (0, 0);
+    let (mut ok, mut refused, mut by_depth) = (0, 0, 0);
     for i in 0..40_000 {
         let lane = random_lane(&mut rng, i % 3 == 0);
         let begin = rng.below(1 << 30);
         let new = encode_new(&lane, begin);
-        assert_eq!(new, encode_old(&lane, begin), "lane {lane:?}");
+        let old = encode_old(&lane, begin);
+        assert_eq!(new, old, "lane {lane:?}");
+        assert_eq!(encode_checked(&lane, begin), old, "lane {lane:?}");
         if new.is_ok() {
             ok += 1;
         } else {
             refused += 1;
         }
+        if coded_by_depth(&lane) {
+            assert!(
+                new.is_ok(),
+                "a lane coded by depth is one the checks pass: {lane:?}"
+            );
+            by_depth += 1;
+        }
     }
-    // Both kinds were exercised.
+    // Both kinds were exercised, and both of the encoder's paths for lanes written.
     assert!(
-        ok > 20_000 && refused > 3_000,
-        "{ok} written, {refused} refused"
+        ok > 20_000 && refused > 3_000 && by_depth > 10_000 && ok - by_depth > 3_000,
+        "{ok} written ({by_depth} by depth), {refused} refused"
     );
 }
 
