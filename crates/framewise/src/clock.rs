@@ -221,6 +221,22 @@ impl SessionClock {
         u64::try_from((elapsed * self.ns_per_tick_fixed as u128) >> 32).unwrap_or(u64::MAX)
     }
 
+    /// Whether a tick lasts at most a nanosecond (the TSC of a CPU at 1 GHz or more, and
+    /// the monotonic clock's ns): then [`Self::ns_from_base`] never saturates, since
+    /// `ticks · ns_per_tick_fixed >> 32 ≤ ticks`.
+    pub(crate) fn tick_at_most_ns(&self) -> bool {
+        self.ns_per_tick_fixed <= 1 << 32
+    }
+
+    /// [`Self::ns_from_base`] for a clock whose tick lasts at most a nanosecond
+    /// ([`Self::tick_at_most_ns`]), without its check for saturation.
+    #[inline(always)]
+    pub(crate) fn ns_from_base_fine(&self, ticks: u64) -> u64 {
+        debug_assert!(ticks >= self.base_ticks && self.tick_at_most_ns());
+        let elapsed = ticks.wrapping_sub(self.base_ticks) as u128;
+        ((elapsed * self.ns_per_tick_fixed as u128) >> 32) as u64
+    }
+
     /// Session nanoseconds now.
     pub(crate) fn now_ns(&self) -> u64 {
         self.ns(now_ticks())
@@ -258,6 +274,27 @@ impl SessionClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tick_of_at_most_a_nanosecond_converts_without_the_check_to_the_same_ns() {
+        let fixed_rates = [1, 1_431_655_765, (1 << 32) - 1, 1 << 32];
+        for (i, fixed) in fixed_rates.into_iter().enumerate() {
+            let clock = SessionClock::with_rate(1_000 + i as u64, fixed);
+            assert!(clock.tick_at_most_ns());
+            let mut ticks = clock.base_ticks();
+            for shift in 0..64 {
+                for ticks_after in [ticks, ticks | (1 << shift), u64::MAX, u64::MAX - 1] {
+                    assert_eq!(
+                        clock.ns_from_base_fine(ticks_after),
+                        clock.ns_from_base(ticks_after),
+                        "{fixed} ns/2^32 per tick, tick {ticks_after}"
+                    );
+                }
+                ticks |= 1 << shift;
+            }
+        }
+        assert!(!SessionClock::with_rate(0, (1 << 32) + 1).tick_at_most_ns());
+    }
 
     #[test]
     fn ticks_convert_to_increasing_nanoseconds() {

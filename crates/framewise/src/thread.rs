@@ -276,7 +276,7 @@ impl ThreadBuffer {
         let mut cursor = Cursor {
             spans: pad(&mut out, FILLER),
             top: NO_SLOT,
-            depth: carried.len(),
+            depth: open_depth(carried.len()),
             last_ticks: consumer.last_ticks.max(clock.base_ticks()),
             taken: 0,
         };
@@ -289,10 +289,15 @@ impl ThreadBuffer {
         let second = slots
             .get(..(pending - first.len()).min(start))
             .unwrap_or(&[]);
+        let fine = clock.tick_at_most_ns();
         'ring: for part in [first, second] {
             cursor.taken = 0;
             loop {
-                let stop = pairing::run(part, &mut cursor, cutoff_ticks, clock, &mut out);
+                let stop = if fine {
+                    pairing::run::<true>(part, &mut cursor, cutoff_ticks, clock, &mut out)
+                } else {
+                    pairing::run::<false>(part, &mut cursor, cutoff_ticks, clock, &mut out)
+                };
                 match stop {
                     Stop::Done => break,
                     Stop::Cutoff => {
@@ -314,7 +319,7 @@ impl ThreadBuffer {
                         // The spans left open keep their links (they lie below every slot
                         // the long way removed or moved).
                         cursor.top = open.last().copied().unwrap_or(NO_SLOT);
-                        cursor.depth = carried.len() + open.len();
+                        cursor.depth = open_depth(carried.len() + open.len());
                         open.clear();
                         cursor.spans = pad(&mut out, FILLER);
                     }
@@ -343,6 +348,12 @@ impl ThreadBuffer {
         self.retired.load(Ordering::Acquire)
             && self.tail.0.load(Ordering::Relaxed) == self.head.0.load(Ordering::Acquire)
     }
+}
+
+/// A count of open spans as the next span's depth (far below `u32::MAX`: see
+/// `pairing::Cursor::depth`).
+fn open_depth(open: usize) -> u32 {
+    u32::try_from(open).unwrap_or(u32::MAX)
 }
 
 /// Drains every thread's events up to `cutoff_ticks` into `frame`'s lanes (one lane per

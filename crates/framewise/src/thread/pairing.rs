@@ -66,8 +66,9 @@ pub(super) struct Cursor {
     pub(super) spans: usize,
     /// The slot of the innermost span begun in this drain and still open, or [`NO_SLOT`].
     pub(super) top: usize,
-    /// Spans open, carried ones included: the next span's depth.
-    pub(super) depth: usize,
+    /// Spans open, carried ones included: the next span's depth. (The ring reserves room
+    /// for every open span's end, so there are far fewer than `u32::MAX`.)
+    pub(super) depth: u32,
     /// The latest tick seen, at least the session's base tick.
     pub(super) last_ticks: u64,
     /// Events of the part being paired consumed.
@@ -80,8 +81,11 @@ pub(super) struct Cursor {
 /// The loop works on copies of the cursor's fields and on a slice, and calls nothing (no
 /// vector that could grow in line), so that its state stays in registers; whatever is rare
 /// returns, a mark included.
+///
+/// `FINE` is [`SessionClock::tick_at_most_ns`]: then ticks convert to ns with no check for
+/// saturation, which cannot happen (the loop is compiled once for each case).
 #[inline(always)]
-pub(super) fn run(
+pub(super) fn run<const FINE: bool>(
     events: &[std::cell::UnsafeCell<Event>],
     cursor: &mut Cursor,
     cutoff_ticks: u64,
@@ -106,14 +110,18 @@ pub(super) fn run(
                 break 'events Stop::Cutoff;
             }
             last_ticks = event.ticks.max(last_ticks);
-            let at_ns = clock.ns_from_base(last_ticks);
+            let at_ns = if FINE {
+                clock.ns_from_base_fine(last_ticks)
+            } else {
+                clock.ns_from_base(last_ticks)
+            };
             if event.kind == KIND_BEGIN {
                 let Some(span) = out.get_mut(spans) else {
                     break 'events Stop::Full;
                 };
                 *span = CpuSpan {
                     scope: event.id,
-                    depth: u32::try_from(depth).unwrap_or(u32::MAX),
+                    depth,
                     start_ns: at_ns,
                     end_ns: top as u64,
                 };

@@ -289,10 +289,15 @@ impl Rng {
 
 #[test]
 fn drain_pairs_exactly_as_the_reference_on_random_event_streams() {
-    let clock = SessionClock::with_rate(1_000, 1_431_655_765);
+    // A tick of a third of a ns (a 3 GHz TSC), and one of 3 ns (ticks convert with the
+    // check for saturation).
+    let clocks = [
+        SessionClock::with_rate(1_000, 1_431_655_765),
+        SessionClock::with_rate(1_000, (3 << 32) + 12_345),
+    ];
     // What the streams exercised, so that the test cannot pass on empty drains.
     let (mut total_spans, mut total_lost, mut total_marks) = (0, 0, 0);
-    for seed in 1..=60u64 {
+    for (seed, clock) in (1..=120u64).zip(clocks.iter().cycle()) {
         let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let buffer = ThreadBuffer::new(7, 256);
         let mut reference = ReferencePairing::default();
@@ -355,8 +360,8 @@ fn drain_pairs_exactly_as_the_reference_on_random_event_streams() {
             }
             let cutoff = ticks.saturating_sub(rng.below(60));
             let (mut spans, mut marks) = (Vec::new(), Vec::new());
-            let lost = buffer.drain(cutoff, &clock, &mut spans, &mut marks);
-            let (want_spans, want_marks, want_lost) = reference.drain(cutoff, &clock);
+            let lost = buffer.drain(cutoff, clock, &mut spans, &mut marks);
+            let (want_spans, want_marks, want_lost) = reference.drain(cutoff, clock);
             assert_eq!(spans, want_spans, "seed {seed}");
             assert_eq!(marks, want_marks, "seed {seed}");
             // Beside the spans lost, the drain counts the spans the full ring dropped.
