@@ -1,7 +1,7 @@
 //! A CPU lane of a `FRAM` record: one thread's spans as a bit stream of begin/end events,
 //! coded with adaptive Rice contexts (docs/FORMAT.md §8.2; [`crate::bits`]). The writer's
 //! lane algorithm and the reader's refusals are the specification's, check for check; a
-//! lane whose depths give its nesting (every lane the recorder writes) is coded by them,
+//! lane whose depths give its nesting (nearly every lane the recorder writes) is coded by them,
 //! to the same bits, without rebuilding the span tree from the spans' times.
 
 use crate::bits::{BitReader, RiceContext, RicePair, WriteState, UNARY_LIMIT};
@@ -76,7 +76,7 @@ pub(super) fn encode_lane(
 }
 
 /// The lane's event bit stream when the spans' depths alone give their nesting, as in
-/// every lane the recorder writes: the first span's depth is the lane's top level, and
+/// nearly every lane the recorder writes: the first span's depth is the lane's top level, and
 /// every later span is at most one level deeper than the one before it and not above the
 /// top level. Then a span of depth `d` lies in the open span of depth `d - 1`, the open
 /// spans of depth `≥ d` end before it begins, and nothing needs the spans' times to
