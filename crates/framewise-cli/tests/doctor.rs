@@ -23,7 +23,14 @@ fn doctor_states_its_limits() {
         .iter()
         .map(|d| d["feature"].as_str().unwrap())
         .collect();
-    assert!(degraded.contains(&"incident-log"));
+    assert!(!degraded.contains(&"incident-log"), "{degraded:?}");
+    // No .framewise/ here: a session started here keeps no incident log.
+    assert_eq!(
+        json["incident_log"]["state"], "off",
+        "{}",
+        json["incident_log"]
+    );
+    assert!(json["incident_log"]["dir"].is_null());
     let keys: Vec<&str> = gpu
         .as_object()
         .unwrap()
@@ -138,6 +145,32 @@ fn doctor_states_its_limits() {
     assert!(run.stdout.contains("degraded"));
     let run = dir.run(&["doctor", "--format", "markdown"]).expect(0);
     assert!(run.stdout.starts_with("### framewise doctor"));
+}
+
+#[test]
+fn doctor_in_a_game_repository_leaves_its_incident_log_alone() {
+    // Doctor's probe session once kept the live log like any session: in a game's repository
+    // it rewrote profile.json as an empty session (so `check` measured nothing) and appended
+    // a 0-frame session-end to perf.jsonl.
+    let dir = Dir::new();
+    dir.run(&["init"]).expect(0);
+    let profile = dir.write(
+        ".framewise/profile.json",
+        "{\"schema\": \"framewise.profile/1\"}\n",
+    );
+    let perf = dir.write(".framewise/perf.jsonl", "");
+    let json = dir.run(&["doctor", "--json"]).expect(0).json();
+    assert_eq!(
+        std::fs::read_to_string(&profile).unwrap(),
+        "{\"schema\": \"framewise.profile/1\"}\n"
+    );
+    assert_eq!(std::fs::read_to_string(&perf).unwrap(), "");
+    let log = &json["incident_log"];
+    assert_eq!(log["state"], "on", "{log}");
+    assert!(
+        log["dir"].as_str().unwrap().ends_with(".framewise"),
+        "{log}"
+    );
 }
 
 #[test]

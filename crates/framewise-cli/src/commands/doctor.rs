@@ -67,11 +67,14 @@ impl Seek for SharedBuffer {
     }
 }
 
-/// The clock the recorder declares, read back from a probe session's META.
+/// The clock the recorder declares, read back from a probe session's META. The probe keeps
+/// no incident log: run in a game's repository it would otherwise overwrite the game's
+/// `.framewise/profile.json` with an empty session and append its session-end to perf.jsonl.
 fn probe_clock() -> Result<(String, f64), String> {
     let buffer = SharedBuffer::default();
     let session = framewise::Session::builder()
         .writer_mode(framewise::WriterMode::Lossless)
+        .incident_log(false)
         .note("framewise doctor probe")
         .start(framewise::Sink::seekable(buffer.clone()))
         .map_err(|e| format!("the recorder could not start a probe session: {e}"))?;
@@ -173,10 +176,43 @@ struct Reasoned<T> {
     reason: String,
 }
 
+/// Whether a session started in this working directory would keep the live incident log.
 #[derive(Clone, Debug, Serialize)]
 struct IncidentLog {
+    /// `on` (a directory was found) or `off`.
     state: &'static str,
-    reason: &'static str,
+    /// The directory a session's log would go to; `None` when off.
+    dir: Option<String>,
+    reason: String,
+}
+
+impl IncidentLog {
+    /// The recorder's own rule (`framewise_incidents::locate`): `FRAMEWISE_DIR`, else
+    /// `.framewise/` in the working directory.
+    fn here() -> Self {
+        framewise_incidents::locate(None).map_or_else(Self::off, |dir| Self::on(&dir))
+    }
+
+    /// A session would log into `dir`.
+    fn on(dir: &std::path::Path) -> Self {
+        let shown = dir.display().to_string();
+        Self {
+            state: "on",
+            reason: format!(
+                "a session started here writes its incident log (perf.jsonl, profile.json) into {shown}"
+            ),
+            dir: Some(shown),
+        }
+    }
+
+    /// No directory: a session would keep no log.
+    fn off() -> Self {
+        Self {
+            state: "off",
+            dir: None,
+            reason: "no .framewise/ in the working directory and FRAMEWISE_DIR is not set: a session started here keeps no incident log (framewise init scaffolds one)".to_owned(),
+        }
+    }
 }
 
 /// The `FRAMEWISE_*` harness variables that are set, and whether they parse.
@@ -361,13 +397,12 @@ fn probed_blocks(
     (gpu, regime)
 }
 
-const INCIDENT_REASON: &str = "this build's recorder has no incident log (.framewise/perf.jsonl): hitches are found after the fact by `framewise hitches`, not written as they happen";
-
 /// The report for what the probes found.
 fn report_of(
     clock: Result<(String, f64), String>,
     gpu_probe: GpuFound,
     environment: Environment,
+    incident_log: IncidentLog,
 ) -> Doctor {
     let mut degraded_list: Vec<Degraded> = Vec::new();
     let cpu_clock = match clock {
@@ -397,7 +432,6 @@ fn report_of(
         }
     };
     let (gpu_timestamps, timing_regime) = gpu_blocks(gpu_probe, &mut degraded_list);
-    degraded_list.push(degraded("incident-log", INCIDENT_REASON));
     Doctor {
         schema: "framewise.doctor/1",
         build: Build {
@@ -413,10 +447,7 @@ fn report_of(
         cpu_clock,
         gpu_timestamps,
         timing_regime,
-        incident_log: IncidentLog {
-            state: "unavailable",
-            reason: INCIDENT_REASON,
-        },
+        incident_log,
         environment,
         degraded: degraded_list,
         limits: vec![
@@ -432,7 +463,12 @@ fn report_of(
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.check_inputs(&[])?;
-    let doctor = report_of(probe_clock(), probe_gpu(), environment());
+    let doctor = report_of(
+        probe_clock(),
+        probe_gpu(),
+        environment(),
+        IncidentLog::here(),
+    );
     output::emit(&args.output, &DoctorView { doctor })?;
     Ok(0)
 }
@@ -520,7 +556,12 @@ impl DoctorView {
         ]);
         t.row(vec![
             "incident log".into(),
-            format!("{}: not in this build's recorder", d.incident_log.state),
+            match &d.incident_log.dir {
+                Some(dir) => format!("on: {dir}"),
+                None => {
+                    "off: no .framewise/ here (framewise init) and FRAMEWISE_DIR not set".into()
+                }
+            },
         ]);
         let env = &d.environment;
         let set: Vec<String> = env.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -591,7 +632,8 @@ mod tests {
             set: BTreeMap::from([("FRAMEWISE_FRAMES".to_owned(), "600".to_owned())]),
             error: None,
         };
-        let mut json = serde_json::to_value(report_of(clock, gpu, environment)).unwrap();
+        let mut json =
+            serde_json::to_value(report_of(clock, gpu, environment, IncidentLog::off())).unwrap();
         json["build"] = serde_json::json!("[build]");
         json
     }
