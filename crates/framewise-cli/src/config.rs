@@ -223,6 +223,11 @@ pub fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> anyhow::Error
     }
 }
 
+/// The smallest `[budgets] frame_ms`: one microsecond.
+const FRAME_MS_MIN: f64 = 0.001;
+/// The largest `[budgets] frame_ms`: an hour.
+const FRAME_MS_MAX: f64 = 3_600_000.0;
+
 fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
     let raw: Toml = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
     let mut budgets = Budgets::default();
@@ -239,6 +244,14 @@ fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
             if limit <= 0.0 {
                 bail!(
                     "{}: line {line}: [budgets] frame_ms must be a positive number of milliseconds, got {limit}",
+                    path.display()
+                );
+            }
+            // The budget is used in whole nanoseconds: a value that rounds to 0 ns, or one
+            // too large to mean a frame, would be judged as another budget than the one written.
+            if !(FRAME_MS_MIN..=FRAME_MS_MAX).contains(&limit) {
+                bail!(
+                    "{}: line {line}: [budgets] frame_ms must be from {FRAME_MS_MIN} ms to {FRAME_MS_MAX} ms (an hour), got {limit}",
                     path.display()
                 );
             }
@@ -428,6 +441,19 @@ mod tests {
         let err = parse_toml(Path::new("f.toml"), "[budgets]\nframe_ms = -1\n")
             .expect_err("negative budget");
         assert!(err.to_string().contains("frame_ms"), "{err}");
+        // Absurd budgets are refused, not saturated to u64::MAX ns or rounded to 0 ns.
+        for absurd in ["1e300", "1e-9", "3600001"] {
+            let err = parse_toml(
+                Path::new("f.toml"),
+                &format!("[budgets]\nframe_ms = {absurd}\n"),
+            )
+            .expect_err(absurd);
+            assert!(
+                err.to_string()
+                    .starts_with("f.toml: line 2: [budgets] frame_ms must be from 0.001 ms"),
+                "{err}"
+            );
+        }
         let err = parse_toml(Path::new("f.toml"), "[budgets\n").expect_err("not toml");
         assert!(err.to_string().starts_with("f.toml: line 1"), "{err}");
     }

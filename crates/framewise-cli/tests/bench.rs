@@ -350,6 +350,21 @@ fn hook_status_is_silent_unless_running_or_breached() {
     assert!(!lines.is_empty() && lines.len() <= 5, "{}", run.stdout);
     assert!(lines[0].contains("session running"), "{}", run.stdout);
     assert!(lines[0].contains("vs budget 16.67 ms"), "{}", run.stdout);
+    assert!(lines[0].contains(" · regime hardware · "), "{}", run.stdout);
+    // A profile without a regime (a host that declared no GPU adapter, as the demo) names
+    // none, rather than calling it unknown.
+    let text = std::fs::read_to_string(dir.path(".framewise/profile.json")).expect("profile");
+    dir.write(
+        ".framewise/profile.json",
+        text.replace(r#""regime":"hardware","#, ""),
+    );
+    let run = dir.run(&["hook-status"]).expect(0);
+    assert!(
+        run.stdout
+            .starts_with("framewise: session running · frame p95 12.00 ms"),
+        "{}",
+        run.stdout
+    );
     // An old profile with nothing breached: silence; breached: said.
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
     let set_old = |dir: &Dir| {

@@ -168,6 +168,20 @@ fn usage_errors_exit_4_on_one_line() {
         vec!["summarize", "a.sgpt", "--json", "a.sgpt"],
         vec!["attribute", "a.sgpt", "--frame", "100000"],
         vec!["summarize", "a.sgpt", "--config", "missing.toml"],
+        // Absurd values are refused before anything runs: a NaN threshold that would let
+        // every hitch wake, a warm-up whose sum with the frames wraps around u64.
+        vec!["watch", "--once", "--min-hitch-ms", "nan"],
+        vec![
+            "bench",
+            "--name",
+            "x",
+            "--warmup",
+            "18446744073709551615",
+            "--frames",
+            "1",
+            "--",
+            "true",
+        ],
     ] {
         let run = dir.run(&args);
         assert_eq!(run.code, 4, "{args:?}: {}", run.stderr);

@@ -63,14 +63,20 @@ pub fn lines(dir: &Path, cfg: &config::Config) -> anyhow::Result<Vec<String>> {
         |v| format!("p95 {v:.2} ms"),
     );
     let budget = frame_ms.map_or_else(String::new, |b| format!(" vs budget {b:.2} ms"));
+    // The regime as the profile states it; a profile from a host that declared no GPU
+    // adapter states none, and is not "unknown" (a CPU-only game's timing is hardware).
+    let regime = profile
+        .common
+        .regime
+        .as_deref()
+        .map_or_else(String::new, |r| format!(" · regime {r}"));
     out.push(format!(
-        "framewise: {} · regime {} · frame {p95}{budget}",
+        "framewise: {}{regime} · frame {p95}{budget}",
         if running {
             "session running"
         } else {
             "last session"
         },
-        profile.common.regime.as_deref().unwrap_or("unknown"),
     ));
     if !breached.is_empty() {
         out.push(format!(

@@ -32,7 +32,7 @@ pub struct Args {
     #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=3_600_000))]
     pub interval_ms: u64,
     /// The shortest hitch that wakes, ms.
-    #[arg(long, value_name = "MS", default_value_t = 100.0)]
+    #[arg(long, value_name = "MS", default_value_t = 100.0, value_parser = parse_min_hitch_ms)]
     pub min_hitch_ms: f64,
     /// Start at the beginning of the file instead of its end (replays the ledger).
     #[arg(long)]
@@ -60,6 +60,17 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s >= 0.0 => Ok(s),
         _ => Err(format!("`{text}` is not a number of seconds")),
+    }
+}
+
+/// `--min-hitch-ms`: a finite number of milliseconds, 0 or more (NaN would let every hitch
+/// through while the armed line said "hitches ≥ NaN ms").
+fn parse_min_hitch_ms(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(ms) if ms.is_finite() && ms >= 0.0 => Ok(ms),
+        _ => Err(format!(
+            "`{text}` is not a number of milliseconds (0 or more)"
+        )),
     }
 }
 

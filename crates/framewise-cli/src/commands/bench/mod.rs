@@ -204,6 +204,14 @@ fn check_settings(s: &BenchSettings) -> anyhow::Result<()> {
     if s.frames == 0 {
         bail!("--frames must be above 0");
     }
+    // Each run records warm-up + frames (FRAMEWISE_FRAMES): a sum past u64 would wrap.
+    if s.warmup.checked_add(s.frames).is_none() {
+        bail!(
+            "--warmup {} + --frames {}: more frames than a run can count",
+            s.warmup,
+            s.frames
+        );
+    }
     if s.runs < bench::MIN_RUNS as u32 {
         bail!(
             "--runs {}: a bench needs at least {} runs to be compared",
