@@ -162,6 +162,20 @@ fn demo_zero_frames_is_a_usage_error_naming_the_flag() {
 }
 
 #[test]
+fn demo_capture_in_a_missing_directory_is_refused_before_anything_is_scaffolded() {
+    // It used to scaffold .framewise/, say so on stderr, then fail to create the capture:
+    // exit 4 with three lines on stderr and a .framewise/ left behind.
+    let dir = Dir::new();
+    refused(
+        &dir,
+        &["demo", "--frames", "5", "-o", "missing/x.sgpt"],
+        "missing/x.sgpt: cannot create the capture: missing is not a directory",
+    );
+    assert!(!dir.path(".framewise").exists());
+    assert!(!dir.path("missing").exists());
+}
+
+#[test]
 fn demo_golden_frame_past_the_end_is_refused() {
     let dir = Dir::new();
     refused(

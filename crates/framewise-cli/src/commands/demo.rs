@@ -171,11 +171,26 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut config = args.demo.to_config()?;
     if let Some(path) = &config.output {
         // The capture is read back to explain it: a FIFO or a device cannot be.
-        if let framewise_output::Destination::Through(_) = framewise_output::destination(path)? {
-            anyhow::bail!(
+        match framewise_output::destination(path)? {
+            framewise_output::Destination::Through(_) => anyhow::bail!(
                 "{}: not a regular file (a FIFO or a device); the demo reads its capture back to explain it",
                 path.display()
-            );
+            ),
+            // A capture with nowhere to go is refused with the arguments, before the
+            // incident log's directory is scaffolded and anything runs.
+            framewise_output::Destination::File(target) => {
+                let parent = target
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                if !parent.is_dir() {
+                    anyhow::bail!(
+                        "{}: cannot create the capture: {} is not a directory",
+                        path.display(),
+                        parent.display()
+                    );
+                }
+            }
         }
     }
     if config.output.is_some() {
