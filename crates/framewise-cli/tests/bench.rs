@@ -281,7 +281,7 @@ fn check_judges_counter_and_scope_budgets_from_the_profile() {
     let dir = Dir::new();
     dir.write(
         "framewise.toml",
-        "[budgets]\n\"counter.draw_calls.max\" = 300\n\"scope.render.p95\" = 6.0\n\"counter.draw_calls.sum\" = 1\n\"scope.physics.p95\" = 2.0\n",
+        "[budgets]\n\"counter.draw_calls.max\" = 300\n\"scope.render.p95\" = 6.0\n\"counter.draw_calls.sum\" = 1\n\"scope.physics.p95\" = 2.0\n\"scope.rendr.max\" = 9.5\n",
     );
     profile_with_counters(&dir, 44);
     let run = dir.run(&["check", "--format", "json"]).expect(1);
@@ -311,6 +311,20 @@ fn check_judges_counter_and_scope_budgets_from_the_profile() {
     assert!(
         run.stderr
             .contains("not measured: counter.draw_calls.sum, scope.physics.p95"),
+        "{}",
+        run.stderr
+    );
+    // A scope a letter away from one the window has reads as the typo it likely is.
+    assert_eq!(state("scope.rendr.max").0, "unmeasured");
+    assert!(
+        run.stderr.contains(
+            "scope.rendr.max: no such name in profile.json's window; did you mean scope.render.max,"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("scope.physics.p95: no such name"),
         "{}",
         run.stderr
     );

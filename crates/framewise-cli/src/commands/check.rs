@@ -226,6 +226,31 @@ pub fn evaluate(
         };
         warnings.push(format!("not measured: {}{why}", unmeasured.join(", ")));
     }
+    if matches!(source, Source::Profile { .. }) {
+        // A scope or counter the window lacks may simply not have run; one a letter or two
+        // from a name the profile has is more likely a typo, and is said so.
+        let refs: Vec<&MetricTable> = tables.iter().collect();
+        for b in budgets
+            .iter()
+            .filter(|b| b.state == BudgetState::Unmeasured)
+        {
+            if framewise_analysis::gate::unknown_name(&b.metric, &refs).is_none() {
+                continue;
+            }
+            let paths = tables
+                .iter()
+                .flat_map(|t| t.values.keys())
+                .map(String::as_str);
+            let near = framewise_analysis::gate::nearest(&b.metric, paths);
+            if !near.is_empty() {
+                warnings.push(format!(
+                    "{}: no such name in profile.json's window; did you mean {}?",
+                    b.metric,
+                    near.join(", ")
+                ));
+            }
+        }
+    }
     let (verdict, exit_code) = if budgets.iter().any(|b| b.state == BudgetState::Breached) {
         ("breached", 1)
     } else if budgets.iter().all(|b| b.state == BudgetState::Unmeasured) {
