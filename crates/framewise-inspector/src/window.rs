@@ -5,9 +5,12 @@
 //! A window of 200 frames holds tens of thousands of CPU spans: as JSON objects they cost
 //! the server their serialization and the page a parse of megabytes and an object per span.
 //! Here the spans are columns of little-endian numbers the page views as typed arrays, with
-//! no parse at all, and everything small (frames, scope names, GPU passes, marks,
-//! counters) is one JSON header in front of them.
+//! no parse at all; so are the GPU spans and the counters' values (a frame of a game holds
+//! tens of passes and counters: as JSON they were most of a window's header). What is
+//! small (frames, scope and pass names, marks, which counters) is one JSON header in front
+//! of the columns.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::State;
@@ -15,9 +18,8 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use framewise_analysis::window::{
-    window, ScopeName, Window, WindowCounter, WindowFrame, WindowGpuSpan, WindowMark,
-};
+use framewise_analysis::model::CounterKind;
+use framewise_analysis::window::{window, ScopeName, Window, WindowFrame, WindowMark};
 use framewise_analysis::{Capture, FrameReadError};
 use serde::Serialize;
 
@@ -30,7 +32,7 @@ pub(crate) const MAX_ROWS: usize = 1000;
 pub(crate) const WINDOW_MAGIC: &[u8; 8] = b"FWWINDOW";
 
 /// `/api/window`'s schema, named in its header.
-pub(crate) const WINDOW_SCHEMA: &str = "framewise.inspector.window/2";
+pub(crate) const WINDOW_SCHEMA: &str = "framewise.inspector.window/3";
 
 /// One CPU lane in the header: its thread, and how many spans its columns hold.
 #[derive(Serialize)]
@@ -41,16 +43,17 @@ struct LaneHead<'a> {
     spans: usize,
 }
 
-/// One counter in the header, with its id in the capture (tracks keep the capture's order
-/// however windows are joined).
+/// One counter in the header: its id in the capture (tracks keep the capture's order however
+/// windows are joined), and how many values its columns hold.
 #[derive(Serialize)]
 struct CounterHead<'a> {
     id: usize,
-    #[serde(flatten)]
-    counter: &'a WindowCounter,
+    name: &'a str,
+    kind: CounterKind,
+    samples: usize,
 }
 
-/// The JSON header: everything of the window but its CPU spans' columns.
+/// The JSON header: everything of the window but its spans' and counters' columns.
 #[derive(Serialize)]
 struct Header<'a> {
     schema: &'static str,
@@ -60,24 +63,68 @@ struct Header<'a> {
     scopes: &'a [ScopeName],
     frames: &'a [WindowFrame],
     lanes: Vec<LaneHead<'a>>,
-    gpu: &'a [WindowGpuSpan],
+    passes: Vec<&'a str>,
+    gpu_spans: usize,
     marks: &'a [WindowMark],
     counters: Vec<CounterHead<'a>>,
 }
 
-/// Pads `out` with zeros to a multiple of 8 bytes (every column starts 8-aligned, so that
-/// the page can view it as a typed array in place).
-fn align8(out: &mut Vec<u8>) {
-    out.resize(out.len().next_multiple_of(8), 0);
+/// Columns of little-endian numbers, each starting on a multiple of 8 bytes.
+struct Columns(Vec<u8>);
+
+impl Columns {
+    /// Pads with zeros to a multiple of 8 bytes (every column group starts 8-aligned, so
+    /// that the page can view it as a typed array in place).
+    fn align8(&mut self) {
+        self.0.resize(self.0.len().next_multiple_of(8), 0);
+    }
+
+    fn f64s(&mut self, values: impl Iterator<Item = f64>) {
+        for v in values {
+            self.0.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    fn u32s(&mut self, values: impl Iterator<Item = u32>) {
+        for v in values {
+            self.0.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+/// A row as its u32 column holds it (a window's rows are below 2^32).
+fn row32(row: usize) -> u32 {
+    u32::try_from(row).unwrap_or(u32::MAX)
+}
+
+/// Nanoseconds as f64: exact below 2^53 ns (104 days), as a JavaScript number is anyway.
+#[allow(clippy::cast_precision_loss)]
+fn ns(v: impl Into<i128>) -> f64 {
+    v.into() as f64
 }
 
 /// `w` as `/api/window` sends it: [`WINDOW_MAGIC`], the header's length (u32 LE) and four
-/// zero bytes, the header (UTF-8 JSON), zeros to a multiple of 8, then per lane, in the
-/// header's order, its columns: `start_ns`, `dur_ns`, `self_ns` (f64 LE each), `row`,
-/// `scope`, `depth` (u32 LE each), zeros to a multiple of 8 after each lane.
+/// zero bytes, the header (UTF-8 JSON), zeros to a multiple of 8; then per lane, in the
+/// header's order, its columns `start_ns`, `dur_ns`, `self_ns` (f64 LE each), `row`, `scope`,
+/// `depth` (u32 LE each); then the GPU spans' columns `start_ns`, `dur_ns` (f64), `row`,
+/// `pass` (an index into the header's `passes`), `depth` (u32); then per counter, in the
+/// header's order, `value` (f64) and `row` (u32): zeros to a multiple of 8 after each group.
 pub(crate) fn encode(capture: &Capture, w: &Window) -> Result<Vec<u8>, serde_json::Error> {
     let thread_id = |name: &str| capture.threads().iter().position(|t| t == name);
     let counter_id = |name: &str| capture.counters().iter().position(|c| c.name == name);
+    // The passes named in the window, in first-seen order: the `pass` column's ids.
+    let mut passes: Vec<&str> = Vec::new();
+    let mut ids: HashMap<&str, u32> = HashMap::new();
+    let pass_ids: Vec<u32> = w
+        .gpu
+        .iter()
+        .map(|g| {
+            *ids.entry(&g.pass).or_insert_with(|| {
+                passes.push(&g.pass);
+                u32::try_from(passes.len() - 1).unwrap_or(u32::MAX)
+            })
+        })
+        .collect();
     let header = Header {
         schema: WINDOW_SCHEMA,
         from: w.from,
@@ -94,51 +141,59 @@ pub(crate) fn encode(capture: &Capture, w: &Window) -> Result<Vec<u8>, serde_jso
                 spans: l.spans.len(),
             })
             .collect(),
-        gpu: &w.gpu,
+        passes,
+        gpu_spans: w.gpu.len(),
         marks: &w.marks,
         counters: w
             .counters
             .iter()
             .map(|c| CounterHead {
                 id: counter_id(&c.name).unwrap_or(usize::MAX),
-                counter: c,
+                name: &c.name,
+                kind: c.kind,
+                samples: c.values.len(),
             })
             .collect(),
     };
     let json = serde_json::to_vec(&header)?;
     let spans: usize = w.lanes.iter().map(|l| l.spans.len()).sum();
-    let mut out = Vec::with_capacity(16 + json.len() + 8 + spans * 36 + w.lanes.len() * 8);
-    out.extend_from_slice(WINDOW_MAGIC);
+    let values: usize = w.counters.iter().map(|c| c.values.len()).sum();
+    let mut out = Columns(Vec::with_capacity(
+        16 + json.len()
+            + spans * 36
+            + w.gpu.len() * 28
+            + values * 12
+            + (w.lanes.len() + w.counters.len() + 2) * 8,
+    ));
+    out.0.extend_from_slice(WINDOW_MAGIC);
     let len = u32::try_from(json.len()).map_err(serde::ser::Error::custom)?;
-    out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(&[0; 4]);
-    out.extend_from_slice(&json);
-    align8(&mut out);
-    // Nanoseconds as f64: exact below 2^53 ns (104 days), as a JavaScript number is anyway.
-    #[allow(clippy::cast_precision_loss)]
+    out.0.extend_from_slice(&len.to_le_bytes());
+    out.0.extend_from_slice(&[0; 4]);
+    out.0.extend_from_slice(&json);
+    out.align8();
     for lane in &w.lanes {
         let s = &lane.spans;
-        for v in s.iter().map(|s| s.start_ns as f64) {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in s.iter().map(|s| s.dur_ns as f64) {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in s.iter().map(|s| s.self_ns as f64) {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in s.iter().map(|s| u32::try_from(s.row).unwrap_or(u32::MAX)) {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in s.iter().map(|s| s.scope) {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in s.iter().map(|s| s.depth) {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        align8(&mut out);
+        out.f64s(s.iter().map(|s| ns(s.start_ns)));
+        out.f64s(s.iter().map(|s| ns(s.dur_ns)));
+        out.f64s(s.iter().map(|s| ns(s.self_ns)));
+        out.u32s(s.iter().map(|s| row32(s.row)));
+        out.u32s(s.iter().map(|s| s.scope));
+        out.u32s(s.iter().map(|s| s.depth));
+        out.align8();
     }
-    Ok(out)
+    let g = &w.gpu;
+    out.f64s(g.iter().map(|g| ns(g.start_ns)));
+    out.f64s(g.iter().map(|g| ns(g.dur_ns)));
+    out.u32s(g.iter().map(|g| row32(g.row)));
+    out.u32s(pass_ids.into_iter());
+    out.u32s(g.iter().map(|g| g.depth));
+    out.align8();
+    for c in &w.counters {
+        out.f64s(c.values.iter().map(|v| v.value.as_f64()));
+        out.u32s(c.values.iter().map(|v| row32(v.row)));
+        out.align8();
+    }
+    Ok(out.0)
 }
 
 async fn window_route(State(live): State<Arc<Live>>, query: Params) -> Result<Response, ApiError> {

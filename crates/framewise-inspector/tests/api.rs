@@ -27,6 +27,8 @@ use tower::ServiceExt;
 mod comparison;
 #[path = "api/flame.rs"]
 mod flame;
+#[path = "common/gpu.rs"]
+mod gpu;
 #[path = "api/issues.rs"]
 mod issues;
 #[path = "api/search.rs"]

@@ -12,11 +12,13 @@ use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-use framewise::{GpuPassTiming, Session, WriterMode};
+use framewise::{Session, WriterMode};
 use framewise_analysis::LoadOptions;
 use framewise_demo::{DemoConfig, Scale, Schedule};
 use framewise_inspector::{Background, Follow, Inspector, Server};
 
+#[path = "common/gpu.rs"]
+mod gpu;
 #[path = "common/ledger.rs"]
 mod ledger;
 
@@ -136,48 +138,6 @@ fn recorded() -> &'static Recorded {
             truncated,
         }
     })
-}
-
-/// A short CPU + GPU recording (the demo runs without a GPU): two passes on a `graphics`
-/// queue every frame, delivered in the frame that submitted them, beside CPU scopes.
-fn gpu_recording(dir: &Path) -> PathBuf {
-    let path = dir.join("gpu.sgpt");
-    let _session = SESSION.lock().unwrap_or_else(PoisonError::into_inner);
-    let session = Session::builder()
-        .writer_mode(WriterMode::Lossless)
-        .build_id("browser-test")
-        .gpu_queue("graphics", 1.0)
-        .start(path.as_path())
-        .expect("the session starts");
-    let queue = session
-        .gpu_queue("graphics")
-        .expect("the queue was declared");
-    let (shadow, lighting) = (session.pass_label("shadow"), session.pass_label("lighting"));
-    session.set_phase("play");
-    for frame in 0..150_u64 {
-        let _frame = session.frame();
-        {
-            let _update = framewise::scope!("update");
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        let ticket = session.gpu_submit(queue);
-        let base = frame * 16_000_000;
-        let pass = |pass, begin: u64, end: u64| GpuPassTiming {
-            pass,
-            depth: 0,
-            begin_ticks: Some(base + begin),
-            end_ticks: Some(base + end),
-        };
-        session.gpu_deliver(
-            ticket,
-            &[
-                pass(shadow, 0, 1_200_000),
-                pass(lighting, 1_300_000, 3_900_000),
-            ],
-        );
-    }
-    session.stop().expect("the session stops");
-    path
 }
 
 /// Serves `capture` (compared with `compare`) on a background thread, with the issues
@@ -356,7 +316,11 @@ fn a_gpu_capture_has_a_nominal_gpu_track() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let url = serve(&gpu_recording(dir.path()), None, None);
+    let path = {
+        let _session = SESSION.lock().unwrap_or_else(PoisonError::into_inner);
+        gpu::gpu_recording(dir.path())
+    };
+    let url = serve(&path, None, None);
     run_script(&url, &["--expect-gpu"], false, "gpu");
 }
 

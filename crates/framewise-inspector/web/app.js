@@ -216,6 +216,9 @@ async function select(row, { fit = true } = {}) {
     get("frame", { row }),
     get("structure", { row }),
     comparing ? get("compare", { a: state.pinned, b: row }) : null,
+    // The timeline's spans first: the panels below wait for its pixels (a frame's spans on
+    // screen is what a selection is for), not the other way round.
+    timeline.drawn(),
   ]);
   if (seq !== state.selectSeq) return;
   flame.changed("frame");

@@ -53,22 +53,27 @@ export class Strip {
     return Math.floor(row / this.perColumn) * this.barWidth;
   }
 
-  draw() {
-    const { context: g, width } = fitCanvas(this.canvas, HEIGHT);
-    const colours = palette();
+  /**
+   * Each pixel column's bar: its rows' largest period (NaN: none known) and the row holding it,
+   * their largest work, whether any is a hitch or dropped spans and whether all are paused.
+   * Kept until the data or the number of columns changes: a redraw for a new selection or
+   * view reads every frame of a long capture otherwise (216,000 for an hour).
+   */
+  bars(columns) {
+    if (this.barsOf?.data === this.data && this.barsOf.columns === columns) return this.barsOf;
     const { period_ns: period, work_ns: work, paused, hitch } = this.data;
-    const columns = this.columns(width);
-    const plotHeight = HEIGHT - TOP - MARK - BOTTOM;
-    const base = TOP + plotHeight;
-    const y = (ns) => base - (Math.min(ns, this.ceiling) / this.ceiling) * plotHeight;
-    const gap = this.barWidth >= 3 ? 1 : 0;
-    let drawn = 0;
-    let hitchesMarked = 0;
-    let droppedMarked = 0;
     const dropped = this.data.dropped_spans ?? [];
-    let lastLabelX = -Infinity;
-    const over = [];
-    this.peaks = new Int32Array(columns);
+    const bars = {
+      data: this.data,
+      columns,
+      period: new Float64Array(columns),
+      work: new Float64Array(columns),
+      peak: new Int32Array(columns),
+      hitch: new Uint8Array(columns),
+      dropped: new Uint8Array(columns),
+      paused: new Uint8Array(columns),
+      rows: 0,
+    };
     for (let column = 0; column < columns; column++) {
       const first = Math.floor(column * this.perColumn);
       const last = Math.max(first, Math.floor((column + 1) * this.perColumn) - 1);
@@ -79,7 +84,7 @@ export class Strip {
       let allPaused = true;
       let maxRow = first;
       for (let row = first; row <= last; row++) {
-        drawn++;
+        bars.rows++;
         if (period[row] !== null && (maxPeriod === null || period[row] > maxPeriod)) {
           maxPeriod = period[row];
           maxRow = row;
@@ -89,7 +94,36 @@ export class Strip {
         anyDropped ||= (dropped[row] ?? 0) > 0;
         allPaused &&= paused[row];
       }
-      this.peaks[column] = maxRow;
+      bars.period[column] = maxPeriod ?? NaN;
+      bars.work[column] = maxWork;
+      bars.peak[column] = maxRow;
+      bars.hitch[column] = anyHitch ? 1 : 0;
+      bars.dropped[column] = anyDropped ? 1 : 0;
+      bars.paused[column] = allPaused ? 1 : 0;
+    }
+    this.barsOf = bars;
+    return bars;
+  }
+
+  draw() {
+    const { context: g, width } = fitCanvas(this.canvas, HEIGHT);
+    const colours = palette();
+    const columns = this.columns(width);
+    const bars = this.bars(columns);
+    const plotHeight = HEIGHT - TOP - MARK - BOTTOM;
+    const base = TOP + plotHeight;
+    const y = (ns) => base - (Math.min(ns, this.ceiling) / this.ceiling) * plotHeight;
+    const gap = this.barWidth >= 3 ? 1 : 0;
+    let hitchesMarked = 0;
+    let droppedMarked = 0;
+    let lastLabelX = -Infinity;
+    const over = [];
+    this.peaks = bars.peak;
+    for (let column = 0; column < columns; column++) {
+      const maxPeriod = bars.period[column];
+      const maxWork = bars.work[column];
+      const anyHitch = bars.hitch[column] === 1;
+      const allPaused = bars.paused[column] === 1;
       const x = column * this.barWidth;
       const w = Math.max(1, this.barWidth - gap);
       if (anyHitch) {
@@ -97,21 +131,21 @@ export class Strip {
         g.fillStyle = colours.hitch;
         g.fillRect(x, base + 2, Math.max(w, 2), MARK - 3);
       }
-      if (anyDropped) {
+      if (bars.dropped[column] === 1) {
         // The recorder dropped spans in this frame: its scope totals are low. A tick at the top.
         droppedMarked++;
         g.fillStyle = colours.dropped;
         g.fillRect(x, 0, Math.max(w, 2), 3);
       }
       // A frame with no period is a gap: nothing is drawn for it, not a zero-height bar.
-      if (maxPeriod === null) continue;
+      if (Number.isNaN(maxPeriod)) continue;
       g.fillStyle = allPaused ? colours.paused : anyHitch ? colours.hitch : colours.period;
       g.fillRect(x, y(maxPeriod), w, base - y(maxPeriod));
       if (!allPaused) {
         g.fillStyle = anyHitch ? colours.hitchWork : colours.work;
         g.fillRect(x, y(Math.min(maxWork, maxPeriod)), w, base - y(Math.min(maxWork, maxPeriod)));
       }
-      if (maxPeriod > this.ceiling) over.push({ x: x + w / 2, ns: maxPeriod, row: maxRow });
+      if (maxPeriod > this.ceiling) over.push({ x: x + w / 2, ns: maxPeriod, row: bars.peak[column] });
     }
     // Bars past the ceiling: drawn at it, with a caret and their real value.
     g.font = "10px system-ui, sans-serif";
@@ -130,7 +164,7 @@ export class Strip {
       }
     }
     this.drawGuides(g, width, y, base, colours);
-    this.canvas.dataset.frames = String(drawn);
+    this.canvas.dataset.frames = String(bars.rows);
     this.canvas.dataset.columns = String(columns);
     this.canvas.dataset.hitchMarks = String(hitchesMarked);
     this.canvas.dataset.droppedMarks = String(droppedMarked);

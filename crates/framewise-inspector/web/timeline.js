@@ -11,7 +11,7 @@
 
 import { clip, fitCanvas, fmtCount, fmtNs, nameColour, nsExact, palette, showTooltip } from "./api.js";
 import { tickLabel, tickStep } from "./ticks.js";
-import { WindowCache, gpuLane, spanOf } from "./window.js";
+import { WindowCache, spanOf } from "./window.js";
 
 const GUTTER = 132; // lane labels
 const RULER = 18;
@@ -155,7 +155,16 @@ export class Timeline {
       span >= last - first + 2 * margin ? (first + last) / 2 : Math.min(Math.max(wanted, first - margin + span / 2), last + margin - span / 2);
     this.view = { from: centre - span / 2, to: centre + span / 2 };
     this.draw();
-    this.ensure();
+    this.ensuring = this.ensure();
+  }
+
+  /**
+   * Resolves once the view's spans are drawn (or could not be loaded): the page renders the
+   * panels that follow a selection after this, so that they never hold the main thread while
+   * the timeline's frames arrive.
+   */
+  drawn() {
+    return this.ensuring ?? Promise.resolve();
   }
 
   /** Rows whose frames touch the view: [first, last + 1). */
@@ -176,6 +185,7 @@ export class Timeline {
       const seq = ++this.seq;
       const started = performance.now();
       const cold = this.cache.missingRows(rows.from, rows.to);
+      if (cold > 0) this.canvas.dataset.loadAt = started.toFixed(1);
       try {
         await this.cache.load(rows.from, rows.to);
         this.loadError = null;
@@ -215,10 +225,9 @@ export class Timeline {
         track.segments.push(lane);
         track.rows = Math.max(track.rows, lane.maxDepth + 1);
       }
-      if (chunk.gpu.length > 0) {
-        chunk.gpuLane ??= gpuLane(chunk, GPU_LABEL);
-        gpu.segments.push(chunk.gpuLane);
-        gpu.rows = Math.max(gpu.rows, chunk.gpuLane.maxDepth + 1);
+      if (chunk.gpu.n > 0) {
+        gpu.segments.push(chunk.gpu);
+        gpu.rows = Math.max(gpu.rows, chunk.gpu.maxDepth + 1);
       }
       for (const counter of chunk.counters) {
         const joined = counters.get(counter.id);

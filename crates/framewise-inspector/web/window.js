@@ -16,9 +16,11 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const align8 = (at) => Math.ceil(at / 8) * 8;
 
 /**
- * /api/window's bytes (docs/INSPECTOR.md): the header's fields, and `lanes` each with its
- * columns `start`, `dur`, `self` (Float64Array, ns), `row`, `scope`, `depth` (Uint32Array),
- * `n` spans and `maxDepth`; `names` are the scopes (`{name, site}`) the `scope` column indexes.
+ * /api/window's bytes (docs/INSPECTOR.md): the header's fields, with `lanes` each its columns
+ * `start`, `dur`, `self` (Float64Array, ns), `row`, `scope`, `depth` (Uint32Array), `n` spans
+ * and `maxDepth` (`names` are the scopes, `{name, site}`, the `scope` column indexes); `gpu`
+ * the GPU spans as one such lane (no `self`; `scope` indexes the passes as `names`); and
+ * `counters` each with its `values` as `{row, value}`.
  */
 export function decodeWindow(buffer) {
   const bytes = new Uint8Array(buffer);
@@ -28,48 +30,39 @@ export function decodeWindow(buffer) {
   const length = new DataView(buffer).getUint32(8, true);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + length)));
   let at = align8(16 + length);
+  const column = (Kind, n) => {
+    const values = new Kind(buffer, at, n);
+    at += Kind.BYTES_PER_ELEMENT * n;
+    return values;
+  };
   const lanes = header.lanes.map((lane) => {
     const n = lane.spans;
-    const column = (Kind) => {
-      const values = new Kind(buffer, at, n);
-      at += Kind.BYTES_PER_ELEMENT * n;
-      return values;
-    };
-    const [start, dur, self] = [column(Float64Array), column(Float64Array), column(Float64Array)];
-    const [row, scope, depth] = [column(Uint32Array), column(Uint32Array), column(Uint32Array)];
+    const [start, dur, self] = [column(Float64Array, n), column(Float64Array, n), column(Float64Array, n)];
+    const [row, scope, depth] = [column(Uint32Array, n), column(Uint32Array, n), column(Uint32Array, n)];
     at = align8(at);
-    let maxDepth = 0;
-    for (const d of depth) maxDepth = Math.max(maxDepth, d);
-    return { thread: lane.thread, threadId: lane.thread_id, n, start, dur, self, row, scope, depth, maxDepth, names: header.scopes };
+    return { thread: lane.thread, threadId: lane.thread_id, n, start, dur, self, row, scope, depth, maxDepth: maxOf(depth), names: header.scopes };
+  });
+  const n = header.gpu_spans;
+  const [start, dur] = [column(Float64Array, n), column(Float64Array, n)];
+  const [row, pass, depth] = [column(Uint32Array, n), column(Uint32Array, n), column(Uint32Array, n)];
+  at = align8(at);
+  const names = header.passes.map((name) => ({ name, site: null }));
+  const gpu = { thread: null, threadId: null, n, start, dur, self: null, row, scope: pass, depth, maxDepth: maxOf(depth), names };
+  const counters = header.counters.map((counter) => {
+    const value = column(Float64Array, counter.samples);
+    const rows = column(Uint32Array, counter.samples);
+    at = align8(at);
+    return { id: counter.id, name: counter.name, kind: counter.kind, values: Array.from(rows, (r, i) => ({ row: r, value: value[i] })) };
   });
   if (at !== buffer.byteLength) throw new Error(`/api/window's answer is ${buffer.byteLength} bytes, its header describes ${at}`);
-  return { ...header, lanes };
+  return { ...header, lanes, gpu, counters };
 }
 
-/** The GPU spans of a decoded window as one lane of columns (passes named by `names`). */
-export function gpuLane(data, label) {
-  const names = [];
-  const ids = new Map();
-  const scope = data.gpu.map((s) => {
-    if (!ids.has(s.pass)) {
-      ids.set(s.pass, names.length);
-      names.push({ name: s.pass, site: null });
-    }
-    return ids.get(s.pass);
-  });
-  const depth = data.gpu.map((s) => s.depth);
-  return {
-    thread: label,
-    n: data.gpu.length,
-    start: data.gpu.map((s) => s.start_ns),
-    dur: data.gpu.map((s) => s.dur_ns),
-    self: null,
-    row: data.gpu.map((s) => s.row),
-    scope,
-    depth,
-    maxDepth: depth.reduce((max, d) => Math.max(max, d), 0),
-    names,
-  };
+/** The deepest of a `depth` column (0 when empty). */
+function maxOf(depth) {
+  let max = 0;
+  for (const d of depth) max = Math.max(max, d);
+  return max;
 }
 
 /** Span `i` of a lane as an object (what a hover or a click reports). */
@@ -105,19 +98,16 @@ function firstAtOrAfter(rows, row) {
  */
 export function sliceWindow(data, from, to) {
   const inRows = (item) => item.row >= from && item.row < to;
-  const lanes = [];
-  for (const lane of data.lanes) {
+  const cutLane = (lane) => {
     const a = firstAtOrAfter(lane.row, from);
     const b = firstAtOrAfter(lane.row, to);
-    if (a === b) continue;
-    const cut = (column) => column.subarray(a, b);
+    const cut = (column) => column && column.subarray(a, b);
     const depth = cut(lane.depth);
-    let maxDepth = 0;
-    for (const d of depth) maxDepth = Math.max(maxDepth, d);
-    lanes.push({ ...lane, n: b - a, start: cut(lane.start), dur: cut(lane.dur), self: cut(lane.self), row: cut(lane.row), scope: cut(lane.scope), depth, maxDepth });
-  }
+    return { ...lane, n: b - a, start: cut(lane.start), dur: cut(lane.dur), self: cut(lane.self), row: cut(lane.row), scope: cut(lane.scope), depth, maxDepth: maxOf(depth) };
+  };
+  const lanes = data.lanes.map(cutLane).filter((lane) => lane.n > 0);
   const counters = data.counters.map((c) => ({ ...c, values: c.values.filter(inRows) })).filter((c) => c.values.length > 0);
-  return { ...data, from, to, frames: data.frames.filter(inRows), lanes, gpu: data.gpu.filter(inRows), marks: data.marks.filter(inRows), counters };
+  return { ...data, from, to, frames: data.frames.filter(inRows), lanes, gpu: cutLane(data.gpu), marks: data.marks.filter(inRows), counters };
 }
 
 /** Chunks fetched by one request at most (rows: a 400-frame view and its neighbours fit twice). */

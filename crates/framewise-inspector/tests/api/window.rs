@@ -23,21 +23,29 @@ fn column<const N: usize, T>(
     values
 }
 
-/// A decoded `/api/window` body: the header, and per lane its spans as the analysis crate
-/// serializes a `WindowSpan`.
-fn decode(bytes: &[u8]) -> (Value, Vec<Vec<Value>>) {
+/// A decoded `/api/window` body: the header; per lane its spans as the analysis crate
+/// serializes a `WindowSpan`; the GPU spans as it serializes a `WindowGpuSpan`; per counter
+/// its values as it serializes a `CounterSample` (every value an f64, as the page reads it).
+struct Decoded {
+    header: Value,
+    lanes: Vec<Vec<Value>>,
+    gpu: Vec<Value>,
+    counters: Vec<Vec<(u64, f64)>>,
+}
+
+fn decode(bytes: &[u8]) -> Decoded {
     assert_eq!(&bytes[..8], b"FWWINDOW");
     let len = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
     assert_eq!(&bytes[12..16], &[0; 4]);
     let header: Value = serde_json::from_slice(&bytes[16..16 + len]).unwrap();
     let mut at = (16 + len).next_multiple_of(8);
+    let f64s = |at: &mut usize, n| column(bytes, at, n, f64::from_le_bytes);
+    let u32s = |at: &mut usize, n| column(bytes, at, n, u32::from_le_bytes);
     let mut lanes = Vec::new();
     for lane in header["lanes"].as_array().unwrap() {
         let n = lane["spans"].as_u64().unwrap() as usize;
-        let f64s = |at: &mut usize| column(bytes, at, n, f64::from_le_bytes);
-        let (start, dur, own) = (f64s(&mut at), f64s(&mut at), f64s(&mut at));
-        let u32s = |at: &mut usize| column(bytes, at, n, u32::from_le_bytes);
-        let (row, scope, depth) = (u32s(&mut at), u32s(&mut at), u32s(&mut at));
+        let (start, dur, own) = (f64s(&mut at, n), f64s(&mut at, n), f64s(&mut at, n));
+        let (row, scope, depth) = (u32s(&mut at, n), u32s(&mut at, n), u32s(&mut at, n));
         at = at.next_multiple_of(8);
         lanes.push(
             (0..n)
@@ -50,15 +58,57 @@ fn decode(bytes: &[u8]) -> (Value, Vec<Vec<Value>>) {
                 .collect(),
         );
     }
+    let n = header["gpu_spans"].as_u64().unwrap() as usize;
+    let (start, dur) = (f64s(&mut at, n), f64s(&mut at, n));
+    let (row, pass, depth) = (u32s(&mut at, n), u32s(&mut at, n), u32s(&mut at, n));
+    at = at.next_multiple_of(8);
+    let passes = header["passes"].as_array().unwrap();
+    let gpu = (0..n)
+        .map(|i| {
+            serde_json::json!({
+                "row": row[i], "pass": passes[pass[i] as usize], "depth": depth[i],
+                "start_ns": start[i] as i64, "dur_ns": dur[i] as u64,
+            })
+        })
+        .collect();
+    let mut counters = Vec::new();
+    for counter in header["counters"].as_array().unwrap() {
+        let n = counter["samples"].as_u64().unwrap() as usize;
+        let values = f64s(&mut at, n);
+        let rows = u32s(&mut at, n);
+        at = at.next_multiple_of(8);
+        counters.push(rows.into_iter().map(u64::from).zip(values).collect());
+    }
     assert_eq!(at, bytes.len(), "the columns end the body");
-    (header, lanes)
+    Decoded {
+        header,
+        lanes,
+        gpu,
+        counters,
+    }
 }
 
 #[test]
 fn a_window_is_the_analysis_crates_window_of_the_rows() {
-    let app = app(demo());
-    let capture = with_spans(demo());
+    let (_, counter_values) = same_as_the_analysis_crates(demo());
+    assert!(counter_values > 0, "the demo's windows hold counter values");
+    let dir = tempfile::tempdir().unwrap();
+    let path = {
+        let _recording = recording();
+        gpu::gpu_recording(dir.path())
+    };
+    let (gpu_spans, _) = same_as_the_analysis_crates(&path);
+    assert!(gpu_spans > 0, "the GPU recording's windows hold GPU spans");
+}
+
+/// Every window of a few row ranges of `path`, decoded, equals the analysis crate's window
+/// of the same rows; the GPU spans and counter values compared.
+fn same_as_the_analysis_crates(path: &Path) -> (usize, usize) {
+    let app = app(path);
+    let capture = with_spans(path);
     let n = capture.frame_count();
+    // The columns compared below are not all empty: GPU spans and counter values included.
+    let (mut gpu_spans, mut counter_values) = (0, 0);
     for (from, to) in [(0, 1), (10, 60), (n - 5, n), (3, 3)] {
         let (status, bytes) = get_raw(
             &app,
@@ -66,20 +116,17 @@ fn a_window_is_the_analysis_crates_window_of_the_rows() {
             None,
         );
         assert_eq!(status, StatusCode::OK, "rows {from}..{to}");
-        let (header, lanes) = decode(&bytes);
-        assert_eq!(header["schema"], "framewise.inspector.window/2");
+        let Decoded {
+            header,
+            lanes,
+            gpu,
+            counters: values,
+        } = decode(&bytes);
+        assert_eq!(header["schema"], "framewise.inspector.window/3");
         let expected: Value =
             serde_json::to_value(window(&capture, &FrameSource::kept(), from..to).unwrap())
                 .unwrap();
-        for key in [
-            "from",
-            "to",
-            "origin_ns",
-            "scopes",
-            "frames",
-            "gpu",
-            "marks",
-        ] {
+        for key in ["from", "to", "origin_ns", "scopes", "frames", "marks"] {
             assert_eq!(header[key], expected[key], "{key} of rows {from}..{to}");
         }
         let want_lanes = expected["lanes"].as_array().unwrap();
@@ -102,19 +149,38 @@ fn a_window_is_the_analysis_crates_window_of_the_rows() {
                 want["thread"]
             );
         }
+        gpu_spans += gpu.len();
+        counter_values += values.iter().map(Vec::len).sum::<usize>();
+        assert_eq!(
+            &Value::from(gpu),
+            &expected["gpu"],
+            "gpu of rows {from}..{to}"
+        );
         let counters = header["counters"].as_array().unwrap();
         let want_counters = expected["counters"].as_array().unwrap();
         assert_eq!(counters.len(), want_counters.len());
-        for (got, want) in counters.iter().zip(want_counters) {
+        assert_eq!(values.len(), want_counters.len());
+        for ((got, values), want) in counters.iter().zip(&values).zip(want_counters) {
             let id = got["id"].as_u64().unwrap() as usize;
             assert_eq!(capture.counters()[id].name, want["name"].as_str().unwrap());
-            let mut got = got.clone();
-            got.as_object_mut().unwrap().remove("id");
-            assert_eq!(&got, want);
+            assert_eq!(got["name"], want["name"]);
+            assert_eq!(got["kind"], want["kind"]);
+            let want_values: Vec<(u64, f64)> = want["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| (v["row"].as_u64().unwrap(), v["value"].as_f64().unwrap()))
+                .collect();
+            assert_eq!(
+                values, &want_values,
+                "{} in rows {from}..{to}",
+                want["name"]
+            );
         }
         assert_eq!(header["frames"].as_array().unwrap().len(), to - from);
         assert!(to == from || !lanes.is_empty(), "rows {from}..{to}");
     }
+    (gpu_spans, counter_values)
 }
 
 #[test]

@@ -24,6 +24,28 @@ const [address, runsText] = process.argv.slice(2);
 const runs = Number(runsText ?? 3);
 const chromiumPath = process.env.FRAMEWISE_CHROMIUM ?? execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"], { encoding: "utf8" }).trim();
 
+// FRAMEWISE_MEASURE_PROFILE=1: each frame selection is sampled by chromium's profiler, and
+// the functions that held the page's main thread longest are printed (self time).
+const PROFILE = Boolean(process.env.FRAMEWISE_MEASURE_PROFILE);
+
+/** A CPU profile's heaviest functions by self time: "name (file:line) ms", the top 12. */
+function selfTimes(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const node = byId.get(profile.samples[i]);
+    const f = node.callFrame;
+    const key = `${f.functionName || "(anonymous)"} (${f.url.split("/").pop()}:${f.lineNumber + 1})`;
+    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  }
+  return [...self]
+    .filter(([key]) => !key.startsWith("(idle)"))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 12)
+    .map(([key, ms]) => `${key} ${ms.toFixed(1)}`)
+    .join(", ");
+}
+
 const data = (page) => page.evaluate(() => ({ ...document.getElementById("timeline").dataset }));
 
 /**
@@ -31,7 +53,10 @@ const data = (page) => page.evaluate(() => ({ ...document.getElementById("timeli
  * timeline has drawn that row's spans and every frame in its view; the row and the dataset.
  */
 async function timedSelect(page, action, row) {
-  await page.evaluate(() => delete document.getElementById("timeline").dataset.loadMs);
+  await page.evaluate(() => {
+    delete document.getElementById("timeline").dataset.loadMs;
+    performance.clearResourceTimings();
+  });
   const before = await page.getAttribute("body", "data-selected-row");
   await action();
   if (row === null) {
@@ -52,6 +77,31 @@ async function timedSelect(page, action, row) {
   return [row, await data(page)];
 }
 
+/**
+ * Where a selection's time went, on the page's clock from the timeline asking for its frames
+ * (`loadAt`): each API request the selection made (when it was sent, when its first byte and
+ * its last arrived: the server's time is from sending to the first byte) and when the
+ * timeline's pixels were done.
+ */
+async function requestsOf(page) {
+  return page.evaluate(() => {
+    const d = document.getElementById("timeline").dataset;
+    if (d.loadAt === undefined || d.loadMs === undefined) return null;
+    const t0 = Number(d.loadAt);
+    const at = (t) => (t - t0).toFixed(1);
+    const requests = performance
+      .getEntriesByType("resource")
+      .filter((e) => e.name.includes("/api/"))
+      .map((e) => {
+        const url = new URL(e.name);
+        url.searchParams.delete("token");
+        const what = `${url.pathname.slice(5)}${url.search ? ` ${url.search.slice(1)}` : ""}`;
+        return `${what} [${at(e.startTime)} → ${at(e.responseStart)} → ${at(e.responseEnd)}, ${e.encodedBodySize} B]`;
+      });
+    return `requests (ms from the timeline's ask: sent → first byte → last byte): ${requests.join("; ")}; pixels at ${d.loadMs}`;
+  });
+}
+
 async function one(context, run) {
   const page = await context.newPage();
   await page.setViewportSize({ width: 1400, height: 1000 });
@@ -60,11 +110,29 @@ async function one(context, run) {
   await page.waitForSelector("body[data-ready='1']", { timeout: 120_000 });
   const count = await page.evaluate(async () => (await (await import("/app/api.js")).get("capture")).frame_count);
   console.log(`run ${run}: page ready in ${Date.now() - started} ms, ${count} frames`);
+  // Each selection is made on a page at rest: what the page still does after it is ready
+  // (the flame graph of the frame it opened on, the neighbours fetched ahead) is done first.
+  const settle = () => page.waitForLoadState("networkidle").then(() => page.waitForTimeout(300));
+  await settle();
   await page.focus("#strip");
   const frame = async (label, action, row) => {
+    const profiler = PROFILE ? await page.context().newCDPSession(page) : null;
+    if (profiler) {
+      await profiler.send("Profiler.enable");
+      await profiler.send("Profiler.setSamplingInterval", { interval: 100 });
+      await profiler.send("Profiler.start");
+    }
+    await settle();
     const [r, d] = await timedSelect(page, action, row);
+    if (profiler) {
+      const { profile } = await profiler.send("Profiler.stop");
+      console.log(`    main thread, by self time: ${selfTimes(profile)}`);
+      await profiler.detach();
+    }
     const fetched = d.loadMs === undefined ? "nothing fetched (its frames were)" : `${d.loadRows} rows fetched, fetch + decode + draw ${d.loadMs} ms`;
     console.log(`  frame ${label} (row ${r}): ${d.drawnSpans} spans drawn, ${fetched} (draw alone ${d.drawMs} ms)`);
+    const requests = await requestsOf(page);
+    if (requests) console.log(`    ${requests}`);
   };
   await frame("End", () => page.keyboard.press("End"), count - 1);
   await frame("Home", () => page.keyboard.press("Home"), 0);

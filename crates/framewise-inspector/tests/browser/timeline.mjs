@@ -25,7 +25,7 @@ export async function windowOf(page, from, to) {
       const { name, site, ...span } = spanOf(lane, i);
       return span;
     });
-    return { ...w, lanes: w.lanes.map((lane) => ({ thread: lane.thread, spans: spans(lane) })) };
+    return { ...w, lanes: w.lanes.map((lane) => ({ thread: lane.thread, spans: spans(lane) })), gpu: { n: w.gpu.n, spans: Array.from({ length: w.gpu.n }, (_, i) => spanOf(w.gpu, i)) } };
   }, [from, to]);
 }
 
@@ -68,9 +68,18 @@ export async function checkTimeline(page, api, capture, strip, row, frame, probl
   const win = await windowOf(page, from, to);
   check(String(win.origin_ns) === d0.origin, `the timeline's origin ${d0.origin} is not /api/window's ${win.origin_ns}`);
   const expectedLanes = win.lanes.map((l) => l.thread);
-  if (win.gpu.length > 0) expectedLanes.push("GPU (nominal)");
+  if (win.gpu.n > 0) expectedLanes.push("GPU (nominal)");
   check(d0.lanes === JSON.stringify(expectedLanes), `timeline lanes ${d0.lanes}, /api/window has ${JSON.stringify(expectedLanes)}`);
   check(d0.counters === JSON.stringify(win.counters.map((c) => c.name)), `the counter tracks ${d0.counters} are not /api/window's counters`);
+  // The GPU spans of the row, decoded from the window's columns, are /api/frame's (pass,
+  // depth, duration; the start from the frame's begin).
+  const gpuOfRow = win.gpu.spans.filter((s) => s.row === row).map((s) => [s.name, s.depth, s.start_ns - strip.begin_ns[row], s.dur_ns]);
+  const gpuOfFrame = frame.gpu.spans.map((s) => [s.pass, s.depth, s.start_ns, s.dur_ns]);
+  check(JSON.stringify(gpuOfRow) === JSON.stringify(gpuOfFrame), `row ${row}'s GPU spans in /api/window ${JSON.stringify(gpuOfRow).slice(0, 200)} are not /api/frame's ${JSON.stringify(gpuOfFrame).slice(0, 200)}`);
+  // So are its counter values, decoded from the counters' columns.
+  const countersOfRow = win.counters.flatMap((c) => c.values.filter((v) => v.row === row).map((v) => [c.name, v.value])).sort();
+  const countersOfFrame = frame.counters.map((c) => [c.name, c.value]).sort();
+  check(JSON.stringify(countersOfRow) === JSON.stringify(countersOfFrame), `row ${row}'s counters in /api/window ${JSON.stringify(countersOfRow).slice(0, 200)} are not /api/frame's ${JSON.stringify(countersOfFrame).slice(0, 200)}`);
   const fitted = JSON.parse(d0.view);
   const [rowBegin, rowEnd] = [strip.begin_ns[row], strip.begin_ns[row] + (strip.period_ns[row] ?? strip.work_ns[row])];
   check(fitted[0] <= rowBegin && rowEnd <= fitted[1] && fitted[1] - fitted[0] < (rowEnd - rowBegin) * 1.2 + 2000, `the view ${d0.view} does not fit row ${row} (${rowBegin}–${rowEnd})`);
