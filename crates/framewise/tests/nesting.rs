@@ -259,3 +259,54 @@ fn a_thread_that_overfills_its_buffer_drops_whole_spans_and_counts_them() {
     assert_eq!(frames[1].lanes[0].spans.len(), 1);
     assert_eq!(frames[1].lanes[0].dropped_spans, 0);
 }
+
+#[test]
+fn guards_dropped_out_of_order_lose_only_the_span_left_open() {
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("out_of_order");
+    const FRAMES: u64 = 4;
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .start(path.as_path())
+        .unwrap();
+    for _ in 0..FRAMES {
+        // `a` is dropped while `b`, opened inside it, is still open: `b` is lost, and `c`,
+        // closed inside `b`, stays inside `a`.
+        let a = scope!("ooo.a");
+        let b = scope!("ooo.b");
+        {
+            let _c = scope!("ooo.c");
+        }
+        drop(a);
+        drop(b);
+        session.end_frame();
+    }
+    let report = session.stop().unwrap();
+    assert_eq!(report.frames_written, FRAMES, "{report:?}");
+    assert_eq!(report.frames_lost_to_error, 0, "{report:?}");
+    assert_eq!(
+        report.spans_dropped, FRAMES,
+        "one span lost a frame: {report:?}"
+    );
+
+    let capture = common::open(&path);
+    assert!(capture.defects().is_empty(), "{:?}", capture.defects());
+    let frames = common::frames(&capture);
+    assert_eq!(frames.len(), FRAMES as usize);
+    for frame in &frames {
+        let [lane] = &frame.lanes[..] else {
+            panic!("one lane: {frame:?}");
+        };
+        check_pre_order(lane);
+        assert_eq!(lane.dropped_spans, 1, "`b` is counted lost");
+        let shape: Vec<(String, u32)> = lane
+            .spans
+            .iter()
+            .map(|s| (name(&capture, s.scope), s.depth))
+            .collect();
+        assert_eq!(
+            shape,
+            vec![("ooo.a".to_owned(), 0), ("ooo.c".to_owned(), 1)]
+        );
+    }
+}

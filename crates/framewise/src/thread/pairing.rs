@@ -196,8 +196,11 @@ pub(super) fn grow<T: Copy>(v: &mut Vec<T>, len: usize, fill: T) {
 
 /// An end that does not close the top of this drain's stack: it closes the innermost open
 /// span with its id, further down or carried; the spans above that one were never ended (a
-/// leaked guard) and are lost; an end with no begin belongs to a span begun before the
-/// session, and is ignored. Returns the spans lost.
+/// leaked guard, or guards dropped out of order) and are lost: they leave the lane, and the
+/// spans they enclosed that had closed stay in it, each lifted by the number of its lost
+/// ancestors (so that it lies exactly one level below its innermost ancestor kept). An end
+/// with no begin belongs to a span begun before the session, and is ignored. Returns the
+/// spans lost.
 #[cold]
 #[inline(never)]
 pub(super) fn end_below_top(
@@ -213,7 +216,7 @@ pub(super) fn end_below_top(
         .rposition(|&slot| out.get(slot).is_some_and(|span| span.scope == id))
     {
         let lost = (open.len() - position - 1) as u64;
-        unplace(&open[position + 1..], out);
+        lose(&open[position + 1..], out);
         open.truncate(position + 1);
         if let Some(span) = open.pop().and_then(|slot| out.get_mut(slot)) {
             span.end_ns = at_ns;
@@ -223,8 +226,17 @@ pub(super) fn end_below_top(
     let Some(position) = carried.iter().rposition(|c| c.id == id) else {
         return 0;
     };
-    let lost = (carried.len() - position - 1 + open.len()) as u64;
-    unplace(open, out);
+    let lost_carried = carried.len() - position - 1;
+    // Every span of the lane begun in this drain while the carried ones were open: each
+    // is inside every lost carried span.
+    let lifted = u32::try_from(lost_carried).unwrap_or(u32::MAX);
+    if lifted > 0 {
+        for span in out.iter_mut().skip(lane_start) {
+            span.depth = span.depth.saturating_sub(lifted);
+        }
+    }
+    let lost = (lost_carried + open.len()) as u64;
+    lose(open, out);
     open.clear();
     carried.truncate(position + 1);
     if let Some(span) = carried.pop() {
@@ -239,6 +251,33 @@ pub(super) fn end_below_top(
         );
     }
     lost
+}
+
+/// Removes the placeholders of lost spans at `slots` (ascending, the highest open in the
+/// lane), lifting every span after one of them by the number of them below it:
+/// a span after an open slot began while that span was open, so it is that span's
+/// descendant. One pass, moving the spans kept down over the removed slots.
+fn lose(slots: &[usize], out: &mut Vec<CpuSpan>) {
+    let Some(&first) = slots.first() else {
+        return;
+    };
+    let mut lost = slots.iter().copied().peekable();
+    let mut below = 0u32;
+    let mut kept = first;
+    for read in first..out.len() {
+        if lost.next_if_eq(&read).is_some() {
+            below += 1;
+            continue;
+        }
+        if let Some(mut span) = out.get(read).copied() {
+            span.depth = span.depth.saturating_sub(below);
+            if let Some(slot) = out.get_mut(kept) {
+                *slot = span;
+            }
+            kept += 1;
+        }
+    }
+    out.truncate(kept);
 }
 
 /// Removes the placeholders at `slots` (ascending, the highest in the lane): from the top

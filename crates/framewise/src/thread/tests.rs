@@ -173,7 +173,8 @@ fn an_end_below_the_top_loses_the_spans_left_open_above_it() {
         .iter()
         .map(|s| (s.scope, s.depth, s.start_ns, s.end_ns))
         .collect();
-    assert_eq!(got, vec![(1, 0, 10, 50), (3, 2, 30, 40)]);
+    // Z stays, inside X, one level below it.
+    assert_eq!(got, vec![(1, 0, 10, 50), (3, 1, 30, 40)]);
     assert_eq!(dropped, 1);
 }
 
@@ -200,7 +201,8 @@ fn a_carried_span_ended_under_open_spans_loses_them_and_leads_the_lane() {
         .iter()
         .map(|s| (s.scope, s.depth, s.start_ns, s.end_ns))
         .collect();
-    assert_eq!(got, vec![(1, 0, 10, 60), (3, 2, 30, 40)]);
+    // A stays, inside P, one level below it (Q, its parent, is lost).
+    assert_eq!(got, vec![(1, 0, 10, 60), (3, 1, 30, 40)]);
     assert_eq!(dropped, 2);
     // Nothing is left open: a later span starts at depth 0.
     // SAFETY: as above.
@@ -212,19 +214,25 @@ fn a_carried_span_ended_under_open_spans_loses_them_and_leads_the_lane() {
     assert_eq!((spans[0].scope, spans[0].depth), (5, 0));
 }
 
-/// The pairing as it was written before the writer's loop kept its state in registers:
-/// one event at a time on plain vectors. The reference for `drain`.
+/// The pairing written the plain way, one event at a time, sharing no code with `drain`:
+/// one stack of the open spans (carried or not), each knowing its ancestors; an end closes
+/// the innermost open span with its id and loses the ones above it; a drain lists the spans
+/// closed in it by begin order (pre-order: ticks never run back within the lane), each at
+/// the depth of its ancestors not lost. The reference for `drain`.
 #[derive(Default)]
 struct ReferencePairing {
     events: std::collections::VecDeque<Event>,
-    carried: Vec<Carried>,
-    open: Vec<usize>,
+    /// Open spans, outermost first: (begin number, scope, start, ancestors' begin numbers).
+    stack: Vec<(u64, SymId, u64, Vec<u64>)>,
+    /// Begin numbers of the spans lost.
+    lost: std::collections::HashSet<u64>,
+    begun: u64,
     last_ticks: u64,
 }
 
 impl ReferencePairing {
     fn drain(&mut self, cutoff_ticks: u64, clock: &SessionClock) -> (Vec<CpuSpan>, Vec<Mark>, u64) {
-        let (mut out, mut marks, mut lost) = (Vec::new(), Vec::new(), 0);
+        let (mut closed, mut marks, mut lost) = (Vec::new(), Vec::new(), 0);
         while let Some(event) = self.events.front().copied() {
             if event.ticks > cutoff_ticks {
                 break;
@@ -234,32 +242,21 @@ impl ReferencePairing {
             let at_ns = clock.ns(self.last_ticks);
             match event.kind {
                 KIND_BEGIN => {
-                    let depth = (self.carried.len() + self.open.len()) as u32;
-                    self.open.push(out.len());
-                    out.push(CpuSpan {
-                        scope: event.id,
-                        depth,
-                        start_ns: at_ns,
-                        end_ns: at_ns,
-                    });
+                    let ancestors = self.stack.iter().map(|open| open.0).collect();
+                    self.stack.push((self.begun, event.id, at_ns, ancestors));
+                    self.begun += 1;
                 }
                 KIND_END => {
-                    let top = self.open.last().map(|&slot| &mut out[slot]);
-                    match top {
-                        Some(span) if span.scope == event.id => {
-                            span.end_ns = at_ns;
-                            self.open.pop();
-                        }
-                        _ => {
-                            lost += pairing::end_below_top(
-                                event.id,
-                                at_ns,
-                                0,
-                                &mut self.carried,
-                                &mut self.open,
-                                &mut out,
-                            );
-                        }
+                    let Some(position) = self.stack.iter().rposition(|open| open.1 == event.id)
+                    else {
+                        continue;
+                    };
+                    for open in self.stack.drain(position + 1..) {
+                        self.lost.insert(open.0);
+                        lost += 1;
+                    }
+                    if let Some(span) = self.stack.pop() {
+                        closed.push((span, at_ns));
                     }
                 }
                 _ => marks.push(Mark {
@@ -270,7 +267,16 @@ impl ReferencePairing {
                 }),
             }
         }
-        carry_open(&mut self.carried, &mut self.open, &mut out);
+        closed.sort_by_key(|((begun, ..), _)| *begun);
+        let out = closed
+            .into_iter()
+            .map(|((_, scope, start_ns, ancestors), end_ns)| CpuSpan {
+                scope,
+                depth: ancestors.iter().filter(|a| !self.lost.contains(a)).count() as u32,
+                start_ns,
+                end_ns,
+            })
+            .collect();
         (out, marks, lost)
     }
 }
@@ -439,10 +445,30 @@ fn frames_of_random_streams_encode_to_the_bytes_of_the_checked_lane_algorithm() 
             let (mut fast, mut checked) = (Vec::new(), Vec::new());
             let fast_result = encode_frame(&mut fast, &frame, std::iter::empty());
             let checked_result = encode_frame_checked(&mut checked, &frame, std::iter::empty());
-            if fast_result.is_ok() {
-                frames_written += 1;
-            } else {
-                frames_refused += 1;
+            match &fast_result {
+                Ok(()) => frames_written += 1,
+                Err(error) => {
+                    // Only the format's one ambiguity: a span with no length that begins
+                    // where a span before it ends, deeper than it by more than one (its
+                    // ancestors open at the frame's end), reads as nested in that span.
+                    let framewise_format::EncodeError::BadNesting {
+                        thread, index: at, ..
+                    } = error
+                    else {
+                        panic!("seed {seed}, frame {index}: {error}");
+                    };
+                    let lane = frame.lanes.iter().find(|l| l.thread == *thread);
+                    let spans = &lane.expect("the refused lane").spans;
+                    let span = &spans[*at];
+                    assert!(
+                        span.start_ns == span.end_ns
+                            && spans[..*at].iter().any(|before| {
+                                before.end_ns == span.start_ns && before.depth + 1 < span.depth
+                            }),
+                        "seed {seed}, frame {index}: {error}: {spans:?}"
+                    );
+                    frames_refused += 1;
+                }
             }
             assert_eq!(
                 fast_result.map_err(|e| e.to_string()),
@@ -452,11 +478,11 @@ fn frames_of_random_streams_encode_to_the_bytes_of_the_checked_lane_algorithm() 
             assert_eq!(fast, checked, "seed {seed}, frame {index}: {frame:?}");
         }
     }
-    // Frames both paths refuse were exercised too: a span lost to a leaked guard leaves its
-    // descendants more than one level below the span kept around them, which the lane
-    // algorithm refuses.
+    // A span lost to a leaked guard or a guard dropped out of order leaves its descendants
+    // inside the span kept around them, one level below it: only the ambiguity above is
+    // refused.
     assert!(
-        frames_written > 600 && frames_refused > 300 && spans > 20_000,
+        frames_written > 1_500 && frames_refused < 10 && spans > 20_000,
         "{frames_written} frames written, {frames_refused} refused, {spans} spans"
     );
 }
