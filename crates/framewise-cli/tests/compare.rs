@@ -220,6 +220,71 @@ fn a_candidate_that_lost_frames_is_inconclusive_unless_allowed() {
         .expect(0);
 }
 
+#[test]
+fn a_trace_exported_from_a_capture_that_lost_frames_still_lost_them() {
+    // The trace of a cut capture used to read back clean: gating it against the whole
+    // capture's trace passed (exit 0) on half a run.
+    let dir = Dir::new();
+    write_game(&dir.path("base.sgpt"), &Game::default());
+    write_truncated_game(&dir.path("cut.sgpt"), &Game::default(), 0.5);
+    dir.run(&["trace", "base.sgpt", "-o", "base.json"])
+        .expect(0);
+    dir.run(&["trace", "cut.sgpt", "-o", "cut.json"]).expect(0);
+    let trace: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path("cut.json")).unwrap()).unwrap();
+    let kinds = |defects: &serde_json::Value| -> Vec<String> {
+        defects
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|d| d["kind"].as_str().unwrap().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert!(
+        kinds(&trace["otherData"]["defects"]).contains(&"truncated-tail".to_owned()),
+        "{}",
+        trace["otherData"]
+    );
+    let clean: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path("base.json")).unwrap()).unwrap();
+    assert!(
+        clean["otherData"].get("defects").is_none(),
+        "{}",
+        clean["otherData"]
+    );
+    let json = dir
+        .run(&["gate", "base.json", "cut.json", "--json"])
+        .expect(2)
+        .json();
+    assert_eq!(json["verdict"], "inconclusive", "{json}");
+    assert!(
+        json["reasons"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("the candidate lost frames"),
+        "{json}"
+    );
+    let defect = json["defects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["kind"] == "truncated-tail")
+        .unwrap_or_else(|| panic!("{json}"));
+    assert_eq!(defect["side"], "cand", "{json}");
+    // The offset was into the capture, not the trace: it is not carried.
+    assert!(defect.get("offset").is_none(), "{defect}");
+    assert!(
+        defect["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("in the capture this trace was exported from: "),
+        "{defect}"
+    );
+    dir.run(&["gate", "base.json", "base.json"]).expect(0);
+}
+
 /// `gate base.sgpt cand.sgpt` with the defaults and draw calls gated exactly, then `more`.
 fn gate_draws<'a>(more: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![

@@ -192,6 +192,7 @@ pub fn write_trace<W: Write>(
     o.open_object(&Head {
         display_time_unit: "ms",
         other_data: OtherData {
+            defects: capture.defects(),
             generator: "framewise",
             gpu_clock: "nominal: GPU-measured durations placed at each frame's CPU anchor; not the CPU clock",
             grade: capture.grade(),

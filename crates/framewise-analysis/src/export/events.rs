@@ -20,10 +20,14 @@ pub(super) struct Head<'a, G, S> {
     pub other_data: OtherData<'a, G, S>,
 }
 
-/// `otherData`: the generator, the capture's source kind and grade, and what the GPU clock
-/// is. Members in name order.
+/// `otherData`: the capture's defects (left out when it has none), the generator, the
+/// capture's source kind and grade, and what the GPU clock is. Members in name order.
 #[derive(Serialize)]
 pub(super) struct OtherData<'a, G, S> {
+    /// What the capture lost, so that a trace of a damaged capture, read back, still says
+    /// so (framewise's Chrome importer restores them as the trace's own defects).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub defects: &'a [crate::model::Defect],
     /// Always `"framewise"`.
     pub generator: &'static str,
     /// What the GPU tracks' times mean.

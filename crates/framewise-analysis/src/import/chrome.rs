@@ -493,8 +493,51 @@ enum EventKey {
 #[serde(field_identifier, rename_all = "camelCase")]
 enum TopKey {
     TraceEvents,
+    OtherData,
     #[serde(other)]
     Other,
+}
+
+/// The defects a trace framewise exported carries in `otherData.defects` (what its capture
+/// lost), as this import's own: a trace of a damaged capture stays damaged when read back.
+/// Anything else in `otherData`, or another generator's, is left alone.
+fn carried_defects(other_data: &serde_json::Value) -> Vec<Defect> {
+    if other_data
+        .get("generator")
+        .and_then(serde_json::Value::as_str)
+        != Some("framewise")
+    {
+        return Vec::new();
+    }
+    let Some(list) = other_data
+        .get("defects")
+        .and_then(serde_json::Value::as_array)
+    else {
+        return Vec::new();
+    };
+    list.iter()
+        .map(|d| {
+            let kind = d
+                .get("kind")
+                .and_then(|k| serde_json::from_value::<DefectKind>(k.clone()).ok())
+                .unwrap_or(DefectKind::Other);
+            let message = d
+                .get("message")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("a defect of unknown kind");
+            let count = d
+                .get("count")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(1);
+            let mut defect = Defect::new(
+                kind,
+                count,
+                format!("in the capture this trace was exported from: {message}"),
+            );
+            defect.frame = d.get("frame").and_then(serde_json::Value::as_u64);
+            defect
+        })
+        .collect()
 }
 
 /// Strings interned to `u32` ids: span, mark and file names repeat on every event.
@@ -605,6 +648,8 @@ struct Parsed {
     unknown: BTreeMap<String, u64>,
     untimed: u64,
     no_dur: u64,
+    /// The defects a framewise trace carries from its capture (`otherData.defects`).
+    carried: Vec<Defect>,
 }
 
 impl Parsed {
@@ -632,6 +677,7 @@ impl Parsed {
             unknown: BTreeMap::new(),
             untimed: 0,
             no_dur: 0,
+            carried: Vec::new(),
         }
     }
 
@@ -819,6 +865,10 @@ impl<'de> Visitor<'de> for ObjectSeed<'_> {
         while let Some(key) = map.next_key::<TopKey>()? {
             match key {
                 TopKey::TraceEvents => map.next_value_seed(EventsSeed(&mut *self.0))?,
+                TopKey::OtherData => {
+                    let other_data = map.next_value::<serde_json::Value>()?;
+                    self.0.carried = carried_defects(&other_data);
+                }
                 TopKey::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -1081,7 +1131,7 @@ fn build(
     options: &LoadOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Capture, ChromeError> {
-    let mut defects: Vec<Defect> = Vec::new();
+    let mut defects: Vec<Defect> = std::mem::take(&mut parsed.carried);
     let mut notes: Vec<String> = Vec::new();
     let events = parsed.elements;
     match end {
