@@ -173,6 +173,23 @@ fn demo_capture_in_a_missing_directory_is_refused_before_anything_is_scaffolded(
     );
     assert!(!dir.path(".framewise").exists());
     assert!(!dir.path("missing").exists());
+    refused(
+        &dir,
+        &[
+            "demo",
+            "--frames",
+            "10",
+            "--golden-frame",
+            "5",
+            "--golden-path",
+            "missing/g.png",
+            "-o",
+            "x.sgpt",
+        ],
+        "missing/g.png: cannot create the golden frame: missing is not a directory",
+    );
+    assert!(!dir.path(".framewise").exists());
+    assert!(!dir.path("x.sgpt").exists());
 }
 
 #[test]

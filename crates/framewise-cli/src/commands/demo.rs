@@ -179,18 +179,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             // A capture with nowhere to go is refused with the arguments, before the
             // incident log's directory is scaffolded and anything runs.
             framewise_output::Destination::File(target) => {
-                let parent = target
-                    .parent()
-                    .filter(|p| !p.as_os_str().is_empty())
-                    .unwrap_or(Path::new("."));
-                if !parent.is_dir() {
-                    anyhow::bail!(
-                        "{}: cannot create the capture: {} is not a directory",
-                        path.display(),
-                        parent.display()
-                    );
-                }
+                refuse_missing_parent(path, &target, "the capture")?;
             }
+        }
+    }
+    if let Some(path) = &config.golden_path {
+        if let framewise_output::Destination::File(target) = framewise_output::destination(path)? {
+            refuse_missing_parent(path, &target, "the golden frame")?;
         }
     }
     if config.output.is_some() {
@@ -304,6 +299,23 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         );
     }
     Ok(0)
+}
+
+/// Refuses a file the run would write into a directory that does not exist: said with the
+/// arguments, before the incident log's directory is scaffolded and the game runs.
+fn refuse_missing_parent(shown: &Path, target: &Path, what: &str) -> anyhow::Result<()> {
+    let parent = target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        anyhow::bail!(
+            "{}: cannot create {what}: {} is not a directory",
+            shown.display(),
+            parent.display()
+        );
+    }
+    Ok(())
 }
 
 /// `.framewise/` in the working directory, scaffolded as `framewise init` does when missing:
