@@ -2,7 +2,7 @@
 
 use crate::support;
 use framewise_format::read::{self, Defect};
-use framewise_format::{Header, OpenError};
+use framewise_format::{EncodeError, Header, OpenError};
 
 fn temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("framewise-format-tests-{}", std::process::id()));
@@ -410,4 +410,50 @@ fn a_directory_longer_than_one_packed_chunk_reads_back_by_directory() {
     for i in [0, 4_369, 4_370, 4_371, 8_741, 11_999] {
         assert_eq!(c.read_frame(i).expect("frame").index, i as u64);
     }
+}
+
+#[test]
+fn a_frame_refused_leaves_nothing_in_the_capture_and_the_writer_usable() {
+    // The recorder drops a frame the writer refuses and goes on: that is only sound if the
+    // refusal left no byte in the sink and no state behind. The capture must be the bytes of
+    // one written without the refused frames.
+    let (_, frames, symbols) = support::capture(6, 5, false);
+    let mut bad_nesting = frames[2].clone();
+    let lane = bad_nesting
+        .lanes
+        .iter_mut()
+        .find(|l| l.spans.len() > 1)
+        .expect("a lane of several spans");
+    lane.spans[1].depth = lane.spans[0].depth + 5;
+    let mut undefined = frames[4].clone();
+    undefined.lanes[0].spans[0].scope = 0xFFFF_FFF0;
+
+    let write = |refused: bool| {
+        let sink = std::io::Cursor::new(Vec::new());
+        let mut w = framewise_format::Writer::new(sink, &support::meta(), &symbols).expect("w");
+        for (i, f) in frames.iter().enumerate() {
+            if refused && i == 2 {
+                let before = w.bytes_written();
+                let error = w.write_frame(&bad_nesting, &symbols).unwrap_err();
+                assert!(matches!(error, EncodeError::BadNesting { .. }), "{error}");
+                assert_eq!(w.bytes_written(), before);
+            }
+            if refused && i == 4 {
+                let error = w.write_frame(&undefined, &symbols).unwrap_err();
+                assert!(
+                    matches!(error, EncodeError::UndefinedSymbol { .. }),
+                    "{error}"
+                );
+            }
+            if i != 2 && i != 4 {
+                w.write_frame(f, &symbols).expect("frame");
+            }
+        }
+        w.finish_and_close(&[]).expect("finish").into_inner()
+    };
+    let with_refusals = write(true);
+    assert_eq!(with_refusals, write(false));
+    let c = read::from_bytes(with_refusals).expect("open");
+    assert!(c.defects().is_empty(), "{:?}", c.defects());
+    assert_eq!(c.frames().count(), 4);
 }

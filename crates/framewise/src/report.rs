@@ -107,8 +107,9 @@ pub struct Report {
     pub frames_closed: u64,
     /// Frames written to the capture.
     pub frames_written: u64,
-    /// Frames the realtime writer dropped because it fell behind (each counted in the next
-    /// written frame's `dropped_frames_before`).
+    /// Frames the realtime writer dropped because it fell behind, and frames the capture
+    /// format refused to encode (a recorder bug: dropped whole, the session going on); each
+    /// counted in the next written frame's `dropped_frames_before`.
     pub frames_dropped: u64,
     /// Frames not written because the sink had failed.
     pub frames_lost_to_error: u64,

@@ -79,6 +79,19 @@ pub(crate) struct WriterOutcome {
     pub(crate) closed: bool,
 }
 
+/// Whether the format writer refused a frame's content (a lane its algorithm refuses, a
+/// symbol not defined, a payload past 4 GiB): then it encoded the frame into its own buffer
+/// and failed before a byte of the record reached the sink, its state untouched, so the
+/// frame can be dropped whole while the session goes on. A failed sink is not.
+fn refused_whole(error: &EncodeError) -> bool {
+    matches!(
+        error,
+        EncodeError::BadNesting { .. }
+            | EncodeError::UndefinedSymbol { .. }
+            | EncodeError::PayloadTooLarge { .. }
+    )
+}
+
 fn session_error(error: EncodeError, bytes_written: u64) -> SessionError {
     match error {
         EncodeError::Io(io) => SessionError::Io {
@@ -106,6 +119,9 @@ pub(crate) struct WriterThread {
     discarded: Frame,
     /// Records were written into the sink since it was last flushed.
     dirty: bool,
+    /// Frames the format writer refused since the last frame written ([`refused_whole`]):
+    /// added to the next written frame's `dropped_frames_before`.
+    refused_pending: u64,
     /// Frames written into the sink since it was last flushed: told to `on_frame_written`
     /// once flushed (a frame reported written has reached the OS).
     unflushed: Vec<FrameWritten>,
@@ -137,6 +153,7 @@ impl WriterThread {
             warned: false,
             discarded: Frame::default(),
             dirty: false,
+            refused_pending: 0,
             unflushed: Vec::with_capacity(FLUSH_EVERY_FRAMES),
         }
     }
@@ -394,8 +411,18 @@ impl WriterThread {
         let used = batch.lanes_used.min(batch.frame.lanes.len());
         let spare = batch.frame.lanes.split_off(used);
         let dropped_spans: u64 = batch.frame.lanes.iter().map(|l| l.dropped_spans).sum();
+        let dropped_before = batch.frame.dropped_frames_before;
+        batch.frame.dropped_frames_before = dropped_before.saturating_add(self.refused_pending);
         let frame = &batch.frame;
-        let written = self.with_writer(|writer, symbols| writer.write_frame(frame, symbols));
+        let mut refused = false;
+        let written =
+            self.with_writer(|writer, symbols| match writer.write_frame(frame, symbols) {
+                Err(error) if refused_whole(&error) => {
+                    refused = true;
+                    Ok(())
+                }
+                other => other,
+            });
         batch.frame.lanes.extend(spare);
         if !written {
             self.shared
@@ -403,6 +430,15 @@ impl WriterThread {
                 .fetch_add(1, Ordering::Relaxed);
             return;
         }
+        if refused {
+            // A bug's frame, dropped whole: the session goes on, and the next frame written
+            // says so as it says a frame the realtime writer dropped.
+            batch.frame.dropped_frames_before = dropped_before;
+            self.refused_pending = self.refused_pending.saturating_add(1);
+            self.shared.frames_dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        self.refused_pending = 0;
         self.shared
             .spans_dropped
             .fetch_add(dropped_spans, Ordering::Relaxed);
