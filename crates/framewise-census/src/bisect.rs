@@ -28,6 +28,8 @@ use crate::model::Census;
 
 /// The bisection report's schema tag.
 pub const BISECT_SCHEMA: &str = "framewise.bisect/1";
+/// The file an engine writes its latest bisection to, inside `.framewise/`.
+pub const BISECT_FILE: &str = "bisect.json";
 /// Default frames per measurement (`K`).
 pub const DEFAULT_FRAMES: u32 = 8;
 /// Default frames rendered and discarded before the baseline.
@@ -484,4 +486,48 @@ fn rank(results: &mut [CandidateResult]) {
     for (i, r) in results.iter_mut().enumerate() {
         r.rank = u32::try_from(i + 1).unwrap_or(u32::MAX);
     }
+}
+
+/// Why a bisection document does not read.
+#[derive(Debug)]
+pub enum BisectReadError {
+    /// Not JSON, or not the shape `framewise.bisect/1` promises (serde's message: one line,
+    /// with the line and column).
+    Json(serde_json::Error),
+    /// A JSON object whose `schema` is not [`BISECT_SCHEMA`] (`None`: no `schema` field).
+    Schema(Option<String>),
+}
+
+impl std::fmt::Display for BisectReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BisectReadError::Json(e) => write!(f, "not a bisection report: {e}"),
+            BisectReadError::Schema(Some(s)) => {
+                write!(f, "schema {s:?} is not {BISECT_SCHEMA:?}")
+            }
+            BisectReadError::Schema(None) => {
+                write!(f, "no \"schema\" field: expected {BISECT_SCHEMA:?}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BisectReadError {}
+
+/// Reads a bisection report (`bisect.json`).
+pub fn parse_bisect(text: &str) -> Result<BisectReport, BisectReadError> {
+    #[derive(Deserialize)]
+    struct Tag {
+        schema: Option<String>,
+    }
+    let tag: Tag = serde_json::from_str(text).map_err(BisectReadError::Json)?;
+    match tag.schema.as_deref() {
+        Some(BISECT_SCHEMA) => serde_json::from_str(text).map_err(BisectReadError::Json),
+        other => Err(BisectReadError::Schema(other.map(str::to_owned))),
+    }
+}
+
+/// Writes a bisection report to `path` (atomically, as the census file is written).
+pub fn write_bisect_file(path: &std::path::Path, report: &BisectReport) -> std::io::Result<()> {
+    crate::file::write_json_atomically(path, report)
 }

@@ -43,21 +43,26 @@ struct CensusFileRef<'a> {
 }
 
 /// Writes `censuses` (the newest [`MAX_CENSUSES_IN_FILE`]) to `path` as a census file,
-/// atomically: a temporary file beside it, renamed over it, so a reader sees the previous
-/// file or this one, never a mix.
+/// atomically ([`write_json_atomically`]).
 pub fn write_census_file(path: &Path, censuses: &[Census]) -> std::io::Result<()> {
     let from = censuses.len().saturating_sub(MAX_CENSUSES_IN_FILE);
     let doc = CensusFileRef {
         schema: CENSUS_FILE_SCHEMA,
         censuses: &censuses[from..],
     };
-    let mut bytes = serde_json::to_vec_pretty(&doc).map_err(std::io::Error::other)?;
+    write_json_atomically(path, &doc)
+}
+
+/// Writes `doc` to `path` as pretty JSON, atomically: a temporary file beside it, renamed
+/// over it, so a reader sees the previous file or this one, never a mix.
+pub fn write_json_atomically<T: Serialize + ?Sized>(path: &Path, doc: &T) -> std::io::Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(doc).map_err(std::io::Error::other)?;
     bytes.push(b'\n');
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| CENSUS_FILE.into());
+        .unwrap_or_else(|| "document.json".into());
     // The process id keeps two sessions writing into one directory off each other's
     // temporary file; the rename decides which file is the latest.
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));

@@ -42,12 +42,13 @@ pub mod hints;
 pub mod model;
 
 pub use bisect::{
-    bisect, BisectEngine, BisectError, BisectOptions, BisectReport, Candidate, CandidateResult,
-    Delta, EngineError, FrameCost, Measure, Spread, Stat, WorldSnapshot, BISECT_SCHEMA,
+    bisect, parse_bisect, write_bisect_file, BisectEngine, BisectError, BisectOptions,
+    BisectReadError, BisectReport, Candidate, CandidateResult, Delta, EngineError, FrameCost,
+    Measure, Spread, Stat, WorldSnapshot, BISECT_FILE, BISECT_SCHEMA,
 };
 pub use file::{
-    parse_census, parse_censuses, write_census_file, CensusFile, ReadError, CENSUS_FILE,
-    CENSUS_FILE_SCHEMA,
+    parse_census, parse_censuses, write_census_file, write_json_atomically, CensusFile, ReadError,
+    CENSUS_FILE, CENSUS_FILE_SCHEMA,
 };
 pub use hints::{hints, Evidence, Hint, HintKind, SITE_UNKNOWN};
 pub use model::{

@@ -61,6 +61,8 @@ enum Command {
     View(commands::view::Args),
     /// A scene census and its hints: a capture's census records, or .framewise/census.json.
     Census(commands::census::Args),
+    /// A measured bisection a game ran (.framewise/bisect.json), ranked by what each part costs.
+    Bisect(commands::bisect::Args),
     /// The footprint of an incident key: `{v, id, key}` and how the key reads.
     Footprint(commands::footprint::Args),
     /// MCP server on stdin/stdout: the verbs as tools for a coding agent.
@@ -100,6 +102,7 @@ fn run(command: Command) -> anyhow::Result<u8> {
         Command::Demo(args) => commands::demo::run(args),
         Command::View(args) => commands::view::run(args),
         Command::Census(args) => commands::census::run(args),
+        Command::Bisect(args) => commands::bisect::run(args),
         Command::Footprint(args) => commands::footprint::run(args),
         Command::Mcp(args) => commands::mcp::run(args),
         Command::Init(args) => commands::init::run(args),

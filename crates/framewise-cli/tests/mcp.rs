@@ -177,6 +177,7 @@ fn a_client_session_lists_and_calls_every_tool() {
         names,
         [
             "attribute",
+            "bisect",
             "census",
             "check_budgets",
             "compare_captures",
@@ -282,6 +283,23 @@ fn the_census_tool_reads_a_capture_as_the_verb_does() {
     );
     assert!(c["triangles"].is_null());
     report_matches_cli(&dir, c, &["census", "plain.sgpt"]);
+    assert_eq!(s.close(), Some(0));
+}
+
+#[test]
+fn the_bisect_tool_reads_a_report_as_the_verb_does() {
+    let dir = Dir::new();
+    let report = crate::bisect::statue_report();
+    dir.write("bisect.json", serde_json::to_string(&report).unwrap());
+    let mut s = Session::start(&dir);
+    let r = s.call("bisect", json!({"input": "bisect.json"}));
+    let c = structured(&r);
+    assert_eq!(c["verdict"], "pass");
+    assert_eq!(c["sums_to_baseline"], false);
+    assert_eq!(c["top"][0]["name"], "statue");
+    assert_eq!(c["top"][0]["delta_triangles"], -200_000.0);
+    assert!(c["top"][0]["delta_render_ms"].is_null());
+    report_matches_cli(&dir, c, &["bisect", "bisect.json"]);
     assert_eq!(s.close(), Some(0));
 }
 

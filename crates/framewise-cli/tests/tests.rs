@@ -12,6 +12,7 @@ mod agent_loop;
 mod append;
 mod attribute;
 mod bench;
+mod bisect;
 #[expect(
     clippy::unwrap_used,
     reason = "fixture helpers fail the test loudly on a broken temp dir or bad JSON"

@@ -17,7 +17,7 @@ use framewise_census::{AssetCounts, Census, Hint, LightKind, CENSUS_FILE};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::commands::{defects_console, defects_markdown, serde_name, Outcome};
+use crate::commands::{defects_console, defects_markdown, input_or_dir_file, serde_name, Outcome};
 use crate::input;
 use crate::ledger::DirArgs;
 use crate::list::{self, ListArgs, Noun};
@@ -76,19 +76,12 @@ pub struct HistoryPoint {
 
 /// The input `args` name, or the default `census.json`.
 fn input_path(args: &Args) -> anyhow::Result<PathBuf> {
-    match &args.input {
-        Some(path) => Ok(path.clone()),
-        None => {
-            let path = args.dir.locate()?.join(CENSUS_FILE);
-            if !path.exists() {
-                anyhow::bail!(
-                    "{}: no census yet (a game writes it when it records a census with the incident log on; or name a capture)",
-                    path.display()
-                );
-            }
-            Ok(path)
-        }
-    }
+    input_or_dir_file(
+        args.input.as_deref(),
+        &args.dir,
+        CENSUS_FILE,
+        "no census yet (a game writes it when it records a census with the incident log on; or name a capture)",
+    )
 }
 
 /// Reads the input and builds the view: what the CLI prints and the MCP tool returns.

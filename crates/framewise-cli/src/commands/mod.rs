@@ -3,6 +3,7 @@
 
 pub mod attribute;
 pub mod bench;
+pub mod bisect;
 pub mod census;
 pub mod check;
 pub mod demo;
@@ -40,6 +41,25 @@ pub struct Outcome<V> {
     pub view: V,
     /// The exit code the CLI returns for it (docs/CLI.md's table).
     pub exit_code: u8,
+}
+
+/// The input a verb was given, or `name` in the `.framewise/` directory (`--dir`, else
+/// `$FRAMEWISE_DIR`, else the nearest one up); an error when that file is not there yet,
+/// saying `{path}: {missing}`.
+pub fn input_or_dir_file(
+    input: Option<&std::path::Path>,
+    dir: &crate::ledger::DirArgs,
+    name: &str,
+    missing: &str,
+) -> anyhow::Result<std::path::PathBuf> {
+    if let Some(path) = input {
+        return Ok(path.to_owned());
+    }
+    let path = dir.locate()?.join(name);
+    if !path.exists() {
+        anyhow::bail!("{}: {missing}", path.display());
+    }
+    Ok(path)
 }
 
 /// Exit codes by verdict (docs/CONCEPTS.md, "Exit codes"): the analysis crate owns the mapping.

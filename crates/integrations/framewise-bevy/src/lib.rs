@@ -20,8 +20,8 @@
 //!   environment (`FRAMEWISE_CAPTURE` and the other `FRAMEWISE_*` variables of
 //!   [`framewise::env`]) ask for one; the environment wins where both say something, so a
 //!   harness can redirect a game that names its own path. Neither asking: nothing records,
-//!   and the plugin installs nothing. The session starts at the first `App::update` and stops
-//!   cleanly in the update that sends [`AppExit`](bevy::app::AppExit) (the report is then the
+//!   and the plugin installs nothing for recording. The session starts at the first
+//!   `App::update` and stops cleanly in the update that sends [`AppExit`](bevy::app::AppExit) (the report is then the
 //!   [`FramewiseReport`] resource), when `frame_limit` is reached, or when the app is dropped
 //!   (a panic unwinding through `App::run` included: the recorder closes the capture as it
 //!   drops).
@@ -47,10 +47,37 @@
 //!   a counter: what this build of Bevy cannot measure is absent from the capture, never 0.
 //!
 //! [`FramewiseSession`] gives systems the session (phases, usermarks).
+//!
+//! With the `render` feature, the scene side (it needs Bevy's asset, mesh, image and PBR
+//! crates):
+//!
+//! - **A census** of the scene on demand, never per frame ([`take_census`], whose
+//!   documentation says what it counts and how): [`FramewiseAppExt::framewise_census`] from
+//!   code that owns the `App`, or a [`FramewiseCensusRequest`] message from a system. It is
+//!   recorded into the capture (a `CENS` record) and `.framewise/census.json`, which
+//!   `framewise census` reads with its hints.
+//! - **A measured bisection** (Bevy's `BisectEngine`, [`BevyBisect`]): the game paused, each
+//!   of the heaviest census entries is hidden in turn over a few updates and restored, and
+//!   the ranked report goes to `.framewise/bisect.json`, which `framewise bisect` prints.
+//!   A running game, whatever drives its loop, runs one at the end of update N when
+//!   `FRAMEWISE_BISECT_AT=N` ([`BISECT_AT_ENV`]) or the plugin's
+//!   [`FramewisePlugin::bisect_at_update`] asks, or when a system sends
+//!   [`FramewiseBisectRequest`]; code that owns the `App` calls
+//!   [`FramewiseAppExt::framewise_bisect`].
+//!
+//! The plugin installs the scene side whether or not it records (a census needs no capture).
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "render")]
+mod bisect;
+#[cfg(feature = "render")]
+mod census;
+#[cfg(feature = "render")]
+mod driver;
 mod frame;
+#[cfg(feature = "render")]
+mod scene;
 mod spans;
 
 use std::path::PathBuf;
@@ -61,6 +88,16 @@ use bevy::ecs::schedule::IntoScheduleConfigs;
 use framewise::env::EnvConfig;
 use framewise::{CaptureLevel, Report, Session, SessionBuilder, StopError, WriterMode};
 
+#[cfg(feature = "render")]
+pub use bisect::{bisect_file, BevyBisect};
+#[cfg(feature = "render")]
+pub use census::{take_census, MeshStats, OTHER_MATERIAL};
+#[cfg(feature = "render")]
+pub use driver::{FramewiseBisectReport, FramewiseBisectRequest};
+#[cfg(feature = "render")]
+pub use scene::{
+    record_census, CensusHistory, FramewiseAppExt, FramewiseCensusRequest, BISECT_AT_ENV,
+};
 pub use spans::tracing_layer;
 
 /// The plugin: records the app into a capture when its settings or the environment ask for
@@ -73,6 +110,8 @@ pub struct FramewisePlugin {
     frame_limit: Option<u64>,
     build_id: Option<String>,
     install_subscriber: Option<bool>,
+    #[cfg(feature = "render")]
+    bisect_at: Option<(u64, framewise_census::BisectOptions)>,
 }
 
 impl FramewisePlugin {
@@ -114,6 +153,20 @@ impl FramewisePlugin {
         self
     }
 
+    /// Runs a measured bisection at the end of update `updates` (counted from 1), with these
+    /// options, inside the running game (`FRAMEWISE_BISECT_AT=N` overrides the update, with
+    /// the default options if none were set here): see [`FramewiseBisectRequest`] for how it
+    /// runs and where the report goes.
+    #[cfg(feature = "render")]
+    pub fn bisect_at_update(
+        mut self,
+        updates: u64,
+        options: framewise_census::BisectOptions,
+    ) -> Self {
+        self.bisect_at = Some((updates, options));
+        self
+    }
+
     /// The session these settings and the environment ask for: `Ok(None)` when neither
     /// names a capture.
     fn session_request(&self, env: &EnvConfig) -> Option<(SessionBuilder, PathBuf)> {
@@ -143,6 +196,8 @@ pub const BEVY_VERSION: &str = "0.19.1";
 
 impl Plugin for FramewisePlugin {
     fn build(&self, app: &mut App) {
+        #[cfg(feature = "render")]
+        scene::install(app, self.bisect_at);
         let env = match EnvConfig::from_env() {
             Ok(env) => env,
             Err(error) => {

@@ -9,3 +9,5 @@
 mod app;
 mod child;
 mod common;
+#[cfg(feature = "render")]
+mod scene;

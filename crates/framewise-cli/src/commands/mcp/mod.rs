@@ -12,6 +12,7 @@
 //! Exit: 0 when the client closes stdin; 4 when the server cannot start.
 
 mod bench_results;
+mod bisect_results;
 mod ledger_results;
 mod results;
 
@@ -26,7 +27,7 @@ use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{tool, tool_handler, tool_router, Json, ServerHandler, ServiceExt};
 
 use crate::commands::{
-    attribute, bench, census, check, diff, fix, gate, history, hitches, issues, summarize,
+    attribute, bench, bisect, census, check, diff, fix, gate, history, hitches, issues, summarize,
 };
 use crate::config::ConfigArgs;
 use crate::input::InputArgs;
@@ -37,6 +38,7 @@ use bench_results::{
     BenchParams, BenchResultHeadline, CheckBudgetsResult, CheckParams, LedgerBrief, LedgerParams,
     LedgerResult,
 };
+use bisect_results::{BisectParams, BisectResult};
 use ledger_results::{
     DirParams, FixParams, FixResult, HistoryParams, HistoryResult, IssuesParams, IssuesResult,
     ProfileResult,
@@ -306,6 +308,30 @@ impl Server {
             let outcome = census::evaluate(&args)?;
             let path = reports.write("census", &outcome.view)?;
             Ok(CensusResult::new(&outcome.view, outcome.exit_code, path))
+        })
+        .await
+    }
+
+    /// `framewise bisect`.
+    #[tool(
+        description = "A measured bisection a game ran (.framewise/bisect.json, written by its engine integration: framewise-bevy's framewise_bisect pauses the game, hides each of the heaviest census entries in turn over K frames and restores it), as `framewise bisect` reads it: candidates ranked by what hiding each saved (Δ triangles, Δ draw calls, Δ render ms; null when not measured, noisy when within the measured spread), sums_to_baseline false (one-at-a-time costs do not add up). Verdict pass (exit 0) when every candidate was restored, fail (exit 1) when the world did not come back as it was, inconclusive (exit 2) when no candidate was measured."
+    )]
+    async fn bisect(
+        &self,
+        params: Parameters<BisectParams>,
+    ) -> Result<Json<BisectResult>, Json<ToolError>> {
+        let p = params.0;
+        let reports = Arc::clone(&self.reports);
+        blocking(move || {
+            let args = bisect::Args {
+                input: p.input.map(PathBuf::from),
+                dir: dir_args(p.dir),
+                list: ListArgs::default(),
+                output: OutputArgs::default(),
+            };
+            let outcome = bisect::evaluate(&args)?;
+            let path = reports.write("bisect", &outcome.view)?;
+            Ok(BisectResult::new(&outcome.view, outcome.exit_code, path))
         })
         .await
     }
