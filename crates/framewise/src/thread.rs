@@ -21,9 +21,11 @@ use crate::clock::{now_ticks, SessionClock};
 use crate::intern::intern_thread;
 
 mod pairing;
+mod unnestable;
 use pairing::{
     carry_open, end_below_top, grow, open_slots, pad, Carried, Cursor, Stop, FILLER, NO_SLOT,
 };
+pub(crate) use unnestable::drop_unnestable_spans;
 
 /// Events per thread ring (16 bytes each: 1 MiB per recording thread).
 pub(crate) const RING_EVENTS: usize = 1 << 16;

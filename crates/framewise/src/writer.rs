@@ -401,6 +401,20 @@ impl WriterThread {
         }
     }
 
+    /// Writes a frame: `Some(true)` written, `Some(false)` refused whole with nothing
+    /// written ([`refused_whole`]), `None` when the session failed (now or before).
+    fn try_write(&mut self, frame: &Frame) -> Option<bool> {
+        let mut refused = false;
+        let ok = self.with_writer(|writer, symbols| match writer.write_frame(frame, symbols) {
+            Err(error) if refused_whole(&error) => {
+                refused = true;
+                Ok(())
+            }
+            other => other,
+        });
+        ok.then_some(!refused)
+    }
+
     fn write_frame(&mut self, batch: &mut FrameBatch) {
         if self.shared.failed.load(Ordering::Relaxed) {
             self.shared
@@ -410,27 +424,23 @@ impl WriterThread {
         }
         let used = batch.lanes_used.min(batch.frame.lanes.len());
         let spare = batch.frame.lanes.split_off(used);
-        let dropped_spans: u64 = batch.frame.lanes.iter().map(|l| l.dropped_spans).sum();
         let dropped_before = batch.frame.dropped_frames_before;
         batch.frame.dropped_frames_before = dropped_before.saturating_add(self.refused_pending);
-        let frame = &batch.frame;
-        let mut refused = false;
-        let written =
-            self.with_writer(|writer, symbols| match writer.write_frame(frame, symbols) {
-                Err(error) if refused_whole(&error) => {
-                    refused = true;
-                    Ok(())
-                }
-                other => other,
-            });
+        let mut outcome = self.try_write(&batch.frame);
+        if outcome == Some(false) && thread::drop_unnestable_spans(&mut batch.frame.lanes) > 0 {
+            // Refused for spans the lane algorithm nests where they do not belong: written
+            // without them, counted dropped.
+            outcome = self.try_write(&batch.frame);
+        }
+        let dropped_spans: u64 = batch.frame.lanes.iter().map(|l| l.dropped_spans).sum();
         batch.frame.lanes.extend(spare);
-        if !written {
+        let Some(written) = outcome else {
             self.shared
                 .frames_lost_to_error
                 .fetch_add(1, Ordering::Relaxed);
             return;
-        }
-        if refused {
+        };
+        if !written {
             // A bug's frame, dropped whole: the session goes on, and the next frame written
             // says so as it says a frame the realtime writer dropped.
             batch.frame.dropped_frames_before = dropped_before;

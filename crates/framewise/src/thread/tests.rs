@@ -411,7 +411,7 @@ fn random_event(rng: &mut Rng, buffer: &ThreadBuffer, stack: &mut Vec<SymId>, ti
 fn frames_of_random_streams_encode_to_the_bytes_of_the_checked_lane_algorithm() {
     use framewise_format::payload::{encode_frame, encode_frame_checked};
     let clock = SessionClock::with_rate(1_000, 1_431_655_765);
-    let (mut frames_written, mut frames_refused, mut spans) = (0, 0, 0);
+    let (mut frames_written, mut frames_repaired, mut spans_unnestable, mut spans) = (0, 0, 0, 0);
     for seed in 1..=40u64 {
         let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         // Two threads, so a frame has two lanes; small rings, so that they fill.
@@ -445,44 +445,59 @@ fn frames_of_random_streams_encode_to_the_bytes_of_the_checked_lane_algorithm() 
             let (mut fast, mut checked) = (Vec::new(), Vec::new());
             let fast_result = encode_frame(&mut fast, &frame, std::iter::empty());
             let checked_result = encode_frame_checked(&mut checked, &frame, std::iter::empty());
-            match &fast_result {
-                Ok(()) => frames_written += 1,
-                Err(error) => {
-                    // Only the format's one ambiguity: a span with no length that begins
-                    // where a span before it ends, deeper than it by more than one (its
-                    // ancestors open at the frame's end), reads as nested in that span.
-                    let framewise_format::EncodeError::BadNesting {
-                        thread, index: at, ..
-                    } = error
-                    else {
-                        panic!("seed {seed}, frame {index}: {error}");
-                    };
-                    let lane = frame.lanes.iter().find(|l| l.thread == *thread);
-                    let spans = &lane.expect("the refused lane").spans;
-                    let span = &spans[*at];
-                    assert!(
-                        span.start_ns == span.end_ns
-                            && spans[..*at].iter().any(|before| {
-                                before.end_ns == span.start_ns && before.depth + 1 < span.depth
-                            }),
-                        "seed {seed}, frame {index}: {error}: {spans:?}"
-                    );
-                    frames_refused += 1;
-                }
-            }
             assert_eq!(
-                fast_result.map_err(|e| e.to_string()),
-                checked_result.map_err(|e| e.to_string()),
+                fast_result.as_ref().map_err(|e| e.to_string()),
+                checked_result.as_ref().map_err(|e| e.to_string()),
                 "seed {seed}, frame {index}"
             );
+            if let Err(error) = &fast_result {
+                // Only the format's one ambiguity: a span with no length that begins where
+                // a span before it ends, deeper than it by more than one (its ancestors
+                // open at the frame's end), reads as nested in that span. The writer drops
+                // such spans, counted, and writes the frame.
+                let framewise_format::EncodeError::BadNesting {
+                    thread, index: at, ..
+                } = error
+                else {
+                    panic!("seed {seed}, frame {index}: {error}");
+                };
+                let lane = frame.lanes.iter().find(|l| l.thread == *thread);
+                let spans = &lane.expect("the refused lane").spans;
+                let span = &spans[*at];
+                assert!(
+                    span.start_ns == span.end_ns
+                        && spans[..*at].iter().any(|before| {
+                            before.end_ns == span.start_ns && before.depth + 1 < span.depth
+                        }),
+                    "seed {seed}, frame {index}: {error}: {spans:?}"
+                );
+                let lane_dropped: u64 = frame.lanes.iter().map(|l| l.dropped_spans).sum();
+                let dropped = drop_unnestable_spans(&mut frame.lanes);
+                assert!(dropped > 0, "seed {seed}, frame {index}");
+                let now: u64 = frame.lanes.iter().map(|l| l.dropped_spans).sum();
+                assert_eq!(now, lane_dropped + dropped);
+                frames_repaired += 1;
+                spans_unnestable += dropped;
+            }
+            let (mut fast, mut checked) = (Vec::new(), Vec::new());
+            let fast_result = encode_frame(&mut fast, &frame, std::iter::empty());
+            let checked_result = encode_frame_checked(&mut checked, &frame, std::iter::empty());
+            // Every frame encodes, the same either way.
+            assert!(
+                fast_result.is_ok(),
+                "seed {seed}, frame {index}: {fast_result:?}"
+            );
+            assert!(checked_result.is_ok(), "seed {seed}, frame {index}");
             assert_eq!(fast, checked, "seed {seed}, frame {index}: {frame:?}");
+            frames_written += 1;
         }
     }
     // A span lost to a leaked guard or a guard dropped out of order leaves its descendants
-    // inside the span kept around them, one level below it: only the ambiguity above is
-    // refused.
+    // inside the span kept around them, one level below it: no frame is refused for it, and
+    // only a few for the ambiguity above (each repaired by dropping a few spans).
     assert!(
-        frames_written > 1_500 && frames_refused < 10 && spans > 20_000,
-        "{frames_written} frames written, {frames_refused} refused, {spans} spans"
+        frames_written == 1_600 && frames_repaired < 10 && spans > 20_000,
+        "{frames_written} frames written, {frames_repaired} repaired \
+         ({spans_unnestable} spans dropped), {spans} spans"
     );
 }
