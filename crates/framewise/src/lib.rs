@@ -154,6 +154,12 @@ pub mod __private {
 /// } // the scope ends here
 /// # update();
 /// ```
+///
+/// Guards should drop in the reverse order of their creation. An end pairs with the
+/// innermost open scope of its name and call site: scopes opened inside that one and still open (a guard
+/// leaked, or dropped after its parent's) are lost, counted as dropped spans, and the scopes
+/// they enclosed that closed are kept inside the scope around them, one level below it
+/// (docs/CONCEPTS.md, "Scopes: nesting, guards leaked or dropped out of order").
 #[cfg(not(feature = "disabled"))]
 #[macro_export]
 macro_rules! scope {
