@@ -26,8 +26,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diff::{damage_reason, side_defects, SideDefect};
-use crate::model::CounterKind;
+use crate::diff::{damage_reason, side_defects, Side, SideDefect};
+use crate::model::{CounterKind, DefectKind};
 use crate::summary::{
     direction, format_metric, known_stats, parse_metric_path, Direction, MetricTable, Summary,
 };
@@ -361,6 +361,10 @@ pub enum CheckStatus {
     NotInBase,
     /// A timing metric across different timing regimes.
     Incomparable,
+    /// A side is missing part of what this metric is made of (dropped spans for a
+    /// `scope.*` metric, GPU results that never came for a `pass.*` one): its value
+    /// describes part of the run, so it cannot pass (`--allow-damaged` judges it).
+    Incomplete,
 }
 
 /// One gated metric.
@@ -620,6 +624,7 @@ pub fn gate(
     let comparable = base.grade.timing_comparable(&cand.grade);
     let defects = side_defects(base, cand);
     let damage = damage_reason(&defects);
+    let partial = partial_defects(&defects);
     let mut checks = Vec::new();
     for (configured, &tolerance) in &config.tolerances {
         for metric in resolve(configured, (base, cand), (&bt, &ct))? {
@@ -631,7 +636,9 @@ pub fn gate(
                 (Some(b), Some(c)) => {
                     let w = worsening(&metric, b, c);
                     // A tiny epsilon keeps exact gates exact under float noise.
-                    let status = if w > tolerance + 1e-12 {
+                    let status = if !config.allow_damaged && partial.affects(&metric) {
+                        CheckStatus::Incomplete
+                    } else if w > tolerance + 1e-12 {
                         CheckStatus::Regressed
                     } else {
                         CheckStatus::Pass
@@ -669,6 +676,10 @@ pub fn gate(
             )
         })
         .collect();
+    let incomplete: Vec<&GateCheck> = checks
+        .iter()
+        .filter(|c| c.status == CheckStatus::Incomplete)
+        .collect();
     let compared = checks
         .iter()
         .filter(|c| matches!(c.status, CheckStatus::Pass | CheckStatus::Regressed))
@@ -695,6 +706,9 @@ pub fn gate(
             reasons.push(regression_reason(c));
         }
         Verdict::Fail
+    } else if !incomplete.is_empty() {
+        reasons.push(partial.reason(&incomplete));
+        Verdict::Inconclusive
     } else if compared == 0 {
         reasons.push("no configured metric is present in both captures".into());
         Verdict::Inconclusive
@@ -702,6 +716,17 @@ pub fn gate(
         reasons.push(format!("{compared} metrics within tolerance"));
         Verdict::Pass
     };
+    if config.allow_damaged
+        && checks.iter().any(|c| {
+            matches!(c.status, CheckStatus::Pass | CheckStatus::Regressed)
+                && partial.affects(&c.metric)
+        })
+    {
+        reasons.push(
+            "judged scope or pass metrics although an input is missing part of them (--allow-damaged): see the defects"
+                .into(),
+        );
+    }
     if damage.is_some() && config.allow_damaged {
         reasons
             .push("judged although an input lost frames (--allow-damaged): see the defects".into());
@@ -714,6 +739,60 @@ pub fn gate(
         checks,
         defects,
     })
+}
+
+/// The defects that leave a side's `scope.*` metrics (dropped spans) or `pass.*` metrics
+/// (GPU results that never came) describing part of the run, though no frame was lost.
+struct PartialDefects<'a> {
+    spans: Vec<&'a SideDefect>,
+    gpu: Vec<&'a SideDefect>,
+}
+
+fn partial_defects(defects: &[SideDefect]) -> PartialDefects<'_> {
+    let of = |kind: DefectKind| defects.iter().filter(|d| d.defect.kind == kind).collect();
+    PartialDefects {
+        spans: of(DefectKind::DroppedSpans),
+        gpu: of(DefectKind::GpuResultsMissing),
+    }
+}
+
+impl PartialDefects<'_> {
+    /// Whether `metric` is made of what a side is missing.
+    fn affects(&self, metric: &str) -> bool {
+        (metric.starts_with("scope.") && !self.spans.is_empty())
+            || (metric.starts_with("pass.") && !self.gpu.is_empty())
+    }
+
+    /// The reason an incomplete check gives: which metrics, which side, which defect.
+    fn reason(&self, incomplete: &[&GateCheck]) -> String {
+        let sides = |defects: &[&SideDefect]| {
+            let mut names: Vec<String> = Vec::new();
+            for d in defects {
+                let name = match d.side {
+                    Side::Base => "base",
+                    Side::Cand => "candidate",
+                };
+                names.push(format!("{name}: {}", d.defect.message));
+            }
+            names.join("; ")
+        };
+        let mut parts = Vec::new();
+        if incomplete.iter().any(|c| c.metric.starts_with("scope.")) {
+            parts.push(format!("spans were dropped ({})", sides(&self.spans)));
+        }
+        if incomplete.iter().any(|c| c.metric.starts_with("pass.")) {
+            parts.push(format!("GPU results are missing ({})", sides(&self.gpu)));
+        }
+        let first = &incomplete[0].metric;
+        let more = match incomplete.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        format!(
+            "{first}{more} cannot be judged: {}; --allow-damaged judges what is left",
+            parts.join(", ")
+        )
+    }
 }
 
 #[cfg(test)]

@@ -193,12 +193,78 @@ fn a_damaged_input_makes_the_gate_inconclusive_unless_allowed() {
     };
     let r = gated(&base(), &cut, &allowed);
     assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.reasons);
-    // Dropped spans lose no frame: judged as usual.
+    // Dropped spans lose no frame: the frame metrics are judged as usual.
     let spans = damaged(DefectKind::DroppedSpans);
     assert_eq!(
         gated(&base(), &spans, &GateConfig::default()).verdict,
         Verdict::Pass
     );
+}
+
+#[test]
+fn a_scope_metric_on_a_side_that_dropped_spans_cannot_pass() {
+    use framewise_analysis::{Defect, DefectKind};
+    let with = |kind, message: &str| {
+        let mut s = base();
+        s.defects.push(Defect::new(kind, 12, message));
+        s
+    };
+    let spans = with(
+        DefectKind::DroppedSpans,
+        "the recorder dropped 12 spans in 3 frames (buffer full); scope totals in those frames are low",
+    );
+    let mut cfg = GateConfig::default();
+    cfg.set("scope.render.p95", 0.1).expect("valid");
+    // Same numbers on both sides, but the candidate's render is missing spans: it may
+    // have hidden a regression, so the scope check is incomplete and the verdict says so.
+    for (b, c, side) in [(&base(), &spans, "candidate"), (&spans, &base(), "base")] {
+        let r = gated(b, c, &cfg);
+        assert_eq!(r.verdict, Verdict::Inconclusive, "{:?}", r.reasons);
+        assert_eq!(r.exit_code, 2);
+        let check = r
+            .checks
+            .iter()
+            .find(|c| c.metric == "scope.render.p95")
+            .expect("the scope check");
+        assert_eq!(check.status, CheckStatus::Incomplete);
+        let frame = r
+            .checks
+            .iter()
+            .find(|c| c.metric == "frame.avg")
+            .expect("frame.avg");
+        assert_eq!(frame.status, CheckStatus::Pass, "frames lost nothing");
+        assert!(
+            r.reasons[0].starts_with("scope.render.p95 cannot be judged: spans were dropped")
+                && r.reasons[0].contains(&format!("{side}: the recorder dropped 12 spans")),
+            "{:?}",
+            r.reasons
+        );
+    }
+    // A regression the complete metrics show is still a failure.
+    let mut slow = summarize(&game(&GameSpec {
+        render_ns: 12 * MS,
+        ..GameSpec::default()
+    }));
+    slow.defects = spans.defects.clone();
+    let r = gated(&base(), &slow, &cfg);
+    assert_eq!(r.verdict, Verdict::Fail, "{:?}", r.reasons);
+    // --allow-damaged judges the scope, and says so.
+    cfg.allow_damaged = true;
+    let r = gated(&base(), &spans, &cfg);
+    assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.reasons);
+    assert!(
+        r.reasons.iter().any(|x| x.contains("--allow-damaged")),
+        "{:?}",
+        r.reasons
+    );
+    // GPU results that never came leave pass metrics incomplete, not scope metrics.
+    let gpu = with(
+        DefectKind::GpuResultsMissing,
+        "12 frames were written without their GPU results (they never came)",
+    );
+    let mut scope_only = GateConfig::empty();
+    scope_only.set("scope.render.p95", 0.1).expect("valid");
+    assert_eq!(gated(&base(), &gpu, &scope_only).verdict, Verdict::Pass);
 }
 
 #[test]

@@ -133,9 +133,10 @@ fn severity(s: CheckStatus) -> u8 {
         CheckStatus::Incomparable => 0,
         CheckStatus::Regressed => 1,
         CheckStatus::MissingInCandidate => 2,
-        CheckStatus::NotInBase => 3,
-        CheckStatus::Absent => 4,
-        CheckStatus::Pass => 5,
+        CheckStatus::Incomplete => 3,
+        CheckStatus::NotInBase => 4,
+        CheckStatus::Absent => 5,
+        CheckStatus::Pass => 6,
     }
 }
 
