@@ -26,6 +26,8 @@ use pairing::{
     carry_open, end_below_top, grow, open_slots, pad, Carried, Cursor, Stop, FILLER, NO_SLOT,
 };
 pub(crate) use unnestable::drop_unnestable_spans;
+#[cfg(test)]
+pub(crate) use unnestable::span;
 
 /// Events per thread ring (16 bytes each: 1 MiB per recording thread).
 pub(crate) const RING_EVENTS: usize = 1 << 16;

@@ -537,3 +537,6 @@ fn directory_hitches<W: std::io::Write>(writer: &Writer<W>, budget_ns: Option<u6
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

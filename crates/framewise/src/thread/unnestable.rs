@@ -46,20 +46,22 @@ pub(crate) fn drop_unnestable_spans(lanes: &mut [Lane]) -> u64 {
     dropped
 }
 
+/// A span, for tests.
+#[cfg(test)]
+pub(crate) fn span(scope: u32, depth: u32, start_ns: u64, end_ns: u64) -> CpuSpan {
+    CpuSpan {
+        scope,
+        depth,
+        start_ns,
+        end_ns,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use framewise_format::model::Frame;
     use framewise_format::payload::encode_frame;
-
-    fn span(scope: u32, depth: u32, start_ns: u64, end_ns: u64) -> CpuSpan {
-        CpuSpan {
-            scope,
-            depth,
-            start_ns,
-            end_ns,
-        }
-    }
 
     #[test]
     fn spans_with_no_length_where_a_shallower_span_ends_are_dropped_and_counted() {
