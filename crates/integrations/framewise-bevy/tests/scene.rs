@@ -12,8 +12,8 @@ use bevy::prelude::*;
 use bevy::render::batching::NoAutomaticBatching;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use framewise_bevy::{
-    BevyBisect, FramewiseAppExt, FramewiseBisectReport, FramewiseBisectRequest, FramewisePlugin,
-    OTHER_MATERIAL,
+    BevyBisect, FramewiseAppExt, FramewiseBisectReport, FramewiseBisectRequest,
+    FramewiseCensusRequest, FramewisePlugin, OTHER_MATERIAL,
 };
 use framewise_census::{hints, BisectOptions, BisectReport, HintKind};
 
@@ -407,4 +407,37 @@ fn a_running_game_bisects_when_asked_and_resumes() {
     assert_eq!(updates, 1 + 1 + 2 + 2 + 2);
     assert_eq!(again.results.len(), 1);
     assert_eq!(again.results[0].name, "statue");
+}
+
+#[test]
+fn a_recording_game_records_the_census_it_is_asked_for_into_its_capture() {
+    let _serial = crate::common::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scene.sgpt");
+    let (mut app, planted) = app_with(FramewisePlugin::default().capture(&path));
+    // A system's request, answered at the end of the update.
+    app.world_mut().write_message(FramewiseCensusRequest);
+    app.update();
+    app.update();
+    drop(app); // the recorder closes the capture as the app drops
+
+    let read = framewise_analysis::census::read_censuses(&path).unwrap();
+    assert!(read.defects.is_empty(), "{:?}", read.defects);
+    assert_eq!(read.censuses.len(), 1, "one request, one census");
+    let census = &read.censuses[0];
+    assert_eq!(census.frame, Some(2), "taken in the third update (frame 2)");
+    assert_eq!(
+        census.entries_by_triangles()[0].triangles,
+        planted.heavy_triangles
+    );
+    let kinds: Vec<HintKind> = read.hints.iter().map(|h| h.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            HintKind::MaterialDedupCandidate,
+            HintKind::ShadowCasterLight
+        ],
+        "{:#?}",
+        read.hints
+    );
 }
