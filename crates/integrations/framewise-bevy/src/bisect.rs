@@ -155,7 +155,9 @@ impl<'a> BevyBisect<'a> {
         }
     }
 
-    /// Runs the bisection with the game paused ([`Pause`]'s rules), resumed afterwards.
+    /// Runs the bisection with the game paused, resumed afterwards: virtual time stops
+    /// (`Time<Virtual>`) and a recording session marks the frames paused, both put back as
+    /// they were.
     pub fn run(mut self, options: &BisectOptions) -> Result<BisectReport, BisectError> {
         let pause = Pause::start(self.app.world_mut());
         let report = bisect(&mut self, options);
