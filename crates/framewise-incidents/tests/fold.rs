@@ -230,6 +230,23 @@ fn jitter_worst_is_the_jump_or_the_amplitude() {
         .find(|i| i.count == 1)
         .expect("oscillation row");
     assert_eq!(osc.worst.as_ref().map(|w| w.value), Some(0.3));
+
+    // A host that declares its unit (`motion.unit = m`) is measured in it.
+    let metres: Vec<Record> = records
+        .into_iter()
+        .map(|mut r| {
+            if let Record::Jitter(j) = &mut r {
+                j.unit = Some("m".to_owned());
+            }
+            r
+        })
+        .collect();
+    let cat = catalogue(&Ledger::new(&metres), &[], &CatalogueOptions::default());
+    let snap = cat.issues.iter().find(|i| i.count == 2).expect("snap row");
+    assert_eq!(
+        snap.worst.as_ref().map(|w| (w.value, w.unit.as_str())),
+        Some((1.2, "m"))
+    );
 }
 
 #[test]

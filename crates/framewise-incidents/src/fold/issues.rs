@@ -105,7 +105,7 @@ pub struct Worst {
     /// The number: a hitch's frame, a usermark's worst frame (ms); a jitter's jump or an
     /// oscillation's amplitude (host units).
     pub value: f64,
-    /// `ms` or `units`.
+    /// `ms`, or a jitter's host unit label (the record's `unit`, e.g. `m`), else `units`.
     pub unit: String,
 }
 
@@ -153,8 +153,10 @@ fn worst_of(record: &Record) -> Option<Worst> {
     let (value, unit) = match record {
         Record::Hitch(r) => (r.frame_ms, "ms"),
         Record::Usermark(r) => (r.worst_frames.first()?.frame_ms, "ms"),
-        Record::Jitter(r) if r.kind == "oscillation" => (r.amplitude?, "units"),
-        Record::Jitter(r) => (r.units, "units"),
+        Record::Jitter(r) if r.kind == "oscillation" => {
+            (r.amplitude?, r.unit.as_deref().unwrap_or("units"))
+        }
+        Record::Jitter(r) => (r.units, r.unit.as_deref().unwrap_or("units")),
         Record::Heartbeat(_) | Record::SessionEnd(_) => return None,
     };
     value.is_finite().then(|| Worst {
