@@ -157,14 +157,41 @@ export function cell(text, { reason = null, num = true, id = null } = {}) {
   );
 }
 
+/** Each canvas' CSS width, as its last layout gave it (kept by `widths`). */
+const canvasWidths = new WeakMap();
+/**
+ * Keeps `canvasWidths`: made before any view's own observer, so that a view redrawn for a
+ * resize reads its new width. Reading `clientWidth` instead lays the page out then and there
+ * whenever anything on it changed since the last layout (in a selection: after the strip and
+ * the timeline were redrawn); `fitCanvas` held the page's thread 7-27 ms a selection so.
+ */
+const widths = new ResizeObserver((entries) => {
+  for (const entry of entries) canvasWidths.set(entry.target, entry.contentRect.width);
+});
+
+/**
+ * The canvas' CSS width: as last laid out, else read (it is watched from then on). A width of
+ * 0 (the canvas was hidden) is read again: a view shown and drawn at once is not laid out yet.
+ */
+function cssWidth(canvas) {
+  const known = canvasWidths.get(canvas);
+  if (known) return known;
+  const width = canvas.clientWidth;
+  if (known === undefined) widths.observe(canvas);
+  canvasWidths.set(canvas, width);
+  return width;
+}
+
 /**
  * A canvas sized to its CSS box at the device's pixel ratio; returns the 2D context scaled
  * to CSS pixels and the CSS size, so drawing code never thinks about HiDPI.
  */
 export function fitCanvas(canvas, cssHeight) {
   const ratio = window.devicePixelRatio || 1;
-  const width = Math.max(1, Math.floor(canvas.clientWidth));
-  if (cssHeight !== undefined) canvas.style.height = `${cssHeight}px`;
+  const width = Math.max(1, Math.floor(cssWidth(canvas)));
+  // Set only when it changes: a style written can make the next read of a box lay the page
+  // out again.
+  if (cssHeight !== undefined && canvas.style.height !== `${cssHeight}px`) canvas.style.height = `${cssHeight}px`;
   const height = Math.max(1, Math.floor(cssHeight ?? canvas.clientHeight));
   if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
     canvas.width = Math.round(width * ratio);
