@@ -2,6 +2,7 @@
 //! update that sends `AppExit` stops it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use bevy::app::AppExit;
 use bevy::ecs::message::Messages;
@@ -24,6 +25,8 @@ pub(crate) struct Pending {
 /// at the others (so a frame is one whole update, its sub-apps included).
 pub(crate) fn frame_boundary(world: &mut World) {
     if let Some(Pending { builder, path }) = world.remove_resource::<Pending>() {
+        #[cfg(feature = "render")]
+        let builder = crate::render::declare(world, builder);
         match builder.start(path.as_path()) {
             Ok(session) => {
                 // The harness pins the simulation step (`FRAMEWISE_FIXED_DT`): Bevy's clock
@@ -31,6 +34,9 @@ pub(crate) fn frame_boundary(world: &mut World) {
                 if let Some(step) = session.fixed_dt() {
                     world.insert_resource(TimeUpdateStrategy::ManualDuration(step));
                 }
+                let session = Arc::new(session);
+                #[cfg(feature = "render")]
+                crate::render::link(world, Some(&session));
                 world.insert_resource(FramewiseSession(session));
             }
             Err(error) => eprintln!("framewise: not recording to {}: {error}", path.display()),
@@ -83,8 +89,16 @@ pub(crate) fn after_main(world: &mut World, mut gauges: Local<Option<Gauges>>) {
 
 /// Stops the session and keeps its report as a resource.
 fn stop(world: &mut World) {
+    // The render world reaches the session through the link only while it holds the link's
+    // lock, so once unlinked this resource holds the last reference.
+    #[cfg(feature = "render")]
+    crate::render::link(world, None);
     if let Some(FramewiseSession(session)) = world.remove_resource::<FramewiseSession>() {
-        world.insert_resource(FramewiseReport(session.stop()));
+        match Arc::try_unwrap(session) {
+            Ok(session) => world.insert_resource(FramewiseReport(session.stop())),
+            // Someone else kept a reference: the capture closes when the last one drops.
+            Err(_) => eprintln!("framewise: the session is still shared; it stops when dropped"),
+        }
     }
 }
 

@@ -43,8 +43,9 @@
 //!   .. }` (the same scopes, at the registry's extra cost per span). Bevy gives a system no
 //!   call site, so its scope has none.
 //! - **Counters** per frame, read at the end of the main schedule: `entities` (entities
-//!   spawned in the world, Bevy's own included) and `archetypes`. Nothing else is recorded as
-//!   a counter: what this build of Bevy cannot measure is absent from the capture, never 0.
+//!   spawned in the world, Bevy's own included) and `archetypes` (the `render` feature adds
+//!   the render counters below). What this build of Bevy cannot measure is absent from the
+//!   capture, never 0.
 //!
 //! [`FramewiseSession`] gives systems the session (phases, usermarks).
 //!
@@ -66,6 +67,32 @@
 //!   [`FramewiseAppExt::framewise_bisect`].
 //!
 //! The plugin installs the scene side whether or not it records (a census needs no capture).
+//!
+//! The same feature records the render side, installed once every plugin is built, when the
+//! plugin records (the `render` module says how each is read):
+//!
+//! - **The adapter and its queue** in the capture's META: the adapter as Bevy's renderer
+//!   opened it (hardware or software — lavapipe is software, the timing regime every verdict
+//!   carries) and the queue `bevy render` with the tick period wgpu declares for it.
+//! - **GPU passes** from Bevy's render diagnostics (the spans Bevy's render nodes open:
+//!   `main_opaque_pass_3d`, `early_mesh_preprocessing`…, timed by timestamp queries where the
+//!   device has them), each delivered into the frame that submitted it. The plugin runs
+//!   Bevy's diagnostics recorder itself: an app that adds Bevy's `RenderDiagnosticsPlugin` keeps
+//!   it, and no GPU passes are recorded (the plugin says so on stderr). Bevy reports each
+//!   span's elapsed GPU time, not its timestamps, so a frame's passes are laid end to end
+//!   (META's `gpu.pass_times` says so).
+//! - **The render graph** as the capture's topology (from capture level `Structure` up): the
+//!   schedules the render world's views run (`Core3d` for a 3D camera), their systems as
+//!   passes and their ordering as edges.
+//! - **Render counters** per frame: `meshes`, `materials` (standard materials), `images`
+//!   (each asset collection's size) and `visible entities: <camera>` for each active camera.
+//!   Bevy 0.19 counts no draw calls and no triangles drawn: neither is recorded.
+//! - **Pipelined rendering as it is**: the render world's systems are scopes on the render
+//!   thread's lane, and its submissions and topology go into the frame open when it makes
+//!   them (the next main-world frame, under pipelined rendering), never folded into one clock.
+//!
+//! The `example` module is a small 3D scene rendered headless into an image, with a planted
+//! cost (the example `headless_scene` records it).
 
 #![forbid(unsafe_code)]
 
@@ -75,12 +102,17 @@ mod bisect;
 mod census;
 #[cfg(feature = "render")]
 mod driver;
+#[cfg(feature = "render")]
+pub mod example;
 mod frame;
+#[cfg(feature = "render")]
+pub mod render;
 #[cfg(feature = "render")]
 mod scene;
 mod spans;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use bevy::app::{App, Main, Plugin};
 use bevy::ecs::resource::Resource;
@@ -220,12 +252,21 @@ impl Plugin for FramewisePlugin {
                 ),
             );
     }
+
+    /// With the `render` feature, once every plugin is built (the render app exists then):
+    /// the render side, when the plugin records.
+    #[cfg(feature = "render")]
+    fn finish(&self, app: &mut App) {
+        if app.world().contains_resource::<frame::Pending>() {
+            render::install(app);
+        }
+    }
 }
 
 /// The recording session, while it records: systems reach it through
 /// `Option<Res<FramewiseSession>>` (phases, usermarks, GPU passes).
 #[derive(Debug, Resource)]
-pub struct FramewiseSession(Session);
+pub struct FramewiseSession(Arc<Session>);
 
 impl FramewiseSession {
     /// The session.

@@ -40,15 +40,21 @@ fn bevy_naming() -> FramewiseLayer {
 fn name_span(span: &'static str, value: Option<&str>) -> SpanName {
     match (span, value) {
         ("bevy_app" | "update" | "main app", _) | ("schedule", Some("Main")) => SpanName::Skip,
-        ("system" | "system_commands", Some(system)) if system.starts_with("framewise_bevy::") => {
-            SpanName::Skip
-        }
+        ("system" | "system_commands", Some(system)) if is_own(system) => SpanName::Skip,
         ("system", Some(system)) => SpanName::Named(system.to_owned()),
         ("system_commands", Some(system)) => SpanName::Named(format!("{system} commands")),
         ("schedule", Some(label)) => SpanName::Named(format!("schedule {label}")),
         ("sub app", Some(label)) => SpanName::Named(format!("sub app {label}")),
         _ => SpanName::Default,
     }
+}
+
+/// Whether a system is the plugin's own bookkeeping (the frame loop, the render side), not the
+/// game's (the example scene's systems are the game's).
+fn is_own(system: &str) -> bool {
+    ["framewise_bevy::frame::", "framewise_bevy::render::"]
+        .iter()
+        .any(|own| system.starts_with(own))
 }
 
 /// Makes the recorder's own subscriber, naming spans as [`tracing_layer`] does, the global
@@ -91,6 +97,14 @@ mod tests {
         assert_eq!(
             named("system", Some("framewise_bevy::frame::after_main")),
             SpanName::Skip
+        );
+        assert_eq!(
+            named("system", Some("framewise_bevy::render::gpu::finish_frame")),
+            SpanName::Skip
+        );
+        assert_eq!(
+            named("system", Some("framewise_bevy::example::turn_flock")),
+            SpanName::Named("framewise_bevy::example::turn_flock".into())
         );
         assert_eq!(named("multithreaded executor", None), SpanName::Default);
     }

@@ -63,12 +63,7 @@ fn a_headless_app_records_system_scopes_and_exact_counters() {
 
     // Scopes: every system run, named by the system, once per frame.
     for frame in &frames {
-        let names: Vec<String> = frame
-            .lanes
-            .iter()
-            .flat_map(|lane| &lane.spans)
-            .map(|span| common::name(&capture, span.scope))
-            .collect();
+        let names = common::scope_names(&capture, frame);
         for system in [SPAWN, MOVE, "schedule Update", "schedule Last"] {
             let runs = names.iter().filter(|name| *name == system).count();
             assert_eq!(runs, 1, "{system} in frame {}: {names:?}", frame.index);
@@ -133,4 +128,22 @@ fn an_unwritable_capture_path_leaves_the_game_running_unrecorded() {
     assert!(app.world().get_resource::<FramewiseSession>().is_none());
     assert!(app.world().get_resource::<FramewiseReport>().is_none());
     assert!(!path.exists());
+}
+
+#[test]
+fn scripts_check_builds_and_tests_the_render_side() {
+    // The lavapipe tests of the render side exist only with the `render` feature: CI must
+    // lint, test and document with it, or they would pass without ever rendering.
+    let script = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../scripts/check"),
+    )
+    .unwrap();
+    for step in [
+        "cargo clippy --workspace",
+        "cargo test --workspace",
+        "cargo doc --workspace",
+    ] {
+        let line = script.lines().find(|l| l.contains(step)).unwrap();
+        assert!(line.contains("framewise-bevy/render"), "{step}: {line}");
+    }
 }

@@ -137,6 +137,16 @@ pub fn name(capture: &Capture, id: u32) -> String {
     capture.symbols().name(id).unwrap_or("?").to_owned()
 }
 
+/// The names of a frame's spans, every lane's.
+pub fn scope_names(capture: &Capture, frame: &Frame) -> Vec<String> {
+    frame
+        .lanes
+        .iter()
+        .flat_map(|lane| &lane.spans)
+        .map(|span| name(capture, span.scope))
+        .collect()
+}
+
 /// A frame's counters by name.
 pub fn counters(capture: &Capture, frame: &Frame) -> HashMap<String, i64> {
     frame

@@ -10,4 +10,6 @@ mod app;
 mod child;
 mod common;
 #[cfg(feature = "render")]
+mod render;
+#[cfg(feature = "render")]
 mod scene;

@@ -1,0 +1,227 @@
+//! GPU passes from Bevy's render diagnostics.
+//!
+//! The plugin runs Bevy's diagnostics recorder (`DiagnosticsRecorder`, what Bevy's
+//! `RenderDiagnosticsPlugin` runs) in the render graph with its own finishing step: after the
+//! graph submits, the frame's submission becomes a GPU ticket, and the recorder's callback —
+//! run when that frame's timestamps are read back, frames later — delivers the ticket with
+//! the frame's passes. So each frame's passes land in the frame that submitted them, exactly.
+
+use bevy::app::SubApp;
+use bevy::ecs::schedule::IntoScheduleConfigs;
+use bevy::ecs::system::{Res, ResMut};
+use bevy::render::diagnostic::{begin_diagnostics_frame, resolve_encoder, DiagnosticsRecorder};
+use bevy::render::renderer::{RenderDevice, RenderGraph, RenderGraphSystems, RenderQueue};
+use bevy::render::settings::WgpuFeatures;
+use bevy::render::GpuResourceAppExt;
+use framewise::{GpuPassTiming, Session};
+
+use super::diagnostics::{parse_render_diagnostics, DiagnosticSpan};
+use super::SessionLink;
+
+/// The queue the capture names for Bevy's renderer.
+pub const QUEUE_NAME: &str = "bevy render";
+
+/// Adds the diagnostics recorder and its per-frame steps to the render app.
+pub(super) fn install(render_app: &mut SubApp) {
+    render_app.init_gpu_resource::<DiagnosticsRecorder>();
+    render_app.add_systems(
+        RenderGraph,
+        (
+            begin_diagnostics_frame.in_set(RenderGraphSystems::Begin),
+            resolve_encoder
+                .after(RenderGraphSystems::Render)
+                .before(RenderGraphSystems::Submit),
+            finish_frame.in_set(RenderGraphSystems::Finish),
+        ),
+    );
+}
+
+/// What Bevy's recorder can time on this device, as META says it: its spans write timestamps
+/// inside command encoders, and pass spans inside passes too.
+pub(super) fn timestamp_support(features: WgpuFeatures) -> String {
+    let needed = [
+        (WgpuFeatures::TIMESTAMP_QUERY, "TIMESTAMP_QUERY"),
+        (
+            WgpuFeatures::TIMESTAMP_QUERY_INSIDE_ENCODERS,
+            "TIMESTAMP_QUERY_INSIDE_ENCODERS",
+        ),
+    ];
+    let missing: Vec<&str> = needed
+        .iter()
+        .filter(|(feature, _)| !features.contains(*feature))
+        .map(|(_, name)| *name)
+        .collect();
+    if !missing.is_empty() {
+        return format!("absent: the device lacks {}", missing.join(" and "));
+    }
+    if features.contains(WgpuFeatures::TIMESTAMP_QUERY_INSIDE_PASSES) {
+        "enabled".to_owned()
+    } else {
+        "enabled for time spans; absent inside passes (no TIMESTAMP_QUERY_INSIDE_PASSES)".to_owned()
+    }
+}
+
+/// Closes the frame's diagnostics after the graph submitted: the submission becomes a
+/// ticket, delivered with the passes when the recorder reads the timestamps back.
+fn finish_frame(
+    mut recorder: ResMut<DiagnosticsRecorder>,
+    device: Res<RenderDevice>,
+    queue: Res<RenderQueue>,
+    link: Res<SessionLink>,
+) {
+    let period_ns = f64::from(queue.get_timestamp_period());
+    let ticket = link
+        .with(|session| {
+            let queue = session.gpu_queue(QUEUE_NAME)?;
+            Some(session.gpu_submit(queue))
+        })
+        .flatten();
+    let link = link.clone();
+    recorder.finish_frame(&device, move |diagnostics| {
+        let Some(ticket) = ticket else {
+            return;
+        };
+        let spans = parse_render_diagnostics(&format!("{diagnostics:?}"));
+        link.with(|session| deliver(session, ticket, &spans, period_ns));
+    });
+}
+
+fn deliver(
+    session: &Session,
+    ticket: framewise::GpuTicket,
+    spans: &[DiagnosticSpan],
+    period_ns: f64,
+) {
+    let timings: Vec<GpuPassTiming> = lay_out(spans, Some(period_ns))
+        .into_iter()
+        .map(|pass| GpuPassTiming {
+            pass: session.pass_label(&pass.label),
+            depth: pass.depth,
+            begin_ticks: pass.ticks.map(|(begin, _)| begin),
+            end_ticks: pass.ticks.map(|(_, end)| end),
+        })
+        .collect();
+    session.gpu_deliver(ticket, &timings);
+}
+
+/// A pass as the capture gets it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaidPass {
+    /// The span's path below `render/`, joined by `/`.
+    pub label: String,
+    /// Nesting depth, 0 outermost.
+    pub depth: u32,
+    /// Begin and end, in ticks of the queue's clock, when timed.
+    pub ticks: Option<(u64, u64)>,
+}
+
+/// Places a frame's spans (in Bevy's closing order) as passes in pre-order: a span's parent
+/// is the next span closed whose path is its own minus the last name. Bevy gives durations,
+/// not timestamps, so the outermost passes are laid end to end from tick 0 in the order they
+/// ran and children end to end from their parent's begin; a duration in ticks is the elapsed
+/// GPU ms over the queue's period (`period_ns`, 1 ns when unknown or zero).
+pub fn lay_out(spans: &[DiagnosticSpan], period_ns: Option<f64>) -> Vec<LaidPass> {
+    let period_ns = period_ns.filter(|p| *p > 0.0).unwrap_or(1.0);
+    let parent: Vec<Option<usize>> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, span)| {
+            let (_, prefix) = span.path.split_last()?;
+            if prefix.is_empty() {
+                return None;
+            }
+            (i + 1..spans.len()).find(|&j| spans[j].path == prefix)
+        })
+        .collect();
+    let mut out = Vec::with_capacity(spans.len());
+    let mut cursor = 0_u64;
+    for root in (0..spans.len()).filter(|&i| parent[i].is_none()) {
+        place(spans, &parent, root, 0, &mut cursor, period_ns, &mut out);
+    }
+    out
+}
+
+fn place(
+    spans: &[DiagnosticSpan],
+    parent: &[Option<usize>],
+    index: usize,
+    depth: u32,
+    cursor: &mut u64,
+    period_ns: f64,
+    out: &mut Vec<LaidPass>,
+) {
+    let span = &spans[index];
+    let ticks = span.elapsed_gpu_ms.map(|ms| {
+        let duration = (ms * 1e6 / period_ns).round().max(0.0) as u64;
+        (*cursor, *cursor + duration)
+    });
+    out.push(LaidPass {
+        label: span.path.join("/"),
+        depth,
+        ticks,
+    });
+    let mut child_cursor = ticks.map_or(*cursor, |(begin, _)| begin);
+    for child in (0..index).filter(|&j| parent[j] == Some(index)) {
+        place(
+            spans,
+            parent,
+            child,
+            depth + 1,
+            &mut child_cursor,
+            period_ns,
+            out,
+        );
+    }
+    if let Some((_, end)) = ticks {
+        *cursor = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(path: &str, gpu_ms: Option<f64>) -> DiagnosticSpan {
+        let mut span = DiagnosticSpan {
+            path: path.split('/').map(str::to_owned).collect(),
+            elapsed_cpu_ms: Some(0.01),
+            elapsed_gpu_ms: None,
+            clipper_invocations: None,
+            vertex_shader_invocations: None,
+        };
+        span.elapsed_gpu_ms = gpu_ms;
+        span
+    }
+
+    #[test]
+    fn passes_are_laid_end_to_end_with_children_inside_their_parent() {
+        // Closing order: children before their parent.
+        let spans = [
+            span("prepass", Some(0.001)),
+            span("shadows/face 0", Some(0.002)),
+            span("shadows/face 1", Some(0.003)),
+            span("shadows", Some(0.006)),
+            span("untimed", None),
+            span("main", Some(0.004)),
+        ];
+        let laid = lay_out(&spans, Some(1.0));
+        type Row<'a> = (&'a str, u32, Option<(u64, u64)>);
+        let got: Vec<Row> = laid
+            .iter()
+            .map(|p| (p.label.as_str(), p.depth, p.ticks))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("prepass", 0, Some((0, 1_000))),
+                ("shadows", 0, Some((1_000, 7_000))),
+                ("shadows/face 0", 1, Some((1_000, 3_000))),
+                ("shadows/face 1", 1, Some((3_000, 6_000))),
+                ("untimed", 0, None),
+                ("main", 0, Some((7_000, 11_000))),
+            ]
+        );
+        // Another period: ms × 10⁶ ÷ period ticks.
+        assert_eq!(lay_out(&spans[..1], Some(40.0))[0].ticks, Some((0, 25)));
+    }
+}

@@ -1,0 +1,295 @@
+//! The example scene rendered headless on a real adapter (Mesa's lavapipe in CI): system
+//! scopes, GPU passes under the adapter's regime, the render graph's topology and exact
+//! render counters, read back as `summarize` and `hitches` read them.
+
+use std::collections::{BTreeSet, HashMap};
+
+use bevy::app::AppExit;
+use bevy::asset::Assets;
+use bevy::camera::visibility::VisibleEntities;
+use bevy::ecs::resource::Resource;
+use bevy::ecs::world::World;
+use bevy::image::Image;
+use bevy::mesh::Mesh;
+use bevy::pbr::StandardMaterial;
+use bevy::prelude::{App, Last};
+use bevy::render::renderer::RenderQueue;
+use framewise::{AdapterType, CaptureLevel};
+use framewise_analysis::{find_hitches, summarize, HitchOptions, LoadOptions, TimingGrade};
+use framewise_bevy::example::{self, SceneLayout, SceneSettings};
+use framewise_bevy::render::{visible_entities_counter, QUEUE_NAME};
+use framewise_bevy::{FramewisePlugin, FramewiseReport};
+
+use crate::common;
+
+const UPDATES: u32 = 24;
+
+/// Whether a GPU adapter is there; without one the test skips, unless `FRAMEWISE_REQUIRE_GPU`
+/// or `CI` is set (scripts/check sets the former): then a missing driver fails.
+fn adapter_present() -> bool {
+    match framewise_wgpu::probe() {
+        Ok(_) => true,
+        Err(error) if framewise_wgpu::adapter_required() => panic!(
+            "FRAMEWISE_REQUIRE_GPU or CI is set and there is no usable GPU adapter ({error}); \
+             scripts/install-test-deps installs Mesa's lavapipe"
+        ),
+        Err(error) => {
+            eprintln!("skipping: no usable GPU adapter ({error})");
+            false
+        }
+    }
+}
+
+/// What the world holds at the end of each update's `Last`, counted by Bevy itself.
+#[derive(Debug, Default, Resource)]
+struct RenderTruth {
+    meshes: Vec<usize>,
+    materials: Vec<usize>,
+    images: Vec<usize>,
+    visible: Vec<usize>,
+}
+
+fn count_truth(world: &mut World) {
+    let meshes = world.resource::<Assets<Mesh>>().len();
+    let materials = world.resource::<Assets<StandardMaterial>>().len();
+    let images = world.resource::<Assets<Image>>().len();
+    let camera = world.get_resource::<SceneLayout>().map(|l| l.camera);
+    let visible = camera
+        .and_then(|camera| world.get::<VisibleEntities>(camera))
+        .map_or(0, |v| v.entities.values().map(Vec::len).sum());
+    let mut truth = world.resource_mut::<RenderTruth>();
+    truth.meshes.push(meshes);
+    truth.materials.push(materials);
+    truth.images.push(images);
+    truth.visible.push(visible);
+}
+
+fn run_scene(path: &std::path::Path) -> App {
+    let mut app = example::headless_app(
+        // The render graph is recorded from the structure level up.
+        FramewisePlugin::default()
+            .capture(path)
+            .level(CaptureLevel::Structure),
+        SceneSettings::default(),
+    );
+    app.init_resource::<RenderTruth>()
+        .add_systems(Last, count_truth);
+    example::finish(&mut app);
+    assert_eq!(example::update(&mut app, UPDATES - 1), UPDATES - 1);
+    app.world_mut().write_message(AppExit::Success);
+    app.update();
+    app
+}
+
+#[test]
+fn the_headless_scene_records_gpu_passes_topology_and_exact_render_counters() {
+    let _serial = common::serial();
+    if !adapter_present() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scene.sgpt");
+    let app = run_scene(&path);
+
+    let report = match &app.world().resource::<FramewiseReport>().0 {
+        Ok(report) => report.clone(),
+        Err(error) => panic!("the session failed: {error}"),
+    };
+    assert_eq!(report.frames_written, u64::from(UPDATES));
+    assert_eq!(
+        report.frames_dropped + report.spans_dropped,
+        0,
+        "{report:?}"
+    );
+    assert!(report.error.is_none(), "{report:?}");
+    // The frames still in flight when the app exits never get their results back (Bevy
+    // renders no later frame to read them): at most the pipeline's depth.
+    assert!(report.gpu_results_missing <= 3, "{report:?}");
+
+    let capture = common::open(&path);
+    assert!(capture.defects().is_empty(), "{:?}", capture.defects());
+    let meta = capture.meta().unwrap();
+    let frames = common::frames(&capture);
+    assert_eq!(frames.len(), UPDATES as usize);
+    let missing = frames.iter().filter(|f| f.gpu.results_missing).count();
+    assert_eq!(missing as u64, report.gpu_results_missing);
+    assert!(
+        frames
+            .iter()
+            .filter(|f| f.gpu.results_missing)
+            .all(|f| f.index + 3 >= u64::from(UPDATES)),
+        "only the last frames miss their results"
+    );
+
+    // The adapter and its queue as Bevy's renderer declares them.
+    let adapter = meta.adapter.as_ref().expect("the adapter is declared");
+    let software = adapter.device.to_lowercase().contains("llvmpipe");
+    if software {
+        assert_eq!(adapter.adapter_type, AdapterType::Software, "{adapter:?}");
+    }
+    let period_ns = f64::from(app.world().resource::<RenderQueue>().get_timestamp_period());
+    assert_eq!(meta.gpu_clocks.len(), 1);
+    assert_eq!(common::name(&capture, meta.gpu_clocks[0].queue), QUEUE_NAME);
+    assert_eq!(meta.gpu_clocks[0].timestamp_period_ns, period_ns);
+    let feature = |key: &str| {
+        meta.features
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    let timestamps = feature("gpu.timestamps").expect("gpu.timestamps declared");
+
+    // GPU passes: Bevy's own pass names, in the frame that submitted them.
+    let gpu_frames: Vec<_> = frames.iter().filter(|f| !f.gpu.passes.is_empty()).collect();
+    assert!(
+        gpu_frames.len() + 3 >= UPDATES as usize,
+        "passes in {} of {} frames",
+        gpu_frames.len(),
+        UPDATES
+    );
+    let mut pass_names = BTreeSet::new();
+    let mut timed = 0;
+    for frame in &gpu_frames {
+        assert!(!frame.gpu.results_missing, "frame {}", frame.index);
+        for pass in &frame.gpu.passes {
+            pass_names.insert(common::name(&capture, pass.pass));
+            if let Some(timing) = pass.timing {
+                assert!(timing.end_ticks >= timing.begin_ticks);
+                timed += 1;
+            }
+        }
+    }
+    assert!(pass_names.contains("main_opaque_pass_3d"), "{pass_names:?}");
+    if timestamps == "enabled" {
+        assert!(timed > 0, "timestamps enabled, none delivered");
+    }
+
+    // The render graph: Core3d's systems and their ordering, set on the frames.
+    let topologies = capture.topologies();
+    assert_eq!(topologies.len(), 1, "one graph throughout");
+    let topology = &topologies[0];
+    let passes: Vec<String> = topology
+        .passes
+        .iter()
+        .map(|p| common::name(&capture, p.label))
+        .collect();
+    for node in [
+        "main_opaque_pass_3d",
+        "main_transparent_pass_3d",
+        "tonemapping",
+    ] {
+        assert!(passes.iter().any(|p| p == node), "{node} in {passes:?}");
+    }
+    let position = |name: &str| passes.iter().position(|p| p == name).unwrap();
+    // Ordering edges: a pass writes `after <pass>`, which its successors read.
+    let mut next: HashMap<u32, Vec<u32>> = HashMap::new();
+    for write in topology
+        .edges
+        .iter()
+        .filter(|e| e.access == framewise::Access::Write)
+    {
+        for read in topology
+            .edges
+            .iter()
+            .filter(|e| e.access == framewise::Access::Read && e.resource == write.resource)
+        {
+            next.entry(write.pass).or_default().push(read.pass);
+        }
+    }
+    let reaches = |from: u32, to: u32| {
+        let mut stack = vec![from];
+        let mut seen = BTreeSet::new();
+        while let Some(pass) = stack.pop() {
+            if pass == to {
+                return true;
+            }
+            if seen.insert(pass) {
+                stack.extend(next.get(&pass).into_iter().flatten());
+            }
+        }
+        false
+    };
+    let opaque = position("main_opaque_pass_3d") as u32;
+    let transparent = position("main_transparent_pass_3d") as u32;
+    let upscaling = position("upscaling") as u32;
+    assert!(reaches(opaque, transparent), "opaque → … → transparent");
+    assert!(
+        reaches(transparent, upscaling),
+        "transparent → … → upscaling"
+    );
+    assert!(!reaches(upscaling, opaque), "no cycle");
+    let unique: BTreeSet<&String> = passes.iter().collect();
+    assert_eq!(
+        unique.len(),
+        passes.len(),
+        "pass labels are unique: {passes:?}"
+    );
+    // Set by the render world in the frame open as it renders: every frame that submitted.
+    for frame in frames.iter().filter(|f| !f.gpu.queues.is_empty()) {
+        assert_eq!(frame.topology, Some(topology.id), "frame {}", frame.index);
+    }
+
+    // Counters: exactly what the world held at the end of each update.
+    let truth = app.world().resource::<RenderTruth>();
+    assert_eq!(truth.meshes.len(), frames.len());
+    let view = visible_entities_counter(
+        app.world().resource::<SceneLayout>().camera,
+        Some("offscreen camera"),
+    );
+    let layout = app.world().resource::<SceneLayout>();
+    for (i, frame) in frames.iter().enumerate() {
+        let counters: HashMap<String, i64> = common::counters(&capture, frame);
+        assert_eq!(counters["meshes"], truth.meshes[i] as i64, "frame {i}");
+        assert_eq!(
+            counters["materials"], truth.materials[i] as i64,
+            "frame {i}"
+        );
+        assert_eq!(counters["images"], truth.images[i] as i64, "frame {i}");
+        assert_eq!(counters[&view], truth.visible[i] as i64, "frame {i}");
+        assert!(!counters.contains_key("draw calls") && !counters.contains_key("triangles"));
+    }
+    // The scene's own assets: 4 meshes, flock + duplicates + heavy + ground materials.
+    let last = frames.len() - 1;
+    assert!(truth.meshes[last] >= 4);
+    assert!(truth.materials[last] >= layout.duplicate_materials.len() + 3);
+    // Every mesh and every light is in the camera's view once visibility ran.
+    let meshes_in_scene = layout.flock.len() + layout.duplicates.len() + 2;
+    let lights = 1 + layout.other_lights.len();
+    assert_eq!(truth.visible[last], meshes_in_scene + lights);
+
+    // System scopes: the game's system in every frame; render work on its own lanes.
+    let mut lanes_with_render = 0;
+    let mut turns_per_frame = Vec::new();
+    for frame in &frames {
+        let names = common::scope_names(&capture, frame);
+        let turns = names
+            .iter()
+            .filter(|n| *n == "framewise_bevy::example::turn_flock")
+            .count();
+        turns_per_frame.push(turns);
+        if names.iter().any(|n| n.contains("main_opaque_pass_3d")) {
+            lanes_with_render += 1;
+        }
+    }
+    assert!(lanes_with_render > 0, "render systems recorded");
+    // Every run of the game's system, each in the update that ran it.
+    assert!(
+        turns_per_frame.iter().all(|&t| t == 1),
+        "{turns_per_frame:?}"
+    );
+
+    // What `framewise summarize` and `hitches` compute from it.
+    let loaded = framewise_analysis::open(&path, &LoadOptions::default()).unwrap();
+    let summary = summarize(&loaded);
+    if software {
+        assert_eq!(summary.grade.timing, TimingGrade::Software);
+    }
+    assert!(summary.passes.get("main_opaque_pass_3d").is_some());
+    assert_eq!(
+        summary.counters.get("meshes").map(|c| c.count),
+        Some(u64::from(UPDATES))
+    );
+    assert!(summary.counters.get("draw calls").is_none());
+    let hitches = find_hitches(&loaded, &HitchOptions::default());
+    assert_eq!(hitches.frames_judged + 1, u64::from(UPDATES));
+}
