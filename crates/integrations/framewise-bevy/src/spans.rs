@@ -49,12 +49,10 @@ fn name_span(span: &'static str, value: Option<&str>) -> SpanName {
     }
 }
 
-/// Whether a system is the plugin's own bookkeeping (the frame loop, the render side), not the
-/// game's (the example scene's systems are the game's).
+/// Whether a system is the plugin's own bookkeeping (the frame loop, the render side, the
+/// census and bisection hooks), not the game's (the example scene's systems are the game's).
 fn is_own(system: &str) -> bool {
-    ["framewise_bevy::frame::", "framewise_bevy::render::"]
-        .iter()
-        .any(|own| system.starts_with(own))
+    system.starts_with("framewise_bevy::") && !system.starts_with("framewise_bevy::example::")
 }
 
 /// Makes the recorder's own subscriber, naming spans as [`tracing_layer`] does, the global
@@ -102,6 +100,13 @@ mod tests {
             named("system", Some("framewise_bevy::render::gpu::finish_frame")),
             SpanName::Skip
         );
+        for own in [
+            "framewise_bevy::scene::answer_census_requests",
+            "framewise_bevy::driver::drive_bisection",
+            "framewise_bevy::census::note_mesh_stats",
+        ] {
+            assert_eq!(named("system", Some(own)), SpanName::Skip, "{own}");
+        }
         assert_eq!(
             named("system", Some("framewise_bevy::example::turn_flock")),
             SpanName::Named("framewise_bevy::example::turn_flock".into())
