@@ -8,6 +8,13 @@
 //! back onto `free` once its frame is written (in FIFO order, so every batch's buffers reach
 //! their steady-state size during warm-up).
 //!
+//! Frame close touches few cache lines another thread writes, since every such line costs a
+//! transfer between cores: what it writes into a batch lies in the batch's [`Closed`] header,
+//! the flags it reads every frame ([`Gate`]) share no line with what the writer writes every
+//! frame, and the writer's progress ([`Progress`]: frames gathered, bytes taken) is read
+//! again only when the last reading of it, kept by frame close's [`Sender`], says the byte
+//! bound or the wake-up threshold may be crossed.
+//!
 //! Waiting is parking, never a lock in the common path. The writer, finding no message,
 //! parks for at most [`WRITER_POLL`] and looks again, so a frame reaches the file within
 //! about a millisecond of its close, and frame close makes no system call: waking a parked
@@ -28,11 +35,12 @@ use std::thread::Thread;
 use std::time::Duration;
 
 use crossbeam_queue::ArrayQueue;
-use framewise_format::model::{CounterTrack, Frame, Mark, SymId, Topology};
+use framewise_format::model::{CounterTrack, CounterValue, Frame, Mark, SymId, Topology};
 
 use crate::error::SessionError;
 use crate::gpu::GpuPassTiming;
 use crate::report::Warning;
+use crate::thread::Padded;
 use crate::writer::WriterMode;
 
 /// GPU results handed over for an earlier (or this) frame.
@@ -46,26 +54,60 @@ pub(crate) struct Delivery {
     pub(crate) pass_count: usize,
 }
 
+/// What frame close writes into a batch, kept together in two cache lines so that close
+/// touches as few of the batch's lines as it can (the batch comes from a pool the writer
+/// last touched long before). The writer copies it into the frame when it gathers.
+#[derive(Default)]
+#[repr(C, align(64))]
+pub(crate) struct Closed {
+    /// The frame's index.
+    pub(crate) index: u64,
+    /// The frame's begin and end, in clock ticks (the writer converts them to ns): the
+    /// writer gathers every thread's events up to the end.
+    pub(crate) begin_ticks: u64,
+    pub(crate) cutoff_ticks: u64,
+    /// Events up to here belong to frames dropped before this one: discarded first.
+    pub(crate) skip_until_ticks: Option<u64>,
+    pub(crate) dropped_frames_before: u64,
+    pub(crate) topology: Option<u64>,
+    pub(crate) phase: Option<SymId>,
+    /// GPU submissions made during this frame whose results have not been delivered.
+    pub(crate) gpu_outstanding: u32,
+    pub(crate) paused: bool,
+    /// The estimate counted in the queue's byte bound while the batch is queued.
+    pub(crate) queued_bytes: usize,
+    /// The frame's counter values: moved into the frame by the writer.
+    pub(crate) counters: Vec<CounterValue>,
+}
+
 /// One closed frame on its way to the writer.
 #[derive(Default)]
 pub(crate) struct FrameBatch {
+    /// What frame close wrote.
+    pub(crate) closed: Closed,
     /// The frame; `frame.lanes[..lanes_used]` are this frame's lanes, the rest are spare
     /// buffers kept for reuse.
     pub(crate) frame: Frame,
     pub(crate) lanes_used: usize,
-    /// GPU submissions made during this frame whose results have not been delivered.
+    /// GPU submissions made during this frame whose results have not been delivered (the
+    /// writer's count, from `closed` on).
     pub(crate) gpu_outstanding: u32,
     /// GPU results delivered during this frame (for any frame).
     pub(crate) deliveries: Vec<Delivery>,
     pub(crate) delivered_passes: Vec<GpuPassTiming>,
-    /// The frame's end: the writer gathers every thread's events up to it.
-    pub(crate) cutoff_ticks: u64,
-    /// Events up to here belong to frames dropped before this one: discarded first.
-    pub(crate) skip_until_ticks: Option<u64>,
     /// Marks the host set through the session (usermarks): they follow the threads' marks.
     pub(crate) staged_marks: Vec<Mark>,
-    /// The estimate counted in the queue's byte bound while the batch is queued.
-    pub(crate) queued_bytes: usize,
+}
+
+/// A rough size of a closed frame's encoding, for the queue's byte bound, from what close
+/// knows of it (its spans are still in the rings).
+pub(crate) fn estimated_bytes(
+    counters: usize,
+    marks: usize,
+    passes: usize,
+    workloads: usize,
+) -> usize {
+    64 + counters * 16 + marks * 32 + passes * 32 + workloads * 64
 }
 
 impl FrameBatch {
@@ -73,7 +115,7 @@ impl FrameBatch {
     /// that a batch that first meets one of them in steady state does not allocate.
     fn with_typical_capacity() -> Self {
         let mut batch = Self::default();
-        batch.frame.counters.reserve(64);
+        batch.closed.counters.reserve(COUNTERS_CAPACITY);
         batch.frame.marks.reserve(32);
         batch.frame.workloads.reserve(16);
         batch.frame.gpu.queues.reserve(4);
@@ -83,17 +125,34 @@ impl FrameBatch {
         batch
     }
 
-    /// A rough size of the encoded frame, for the queue's byte bound.
+    /// The estimate of [`estimated_bytes`] for what the batch holds before it is gathered.
+    #[cfg(test)]
     pub(crate) fn estimated_bytes(&self) -> usize {
-        let spans: usize = self.frame.lanes[..self.lanes_used]
-            .iter()
-            .map(|lane| lane.spans.len())
-            .sum();
-        64 + spans * 24
-            + self.frame.counters.len() * 16
-            + (self.frame.marks.len() + self.staged_marks.len()) * 32
-            + self.delivered_passes.len() * 32
-            + self.frame.workloads.len() * 64
+        estimated_bytes(
+            self.closed.counters.len(),
+            self.frame.marks.len() + self.staged_marks.len(),
+            self.delivered_passes.len(),
+            self.frame.workloads.len(),
+        )
+    }
+
+    /// Copies what close wrote into the frame (writer thread, before gathering); the
+    /// counters' vector stays with the batch, emptied, for frame close to swap in again.
+    pub(crate) fn open_closed(&mut self, clock: &crate::clock::SessionClock) {
+        let closed = &mut self.closed;
+        let frame = &mut self.frame;
+        frame.index = closed.index;
+        frame.cpu_begin_ns = clock.ns(closed.begin_ticks);
+        frame.cpu_end_ns = clock.ns(closed.cutoff_ticks);
+        frame.phase = closed.phase;
+        frame.paused = closed.paused;
+        frame.topology = closed.topology;
+        frame.dropped_frames_before = closed.dropped_frames_before;
+        frame.gpu.expected = closed.gpu_outstanding > 0;
+        self.gpu_outstanding = closed.gpu_outstanding;
+        frame.counters.clear();
+        frame.counters.extend_from_slice(&closed.counters);
+        closed.counters.clear();
     }
 
     /// Empties the batch, keeping every buffer's capacity.
@@ -103,6 +162,12 @@ impl FrameBatch {
             lane.dropped_spans = 0;
         }
         self.lanes_used = 0;
+        let counters = std::mem::take(&mut self.closed.counters);
+        self.closed = Closed {
+            counters,
+            ..Closed::default()
+        };
+        self.closed.counters.clear();
         let frame = &mut self.frame;
         frame.phase = None;
         frame.paused = false;
@@ -119,12 +184,13 @@ impl FrameBatch {
         self.gpu_outstanding = 0;
         self.deliveries.clear();
         self.delivered_passes.clear();
-        self.cutoff_ticks = 0;
-        self.skip_until_ticks = None;
         self.staged_marks.clear();
-        self.queued_bytes = 0;
     }
 }
+
+/// Room reserved for counter values in every batch (and frame close's own vector): a frame
+/// with more counters than this grows a batch's vector once, in warm-up.
+pub(crate) const COUNTERS_CAPACITY: usize = 64;
 
 /// A message to the writer thread.
 pub(crate) enum Message {
@@ -161,32 +227,59 @@ const WRITER_POLL: Duration = Duration::from_millis(1);
 /// Frame close wakes the writer once this many frames wait for it.
 const WAKE_AT_QUEUED: u64 = 8;
 
+/// What frame close reads every frame, written rarely (once, for the flags): a cache line
+/// of its own, so that the writer's per-frame writes elsewhere in [`Shared`] do not take it
+/// away from the closing thread.
+struct Gate {
+    mode: WriterMode,
+    capacity_bytes: usize,
+    /// The session failed: nothing more is written.
+    failed: AtomicBool,
+    /// The writer thread has ended: nothing will take messages any more.
+    writer_gone: AtomicBool,
+}
+
+/// What the writer writes for every frame it takes: a cache line of its own, which frame
+/// close reads only when its last reading of it says it must (see [`Sender`]).
+struct Progress {
+    /// Frames whose events the writer has gathered from the rings.
+    frames_gathered: AtomicU64,
+    /// Estimated bytes of the frames the writer has taken off the queue, summed.
+    bytes_taken: AtomicUsize,
+}
+
+/// Frame close's side of the hand-off (owned by whoever closes frames, one at a time): what
+/// it sent, and the writer's progress as it last read it. The writer's counts only grow, so
+/// a stale reading overstates what waits for the writer: close reads the writer's line again
+/// only when the stale reading crosses a bound (the byte bound, or [`WAKE_AT_QUEUED`]).
+#[derive(Debug, Default)]
+pub(crate) struct Sender {
+    /// Frames handed to the writer so far.
+    pub(crate) frames_sent: u64,
+    bytes_sent: usize,
+    bytes_taken_seen: usize,
+    gathered_seen: u64,
+}
+
 /// Counters and state shared between the session, frame close and the writer thread.
 pub(crate) struct Shared {
     /// Closed frames and control messages, in the order they were sent.
     messages: ArrayQueue<Message>,
     /// Empty batches, for frame close to take.
     free: ArrayQueue<Box<FrameBatch>>,
-    /// Estimated encoded bytes of the frames in `messages`.
-    queued_bytes: AtomicUsize,
-    capacity_bytes: usize,
+    gate: Padded<Gate>,
+    progress: Padded<Progress>,
     /// The writer thread, set by itself before it first parks.
     writer: OnceLock<Thread>,
     /// The writer announced it is about to park.
     writer_parked: AtomicBool,
-    /// The writer thread has ended: nothing will take messages any more.
-    writer_gone: AtomicBool,
     /// A lossless game thread is waiting for a batch to come back.
     room_wanted: AtomicBool,
     /// That thread (taken only when waiting for room, or waking a waiter).
     room_waiter: Mutex<Option<Thread>>,
-    pub(crate) mode: WriterMode,
-    pub(crate) failed: AtomicBool,
     pub(crate) bytes_written: AtomicU64,
     pub(crate) frames_written: AtomicU64,
     pub(crate) frames_dropped: AtomicU64,
-    /// Frames whose events the writer has gathered from the rings.
-    pub(crate) frames_gathered: AtomicU64,
     pub(crate) frames_lost_to_error: AtomicU64,
     pub(crate) spans_dropped: AtomicU64,
     pub(crate) gpu_results_missing: AtomicU64,
@@ -217,19 +310,23 @@ impl Shared {
             // unless control messages fill their share.
             messages: ArrayQueue::new(batches + CONTROL_SLOTS),
             free,
-            queued_bytes: AtomicUsize::new(0),
-            capacity_bytes,
+            gate: Padded(Gate {
+                mode,
+                capacity_bytes,
+                failed: AtomicBool::new(false),
+                writer_gone: AtomicBool::new(false),
+            }),
+            progress: Padded(Progress {
+                frames_gathered: AtomicU64::new(0),
+                bytes_taken: AtomicUsize::new(0),
+            }),
             writer: OnceLock::new(),
             writer_parked: AtomicBool::new(false),
-            writer_gone: AtomicBool::new(false),
             room_wanted: AtomicBool::new(false),
             room_waiter: Mutex::new(None),
-            mode,
-            failed: AtomicBool::new(false),
             bytes_written: AtomicU64::new(0),
             frames_written: AtomicU64::new(0),
             frames_dropped: AtomicU64::new(0),
-            frames_gathered: AtomicU64::new(0),
             frames_lost_to_error: AtomicU64::new(0),
             spans_dropped: AtomicU64::new(0),
             gpu_results_missing: AtomicU64::new(0),
@@ -240,30 +337,67 @@ impl Shared {
         }
     }
 
+    /// The writer's mode.
+    pub(crate) fn mode(&self) -> WriterMode {
+        self.gate.0.mode
+    }
+
+    /// Whether the session failed (nothing more is written).
+    pub(crate) fn has_failed(&self) -> bool {
+        self.gate.0.failed.load(Ordering::Relaxed)
+    }
+
+    fn writer_gone(&self) -> bool {
+        self.gate.0.writer_gone.load(Ordering::Acquire)
+    }
+
     /// Takes an empty batch from the pool (only at session start).
     pub(crate) fn take_free(&self) -> Box<FrameBatch> {
         self.free.pop().unwrap_or_default()
     }
 
-    /// Hands a closed frame to the writer. In realtime mode never waits; in lossless mode
-    /// waits for the writer when the pool is empty or the queue is over its byte bound.
-    pub(crate) fn exchange(&self, mut batch: Box<FrameBatch>) -> Exchange {
-        let bytes = batch.estimated_bytes();
-        batch.queued_bytes = bytes;
+    /// Estimated bytes of the frames `sender` sent that the writer has not taken yet, at
+    /// most (from `sender`'s last reading of the writer's progress).
+    fn queued_bytes_at_most(sender: &Sender) -> usize {
+        sender.bytes_sent.wrapping_sub(sender.bytes_taken_seen)
+    }
+
+    /// Whether a frame of `bytes` is over the byte bound, reading the writer's progress only
+    /// when the last reading says so.
+    fn over_bytes(&self, sender: &mut Sender, bytes: usize) -> bool {
+        let over =
+            |queued: usize| queued > 0 && queued.saturating_add(bytes) > self.gate.0.capacity_bytes;
+        if !over(Self::queued_bytes_at_most(sender)) {
+            return false;
+        }
+        sender.bytes_taken_seen = self.progress.0.bytes_taken.load(Ordering::Relaxed);
+        over(Self::queued_bytes_at_most(sender))
+    }
+
+    /// Hands a closed frame, estimated at `bytes` for the queue's byte bound, to the writer.
+    /// In realtime mode never waits; in lossless mode waits for the writer when the pool is
+    /// empty or the queue is over its byte bound.
+    pub(crate) fn exchange(
+        &self,
+        sender: &mut Sender,
+        mut batch: Box<FrameBatch>,
+        bytes: usize,
+    ) -> Exchange {
+        batch.closed.queued_bytes = bytes;
         loop {
-            if self.failed.load(Ordering::Relaxed) {
+            if self.has_failed() {
                 return Exchange::Failed(batch);
             }
-            let queued = self.queued_bytes.load(Ordering::Relaxed);
-            let over_bytes = queued > 0 && queued.saturating_add(bytes) > self.capacity_bytes;
-            if !over_bytes {
+            if !self.over_bytes(sender, bytes) {
                 if let Some(fresh) = self.free.pop() {
-                    self.queued_bytes.fetch_add(bytes, Ordering::Relaxed);
                     match self.messages.push(Message::Frame(batch)) {
-                        Ok(()) => return Exchange::Sent(fresh),
+                        Ok(()) => {
+                            sender.bytes_sent = sender.bytes_sent.wrapping_add(bytes);
+                            sender.frames_sent += 1;
+                            return Exchange::Sent(fresh);
+                        }
                         Err(refused) => {
                             // Control messages fill the queue: no room after all.
-                            self.queued_bytes.fetch_sub(bytes, Ordering::Relaxed);
                             let _ = self.free.push(fresh);
                             let Message::Frame(refused) = refused else {
                                 unreachable!("the queue gives back what it was given");
@@ -273,9 +407,9 @@ impl Shared {
                     }
                 }
             }
-            match self.mode {
+            match self.mode() {
                 WriterMode::Realtime => return Exchange::Dropped(batch),
-                WriterMode::Lossless => self.wait_for_room(bytes),
+                WriterMode::Lossless => self.wait_for_room(sender, bytes),
             }
         }
     }
@@ -283,18 +417,13 @@ impl Shared {
     /// Parks the calling (lossless game) thread, whose frame of `bytes` found no room, until
     /// the writer gives a batch back, the session fails, or [`RECHECK`] passes.
     #[cold]
-    fn wait_for_room(&self, bytes: usize) {
+    fn wait_for_room(&self, sender: &mut Sender, bytes: usize) {
         self.wake_writer();
         *lock(&self.room_waiter) = Some(std::thread::current());
         self.room_wanted.store(true, Ordering::Relaxed);
         fence(Ordering::SeqCst);
-        let queued = self.queued_bytes.load(Ordering::Relaxed);
-        let no_room = self.free.is_empty()
-            || (queued > 0 && queued.saturating_add(bytes) > self.capacity_bytes);
-        if no_room
-            && !self.failed.load(Ordering::Relaxed)
-            && !self.writer_gone.load(Ordering::Relaxed)
-        {
+        let no_room = self.free.is_empty() || self.over_bytes(sender, bytes);
+        if no_room && !self.has_failed() && !self.writer_gone() {
             std::thread::park_timeout(RECHECK);
         }
         self.room_wanted.store(false, Ordering::Relaxed);
@@ -310,27 +439,42 @@ impl Shared {
         }
     }
 
-    /// Wakes the writer when [`WAKE_AT_QUEUED`] of the `frames_sent` frames handed over so far
-    /// wait for it (frame close, after a frame was sent): two loads and a compare otherwise.
+    /// Wakes the writer when [`WAKE_AT_QUEUED`] of the frames `sender` handed over wait for
+    /// it (frame close, after a frame was sent). In steady state a compare of two numbers
+    /// `sender` holds: the writer's line is read again only when the last reading of it
+    /// says that many wait, once every [`WAKE_AT_QUEUED`] frames at most.
     #[inline]
-    pub(crate) fn nudge_writer(&self, frames_sent: u64) {
-        let gathered = self.frames_gathered.load(Ordering::Relaxed);
-        if frames_sent.saturating_sub(gathered) >= WAKE_AT_QUEUED {
+    pub(crate) fn nudge_writer(&self, sender: &mut Sender) {
+        if sender.frames_sent.saturating_sub(sender.gathered_seen) < WAKE_AT_QUEUED {
+            return;
+        }
+        sender.gathered_seen = self.progress.0.frames_gathered.load(Ordering::Relaxed);
+        if sender.frames_sent.saturating_sub(sender.gathered_seen) >= WAKE_AT_QUEUED {
             self.wake_writer();
         }
     }
 
-    /// Waits until the writer has gathered `frames` frames from the rings (or failed): a
-    /// lossless game whose ring is over half full waits here rather than let the next frame
-    /// overflow it while the writer is behind.
-    pub(crate) fn wait_gathered(&self, frames: u64) {
+    /// Waits until the writer has gathered the frames `sender` sent (or failed): a lossless
+    /// game whose ring is over half full waits here rather than let the next frame overflow
+    /// it while the writer is behind.
+    pub(crate) fn wait_gathered(&self, sender: &mut Sender) {
         self.wake_writer();
-        while self.frames_gathered.load(Ordering::Acquire) < frames
-            && !self.failed.load(Ordering::Relaxed)
-            && !self.writer_gone.load(Ordering::Relaxed)
-        {
+        loop {
+            sender.gathered_seen = self.progress.0.frames_gathered.load(Ordering::Acquire);
+            if sender.gathered_seen >= sender.frames_sent || self.has_failed() || self.writer_gone()
+            {
+                return;
+            }
             std::thread::sleep(Duration::from_micros(20));
         }
+    }
+
+    /// The writer has gathered one more frame's events from the rings (writer thread only).
+    pub(crate) fn frame_gathered(&self) {
+        self.progress
+            .0
+            .frames_gathered
+            .fetch_add(1, Ordering::Release);
     }
 
     /// Sends a control message. Never dropped while the writer runs; waits only when
@@ -345,7 +489,7 @@ impl Shared {
                     return;
                 }
                 Err(refused) => {
-                    if self.writer_gone.load(Ordering::Acquire) {
+                    if self.writer_gone() {
                         return;
                     }
                     message = refused;
@@ -392,8 +536,10 @@ impl Shared {
     fn pop(&self) -> Option<Message> {
         let message = self.messages.pop()?;
         if let Message::Frame(batch) = &message {
-            self.queued_bytes
-                .fetch_sub(batch.queued_bytes, Ordering::Relaxed);
+            self.progress
+                .0
+                .bytes_taken
+                .fetch_add(batch.closed.queued_bytes, Ordering::Relaxed);
         }
         Some(message)
     }
@@ -413,7 +559,7 @@ impl Shared {
 
     /// The writer thread has ended (it calls this last, also after a panic).
     pub(crate) fn writer_ended(&self) {
-        self.writer_gone.store(true, Ordering::Release);
+        self.gate.0.writer_gone.store(true, Ordering::Release);
         self.wake_room_waiter();
     }
 
@@ -425,7 +571,7 @@ impl Shared {
                 *slot = Some(error);
             }
         }
-        self.failed.store(true, Ordering::Relaxed);
+        self.gate.0.failed.store(true, Ordering::Relaxed);
         // Wake a game thread waiting for room: it must not wait on a writer that stopped.
         self.wake_room_waiter();
     }

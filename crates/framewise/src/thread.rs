@@ -70,8 +70,10 @@ struct Consumer {
     last_ticks: u64,
 }
 
+/// A value alone in its cache line (64 bytes on the CPUs this targets), so that writes to
+/// its neighbours do not take the line away from the threads that read it.
 #[repr(align(64))]
-struct Padded<T>(T);
+pub(crate) struct Padded<T>(pub(crate) T);
 
 /// One recording thread's ring and state.
 pub(crate) struct ThreadBuffer {
@@ -457,17 +459,50 @@ pub(crate) fn current_thread_symbol() -> Option<SymId> {
 }
 
 /// Whether the calling thread's ring holds events for more than half its capacity (false
-/// when the thread never recorded). Read by the ring's own producer: two loads.
+/// when the thread never recorded). Read by the ring's own producer from its own state: the
+/// consumer's tail (a line the writer writes) is read only when the tail the producer last
+/// read says the ring may be over half full, and then refreshes it.
 pub(crate) fn calling_ring_over_half() -> bool {
     let ptr = CURRENT.with(Cell::get);
     if ptr.is_null() {
         return false;
     }
-    // SAFETY: as in `current`; only atomics are read.
+    // SAFETY: as in `current`.
     let buffer = unsafe { &*ptr };
-    let head = buffer.head.0.load(Ordering::Relaxed);
+    // SAFETY: the calling thread owns the buffer, the only one touching `producer`, and is
+    // not inside one of its other calls.
+    let producer = unsafe { &mut *buffer.producer.0.get() };
+    let capacity = buffer.mask + 1;
+    let half = capacity / 2;
+    // `limit - capacity` is a tail the consumer had reached: the ring holds at most this.
+    if producer.head.saturating_sub(producer.limit - capacity) <= half {
+        return false;
+    }
     let tail = buffer.tail.0.load(Ordering::Acquire);
-    head.saturating_sub(tail) > buffer.slots.len() as u64 / 2
+    producer.limit = tail + capacity;
+    producer.head.saturating_sub(tail) > half
+}
+
+/// Asks the CPU to bring the `bytes` from `ptr` into its cache, without waiting for them: a
+/// hint, which changes nothing the program computes (no address is dereferenced).
+#[inline(always)]
+pub(crate) fn prefetch<T>(ptr: *const T, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let start = ptr.cast::<i8>();
+        let mut offset = 0;
+        while offset < bytes {
+            // SAFETY: a prefetch never faults and has no effect on memory; the address need
+            // not be valid (`wrapping_add` computes it without asserting that it is).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
+            offset += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (ptr, bytes);
+    }
 }
 
 /// Records a begin on the calling thread. False when nothing was recorded.

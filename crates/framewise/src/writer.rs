@@ -199,7 +199,7 @@ impl WriterThread {
         }
         self.dirty = false;
         let result = match self.writer.as_mut() {
-            Some(writer) if !self.shared.failed.load(Ordering::Relaxed) => writer.flush(),
+            Some(writer) if !self.shared.has_failed() => writer.flush(),
             _ => Ok(()),
         };
         match result {
@@ -254,7 +254,7 @@ impl WriterThread {
         &mut self,
         write: impl FnOnce(&mut Writer<OpenSink>, &SymbolTable) -> Result<(), EncodeError>,
     ) -> bool {
-        if self.shared.failed.load(Ordering::Relaxed) {
+        if self.shared.has_failed() {
             return false;
         }
         let Some(writer) = self.writer.as_mut() else {
@@ -282,18 +282,19 @@ impl WriterThread {
     /// frame's end. The host's staged marks follow the threads' marks, as they always have.
     fn gather(&mut self, batch: &mut FrameBatch) {
         let clock = self.config.clock;
-        if let Some(skip_until_ticks) = batch.skip_until_ticks {
+        if let Some(skip_until_ticks) = batch.closed.skip_until_ticks {
             let discarded = &mut self.discarded;
             thread::drain_lanes(skip_until_ticks, &clock, discarded);
             discarded.marks.clear();
         }
-        batch.lanes_used = thread::drain_lanes(batch.cutoff_ticks, &clock, &mut batch.frame);
+        batch.open_closed(&clock);
+        batch.lanes_used = thread::drain_lanes(batch.closed.cutoff_ticks, &clock, &mut batch.frame);
         batch.frame.marks.append(&mut batch.staged_marks);
-        self.shared.frames_gathered.fetch_add(1, Ordering::Release);
+        self.shared.frame_gathered();
     }
 
     fn on_frame(&mut self, batch: Box<FrameBatch>) {
-        if self.shared.failed.load(Ordering::Relaxed) {
+        if self.shared.has_failed() {
             self.shared
                 .frames_lost_to_error
                 .fetch_add(1, Ordering::Relaxed);
@@ -416,7 +417,7 @@ impl WriterThread {
     }
 
     fn write_frame(&mut self, batch: &mut FrameBatch) {
-        if self.shared.failed.load(Ordering::Relaxed) {
+        if self.shared.has_failed() {
             self.shared
                 .frames_lost_to_error
                 .fetch_add(1, Ordering::Relaxed);
@@ -489,7 +490,7 @@ impl WriterThread {
         let Some(writer) = self.writer.take() else {
             return WriterOutcome { closed: false };
         };
-        if self.shared.failed.load(Ordering::Relaxed) {
+        if self.shared.has_failed() {
             return WriterOutcome { closed: false };
         }
         let can_seek = writer.get_ref().is_some_and(OpenSink::can_seek);

@@ -8,10 +8,12 @@ use framewise_format::model::{CounterTrack, Sample};
 
 use super::*;
 
-fn frame(shared: &Shared, batch: Box<FrameBatch>, index: u64) -> Exchange {
+/// Frame close's part: the frame's index into the batch, and the exchange.
+fn frame(shared: &Shared, sender: &mut Sender, batch: Box<FrameBatch>, index: u64) -> Exchange {
     let mut batch = batch;
-    batch.frame.index = index;
-    shared.exchange(batch)
+    batch.closed.index = index;
+    let bytes = batch.estimated_bytes();
+    shared.exchange(sender, batch, bytes)
 }
 
 fn sent(exchange: Exchange) -> Box<FrameBatch> {
@@ -37,7 +39,7 @@ fn writer_side(shared: Arc<Shared>) -> std::thread::JoinHandle<Vec<u64>> {
         loop {
             match shared.receive() {
                 Message::Frame(batch) => {
-                    seen.push(batch.frame.index);
+                    seen.push(batch.closed.index);
                     shared.recycle(batch);
                 }
                 Message::CounterTrack(track) => seen.push(u64::MAX - u64::from(track.counter)),
@@ -54,11 +56,12 @@ fn writer_side(shared: Arc<Shared>) -> std::thread::JoinHandle<Vec<u64>> {
 #[test]
 fn frames_and_control_messages_arrive_in_the_order_sent() {
     let shared = Arc::new(Shared::new(WriterMode::Lossless, usize::MAX, 3));
+    let mut sender = Sender::default();
     let writer = writer_side(Arc::clone(&shared));
     let mut batch = shared.take_free();
     let mut expected = Vec::new();
     for index in 0..2000u64 {
-        batch = sent(frame(&shared, batch, index));
+        batch = sent(frame(&shared, &mut sender, batch, index));
         expected.push(index);
         if index % 7 == 0 {
             let counter = (index / 7) as SymId;
@@ -73,30 +76,32 @@ fn frames_and_control_messages_arrive_in_the_order_sent() {
 #[test]
 fn realtime_drops_the_frame_when_no_batch_is_free_and_never_waits() {
     let shared = Shared::new(WriterMode::Realtime, usize::MAX, 2);
+    let mut sender = Sender::default();
     let batch = shared.take_free();
-    let batch = sent(frame(&shared, batch, 0));
+    let batch = sent(frame(&shared, &mut sender, batch, 0));
     // The pool is empty: the next frame is refused, its batch given back.
-    let batch = match frame(&shared, batch, 1) {
+    let batch = match frame(&shared, &mut sender, batch, 1) {
         Exchange::Dropped(same) => same,
         _ => panic!("expected a drop"),
     };
-    assert_eq!(batch.frame.index, 1);
+    assert_eq!(batch.closed.index, 1);
     // The writer takes frame 0 and gives its batch back: room again.
     let Some(Message::Frame(written)) = shared.pop() else {
         panic!("frame 0 is queued");
     };
-    assert_eq!(written.frame.index, 0);
+    assert_eq!(written.closed.index, 0);
     shared.recycle(written);
-    let _ = sent(frame(&shared, batch, 2));
+    let _ = sent(frame(&shared, &mut sender, batch, 2));
 }
 
 #[test]
 fn the_byte_bound_refuses_a_frame_while_others_are_queued() {
     let shared = Shared::new(WriterMode::Realtime, 100, 4);
+    let mut sender = Sender::default();
     let batch = shared.take_free();
     // An empty batch is estimated at 64 bytes: one fits, two do not.
-    let batch = sent(frame(&shared, batch, 0));
-    let batch = match frame(&shared, batch, 1) {
+    let batch = sent(frame(&shared, &mut sender, batch, 0));
+    let batch = match frame(&shared, &mut sender, batch, 1) {
         Exchange::Dropped(same) => same,
         _ => panic!("expected a drop over the byte bound"),
     };
@@ -105,18 +110,19 @@ fn the_byte_bound_refuses_a_frame_while_others_are_queued() {
     };
     shared.recycle(written);
     // Nothing queued: any frame is taken, whatever its size.
-    let _ = sent(frame(&shared, batch, 2));
+    let _ = sent(frame(&shared, &mut sender, batch, 2));
 }
 
 #[test]
 fn a_lossless_game_waits_until_the_writer_gives_a_batch_back() {
     let shared = Arc::new(Shared::new(WriterMode::Lossless, usize::MAX, 2));
-    let batch = sent(frame(&shared, shared.take_free(), 0));
+    let mut sender = Sender::default();
+    let batch = sent(frame(&shared, &mut sender, shared.take_free(), 0));
     let returned = Arc::new(AtomicBool::new(false));
     let game = {
         let (shared, returned) = (Arc::clone(&shared), Arc::clone(&returned));
         std::thread::spawn(move || {
-            let outcome = frame(&shared, batch, 1);
+            let outcome = frame(&shared, &mut sender, batch, 1);
             returned.store(true, Ordering::SeqCst);
             matches!(outcome, Exchange::Sent(_))
         })
@@ -140,10 +146,13 @@ fn a_lossless_game_waits_until_the_writer_gives_a_batch_back() {
 #[test]
 fn a_failed_session_releases_a_waiting_game() {
     let shared = Arc::new(Shared::new(WriterMode::Lossless, usize::MAX, 2));
-    let batch = sent(frame(&shared, shared.take_free(), 0));
+    let mut sender = Sender::default();
+    let batch = sent(frame(&shared, &mut sender, shared.take_free(), 0));
     let game = {
         let shared = Arc::clone(&shared);
-        std::thread::spawn(move || matches!(frame(&shared, batch, 1), Exchange::Failed(_)))
+        std::thread::spawn(move || {
+            matches!(frame(&shared, &mut sender, batch, 1), Exchange::Failed(_))
+        })
     };
     std::thread::sleep(Duration::from_millis(10));
     shared.fail(SessionError::WriterPanicked);
@@ -166,8 +175,9 @@ fn a_parked_writer_is_woken_by_every_kind_of_send() {
     // sending threads at once. A lost or reordered message shows as a wrong sequence, a
     // writer that is never woken (and never re-checks) as a hang.
     let shared = Arc::new(Shared::new(WriterMode::Lossless, usize::MAX, 4));
+    let mut sender = Sender::default();
     let writer = writer_side(Arc::clone(&shared));
-    let sender = {
+    let control = {
         let shared = Arc::clone(&shared);
         std::thread::spawn(move || {
             for counter in 0..500 {
@@ -178,12 +188,12 @@ fn a_parked_writer_is_woken_by_every_kind_of_send() {
     };
     let mut batch = shared.take_free();
     for index in 0..5000u64 {
-        batch = sent(frame(&shared, batch, index));
+        batch = sent(frame(&shared, &mut sender, batch, index));
         if index % 16 == 0 {
             std::thread::yield_now();
         }
     }
-    sender.join().unwrap();
+    control.join().unwrap();
     shared.send(Message::Stop);
     let seen = writer.join().unwrap();
     let frames: Vec<u64> = seen.iter().copied().filter(|&v| v < 5000).collect();

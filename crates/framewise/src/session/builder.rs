@@ -412,18 +412,11 @@ impl SessionBuilder {
                 seed: self.env_seed,
                 resolution: self.env_resolution,
                 finished: AtomicBool::new(false),
-                closer: Mutex::new(Closer {
-                    current: Some(current),
-                    begin_ticks,
-                    frames_closed: 0,
-                    dropped_pending: 0,
-                    skip_until_ticks: None,
-                    frames_sent: 0,
-                }),
+                closer: Mutex::new(Closer::new(current, begin_ticks)),
                 staging: Mutex::new(Staging {
                     index: 0,
-                    begin_ns: clock.ns(begin_ticks),
-                    history_begin_ns: vec![0; FRAME_HISTORY],
+                    begin_ticks,
+                    history_begin_ticks: vec![0; FRAME_HISTORY],
                     ..Staging::default()
                 }),
                 topologies: Mutex::new(HashSet::new()),

@@ -2,10 +2,12 @@
 
 use std::sync::atomic::Ordering;
 
+use framewise_format::model::CounterValue;
+
 use crate::clock::now_ticks;
 use crate::counters;
-use crate::handoff::{Delivery, Exchange, FrameBatch};
-use crate::thread;
+use crate::handoff::{self, Closed, Delivery, Exchange, FrameBatch, Sender, COUNTERS_CAPACITY};
+use crate::thread::{self, prefetch};
 use crate::writer::WriterMode;
 
 use super::{lock, FrameGuard, FrameOutcome, Session, FRAME_HISTORY};
@@ -14,6 +16,9 @@ use super::{lock, FrameGuard, FrameOutcome, Session, FRAME_HISTORY};
 pub(super) struct Closer {
     /// The batch the next frame closes into (always `Some` between closes).
     pub(super) current: Option<Box<FrameBatch>>,
+    /// Where the next close collects the counters (swapped into the batch, so that the
+    /// batch's own vector, prefetched, is the one filled by the close after).
+    pub(super) counters: Vec<CounterValue>,
     pub(super) begin_ticks: u64,
     pub(super) frames_closed: u64,
     /// Frames dropped since the last one sent (written into the next one sent).
@@ -22,8 +27,31 @@ pub(super) struct Closer {
     /// dropped frames are still in the threads' rings, and the writer discards those up to
     /// here before it gathers the next frame sent.
     pub(super) skip_until_ticks: Option<u64>,
-    /// Frames handed to the writer so far.
-    pub(super) frames_sent: u64,
+    /// The hand-off's sending side: frames and bytes sent, the writer's progress as read.
+    pub(super) sender: Sender,
+}
+
+impl Closer {
+    pub(super) fn new(current: Box<FrameBatch>, begin_ticks: u64) -> Self {
+        Self {
+            current: Some(current),
+            counters: Vec::with_capacity(COUNTERS_CAPACITY),
+            begin_ticks,
+            frames_closed: 0,
+            dropped_pending: 0,
+            skip_until_ticks: None,
+            sender: Sender::default(),
+        }
+    }
+}
+
+/// Swaps `from` into `into` when it holds anything: swapping two empty vectors changes
+/// nothing and would touch `into`'s cache line for nothing.
+#[inline(always)]
+fn swap_in<T>(into: &mut Vec<T>, from: &mut Vec<T>) {
+    if !from.is_empty() {
+        std::mem::swap(into, from);
+    }
 }
 
 impl Session {
@@ -33,7 +61,7 @@ impl Session {
     pub fn begin_frame(&self) {
         let ticks = now_ticks();
         lock(&self.inner.closer).begin_ticks = ticks;
-        lock(&self.inner.staging).begin_ns = self.inner.clock.ns(ticks);
+        lock(&self.inner.staging).begin_ticks = ticks;
     }
 
     /// Begins a frame and returns a guard that ends it when dropped.
@@ -68,57 +96,77 @@ impl Session {
     }
 
     /// Frame close proper; returns whether `frame_limit` was reached.
+    ///
+    /// The threads' events stay in their rings: the writer thread pairs every event up to
+    /// the frame's end into spans (see `WriterThread::gather`). Only what is shared with
+    /// other threads and must be cut at this instant is taken here: the counters (swapped
+    /// back to zero) and what the host set for the frame (swapped, not copied). Everything
+    /// close writes into the batch lies in its `closed` header (two cache lines) unless the
+    /// host set something for the frame; the ticks are converted to ns by the writer.
     fn close_frame(&self, closer: &mut Closer, end_ticks: u64) -> bool {
         let inner = &*self.inner;
-        let clock = &inner.clock;
         let Some(mut batch) = closer.current.take() else {
             return false;
         };
-
-        // The threads' events stay in their rings: the writer thread pairs every event up to
-        // the frame's end into spans (see `WriterThread::gather`). Only what is shared with
-        // other threads and must be cut at this instant is taken here: the counters (swapped
-        // back to zero) and what the host set for the frame (swapped, not copied).
-        batch.cutoff_ticks = end_ticks;
-        counters::collect(&mut batch.frame.counters);
-
-        let index;
+        counters::collect(&mut closer.counters);
+        let counted = closer.counters.len();
+        let batch_ref = &mut *batch;
+        let closed = &mut batch_ref.closed;
+        std::mem::swap(&mut closed.counters, &mut closer.counters);
+        closed.begin_ticks = closer.begin_ticks;
+        closed.cutoff_ticks = end_ticks;
+        closed.dropped_frames_before = closer.dropped_pending;
+        closed.skip_until_ticks = closer.skip_until_ticks;
+        let bytes;
         {
             let mut staging = lock(&inner.staging);
             let staging = &mut *staging;
-            index = staging.index;
-            let frame = &mut batch.frame;
-            frame.index = index;
-            frame.cpu_begin_ns = clock.ns(closer.begin_ticks);
-            frame.cpu_end_ns = clock.ns(end_ticks);
-            frame.phase = staging.phase;
-            frame.paused = staging.paused;
-            frame.topology = staging.topology.take();
-            std::mem::swap(&mut frame.workloads, &mut staging.workloads);
-            std::mem::swap(&mut batch.staged_marks, &mut staging.marks);
-            std::mem::swap(&mut frame.gpu.queues, &mut staging.gpu_queues);
-            frame.gpu.expected = staging.gpu_outstanding > 0;
-            batch.gpu_outstanding = std::mem::take(&mut staging.gpu_outstanding);
-            std::mem::swap(&mut batch.deliveries, &mut staging.deliveries);
-            std::mem::swap(&mut batch.delivered_passes, &mut staging.delivered_passes);
+            let index = staging.index;
+            closed.index = index;
+            closed.phase = staging.phase;
+            closed.paused = staging.paused;
+            closed.topology = staging.topology.take();
+            closed.gpu_outstanding = std::mem::take(&mut staging.gpu_outstanding);
+            bytes = handoff::estimated_bytes(
+                counted,
+                staging.marks.len(),
+                staging.delivered_passes.len(),
+                staging.workloads.len(),
+            );
+            let frame = &mut batch_ref.frame;
+            swap_in(&mut frame.workloads, &mut staging.workloads);
+            swap_in(&mut batch_ref.staged_marks, &mut staging.marks);
+            swap_in(&mut frame.gpu.queues, &mut staging.gpu_queues);
+            swap_in(&mut batch_ref.deliveries, &mut staging.deliveries);
+            swap_in(
+                &mut batch_ref.delivered_passes,
+                &mut staging.delivered_passes,
+            );
             if let Some(slot) = staging
-                .history_begin_ns
+                .history_begin_ticks
                 .get_mut((index % FRAME_HISTORY as u64) as usize)
             {
-                *slot = frame.cpu_begin_ns;
+                *slot = closer.begin_ticks;
             }
             staging.index = index + 1;
-            staging.begin_ns = frame.cpu_end_ns;
+            staging.begin_ticks = end_ticks;
         }
-        batch.frame.dropped_frames_before = closer.dropped_pending;
-        batch.skip_until_ticks = closer.skip_until_ticks;
 
-        closer.current = Some(match inner.shared.exchange(batch) {
+        let exchanged = inner.shared.exchange(&mut closer.sender, batch, bytes);
+        closer.current = Some(match exchanged {
             Exchange::Sent(fresh) => {
                 closer.dropped_pending = 0;
                 closer.skip_until_ticks = None;
-                closer.frames_sent += 1;
-                inner.shared.nudge_writer(closer.frames_sent);
+                inner.shared.nudge_writer(&mut closer.sender);
+                // The next close writes into this batch's header and into the counters'
+                // vector just swapped out of the batch before it: both were last written by
+                // the writer, long ago. Their lines are asked for now, without waiting, so
+                // that they are in this core's cache by then.
+                prefetch(&fresh.closed, std::mem::size_of::<Closed>());
+                prefetch(
+                    closer.counters.as_ptr(),
+                    counted * std::mem::size_of::<CounterValue>(),
+                );
                 fresh
             }
             Exchange::Dropped(mut same) => {
@@ -142,8 +190,8 @@ impl Session {
         });
         // Lossless: a game thread whose ring is over half full waits for the writer to gather
         // what it handed over, so that the next frame cannot overflow the ring and lose spans.
-        if inner.shared.mode == WriterMode::Lossless && thread::calling_ring_over_half() {
-            inner.shared.wait_gathered(closer.frames_sent);
+        if inner.shared.mode() == WriterMode::Lossless && thread::calling_ring_over_half() {
+            inner.shared.wait_gathered(&mut closer.sender);
         }
         closer.frames_closed += 1;
         closer.begin_ticks = end_ticks;

@@ -49,18 +49,19 @@ impl Session {
         // Walk back from the open frame to the one containing the window's start, as far as
         // the session remembers.
         let mut first_frame = frame;
-        let mut begin_ns = staging.begin_ns;
+        let clock = &self.inner.clock;
+        let mut begin_ns = clock.ns(staging.begin_ticks);
         while begin_ns > window_start_ns && first_frame > 0 {
             let previous = first_frame - 1;
             if frame - previous >= FRAME_HISTORY as u64 {
                 break;
             }
             first_frame = previous;
-            begin_ns = staging
-                .history_begin_ns
+            begin_ns = clock.ns(staging
+                .history_begin_ticks
                 .get((previous % FRAME_HISTORY as u64) as usize)
                 .copied()
-                .unwrap_or(0);
+                .unwrap_or(0));
         }
         let record = UsermarkRecord {
             note: note.to_owned(),

@@ -58,8 +58,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 struct Staging {
     /// The open frame's index.
     index: u64,
-    /// The open frame's begin, ns.
-    begin_ns: u64,
+    /// The open frame's begin, clock ticks.
+    begin_ticks: u64,
     phase: Option<SymId>,
     paused: bool,
     topology: Option<u64>,
@@ -69,8 +69,8 @@ struct Staging {
     gpu_outstanding: u32,
     deliveries: Vec<Delivery>,
     delivered_passes: Vec<GpuPassTiming>,
-    /// Begin ns of recent frames, by `index % FRAME_HISTORY`.
-    history_begin_ns: Vec<u64>,
+    /// Begin ticks of recent frames, by `index % FRAME_HISTORY`.
+    history_begin_ticks: Vec<u64>,
     usermarks: Vec<UsermarkRecord>,
     samples: HashMap<SymId, Vec<Sample>>,
 }

@@ -86,11 +86,7 @@ fn a_frame_the_format_refuses_is_repaired_or_dropped_whole_and_the_session_goes_
     ));
     let shared = Arc::clone(&writer_thread.shared);
     writer_thread.finish();
-    assert!(
-        !shared.failed.load(Ordering::Relaxed),
-        "{:?}",
-        shared.error()
-    );
+    assert!(!shared.has_failed(), "{:?}", shared.error());
     assert_eq!(shared.frames_written.load(Ordering::Relaxed), 2);
     assert_eq!(shared.frames_dropped.load(Ordering::Relaxed), 1);
     assert_eq!(shared.frames_lost_to_error.load(Ordering::Relaxed), 0);
