@@ -203,8 +203,36 @@ export function fitCanvas(canvas, cssHeight) {
   return { context, width, height };
 }
 
-/** The colours the canvases share, read once from the stylesheet's custom properties. */
+/**
+ * Resolves once what was drawn before the call is on screen: in the first task after the
+ * next rendering update (requestAnimationFrame runs before that update's style, layout and
+ * paint; a task posted from it runs after them). A hidden page has no rendering updates: it
+ * resolves at once there.
+ */
+export function afterNextPaint() {
+  if (document.visibilityState === "hidden") return Promise.resolve();
+  return new Promise((resolve) =>
+    requestAnimationFrame(() => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => resolve();
+      channel.port2.postMessage(null);
+    }),
+  );
+}
+
+let colours = null;
+
+/**
+ * The colours the canvases share, read once from the stylesheet's custom properties (the
+ * page has one theme): reading a computed style recalculates the page's styles then and there
+ * whenever anything changed since, and every canvas redraw asked for them.
+ */
 export function palette() {
+  colours ??= readPalette();
+  return colours;
+}
+
+function readPalette() {
   const style = getComputedStyle(document.documentElement);
   const read = (name) => style.getPropertyValue(name).trim();
   return {

@@ -6,7 +6,7 @@
 // strip is then drawn from the file's directory, and the rest waits for the load). A
 // followed capture (`framewise view --follow`) is redrawn on each reload the server reports.
 
-import { ApiError, DASH, fill, fmtCount, fmtMs, fmtNs, get, getStrip, h, table, token } from "./api.js";
+import { ApiError, DASH, afterNextPaint, fill, fmtCount, fmtMs, fmtNs, get, getStrip, h, table, token } from "./api.js";
 import { Strip } from "./strip.js";
 import { Timeline } from "./timeline.js";
 import { renderStats } from "./stats.js";
@@ -216,9 +216,10 @@ async function select(row, { fit = true } = {}) {
     get("frame", { row }),
     get("structure", { row }),
     comparing ? get("compare", { a: state.pinned, b: row }) : null,
-    // The timeline's spans first: the panels below wait for its pixels (a frame's spans on
-    // screen is what a selection is for), not the other way round.
-    timeline.drawn(),
+    // The timeline's spans first: the panels below wait until its pixels are on screen (a
+    // frame's spans is what a selection is for), not the other way round. Rendered in the
+    // same task as the draw, their DOM would be laid out and painted before the spans are.
+    timeline.drawn().then(afterNextPaint),
   ]);
   if (seq !== state.selectSeq) return;
   flame.changed("frame");
@@ -236,6 +237,9 @@ async function select(row, { fit = true } = {}) {
       if (top < list.scrollTop || hitchRow.offsetTop + hitchRow.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = Math.max(0, top);
     }
   }
+  // Whether the selected frame's spans were on screen before these panels were rendered
+  // (tests: the panels wait for them).
+  document.body.dataset.panelsAfterSpans = String(timeline.canvas.dataset.paintedRow === String(row));
   document.body.dataset.selectedRow = String(row);
 }
 

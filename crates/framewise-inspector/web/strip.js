@@ -233,25 +233,39 @@ export class Strip {
     this.draw();
   }
 
+  /**
+   * Draws once the current task's script is done (a microtask): a selection changes the
+   * selected row and then the timeline's view, and the strip is drawn once for both, after
+   * the timeline has asked for its frames.
+   */
+  redraw() {
+    if (this.redrawQueued) return;
+    this.redrawQueued = true;
+    queueMicrotask(() => {
+      this.redrawQueued = false;
+      this.draw();
+    });
+  }
+
   setSelected(row) {
     this.selected = row;
-    this.draw();
+    this.redraw();
   }
 
   setRange(range) {
     this.range = range;
-    this.draw();
+    this.redraw();
   }
 
   /** The rows the timeline shows: a bar over them, above the strip. */
   setView(rows) {
     this.view = rows;
-    this.draw();
+    this.redraw();
   }
 
   setPinned(row) {
     this.pinned = row;
-    this.draw();
+    this.redraw();
   }
 
   pointerDown(event) {

@@ -9,7 +9,7 @@
 // Hover names a span; a click on one opens its detail and selects its frame; a click between
 // spans selects the frame under the pointer.
 
-import { clip, fitCanvas, fmtCount, fmtNs, nameColour, nsExact, palette, showTooltip } from "./api.js";
+import { afterNextPaint, clip, fitCanvas, fmtCount, fmtNs, nameColour, nsExact, palette, showTooltip } from "./api.js";
 import { tickLabel, tickStep } from "./ticks.js";
 import { WindowCache, spanOf } from "./window.js";
 
@@ -54,7 +54,11 @@ export class Timeline {
       this.pointer = null; // W/S zoom at the centre again
     });
     canvas.addEventListener("dblclick", () => this.fit());
-    new ResizeObserver(() => this.width && this.draw()).observe(canvas);
+    // Redrawn when its width changes; its height is the draw's own doing (the lanes'), and
+    // redrawing for it drew every such selection twice.
+    new ResizeObserver(([entry]) => {
+      if (this.width && Math.max(1, Math.floor(entry.contentRect.width)) !== this.width) this.draw();
+    }).observe(canvas);
   }
 
   setStrip(strip) {
@@ -269,12 +273,18 @@ export class Timeline {
       return lane;
     });
     const counterTop = height + LANE_GAP;
-    height = counterTop + counters.length * COUNTER + 4;
-    const { context: g, width } = fitCanvas(this.canvas, Math.max(height, RULER + FRAMES + 60));
+    height = Math.max(counterTop + counters.length * COUNTER + 4, RULER + FRAMES + 60);
+    // While the view's spans load, the canvas keeps the height it had: shrinking it to the
+    // empty lanes and growing it back when they arrive moved everything under it twice a
+    // selection (the page laid out and repainted below the timeline each time).
+    const loading = !complete && this.loadError === null && rows.to - rows.from <= MAX_SPAN_FRAMES;
+    if (loading && this.shownHeight) height = Math.max(height, this.shownHeight);
+    this.shownHeight = height;
+    const { context: g, width } = fitCanvas(this.canvas, height);
     this.width = width;
     g.font = "11px system-ui, sans-serif";
     g.textBaseline = "middle";
-    this.drawFrames(g, rows, colours, Math.max(height, RULER + FRAMES + 60));
+    this.drawFrames(g, rows, colours, height);
     let drawn = 0;
     const drawnRows = new Set();
     for (const { track, top } of this.layout) {
@@ -341,6 +351,27 @@ export class Timeline {
     c.drawnRows = JSON.stringify([...drawnRows].sort((a, b) => a - b));
     c.layout = JSON.stringify({ gutter: GUTTER, row: ROW, tops: this.layout.map((lane) => lane.top), counterTop, counter: COUNTER });
     c.drawMs = (performance.now() - started).toFixed(2);
+    if (this.selected !== null && complete && chunks.length > 0 && rows.from <= this.selected && this.selected < rows.to) this.markPainted(this.selected);
+  }
+
+  /**
+   * Marks the moment the selected frame's spans are on screen (`afterNextPaint`):
+   * `data-painted-row` and `data-painted-at` (performance.now(), ms) are the figures
+   * docs/PERFORMANCE.md measures, and a user-timing mark the same moment in a trace.
+   */
+  markPainted(row) {
+    // A redraw of the same row before that paint (a resize observed in the same rendering
+    // update) is on screen at the same moment: the mark already pending stands for it.
+    if (this.pendingPaint === row) return;
+    this.pendingPaint = row;
+    afterNextPaint().then(() => {
+      if (this.pendingPaint !== row) return; // another row drawn since: its own mark follows
+      this.pendingPaint = null;
+      this.canvas.dataset.paintedAt = performance.now().toFixed(1);
+      this.canvas.dataset.paintedRow = String(row);
+      performance.clearMarks("framewise:spans-painted"); // one mark kept, not one per draw
+      performance.mark("framewise:spans-painted");
+    });
   }
 
   /** A span's colour by name (a pass a little darker), computed once per name. */

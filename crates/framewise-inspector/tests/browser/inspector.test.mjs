@@ -28,6 +28,7 @@ import { checkIssues } from "./issues.mjs";
 import { checkTimeline, goTo } from "./timeline.mjs";
 import { checkComparison } from "./compare.mjs";
 import { takeShots } from "./shots.mjs";
+import { checkSelection } from "./selection.mjs";
 import { runLoading } from "./loading.mjs";
 
 const args = process.argv.slice(2);
@@ -237,6 +238,10 @@ async function run(browserContext) {
   const rangeStats = await api("stats", { from, to });
   sameMs(await page.textContent("#stat-frame-p50"), rangeStats.frame.p50, `frame p50 over rows ${from}–${to}`);
 
+  // A selection's spans are on screen before the panels that follow it are rendered, and
+  // overlapping selections leave every panel on the last one.
+  const selectionSummary = await checkSelection(page, api, capture, clicked, problems);
+
   // Search: `/`, a scope's name, its longest run a click (or Enter) away.
   const searchSummary = await checkSearch(page, api, capture, strip, Number(await page.getAttribute("body", "data-selected-row")), problems);
 
@@ -307,7 +312,7 @@ async function run(browserContext) {
     check(errors.length === 0, `with ${label}: page error ${errors[0]}`);
     await tokenPage.close();
   }
-  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, opened on row ${opening}, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows, ${sortedScopes} scopes sorted and filtered, ${flameSummary}, ${searchSummary}, ${issuesSummary}, ${timelineSummary}, ${comparisonSummary}${shots}`;
+  return `${capture.frame_count} frames, ${hitches.hitches.length} hitches, opened on row ${opening}, ${lanes.length} lanes in row ${row}, ${compareRows} comparison rows, ${sortedScopes} scopes sorted and filtered, ${flameSummary}, ${selectionSummary}, ${searchSummary}, ${issuesSummary}, ${timelineSummary}, ${comparisonSummary}${shots}`;
 }
 
 /** `--follow`: a capture being written; the strip must grow as frames land, until closed. */

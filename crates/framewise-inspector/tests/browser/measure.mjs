@@ -27,6 +27,67 @@ const chromiumPath = process.env.FRAMEWISE_CHROMIUM ?? execFileSync("sh", ["-c",
 // FRAMEWISE_MEASURE_PROFILE=1: each frame selection is sampled by chromium's profiler, and
 // the functions that held the page's main thread longest are printed (self time).
 const PROFILE = Boolean(process.env.FRAMEWISE_MEASURE_PROFILE);
+// FRAMEWISE_MEASURE_TRACE=1: each frame selection is traced (chromium's "devtools.timeline"
+// category, what DevTools' Performance panel records), and the renderer main thread's time
+// from the input event to the spans on screen is printed by kind: scripts, style recalculation
+// (UpdateLayoutTree), layout, pre-paint, paint, layerize, commit; layouts forced by a script
+// are counted with the function that forced them.
+const TRACE = Boolean(process.env.FRAMEWISE_MEASURE_TRACE);
+
+/** Starts a trace on `session`; the returned function stops it and resolves to its events. */
+async function startTrace(session) {
+  const events = [];
+  session.on("Tracing.dataCollected", ({ value }) => events.push(...value));
+  const complete = new Promise((resolve) => session.once("Tracing.tracingComplete", resolve));
+  await session.send("Tracing.start", {
+    transferMode: "ReportEvents",
+    traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing"] },
+  });
+  return async () => {
+    await session.send("Tracing.end");
+    await complete;
+    return events;
+  };
+}
+
+/**
+ * The renderer main thread's time by kind (the top-level tasks' total, and inside them each
+ * kind's own), from the first input event (keydown or a pointer's) of `events` on.
+ */
+function traceSummary(events) {
+  const isInput = (e) => e.ph === "X" && e.name === "EventDispatch" && /^(keydown|pointerup)$/.test(e.args?.data?.type ?? "");
+  const input = events.find(isInput);
+  if (!input) return "no input event in the trace";
+  const painted = events.find((e) => e.name === "framewise:spans-painted" && e.pid === input.pid && e.ts > input.ts);
+  const onMain = events.filter((e) => e.pid === input.pid && e.tid === input.tid && e.ph === "X" && e.dur !== undefined);
+  const from = input.ts;
+  const until = painted ? painted.ts : Infinity;
+  const kinds = ["RunTask", "FunctionCall", "EventDispatch", "TimerFire", "FireAnimationFrame", "v8.run", "UpdateLayoutTree", "Layout", "PrePaint", "Paint", "PaintImage", "Layerize", "UpdateLayer", "Commit", "HitTest", "ParseAuthorStyleSheet", "ResourceReceivedData"];
+  const total = new Map();
+  const count = new Map();
+  const forced = new Map();
+  let last = from;
+  for (const e of onMain) {
+    if (e.ts < from || e.ts >= until) continue;
+    last = Math.max(last, Math.min(until, e.ts + e.dur));
+    if (!kinds.includes(e.name)) continue;
+    total.set(e.name, (total.get(e.name) ?? 0) + e.dur / 1000);
+    count.set(e.name, (count.get(e.name) ?? 0) + 1);
+    const stack = e.args?.beginData?.stackTrace;
+    if ((e.name === "Layout" || e.name === "UpdateLayoutTree") && stack?.length) {
+      const key = `${e.name} by ${stack[0].functionName || "(anonymous)"} (${stack[0].url.split("/").pop()}:${stack[0].lineNumber})`;
+      forced.set(key, (forced.get(key) ?? 0) + e.dur / 1000);
+    }
+  }
+  if (process.env.FRAMEWISE_MEASURE_TRACE === "all") {
+    const byName = new Map();
+    for (const e of onMain) if (e.ts >= from && e.ts < until) byName.set(e.name, (byName.get(e.name) ?? 0) + e.dur / 1000);
+    console.log(`    every event: ${[...byName].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([n, ms]) => `${n} ${ms.toFixed(1)}`).join(", ")}`);
+  }
+  const parts = kinds.filter((k) => total.has(k)).map((k) => `${k} ${total.get(k).toFixed(1)} ms ×${count.get(k)}`);
+  const forcedParts = [...forced].map(([k, ms]) => `${k} ${ms.toFixed(1)} ms`);
+  return `${((last - from) / 1000).toFixed(1)} ms traced from the input ${painted ? "to the spans on screen" : "on (no spans-painted mark)"}: ${parts.join(", ")}${forcedParts.length ? `; forced by scripts: ${forcedParts.join(", ")}` : "; no layout forced by a script"}`;
+}
 
 /** A CPU profile's heaviest functions by self time: "name (file:line) ms", the top 12. */
 function selfTimes(profile) {
@@ -54,7 +115,11 @@ const data = (page) => page.evaluate(() => ({ ...document.getElementById("timeli
  */
 async function timedSelect(page, action, row) {
   await page.evaluate(() => {
-    delete document.getElementById("timeline").dataset.loadMs;
+    const t = document.getElementById("timeline").dataset;
+    delete t.loadMs;
+    delete t.paintedAt;
+    delete t.paintedRow;
+    window.inputAt = undefined;
     performance.clearResourceTimings();
   });
   const before = await page.getAttribute("body", "data-selected-row");
@@ -69,12 +134,24 @@ async function timedSelect(page, action, row) {
       if (document.body.dataset.selectedRow !== String(r) || !d.rows || !JSON.parse(d.drawnRows).includes(r)) return false;
       const [a, b] = JSON.parse(d.rows);
       const [v0, v1] = document.getElementById("strip").dataset.view.split("-").map(Number);
-      return a <= v0 && v1 <= b;
+      return a <= v0 && v1 <= b && d.paintedRow === String(r);
     },
     row,
     { timeout: 60_000 },
   );
-  return [row, await data(page)];
+  const d = await data(page);
+  // From the input event (its own time stamp: when the key or the button went down/up, before
+  // any of the page's handlers ran) to the selected frame's spans on screen (the task after
+  // the rendering update that followed their draw: see `markPainted` in web/timeline.js).
+  const inputAt = await page.evaluate(() => window.inputAt);
+  d.screenMs = inputAt === undefined ? undefined : (Number(d.paintedAt) - inputAt).toFixed(1);
+  // Where that went: the input to the timeline's ask for its frames, the ask to its draw
+  // (fetch, decode, draw: `loadMs`), the draw to the screen.
+  if (inputAt !== undefined && d.loadAt !== undefined && d.loadMs !== undefined) {
+    const asked = Number(d.loadAt) - inputAt;
+    d.split = `input → ask ${asked.toFixed(1)}, → drawn ${(asked + Number(d.loadMs)).toFixed(1)}, → on screen ${d.screenMs}`;
+  }
+  return [row, d];
 }
 
 /**
@@ -109,7 +186,14 @@ async function one(context, run) {
   await page.goto(address);
   await page.waitForSelector("body[data-ready='1']", { timeout: 120_000 });
   const count = await page.evaluate(async () => (await (await import("/app/api.js")).get("capture")).frame_count);
-  console.log(`run ${run}: page ready in ${Date.now() - started} ms, ${count} frames`);
+  // The capture's load behind the page is finished first (it shares the cores), and the input
+  // events' time stamps are kept (capture phase: before the page's own handlers).
+  await page.evaluate(async () => {
+    const { get } = await import("/app/api.js");
+    while ((await get("loading")).state !== "ready") await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const type of ["keydown", "pointerup"]) window.addEventListener(type, (event) => (window.inputAt = event.timeStamp), { capture: true });
+  });
+  console.log(`run ${run}: page ready in ${Date.now() - started} ms, ${count} frames, the capture loaded`);
   // Each selection is made on a page at rest: what the page still does after it is ready
   // (the flame graph of the frame it opened on, the neighbours fetched ahead) is done first.
   const settle = () => page.waitForLoadState("networkidle").then(() => page.waitForTimeout(300));
@@ -122,15 +206,21 @@ async function one(context, run) {
       await profiler.send("Profiler.setSamplingInterval", { interval: 100 });
       await profiler.send("Profiler.start");
     }
+    const tracer = TRACE ? await page.context().newCDPSession(page) : null;
+    const stopTrace = tracer ? await startTrace(tracer) : null;
     await settle();
     const [r, d] = await timedSelect(page, action, row);
+    if (stopTrace) {
+      console.log(`    trace: ${traceSummary(await stopTrace())}`);
+      await tracer.detach();
+    }
     if (profiler) {
       const { profile } = await profiler.send("Profiler.stop");
       console.log(`    main thread, by self time: ${selfTimes(profile)}`);
       await profiler.detach();
     }
     const fetched = d.loadMs === undefined ? "nothing fetched (its frames were)" : `${d.loadRows} rows fetched, fetch + decode + draw ${d.loadMs} ms`;
-    console.log(`  frame ${label} (row ${r}): ${d.drawnSpans} spans drawn, ${fetched} (draw alone ${d.drawMs} ms)`);
+    console.log(`  frame ${label} (row ${r}): input → spans on screen ${d.screenMs} ms${d.split ? ` (${d.split})` : ""}; ${d.drawnSpans} spans drawn, ${fetched} (draw alone ${d.drawMs} ms)`);
     const requests = await requestsOf(page);
     if (requests) console.log(`    ${requests}`);
   };
