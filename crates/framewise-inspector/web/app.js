@@ -211,15 +211,19 @@ async function select(row, { fit = true } = {}) {
   strip.setSelected(row);
   timeline.select(row, state.range, { fit });
   detail.setSelected(row);
+  // The timeline's spans first (a frame's spans is what a selection is for): the panels'
+  // documents are asked for once they are drawn (asked for beside them, the server decoded
+  // the frame for them while the page waited for its spans), and rendered once they are on
+  // screen (rendered in the same task as the draw, their DOM was laid out and painted before
+  // the spans' pixels). A selection overtaken meanwhile asks for nothing.
+  await timeline.drawn();
+  if (seq !== state.selectSeq) return;
   const comparing = state.pinned !== null && state.pinned !== row;
   const [frame, structure, compare] = await Promise.all([
     get("frame", { row }),
     get("structure", { row }),
     comparing ? get("compare", { a: state.pinned, b: row }) : null,
-    // The timeline's spans first: the panels below wait until its pixels are on screen (a
-    // frame's spans is what a selection is for), not the other way round. Rendered in the
-    // same task as the draw, their DOM would be laid out and painted before the spans are.
-    timeline.drawn().then(afterNextPaint),
+    afterNextPaint(),
   ]);
   if (seq !== state.selectSeq) return;
   flame.changed("frame");

@@ -207,6 +207,18 @@ export class Timeline {
         this.canvas.dataset.loadRows = String(cold);
       }
     }
+    this.prefetch(rows);
+  }
+
+  /**
+   * The neighbours of the rows in view, as far again either side, fetched at low priority
+   * once the view is on screen (their answer, decoded sooner, held the page's thread before
+   * the view's pixels); not if another view was asked for meanwhile.
+   */
+  async prefetch(rows) {
+    const seq = this.seq;
+    await afterNextPaint();
+    if (seq !== this.seq) return;
     const pad = Math.max(8, rows.to - rows.from);
     this.cache.load(Math.max(0, rows.from - pad), Math.min(this.count, rows.to + pad), "low").catch(() => {});
   }
