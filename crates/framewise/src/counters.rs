@@ -8,7 +8,7 @@
 //! absent, because nothing was measured.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, Ordering};
-use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
+use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use framewise_format::model::{CounterKind, CounterValue, SymId};
 
@@ -23,6 +23,9 @@ pub struct CounterSlot {
     touched: AtomicBool,
     id: SymId,
     kind: CounterKind,
+    /// The slot named after this one: the slots form a list in creation order, which frame
+    /// close walks without taking the registry's lock.
+    next: OnceLock<&'static CounterSlot>,
 }
 
 impl CounterSlot {
@@ -59,8 +62,17 @@ impl CounterSlot {
     }
 }
 
-/// Every counter slot ever named, in creation order.
+/// Every counter slot ever named, in creation order (taken to name a counter).
 static SLOTS: LazyLock<Mutex<Vec<&'static CounterSlot>>> = LazyLock::new(Mutex::default);
+
+/// The first slot named: the head of the list the slots' `next` links, set once.
+static FIRST: OnceLock<&'static CounterSlot> = OnceLock::new();
+
+/// Every slot, in creation order, without the registry's lock: a slot is linked (with
+/// release ordering, by `OnceLock`) only once it is complete, and never unlinked.
+fn each_slot() -> impl Iterator<Item = &'static CounterSlot> {
+    std::iter::successors(FIRST.get().copied(), |slot| slot.next.get().copied())
+}
 
 fn slots() -> MutexGuard<'static, Vec<&'static CounterSlot>> {
     SLOTS.lock().unwrap_or_else(PoisonError::into_inner)
@@ -79,7 +91,17 @@ fn slot_for(name: &str, kind: CounterKind) -> &'static CounterSlot {
         touched: AtomicBool::new(false),
         id,
         kind,
+        next: OnceLock::new(),
     }));
+    // Linked while the registry's lock is held, so links are made one at a time, in order.
+    match slots.last() {
+        Some(last) => {
+            let _ = last.next.set(slot);
+        }
+        None => {
+            let _ = FIRST.set(slot);
+        }
+    }
     slots.push(slot);
     slot
 }
@@ -92,9 +114,10 @@ pub(crate) fn reset_all() {
     }
 }
 
-/// Appends this frame's value of every counter touched in the session, resetting sums.
+/// Appends this frame's value of every counter touched in the session, resetting sums. Takes
+/// no lock: the slots are walked through their links.
 pub(crate) fn collect(out: &mut Vec<CounterValue>) {
-    for slot in slots().iter() {
+    for slot in each_slot() {
         if !slot.touched.load(Ordering::Relaxed) {
             continue;
         }
