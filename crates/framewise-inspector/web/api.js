@@ -267,9 +267,17 @@ export function nameColour(name, lightness = 62) {
 /** `text`, cut with "…" to fit `room` CSS pixels in the canvas context `g` ("" when nothing fits). */
 export function clip(g, text, room) {
   if (g.measureText(text).width <= room) return text;
-  let end = text.length;
-  while (end > 1 && g.measureText(`${text.slice(0, end)}…`).width > room) end--;
-  return end > 1 ? `${text.slice(0, end)}…` : "";
+  // The longest prefix that fits with its "…", by bisection: a few measurements rather than
+  // one per character dropped (a timeline of a thousand labelled spans measured thousands).
+  const fits = (end) => g.measureText(`${text.slice(0, end)}…`).width <= room;
+  let lo = 1; // the longest prefix known to fit, or 1 when none is known to
+  let hi = text.length - 1; // the longest prefix that may fit
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo > 1 && fits(lo) ? `${text.slice(0, lo)}…` : "";
 }
 
 /** Shows `tooltip` (the page's tooltip box) with `text`, beside the pointer over `canvas`. */

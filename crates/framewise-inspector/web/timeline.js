@@ -158,8 +158,9 @@ export class Timeline {
     const centre =
       span >= last - first + 2 * margin ? (first + last) / 2 : Math.min(Math.max(wanted, first - margin + span / 2), last + margin - span / 2);
     this.view = { from: centre - span / 2, to: centre + span / 2 };
-    this.draw();
+    // The frames the view lacks are asked for first, then the view is drawn with what it has.
     this.ensuring = this.ensure();
+    this.draw();
   }
 
   /**
