@@ -16,7 +16,7 @@
 //! command = ["framewise", "demo", "--quiet"]
 //! frames = 600              # measured frames per run
 //! warmup = 120              # frames run first and discarded
-//! runs = 5                  # at least 3
+//! runs = 5                  # 3 to 1000
 //! seed = 1                  # FRAMEWISE_SEED
 //! fixed_dt = 0.016666       # FRAMEWISE_FIXED_DT, seconds
 //! resolution = "1280x720"   # FRAMEWISE_RESOLUTION
@@ -83,6 +83,10 @@ pub const DEFAULT_FRAMES: u64 = 600;
 pub const DEFAULT_WARMUP: u64 = 120;
 /// Runs when `[bench.NAME]` does not say (the 95% power target needs 5).
 pub const DEFAULT_RUNS: u32 = 5;
+/// The most runs a bench may ask for: each run starts the program anew, and a thousand runs
+/// of the default 720 frames already take hours at 60 Hz (a larger number is a typo, not a
+/// workload).
+pub const MAX_RUNS: u32 = 1000;
 
 /// A `[bench.NAME]` table.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,6 +126,11 @@ fn bench_config(raw: &BenchSection) -> Result<BenchConfig, String> {
         return Err(format!(
             "`runs` = {runs}: a bench needs at least {} runs to be compared",
             framewise_analysis::bench::MIN_RUNS
+        ));
+    }
+    if runs > MAX_RUNS {
+        return Err(format!(
+            "`runs` = {runs}: at most {MAX_RUNS} runs (each run starts the program anew)"
         ));
     }
     let frames = raw.frames.unwrap_or(DEFAULT_FRAMES);

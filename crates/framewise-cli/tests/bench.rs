@@ -148,6 +148,15 @@ fn usage_errors_are_one_line_and_exit_4() {
     for (args, needle) in [
         (vec!["bench", "smokey"], "did you mean smoke?"),
         (vec!["bench", "smoke", "--runs", "2"], "at least 3 runs"),
+        (
+            vec!["bench", "smoke", "--runs", "1001"],
+            "at most 1000 runs",
+        ),
+        (
+            vec!["bench", "smoke", "--runs", "4294967295"],
+            "at most 1000 runs",
+        ),
+        (vec!["bench", "smoke", "--frames", "0"], "above 0"),
         (vec!["bench"], "name a bench"),
         (vec!["bench", "--name", "x"], "add -- COMMAND"),
         (vec!["bench", "--name", "a/b", "--", "true"], "bench name"),
@@ -169,6 +178,16 @@ fn usage_errors_are_one_line_and_exit_4() {
         let line = run.one_error_line();
         assert!(line.contains(needle), "{args:?}: {line}");
     }
+    dir.write(
+        "framewise.toml",
+        "[bench.x]\ncommand = [\"a\"]\nruns = 100000\n",
+    );
+    let run = dir.run(&["bench", "x"]).expect(4);
+    assert!(
+        run.one_error_line().contains("at most 1000 runs"),
+        "{}",
+        run.stderr
+    );
     dir.write("framewise.toml", "[bench.x]\ncommand = [\"a\"]\nrun = 3\n");
     let run = dir.run(&["bench", "x"]).expect(4);
     assert!(

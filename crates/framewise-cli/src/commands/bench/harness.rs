@@ -179,7 +179,7 @@ fn progress_bar(plan: &Plan) -> Option<ProgressBar> {
     }
     let per_run = plan.settings.warmup + plan.settings.frames;
     let bar = ProgressBar::with_draw_target(
-        Some(per_run * u64::from(plan.settings.runs)),
+        Some(per_run.saturating_mul(u64::from(plan.settings.runs))),
         ProgressDrawTarget::hidden(),
     );
     if let Ok(style) =

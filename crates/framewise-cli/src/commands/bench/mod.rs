@@ -51,7 +51,7 @@ pub struct Args {
     /// Warm-up frames per run, run and discarded (overrides the bench's `warmup`).
     #[arg(long, value_name = "N")]
     pub warmup: Option<u64>,
-    /// Runs (at least 3; overrides the bench's `runs`).
+    /// Runs (3 to 1000; overrides the bench's `runs`).
     #[arg(long, value_name = "N")]
     pub runs: Option<u32>,
     /// `--compare A B`: compare two bench result files; `NAME --compare last`: run NAME and
@@ -217,6 +217,13 @@ fn check_settings(s: &BenchSettings) -> anyhow::Result<()> {
             "--runs {}: a bench needs at least {} runs to be compared",
             s.runs,
             bench::MIN_RUNS
+        );
+    }
+    if s.runs > config::MAX_RUNS {
+        bail!(
+            "--runs {}: at most {} runs (each run starts the program anew)",
+            s.runs,
+            config::MAX_RUNS
         );
     }
     Ok(())
