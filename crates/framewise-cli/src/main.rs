@@ -22,6 +22,7 @@ mod ledger;
 mod list;
 mod output;
 mod table;
+mod usage;
 
 /// Exit code for an infrastructure or usage error (docs/CONCEPTS.md, "Exit codes": the codes are API).
 pub const EXIT_ERROR: u8 = 4;
@@ -132,32 +133,9 @@ pub(crate) fn run_verb<const N: usize>(argv: [&str; N]) -> anyhow::Result<u8> {
 #[global_allocator]
 static ALLOCATOR: framewise_demo::CountingAlloc = framewise_demo::CountingAlloc::new();
 
-/// Clap's error, folded onto one line: the message, then the usage in parentheses.
-fn usage_line(err: &clap::Error) -> String {
-    let text = err.render().to_string();
-    let (message, usage) = match text.split_once("Usage:") {
-        Some((m, u)) => (m, u.lines().next().unwrap_or("").trim()),
-        None => (text.as_str(), ""),
-    };
-    let message = message
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let message = message
-        .strip_prefix("error: ")
-        .unwrap_or(&message)
-        .to_owned();
-    if usage.is_empty() {
-        message
-    } else {
-        format!("{message} (usage: {usage})")
-    }
-}
-
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(err) => {
             use clap::error::ErrorKind;
@@ -177,7 +155,7 @@ fn main() -> ExitCode {
                     ExitCode::from(EXIT_ERROR)
                 }
                 _ => {
-                    eprintln!("framewise: usage error: {}", usage_line(&err));
+                    eprintln!("framewise: usage error: {}", usage::usage_line(&err, &argv));
                     ExitCode::from(EXIT_ERROR)
                 }
             };

@@ -194,6 +194,54 @@ fn usage_errors_exit_4_on_one_line() {
 }
 
 #[test]
+fn every_usage_error_carries_the_verbs_usage() {
+    let dir = Dir::new();
+    write_game(&dir.path("a.sgpt"), &Game::default());
+    // A value clap's parser refuses (`--top 0`) renders no usage of its own: it gets the
+    // verb's, as every other usage error does, and clap's "For more information" goes.
+    for args in [
+        vec!["summarize", "a.sgpt", "--top", "0"],
+        vec!["hitches", "a.sgpt", "--top", "-3"],
+        vec!["summarize", "a.sgpt", "--top", "99999999999999999999999"],
+        vec!["summarize", "a.sgpt", "--bogus"],
+    ] {
+        let run = dir.run(&args).expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.starts_with("framewise: usage error: ")
+                && line.contains(&format!("(usage: framewise {} ", args[0]))
+                && line.ends_with("<FILE>)"),
+            "{args:?}: {line}"
+        );
+        assert!(!line.contains("For more information"), "{line}");
+    }
+}
+
+#[test]
+fn an_unknown_verb_that_means_one_of_ours_names_it() {
+    let dir = Dir::new();
+    // Clap's spelling tip would say `report` for `export`; the verb that exports is `trace`.
+    for (word, verb) in [
+        ("export", "trace"),
+        ("compare", "diff"),
+        ("stats", "summarize"),
+    ] {
+        let run = dir.run(&[word, "a.sgpt"]).expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.contains(&format!("tip: the verb for that is '{verb}': ")),
+            "{word}: {line}"
+        );
+        assert!(!line.contains("'report'"), "{line}");
+    }
+    // A misspelt verb keeps clap's spelling tip.
+    let run = dir.run(&["summarise", "a.sgpt"]).expect(4);
+    assert!(run.one_error_line().contains("summarize"), "{}", run.stderr);
+    let run = dir.run(&["hitchs", "a.sgpt"]).expect(4);
+    assert!(run.one_error_line().contains("'hitches'"), "{}", run.stderr);
+}
+
+#[test]
 fn help_and_version_exit_0() {
     let dir = Dir::new();
     let run = dir.run(&["--help"]).expect(0);
