@@ -3,10 +3,17 @@
 //
 //   node measure.mjs URL [RUNS]
 //
-// Each run opens the page afresh (nothing fetched yet) and prints:
+// Each run opens the page afresh (nothing fetched yet), waits until the server has loaded
+// the capture (`/api/loading` says "ready": its load behind the page shares the cores), and
+// prints:
 // - "frame": a frame selected far from any frame seen (End, Home, a click in the middle of
-//   the strip): the timeline's own figure from asking for its frames not yet fetched to
-//   their pixels (fetch, decode, draw), the rows it fetched and the spans drawn;
+//   the strip): from the input event (its time stamp: the key down, the button up) to the
+//   frame's spans on screen (the page's `data-painted-at`: the first task after the
+//   rendering update that followed their draw, web/timeline.js), split into the input to the
+//   timeline's ask for its frames, to their draw, to the screen; and the timeline's older
+//   figure, from its ask to the end of its draw (fetch, decode, draw: the script's work
+//   only, without the browser's style, layout, paint and commit after it), the rows it
+//   fetched and the spans drawn;
 // - "zoom": S pressed from that frame until 200 frames or more are in view: the slowest
 //   step that had to fetch (the view's neighbours are fetched ahead, so most need nothing);
 // - "window": 200 rows never fetched (a quarter into the capture), fetched and decoded with
