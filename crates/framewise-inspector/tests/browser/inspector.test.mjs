@@ -28,7 +28,7 @@ import { checkIssues } from "./issues.mjs";
 import { checkTimeline, goTo } from "./timeline.mjs";
 import { checkComparison } from "./compare.mjs";
 import { takeShots } from "./shots.mjs";
-import { checkSelection } from "./selection.mjs";
+import { checkLoadingHeight, checkSelection } from "./selection.mjs";
 import { runLoading } from "./loading.mjs";
 
 const args = process.argv.slice(2);
@@ -240,7 +240,7 @@ async function run(browserContext) {
 
   // A selection's spans are on screen before the panels that follow it are rendered, and
   // overlapping selections leave every panel on the last one.
-  const selectionSummary = await checkSelection(page, api, capture, clicked, problems);
+  const selectionSummary = `${await checkSelection(page, api, capture, clicked, problems)}; ${await checkLoadingHeight(browserContext, base, capture)}`;
 
   // Search: `/`, a scope's name, its longest run a click (or Enter) away.
   const searchSummary = await checkSearch(page, api, capture, strip, Number(await page.getAttribute("body", "data-selected-row")), problems);

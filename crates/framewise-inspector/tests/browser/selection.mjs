@@ -1,8 +1,10 @@
 // What follows a selection: the timeline's spans are on screen first, and the panels that
 // follow the selected frame (caption, structure, flame graph, the hitch list's mark) are
-// rendered after them, for the frame selected last even when several selections overlap.
+// rendered after them, for the frame selected last even when several selections overlap;
+// while a selection's frames load, the timeline keeps its height (the page under it does
+// not move).
 
-import { TIMEOUT_MS, check, waitFor } from "./lib.mjs";
+import { TIMEOUT_MS, check, waitFor, watchedPage } from "./lib.mjs";
 
 /** The panels' view of the selected frame, read from the page. */
 async function panels(page) {
@@ -67,4 +69,48 @@ export async function checkSelection(page, api, capture, from, problems) {
   await checkPanels(page, api, target, `${presses} presses of ${step} in a row`);
 
   return `panels after the spans: ${far === last ? "End" : "Home"} and ${presses} overlapping presses`;
+}
+
+/**
+ * On a fresh page (nothing fetched but the opening view and its neighbours), End or Home
+ * (the end away from the opening row) with /api/window answering 300 ms late: every height the timeline's canvas takes meanwhile (a
+ * ResizeObserver's, each rendering update) is at least the smaller of its heights before
+ * and after, and that end's spans arrive.
+ */
+export async function checkLoadingHeight(browserContext, base, capture) {
+  const { page, problems } = await watchedPage(browserContext);
+  try {
+    await page.goto(base.href);
+    await waitFor(page, "body[data-ready='1']", "the first render", problems);
+    await page.waitForLoadState("networkidle");
+    // The end away from the opening row: its frames are not fetched yet.
+    const last = capture.frame_count - 1;
+    const opened = Number(await page.getAttribute("body", "data-selected-row"));
+    const [key, target] = opened < last / 2 ? ["End", last] : ["Home", 0];
+    const before = await page.evaluate(() => {
+      const canvas = document.getElementById("timeline");
+      window.timelineHeights = [];
+      new ResizeObserver(([entry]) => window.timelineHeights.push(entry.contentRect.height)).observe(canvas);
+      return canvas.getBoundingClientRect().height;
+    });
+    let delayed = 0;
+    await page.route("**/api/window?**", async (route) => {
+      delayed++;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await route.continue();
+    });
+    await page.focus("#strip");
+    await page.keyboard.press(key);
+    await waitFor(page, `body[data-selected-row='${target}']`, `${key} with late frames`, problems);
+    await page.waitForFunction((r) => document.getElementById("timeline").dataset.paintedRow === String(r), target, { timeout: TIMEOUT_MS });
+    const { heights, after } = await page.evaluate(() => ({ heights: window.timelineHeights, after: document.getElementById("timeline").getBoundingClientRect().height }));
+    await page.unrouteAll({ behavior: "wait" });
+    check(delayed > 0, `${key} fetched nothing: the check of the timeline's height while loading saw no load`);
+    const floor = Math.min(before, after);
+    check(heights.every((h) => h >= floor - 0.5), `while ${key}'s frames loaded the timeline's height went to ${Math.min(...heights)} px (before ${before}, after ${after})`);
+    check(problems.length === 0, problems[0]);
+    return `the timeline kept its height (${before} → ${after} px) while ${key}'s frames came 300 ms late`;
+  } finally {
+    await page.close();
+  }
 }
