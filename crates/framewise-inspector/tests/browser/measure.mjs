@@ -48,7 +48,7 @@ async function startTrace(session) {
   const complete = new Promise((resolve) => session.once("Tracing.tracingComplete", resolve));
   await session.send("Tracing.start", {
     transferMode: "ReportEvents",
-    traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing"] },
+    traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "disabled-by-default-devtools.timeline.stack", "blink.user_timing"] },
   });
   return async () => {
     await session.send("Tracing.end");
