@@ -88,7 +88,11 @@ pub(crate) struct ThreadBuffer {
     dropped: AtomicU64,
     /// The thread has exited: drain it once more, then forget it.
     retired: AtomicBool,
-    consumer: Mutex<Consumer>,
+    /// In lines of its own: the writer locks and writes it at every drain, and the fields
+    /// every event reads (`slots`, `mask`) must not share a line with it, or each thread's
+    /// first events after a drain would wait for the line to come back from the writer's
+    /// core.
+    consumer: Padded<Mutex<Consumer>>,
 }
 
 // SAFETY: `slots` and `producer` are written only by the owning thread (the producer) and
@@ -120,12 +124,12 @@ impl ThreadBuffer {
             tail: Padded(AtomicU64::new(0)),
             dropped: AtomicU64::new(0),
             retired: AtomicBool::new(false),
-            consumer: Mutex::new(Consumer {
+            consumer: Padded(Mutex::new(Consumer {
                 carried: Vec::with_capacity(64),
                 open: Vec::with_capacity(64),
                 dropped_seen: 0,
                 last_ticks: 0,
-            }),
+            })),
         }
     }
 
@@ -237,7 +241,10 @@ impl ThreadBuffer {
     }
 
     fn consumer(&self) -> MutexGuard<'_, Consumer> {
-        self.consumer.lock().unwrap_or_else(PoisonError::into_inner)
+        self.consumer
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Forgets everything recorded so far (session start). Spans open on the thread will
