@@ -7,9 +7,39 @@ use framewise_demo::Schedule;
 
 const FRAMES: &str = "300";
 
+/// Runs of the demo before the hitch checks fail. The injected hitches are real work of
+/// fixed size, judged by the hitch rule against twice the rolling median of the frames
+/// before them, and the machine's load inflates that median: the render is spread over
+/// worker threads that each wait for a core, so on a loaded machine the frames around a
+/// hitch can stretch more than the injected work does. At load 11 on two cores, a 300-frame
+/// run's spawn wave took 59.8 ms against a bar of 56.7 ms; a few milliseconds more of
+/// someone else's work and the hitch falls under the bar. Such a run proves nothing either
+/// way, so the demo runs again; a product that misses or misnames an injected hitch fails
+/// every run.
+const ATTEMPTS: usize = 3;
+
 #[test]
 fn the_demo_records_explains_and_names_each_hitch_by_its_cause() {
-    let dir = Dir::new();
+    let mut misses = Vec::new();
+    for attempt in 1..=ATTEMPTS {
+        let dir = Dir::new();
+        the_demo_records_and_explains(&dir);
+        let named =
+            the_incident_log_names_the_injected_hitches(&dir).and_then(|()| hitches_names(&dir));
+        match named {
+            Ok(()) => return,
+            Err(miss) => misses.push(format!("run {attempt}: {miss}")),
+        }
+    }
+    panic!(
+        "in each of {ATTEMPTS} runs an injected hitch was missed or misnamed:\n{}",
+        misses.join("\n")
+    );
+}
+
+/// What holds in every run, however loaded the machine: the capture is recorded and
+/// explained, and stderr says where the incident log went.
+fn the_demo_records_and_explains(dir: &Dir) {
     let run = dir
         .run(&["demo", "--frames", FRAMES, "-o", "demo.sgpt"])
         .expect(0);
@@ -42,70 +72,100 @@ fn the_demo_records_explains_and_names_each_hitch_by_its_cause() {
         "framewise demo: created .framewise/ (.gitignore, framewise.toml, agent-guide.md) for the incident log\n\
          framewise demo: incident log → .framewise/perf.jsonl\n"
     );
-    the_incident_log_names_the_injected_hitches(&dir);
+}
 
+/// `framewise hitches` finds every injected hitch and names its true cause first; what it
+/// missed or misnamed, with the frame's period against the rule's bar, when it did not.
+fn hitches_names(dir: &Dir) -> Result<(), String> {
     let hitches = dir
         .run(&["hitches", "demo.sgpt", "--format", "json"])
         .expect(1)
         .json();
     let list = hitches["hitches"].as_array().expect("hitches array");
+    let mut misses = Vec::new();
     for (frame, cause) in Schedule::for_frames(FRAMES.parse().expect("frames")).hitches() {
-        let hitch = list
-            .iter()
-            .find(|h| h["frame"] == frame)
-            .unwrap_or_else(|| panic!("injected {} at frame {frame} not detected", cause.name()));
+        let Some(hitch) = list.iter().find(|h| h["frame"] == frame) else {
+            misses.push(format!(
+                "injected {} at frame {frame} not detected",
+                cause.name()
+            ));
+            continue;
+        };
         let best = &hitch["classification"][0];
-        assert_eq!(
-            best["guess"],
-            cause.expected_kind(),
-            "frame {frame} ({}): best guess {best}",
-            cause.name()
-        );
         assert!(
             !best["evidence"].as_str().unwrap_or("").is_empty(),
             "evidence is mandatory"
         );
+        if best["guess"] != cause.expected_kind() {
+            misses.push(format!(
+                "frame {frame} ({}, period {} ms against {} ms): best guess {best}",
+                cause.name(),
+                hitch["duration_ms"],
+                hitch["threshold_ms"]
+            ));
+        }
+    }
+    if misses.is_empty() {
+        Ok(())
+    } else {
+        Err(misses.join("; "))
     }
 }
 
-/// The live log the demo wrote into `.framewise/` of its working directory.
-fn the_incident_log_names_the_injected_hitches(dir: &Dir) {
+/// The live log the demo wrote into `.framewise/` of its working directory: its shape holds
+/// in every run; which injected hitches kept their record, and how they are named, is the
+/// machine's timing (an `Err`).
+fn the_incident_log_names_the_injected_hitches(dir: &Dir) -> Result<(), String> {
     let read = framewise_incidents::read_all(&dir.path(".framewise/perf.jsonl"))
         .expect("the demo writes its incident log");
     assert_eq!((read.malformed, read.torn_last_line), (0, false));
     let injected = Schedule::for_frames(FRAMES.parse().expect("frames")).hitches();
+    let Some(framewise_incidents::Record::SessionEnd(end)) = read.records.last() else {
+        panic!("session-end is last: {:#?}", read.records);
+    };
+    assert_eq!(end.frames, FRAMES.parse::<u64>().expect("frames"));
+    assert!(dir.path(".framewise/profile.json").is_file());
     // The rate limit keeps the worst hitch of each second: on a loaded machine a frame the
     // scheduler stretched can take an injected hitch's place, so only the injected hitches
     // that kept their record are checked, each for its true cause; at least one of them must
     // keep it (every injected hitch losing its place would mean the log names none of them).
     let mut named = 0;
+    let mut misnamed = Vec::new();
     for record in &read.records {
         if let framewise_incidents::Record::Hitch(h) = record {
             assert_eq!(h.footprint.id.len(), 8);
             assert_eq!(h.common.ctx.as_deref(), Some("squad=solo,view=top"));
             if let Some((_, cause)) = injected.iter().find(|(frame, _)| *frame == h.frame) {
-                assert_eq!(
-                    h.classification[0].guess,
-                    cause.expected_kind(),
-                    "frame {}: {:?}",
-                    h.frame,
-                    h.classification
-                );
-                named += 1;
+                if h.classification[0].guess == cause.expected_kind() {
+                    named += 1;
+                } else {
+                    misnamed.push(format!(
+                        "the live log names frame {} ({}) {:?}",
+                        h.frame,
+                        cause.name(),
+                        h.classification
+                    ));
+                }
             }
         }
     }
-    assert!(
-        named > 0,
-        "no injected hitch kept its record: {:#?}",
-        read.records
-    );
-    let Some(framewise_incidents::Record::SessionEnd(end)) = read.records.last() else {
-        panic!("session-end is last: {:#?}", read.records);
-    };
-    assert_eq!(end.frames, FRAMES.parse::<u64>().expect("frames"));
-    assert!(end.written.hitch + end.dropped.hitch >= injected.len() as u64);
-    assert!(dir.path(".framewise/profile.json").is_file());
+    if !misnamed.is_empty() {
+        return Err(misnamed.join("; "));
+    }
+    if named == 0 {
+        return Err(format!(
+            "no injected hitch kept its record in the live log: {:#?}",
+            read.records
+        ));
+    }
+    if end.written.hitch + end.dropped.hitch < injected.len() as u64 {
+        return Err(format!(
+            "the live log judged {} frames hitches, fewer than the {} injected",
+            end.written.hitch + end.dropped.hitch,
+            injected.len()
+        ));
+    }
+    Ok(())
 }
 
 #[test]
