@@ -96,6 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             input::shown(&args.out)
         },
         normalize: args.normalize,
+        gpu_timed: capture.gpu_timed(),
         stats,
         defects: capture.defects().to_vec(),
     };
@@ -114,6 +115,8 @@ struct TraceView {
     file: String,
     out: String,
     normalize: bool,
+    /// Whether the trace has GPU tracks (only then is their clock worth a sentence).
+    gpu_timed: bool,
     stats: TraceStats,
     defects: Vec<Defect>,
 }
@@ -172,7 +175,9 @@ impl Report for TraceView {
 
     fn console(&self, out: &mut String) {
         out.push_str(&format!("{}\n", self.line()));
-        out.push_str("GPU tracks are on a nominal clock: GPU-measured durations placed at each frame's CPU anchor\n");
+        if self.gpu_timed {
+            out.push_str("GPU tracks are on a nominal clock: GPU-measured durations placed at each frame's CPU anchor\n");
+        }
         out.push_str(&format!(
             "next: open {} in https://ui.perfetto.dev (\"Open trace file\") or chrome://tracing\n",
             self.out
