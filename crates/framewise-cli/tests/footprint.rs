@@ -61,12 +61,15 @@ fn footprint_builds_the_situation_and_reads_non_ascii() {
 #[test]
 fn footprint_rejects_bad_input_on_one_line() {
     let dir = Dir::new();
-    let run = dir.run(&["footprint", ""]).expect(4);
-    assert!(
-        run.one_error_line().contains("key is empty"),
-        "{}",
-        run.stderr
-    );
+    // A blank key (a shell variable that held nothing but a space) is no key either.
+    for key in ["", " ", "\t "] {
+        let run = dir.run(&["footprint", key]).expect(4);
+        assert!(
+            run.one_error_line().contains("key is empty or blank"),
+            "{key:?}: {}",
+            run.stderr
+        );
+    }
     let run = dir
         .run(&["footprint", "k", "--situation", "novalue"])
         .expect(4);

@@ -42,8 +42,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 
 /// The key with the canonical situation of `facets` appended, after checking both.
 fn full_key(key: &str, facets: &[String]) -> anyhow::Result<String> {
-    if key.is_empty() {
-        bail!("the footprint key is empty (give the key exactly as an incident record carries it, e.g. 'hitch|play|gpu-bound')");
+    if key.trim().is_empty() {
+        bail!("the footprint key is empty or blank (give the key exactly as an incident record carries it, e.g. 'hitch|play|gpu-bound')");
     }
     if facets.is_empty() {
         return Ok(key.to_owned());
