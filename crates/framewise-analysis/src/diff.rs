@@ -102,8 +102,13 @@ pub fn damage_reason(defects: &[SideDefect]) -> Option<String> {
             }
         })
         .collect();
+    let (whose, runs) = if sides.len() > 1 {
+        ("their", "runs")
+    } else {
+        ("its", "a run")
+    };
     Some(format!(
-        "{} lost frames, so its statistics describe part of a run ({}); --allow-damaged compares what is left",
+        "{} lost frames, so {whose} statistics describe part of {runs} ({}); --allow-damaged compares what is left",
         sides.join(" and "),
         named.join("; ")
     ))

@@ -273,6 +273,18 @@ fn a_trace_exported_from_a_capture_that_lost_frames_still_lost_them() {
         .find(|d| d["kind"] == "truncated-tail")
         .unwrap_or_else(|| panic!("{json}"));
     assert_eq!(defect["side"], "cand", "{json}");
+    // Both sides cut: the reason speaks of both runs.
+    let json = dir
+        .run(&["gate", "cut.json", "cut.json", "--json"])
+        .expect(2)
+        .json();
+    let reason = json["reasons"][0].as_str().unwrap();
+    assert!(
+        reason.starts_with(
+            "the base and the candidate lost frames, so their statistics describe part of runs"
+        ),
+        "{reason}"
+    );
     // The offset was into the capture, not the trace: it is not carried.
     assert!(defect.get("offset").is_none(), "{defect}");
     assert!(
