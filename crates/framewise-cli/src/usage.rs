@@ -79,6 +79,14 @@ const SYNONYMS: &[(&[&str], &str)] = &[
     (&["setup", "scaffold"], "init"),
 ];
 
+/// Words for what framewise keeps in a file rather than serves by a verb, and where it is.
+const FILES: &[(&str, &str)] = &[
+    (
+        "ledger",
+        "the bench ledger is .framewise/bench-history.jsonl, one JSON line per `framewise bench --compare`: read it with any JSON-lines reader (or the MCP tool get_ledger)",
+    ),
+];
+
 /// For an unknown verb that means one of ours: `tip: the verb for that is 'trace': export …`.
 fn unknown_verb_hint(err: &clap::Error) -> Option<String> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -90,6 +98,9 @@ fn unknown_verb_hint(err: &clap::Error) -> Option<String> {
         return None;
     };
     let word = word.to_ascii_lowercase();
+    if let Some(&(_, hint)) = FILES.iter().find(|(w, _)| *w == word) {
+        return Some(format!("tip: {hint}"));
+    }
     let verb = SYNONYMS
         .iter()
         .find(|(words, _)| words.contains(&word.as_str()))

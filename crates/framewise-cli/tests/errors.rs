@@ -234,6 +234,14 @@ fn an_unknown_verb_that_means_one_of_ours_names_it() {
         );
         assert!(!line.contains("'report'"), "{line}");
     }
+    // A word for a file framewise keeps says where the file is.
+    let run = dir.run(&["ledger"]).expect(4);
+    assert!(
+        run.one_error_line()
+            .contains("tip: the bench ledger is .framewise/bench-history.jsonl"),
+        "{}",
+        run.stderr
+    );
     // A misspelt verb keeps clap's spelling tip.
     let run = dir.run(&["summarise", "a.sgpt"]).expect(4);
     assert!(run.one_error_line().contains("summarize"), "{}", run.stderr);
