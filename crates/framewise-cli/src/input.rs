@@ -68,6 +68,12 @@ fn describe(path: &Path, err: &LoadError) -> String {
     } else {
         text.replace(&format!("{shown}: "), "")
     };
+    // `-` is stdin to many tools; here it is a file that does not exist: say which to use.
+    let text = if shown == "-" && !path.exists() {
+        format!("{text}; a capture is read from a file, not from `-` (name the file, or /dev/stdin for a pipe)")
+    } else {
+        text
+    };
     if text.starts_with(&shown) {
         text
     } else {

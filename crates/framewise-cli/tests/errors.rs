@@ -88,6 +88,20 @@ fn missing_file() {
 }
 
 #[test]
+fn a_dash_is_not_stdin_and_says_so() {
+    let dir = Dir::new();
+    for verb in ONE_FILE_VERBS {
+        let run = dir.run(&[verb, "-"]).expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.starts_with("framewise: error: -: cannot read")
+                && line.contains("not from `-` (name the file, or /dev/stdin for a pipe)"),
+            "{verb}: {line}"
+        );
+    }
+}
+
+#[test]
 fn sgpt_header_only_too_short_and_bad_header_crc() {
     let dir = Dir::new();
     // SGPT magic, then too few bytes for a header.
