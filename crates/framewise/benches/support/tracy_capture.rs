@@ -1,5 +1,6 @@
 //! A real Tracy server draining this process's Tracy client, shared by the benches that
-//! compare framewise with Tracy "drained": Tracy's headless `capture` (Tracy 0.14.0, protocol
+//! compare framewise with Tracy "drained" (and by framewise-bevy's `tracy_compare` example,
+//! for Bevy's `trace_tracy`): Tracy's headless `capture` (Tracy 0.14.0, protocol
 //! 82, as bundled by `tracy-client-sys` 0.29), named by `FRAMEWISE_BENCH_TRACY_CAPTURE`, is
 //! started against the client's port on 127.0.0.1, the bench waits until the client reports it
 //! connected, and after the timed work it stops the capture with SIGINT and asserts the capture
@@ -186,16 +187,16 @@ impl TracyCapture {
         }
     }
 
-    /// Stops the capture the way Ctrl-C does (it disconnects, then saves its trace), waits for
-    /// it, and asserts it received every one of the `zones_made` zones and wrote a trace.
-    pub fn stop_and_check(mut self, zones_made: u64) {
+    /// Stops the capture the way Ctrl-C does (it disconnects, then saves its trace) once the
+    /// client's queue has emptied into it, waits for it, and says what it received.
+    pub fn stop(mut self) -> DrainReport {
         // Let the client's queue empty into the capture before it disconnects.
         let started_draining = Instant::now();
         self.wait_until_drained();
         let drained_after = started_draining.elapsed();
         let pid = self.child.id().to_string();
         // The capture, not this process, now holds every zone: its peak memory, for the record.
-        let capture_peak_memory = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        let peak_memory = std::fs::read_to_string(format!("/proc/{pid}/status"))
             .ok()
             .and_then(|status| {
                 let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
@@ -230,16 +231,59 @@ impl TracyCapture {
             })
             .and_then(|digits| digits.parse::<u64>().ok());
         let trace_bytes = std::fs::metadata(&self.trace_path).map_or(0, |meta| meta.len());
+        DrainReport {
+            status,
+            zones_received,
+            drained_after,
+            peak_memory,
+            trace_bytes,
+            stdout,
+        }
+    }
+
+    /// [`TracyCapture::stop`], then asserts the capture received every one of the
+    /// `zones_made` zones and wrote a trace.
+    pub fn stop_and_check(self, zones_made: u64) {
+        let report = self.stop();
         eprintln!(
-            "tracy capture: {status}; received {zones_received:?} zones of {zones_made} made \
-             (drained and idle {drained_after:.1?} after the timed work); peak memory {capture_peak_memory}; \
-             trace file {trace_bytes} bytes"
+            "tracy capture: {}; received {:?} zones of {zones_made} made \
+             (drained and idle {:.1?} after the timed work); peak memory {}; \
+             trace file {} bytes",
+            report.status,
+            report.zones_received,
+            report.drained_after,
+            report.peak_memory,
+            report.trace_bytes
         );
         assert!(
-            status.success() && zones_received == Some(zones_made) && trace_bytes > 0,
+            report.saved() && report.zones_received == Some(zones_made),
             "the Tracy capture must receive every zone the benchmark made and save them; \
-             its output:\n{stdout}"
+             its output:\n{}",
+            report.stdout
         );
+    }
+}
+
+/// What a stopped capture received and saved.
+pub struct DrainReport {
+    /// How the capture exited.
+    pub status: std::process::ExitStatus,
+    /// The zones it says it received (its `Zones:` line), if it printed one.
+    pub zones_received: Option<u64>,
+    /// How long the client's queue took to empty into it after the timed work.
+    pub drained_after: Duration,
+    /// Its peak resident memory (`VmHWM`), as `/proc` prints it.
+    pub peak_memory: String,
+    /// The size of the trace it saved.
+    pub trace_bytes: u64,
+    /// Everything it printed.
+    pub stdout: String,
+}
+
+impl DrainReport {
+    /// The capture exited successfully and saved a non-empty trace.
+    pub fn saved(&self) -> bool {
+        self.status.success() && self.trace_bytes > 0
     }
 }
 

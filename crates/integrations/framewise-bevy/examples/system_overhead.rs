@@ -17,29 +17,15 @@
 
 use std::time::Instant;
 
-use bevy::ecs::schedule::SingleThreadedExecutor;
 use bevy::prelude::*;
 use framewise_bevy::FramewisePlugin;
 use tracing_subscriber::layer::SubscriberExt;
 
-/// Systems in `Update`.
-const SYSTEMS: usize = 60;
-/// Entities each system reads and writes.
-const ENTITIES: usize = 100;
+#[allow(dead_code, reason = "this example measures the `systems` app only")]
+#[path = "support/apps.rs"]
+mod apps;
 
-#[derive(Component)]
-struct Position(f32);
-
-/// One small system; `I` makes sixty distinct systems of it.
-fn step<const I: usize>(mut positions: Query<&mut Position>) {
-    for mut position in &mut positions {
-        position.0 += I as f32;
-    }
-}
-
-macro_rules! add_steps {
-    ($app:expr, $($i:literal)*) => { $( $app.add_systems(Update, step::<$i>); )* };
-}
+use apps::SYSTEMS;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -72,14 +58,7 @@ fn main() {
         }
     }
     app.add_plugins(MinimalPlugins);
-    app.edit_schedule(Update, |schedule| {
-        schedule.set_executor(SingleThreadedExecutor::new());
-    });
-    add_steps!(app, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27
-        28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56
-        57 58 59);
-    app.world_mut()
-        .spawn_batch((0..ENTITIES).map(|i| Position(i as f32)));
+    apps::add_systems_app(&mut app);
     app.finish();
     app.cleanup();
     for _ in 0..100 {
