@@ -117,6 +117,25 @@ fn sgpt_trace_loads() {
 }
 
 #[test]
+fn a_full_device_is_named_once_in_one_line() {
+    if !std::path::Path::new("/dev/full").exists() {
+        return;
+    }
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let run = dir
+        .run(&["trace", "game.sgpt", "-o", "/dev/full"])
+        .expect(4);
+    let line = run.one_error_line();
+    assert!(
+        line.starts_with("framewise: error: /dev/full: writing the trace failed")
+            && line.contains("No space left on device"),
+        "{line}"
+    );
+    assert_eq!(line.matches("writing the trace").count(), 1, "{line}");
+}
+
+#[test]
 fn imported_traces() {
     let dir = Dir::new();
     dir.write("run.litecap", litecap_v4(60, true));

@@ -41,8 +41,11 @@ pub struct Args {
     pub output: OutputArgs,
 }
 
+/// Writes `capture`'s trace to `sink`; a failure names the capture (`file`) when it cannot
+/// be exported, else the output (`out`) that could not take the bytes.
 fn export(
     file: &str,
+    out: &str,
     capture: &Capture,
     options: TraceOptions,
     sink: impl Write,
@@ -51,9 +54,11 @@ fn export(
     let stats = match write_trace(capture, options, &mut w) {
         Ok(stats) => stats,
         Err(e @ ExportError::NoTimeline { .. }) => bail!("{file}: cannot export a trace: {e}"),
-        Err(e) => return Err(e).context("writing the trace"),
+        // The error says "writing the trace failed after N bytes": it lacks only the name.
+        Err(e) => return Err(e).context(out.to_owned()),
     };
-    w.flush().context("writing the trace")?;
+    w.flush()
+        .with_context(|| format!("{out}: writing the trace failed"))?;
     Ok(stats)
 }
 
@@ -76,7 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         normalize: args.normalize,
     };
     let stats = if to_stdout {
-        match export(&file, &capture, options, std::io::stdout().lock()) {
+        match export(&file, "stdout", &capture, options, std::io::stdout().lock()) {
             Ok(stats) => stats,
             // The reader went away (`| head`): as with every verb, that is not a failure
             // of the export, and the exit code stays the verb's own.
@@ -85,7 +90,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         }
     } else {
         input::with_spinner(format!("writing {}", args.out.display()), || {
-            framewise_output::write_file(&args.out, |sink| export(&file, &capture, options, sink))
+            let out = input::shown(&args.out);
+            framewise_output::write_file(&args.out, |sink| {
+                export(&file, &out, &capture, options, sink)
+            })
         })?
     };
     let view = TraceView {
