@@ -134,6 +134,12 @@ pub trait BisectEngine {
     fn render_frame(&mut self) -> Result<FrameCost, EngineError>;
     /// The world's state, to verify that every candidate was restored.
     fn snapshot(&mut self) -> Result<WorldSnapshot, EngineError>;
+    /// What [`FrameCost::render_ms`] measures on this engine, in a sentence (the GPU's time
+    /// or the render work's CPU time, and how it is read); `None` (the default) when the
+    /// engine does not measure render time.
+    fn render_ms_source(&self) -> Option<String> {
+        None
+    }
 }
 
 /// How [`bisect`] runs.
@@ -295,6 +301,11 @@ pub struct BisectReport {
     pub baseline_after: Measure,
     /// Each metric's measured spread.
     pub spread: Spread,
+    /// What `render_ms` measures, as the engine says ([`BisectEngine::render_ms_source`]);
+    /// `null` when the engine does not measure render time (reports written before this
+    /// field read as `null`).
+    #[serde(default)]
+    pub render_ms_source: Option<String>,
     /// Candidates, ranked: first those whose render-time saving exceeds the spread, by
     /// saving; then the rest by triangles saved, then draw calls saved.
     pub results: Vec<CandidateResult>,
@@ -462,6 +473,7 @@ pub fn bisect<E: BisectEngine + ?Sized>(
         baseline,
         baseline_after,
         spread,
+        render_ms_source: engine.render_ms_source(),
         results,
         sums_to_baseline: false,
         restored,

@@ -29,6 +29,11 @@ fn the_heavy_mesh_ranks_first_and_the_world_is_restored() {
     // Counts do not jitter; the time does, and its spread was measured.
     assert_eq!(report.spread.triangles, Some(0.0));
     let ms_spread = report.spread.render_ms.unwrap();
+    assert_eq!(
+        report.render_ms_source.as_deref(),
+        Some("the synthetic cost model"),
+        "the engine's word on what render ms is"
+    );
     assert!(
         ms_spread > 0.0 && ms_spread <= 2.0 * scene.jitter_ms,
         "{ms_spread}"
@@ -130,6 +135,10 @@ fn an_untimed_engine_ranks_by_triangles() {
     .unwrap();
     assert_eq!(report.baseline.render_ms, None);
     assert_eq!(report.spread.render_ms, None);
+    assert_eq!(
+        report.render_ms_source, None,
+        "the engine says it does not time"
+    );
     let ids: Vec<&str> = report.results.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["statue", "boid0"]);
     assert!(report.results.iter().all(|r| r.delta_render_ms.is_none()));

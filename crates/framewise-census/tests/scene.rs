@@ -205,6 +205,10 @@ impl BisectEngine for Scene {
         })
     }
 
+    fn render_ms_source(&self) -> Option<String> {
+        (!self.untimed).then(|| "the synthetic cost model".to_owned())
+    }
+
     fn snapshot(&mut self) -> Result<WorldSnapshot, EngineError> {
         Ok(WorldSnapshot(
             self.objects

@@ -98,6 +98,25 @@ pub fn statue_report() -> BisectReport {
 }
 
 #[test]
+fn bisect_says_what_render_ms_measures_when_the_engine_says() {
+    let dir = Dir::new();
+    let mut said = statue_report();
+    said.render_ms_source = Some("gpu: the passes' time".to_owned());
+    dir.write("said.json", serde_json::to_string(&said).unwrap());
+    let out = dir.run(&["bisect", "said.json"]).expect(0).stdout;
+    assert!(
+        out.contains("render ms measured as: gpu: the passes' time"),
+        "{out}"
+    );
+    // A report written before the field existed reads as not saying.
+    let mut old = serde_json::to_value(statue_report()).unwrap();
+    old.as_object_mut().unwrap().remove("render_ms_source");
+    dir.write("old.json", old.to_string());
+    let out = dir.run(&["bisect", "old.json"]).expect(0).stdout;
+    assert!(!out.contains("render ms measured as"), "{out}");
+}
+
+#[test]
 fn bisect_ranks_the_report_in_every_format() {
     let dir = Dir::new();
     dir.write(

@@ -189,6 +189,9 @@ impl BisectView {
             ),
             "costs were measured one at a time: they do not sum to the baseline".to_owned(),
         ];
+        if let Some(source) = &b.render_ms_source {
+            lines.insert(1, format!("render ms measured as: {source}"));
+        }
         let unrestored: Vec<&str> = b
             .results
             .iter()

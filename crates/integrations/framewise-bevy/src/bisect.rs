@@ -3,10 +3,14 @@
 //! `Visibility` each had), a frame is one `App::update`, and the snapshot is every entity's
 //! `Visibility`.
 //!
-//! What a frame reports: **triangles**, those of the mesh entities Bevy's visibility pass
-//! marked visible in a view during that update (`ViewVisibility`, what the renderer extracts),
-//! counted from the meshes; **draw calls** and **render ms** are not measured here: `null`
-//! (absent, never 0), and the report ranks by Δ triangles.
+//! What a frame reports (`timing` matches each update to what its render work measured):
+//! **triangles**, those of the mesh entities Bevy's visibility pass marked visible in a view
+//! during that update (`ViewVisibility`, what the renderer extracts), counted from the
+//! meshes by the census, not by the GPU; **render ms**, the GPU time of the frame's render
+//! diagnostics when the plugin records GPU passes on a device with timestamp queries, else
+//! the render world's CPU time for the frame (the report's `render_ms_source` says which;
+//! `null` without a render app); **draw calls** are not measured: `null` (absent, never 0) —
+//! Bevy 0.19 counts none.
 //!
 //! Two ways to run it: [`BevyBisect`] over an `App` the caller owns (it calls `update`
 //! itself), and the plugin's driver (`driver`) inside a running game, whatever its runner.
@@ -25,6 +29,7 @@ use framewise_census::{
 };
 
 use crate::census::{self, Groups};
+use crate::timing::{FrameClock, Source};
 use crate::{FramewiseSession, BEVY_VERSION};
 
 /// The world side of the engine: what each entry holds, and what was hidden.
@@ -88,15 +93,6 @@ impl WorldScene {
         Ok(())
     }
 
-    /// What the update that just ran cost (see the module documentation).
-    pub(crate) fn cost(world: &mut World) -> FrameCost {
-        FrameCost {
-            draw_calls: None,
-            triangles: Some(census::visible_triangles(world)),
-            render_ms: None,
-        }
-    }
-
     /// Every entity's `Visibility`.
     pub(crate) fn snapshot(world: &mut World) -> WorldSnapshot {
         WorldSnapshot(census::visibilities(world))
@@ -141,17 +137,34 @@ impl Pause {
 
 /// The engine over an `App` the caller owns: [`BevyBisect::run`] pauses the game, runs the
 /// protocol (each frame one `App::update`) and resumes it.
+///
+/// What a frame reports (the plugin's driver inside a running game reports the same):
+/// - `render_ms`: the GPU's time when the plugin records (it then runs Bevy's render
+///   diagnostics) on a device with timestamp queries in encoders and passes — the sum of
+///   the frame's outermost diagnostics spans, gaps between them not timed; otherwise the
+///   render world's CPU time for the frame, from extraction until its render graph
+///   submitted; `None` without a render app. The report's `render_ms_source` says which.
+///   A frame's render work runs after its update (during the next one, pipelined) and its
+///   GPU times are read back updates later, so updates are tagged and the engine runs more
+///   of them, in the same state and not measured, until the frame's measurements are in.
+/// - `triangles`: the census's count, not the GPU's — the mesh entities Bevy's visibility
+///   pass left visible in a view during the update, times their meshes' triangles.
+/// - `draw_calls`: `None` (Bevy 0.19 counts no draw calls).
 pub struct BevyBisect<'a> {
     app: &'a mut App,
     scene: WorldScene,
+    clock: FrameClock,
 }
 
 impl<'a> BevyBisect<'a> {
-    /// The engine over `app` (its world as it stands: take it between updates).
+    /// The engine over `app` (its world as it stands: take it between updates). Its updates
+    /// are tagged for measuring until it is dropped.
     pub fn new(app: &'a mut App) -> Self {
+        let clock = FrameClock::start(app.world_mut());
         Self {
             app,
             scene: WorldScene::default(),
+            clock,
         }
     }
 
@@ -176,20 +189,43 @@ impl BisectEngine for BevyBisect<'_> {
     }
 
     fn hide(&mut self, id: &str) -> Result<(), EngineError> {
+        self.clock.changed();
         self.scene.hide(self.app.world_mut(), id)
     }
 
     fn show(&mut self, id: &str) -> Result<(), EngineError> {
+        self.clock.changed();
         self.scene.show(self.app.world_mut(), id)
     }
 
+    /// Runs updates until one drawn in the current state has its measurements in (see
+    /// `timing`): one update when render time is not measured, a few more otherwise, and
+    /// more while the renderer compiles pipelines (frames it drew then are not measured).
     fn render_frame(&mut self) -> Result<FrameCost, EngineError> {
-        self.app.update();
-        Ok(WorldScene::cost(self.app.world_mut()))
+        loop {
+            if let Some(cost) = self.clock.ready(self.app.world()) {
+                return Ok(cost);
+            }
+            if self.clock.stalled() {
+                return Ok(FrameClock::untimed(self.app.world_mut()));
+            }
+            self.app.update();
+            self.clock.updated(self.app.world_mut());
+        }
     }
 
     fn snapshot(&mut self) -> Result<WorldSnapshot, EngineError> {
         Ok(WorldScene::snapshot(self.app.world_mut()))
+    }
+
+    fn render_ms_source(&self) -> Option<String> {
+        self.clock.source().map(Source::describe)
+    }
+}
+
+impl Drop for BevyBisect<'_> {
+    fn drop(&mut self) {
+        FrameClock::stop(self.app.world_mut());
     }
 }
 

@@ -4,9 +4,10 @@
 //!
 //! At the end of an update (the `Last` schedule) the driver answers the protocol's requests
 //! — list candidates, hide, show, snapshot — one after another, until the protocol asks
-//! for a frame: the driver then lets the game run one more update and, at its end, replies
-//! with what it cost. So each measured frame is one real update of the game's own loop,
-//! rendering included. When the protocol ends, the game resumes and the report is written
+//! for a frame: the driver then lets the game run on and, at the end of the first update
+//! whose measurements are in (its render time comes back an update or a few later; see
+//! `timing`), replies with what that update cost. So each measured frame is one real update
+//! of the game's own loop, rendering included. When the protocol ends, the game resumes and the report is written
 //! to `.framewise/bisect.json` and kept as the [`FramewiseBisectReport`] resource.
 
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -23,6 +24,7 @@ use framewise_census::{
 };
 
 use crate::bisect::{engine_name, write_report, Pause, WorldScene};
+use crate::timing::{FrameClock, Source};
 
 /// Ask the running game for a bisection (`MessageWriter<FramewiseBisectRequest>`): it starts
 /// at the end of this update; one at a time (a request while one runs is ignored).
@@ -63,6 +65,7 @@ enum Reply {
 struct Remote {
     ops: Sender<Op>,
     replies: Receiver<Reply>,
+    render_ms_source: Option<String>,
 }
 
 impl Remote {
@@ -116,6 +119,10 @@ impl BisectEngine for Remote {
             _ => Err(unexpected()),
         }
     }
+
+    fn render_ms_source(&self) -> Option<String> {
+        self.render_ms_source.clone()
+    }
 }
 
 /// A bisection under way.
@@ -125,7 +132,10 @@ struct Running {
     replies: Sender<Reply>,
     protocol: Option<JoinHandle<Result<BisectReport, BisectError>>>,
     scene: WorldScene,
-    /// The protocol asked for a frame: the update now ending is it.
+    /// Which updates were drawn in the current state, and what they cost.
+    clock: FrameClock,
+    /// The protocol asked for a frame: the updates since then are drawn for it, and the
+    /// first of them whose measurements are in answers it.
     frame_asked: bool,
     pause: Option<Pause>,
 }
@@ -134,18 +144,22 @@ struct Running {
 fn start(world: &mut World, options: BisectOptions) {
     let (ops_tx, ops_rx) = channel();
     let (replies_tx, replies_rx) = channel();
+    let clock = FrameClock::start(world);
+    let render_ms_source = clock.source().map(Source::describe);
     let spawned = std::thread::Builder::new()
         .name("framewise-bisect".to_owned())
         .spawn(move || {
             let mut remote = Remote {
                 ops: ops_tx,
                 replies: replies_rx,
+                render_ms_source,
             };
             bisect(&mut remote, &options)
         });
     let protocol = match spawned {
         Ok(handle) => handle,
         Err(error) => {
+            FrameClock::stop(world);
             world.insert_resource(FramewiseBisectReport(Err(format!(
                 "cannot start the bisection's thread: {error}"
             ))));
@@ -158,6 +172,7 @@ fn start(world: &mut World, options: BisectOptions) {
         replies: replies_tx,
         protocol: Some(protocol),
         scene: WorldScene::default(),
+        clock,
         frame_asked: false,
         pause: Some(pause),
     });
@@ -168,9 +183,21 @@ fn serve(world: &mut World) {
     let Some(mut running) = world.remove_resource::<Running>() else {
         return;
     };
-    if std::mem::take(&mut running.frame_asked) {
+    // The update ending now was drawn in the state it began with.
+    running.clock.updated(world);
+    if running.frame_asked {
+        let cost = running
+            .clock
+            .ready(world)
+            .or_else(|| running.clock.stalled().then(|| FrameClock::untimed(world)));
+        let Some(cost) = cost else {
+            // Not measured yet: the game runs another update.
+            world.insert_resource(running);
+            return;
+        };
+        running.frame_asked = false;
         // A closed channel means the protocol ended; the next receive says so.
-        let _ = running.replies.send(Reply::Frame(WorldScene::cost(world)));
+        let _ = running.replies.send(Reply::Frame(cost));
     }
     loop {
         let op = match running.ops.lock() {
@@ -178,14 +205,24 @@ fn serve(world: &mut World) {
             Err(poisoned) => poisoned.into_inner().recv(),
         };
         let reply = match op {
-            Ok(Op::Frame) => {
-                running.frame_asked = true;
-                world.insert_resource(running);
-                return;
-            }
+            Ok(Op::Frame) => match running.clock.ready(world) {
+                // An update drawn in this state already has its measurements in.
+                Some(cost) => Reply::Frame(cost),
+                None => {
+                    running.frame_asked = true;
+                    world.insert_resource(running);
+                    return;
+                }
+            },
             Ok(Op::Candidates) => Reply::Candidates(running.scene.candidates(world)),
-            Ok(Op::Hide(id)) => Reply::Done(running.scene.hide(world, &id)),
-            Ok(Op::Show(id)) => Reply::Done(running.scene.show(world, &id)),
+            Ok(Op::Hide(id)) => {
+                running.clock.changed();
+                Reply::Done(running.scene.hide(world, &id))
+            }
+            Ok(Op::Show(id)) => {
+                running.clock.changed();
+                Reply::Done(running.scene.show(world, &id))
+            }
             Ok(Op::Snapshot) => Reply::Snapshot(WorldScene::snapshot(world)),
             Err(_) => break, // the protocol's thread dropped its sender: it ended
         };
@@ -196,6 +233,7 @@ fn serve(world: &mut World) {
 
 /// The protocol ended: resume the game, keep and write the report.
 fn finish(world: &mut World, mut running: Running) {
+    FrameClock::stop(world);
     if let Some(pause) = running.pause.take() {
         pause.end(world);
     }

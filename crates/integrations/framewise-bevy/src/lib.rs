@@ -60,6 +60,10 @@
 //! - **A measured bisection** (Bevy's `BisectEngine`, [`BevyBisect`]): the game paused, each
 //!   of the heaviest census entries is hidden in turn over a few updates and restored, and
 //!   the ranked report goes to `.framewise/bisect.json`, which `framewise bisect` prints.
+//!   Each frame reports the render time its render work measured (the GPU's, from Bevy's
+//!   render diagnostics, when the plugin records on a device with timestamp queries; else the
+//!   render world's CPU time) and the census's triangles of what its views saw; draw calls
+//!   are not counted ([`BevyBisect`] says how).
 //!   A running game, whatever drives its loop, runs one at the end of update N when
 //!   `FRAMEWISE_BISECT_AT=N` ([`BISECT_AT_ENV`]) or the plugin's
 //!   [`FramewisePlugin::bisect_at_update`] asks, or when a system sends
@@ -110,6 +114,8 @@ pub mod render;
 #[cfg(feature = "render")]
 mod scene;
 mod spans;
+#[cfg(feature = "render")]
+mod timing;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -254,9 +260,10 @@ impl Plugin for FramewisePlugin {
     }
 
     /// With the `render` feature, once every plugin is built (the render app exists then):
-    /// the render side, when the plugin records.
+    /// the bisection's frame timing, and the render side when the plugin records.
     #[cfg(feature = "render")]
     fn finish(&self, app: &mut App) {
+        timing::install_render(app);
         if app.world().contains_resource::<frame::Pending>() {
             render::install(app);
         }

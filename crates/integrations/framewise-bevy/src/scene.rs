@@ -75,6 +75,7 @@ pub const BISECT_AT_ENV: &str = "FRAMEWISE_BISECT_AT";
 /// requests answered at the end of each update; `bisect_at` from the plugin's settings,
 /// `FRAMEWISE_BISECT_AT` overriding its update.
 pub(crate) fn install(app: &mut App, bisect_at: Option<(u64, BisectOptions)>) {
+    crate::timing::install(app);
     app.init_resource::<MeshStats>()
         .add_message::<FramewiseCensusRequest>()
         .add_message::<FramewiseBisectRequest>()

@@ -6,6 +6,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use bevy::app::{AppExit, ScheduleRunnerPlugin};
 use bevy::prelude::*;
+#[cfg(feature = "render")]
+use framewise_census::{hints, Census, Hint, HintKind};
 use framewise_format::model::Frame;
 use framewise_format::read::{self, Capture};
 
@@ -154,4 +156,34 @@ pub fn counters(capture: &Capture, frame: &Frame) -> HashMap<String, i64> {
         .iter()
         .map(|c| (name(capture, c.counter), c.value))
         .collect()
+}
+
+/// Every entity's `Visibility` (what bisection must leave as it found it).
+#[cfg(feature = "render")]
+pub fn visibilities(app: &mut App) -> Vec<(Entity, Visibility)> {
+    let world = app.world_mut();
+    let mut query = world.query::<(Entity, &Visibility)>();
+    query.iter(world).map(|(e, v)| (e, *v)).collect()
+}
+
+/// A census's hints, checked for the planted costs: one material-dedup candidate naming
+/// `duplicates` materials, one shadow-casting light named `light`, and no instancing
+/// candidate (the flock shares one mesh and material, which Bevy batches).
+#[cfg(feature = "render")]
+pub fn planted_hints(census: &Census, duplicates: usize, light: &str) -> Vec<Hint> {
+    let found = hints(std::slice::from_ref(census));
+    let count = |kind: HintKind| found.iter().filter(|h| h.kind == kind).count();
+    assert_eq!(count(HintKind::MaterialDedupCandidate), 1, "{found:#?}");
+    assert_eq!(count(HintKind::ShadowCasterLight), 1, "{found:#?}");
+    assert_eq!(count(HintKind::InstancingCandidate), 0, "{found:#?}");
+    let of = |kind: HintKind| found.iter().find(|h| h.kind == kind).unwrap();
+    assert_eq!(
+        of(HintKind::MaterialDedupCandidate).subject,
+        format!("{duplicates} materials with identical parameters")
+    );
+    assert_eq!(
+        of(HintKind::ShadowCasterLight).subject,
+        format!("light {light}")
+    );
+    found
 }

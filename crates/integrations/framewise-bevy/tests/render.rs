@@ -26,7 +26,7 @@ const UPDATES: u32 = 24;
 
 /// Whether a GPU adapter is there; without one the test skips, unless `FRAMEWISE_REQUIRE_GPU`
 /// or `CI` is set (scripts/check sets the former): then a missing driver fails.
-fn adapter_present() -> bool {
+pub(crate) fn adapter_present() -> bool {
     match framewise_wgpu::probe() {
         Ok(_) => true,
         Err(error) if framewise_wgpu::adapter_required() => panic!(

@@ -38,13 +38,6 @@ fn triangles(mesh: &Mesh) -> u64 {
 #[derive(Resource)]
 struct RenderTarget(#[allow(dead_code, reason = "held for its handle")] Handle<Image>);
 
-/// Every entity's `Visibility`.
-fn visibilities(app: &mut App) -> Vec<(Entity, Visibility)> {
-    let world = app.world_mut();
-    let mut query = world.query::<(Entity, &Visibility)>();
-    query.iter(world).map(|(e, v)| (e, *v)).collect()
-}
-
 fn app() -> (App, Planted) {
     app_with(FramewisePlugin::default())
 }
@@ -214,32 +207,33 @@ fn the_census_counts_the_scene_and_finds_the_planted_costs() {
         "Bevy batches one mesh + material"
     );
 
-    let found = hints(std::slice::from_ref(&census));
-    let dedup: Vec<_> = found
-        .iter()
-        .filter(|h| h.kind == HintKind::MaterialDedupCandidate)
-        .collect();
-    assert_eq!(dedup.len(), 1, "{found:#?}");
-    assert_eq!(
-        dedup[0].subject,
-        format!("{DUPLICATES} materials with identical parameters")
-    );
-    assert_eq!(
-        dedup[0].site, "unknown",
-        "no spawn sites without track_location"
-    );
-    let lights: Vec<_> = found
-        .iter()
-        .filter(|h| h.kind == HintKind::ShadowCasterLight)
-        .collect();
-    assert_eq!(lights.len(), 1, "{found:#?}");
-    assert_eq!(lights[0].subject, "light lamp");
+    let found = crate::common::planted_hints(&census, DUPLICATES, "lamp");
+    #[cfg(not(feature = "spawn-sites"))]
     assert!(
-        !found
-            .iter()
-            .any(|h| h.kind == HintKind::InstancingCandidate),
-        "the flock is batched: {found:#?}"
+        found.iter().all(|h| h.site == "unknown"),
+        "no spawn sites without track_location: {found:#?}"
     );
+}
+
+/// With the `spawn-sites` feature (Bevy's `track_location`) the census knows where each entry,
+/// light and view was spawned, and every hint names its site.
+#[cfg(feature = "spawn-sites")]
+#[test]
+fn with_spawn_sites_the_census_and_its_hints_name_where_things_were_spawned() {
+    let (mut app, planted) = app();
+    let world = app.world_mut();
+    let mesh = world.get::<Mesh3d>(planted.heavy).unwrap().0.clone();
+    let line = line!() + 1;
+    let lone = world.spawn((Name::new("lone"), Mesh3d(mesh))).id();
+    app.update();
+    let census = app.framewise_census();
+    let site = census.entry(&lone.to_string()).unwrap().site.clone();
+    assert_eq!(site, Some(format!("{}:{line}", file!())));
+    assert!(census.entries.iter().all(|e| e.site.is_some()));
+    assert!(census.lights.iter().all(|l| l.site.is_some()));
+    let found = hints(&[census]);
+    assert!(!found.is_empty());
+    assert!(found.iter().all(|h| h.site != "unknown"), "{found:#?}");
 }
 
 #[test]
@@ -313,7 +307,7 @@ fn a_hierarchy_is_one_entry_and_hiding_it_restores_each_visibility() {
 #[test]
 fn bisection_ranks_the_heavy_mesh_first_and_restores_the_world() {
     let (mut app, planted) = app();
-    let before = visibilities(&mut app);
+    let before = crate::common::visibilities(&mut app);
     let report = BevyBisect::new(&mut app)
         .run(&BisectOptions {
             frames: 3,
@@ -359,7 +353,11 @@ fn bisection_ranks_the_heavy_mesh_first_and_restores_the_world() {
     assert!(report.restored);
     assert_eq!(report.baseline_after, report.baseline);
 
-    assert_eq!(visibilities(&mut app), before, "every Visibility as it was");
+    assert_eq!(
+        crate::common::visibilities(&mut app),
+        before,
+        "every Visibility as it was"
+    );
     assert!(
         !app.world().resource::<Time<Virtual>>().is_paused(),
         "the game runs again"
@@ -386,7 +384,7 @@ fn a_running_game_bisects_when_asked_and_resumes() {
     };
     // The plugin's setting: at the end of the 5th update (the scene's setup ran 2).
     let (mut app, planted) = app_with(FramewisePlugin::default().bisect_at_update(5, options));
-    let before = visibilities(&mut app);
+    let before = crate::common::visibilities(&mut app);
     let (updates, report) = run_until_report(&mut app, 100);
     // 3 updates to reach the 5th; then warm-up 1, baseline 2, 4 candidates × 2, closing 2.
     assert_eq!(updates, 3 + 1 + 2 + 4 * 2 + 2);
@@ -397,7 +395,7 @@ fn a_running_game_bisects_when_asked_and_resumes() {
         -(planted.heavy_triangles as f64)
     );
     assert!(report.restored);
-    assert_eq!(visibilities(&mut app), before);
+    assert_eq!(crate::common::visibilities(&mut app), before);
     assert!(!app.world().resource::<Time<Virtual>>().is_paused());
 
     // A message asks again, from a system's point of view.

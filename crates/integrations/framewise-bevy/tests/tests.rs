@@ -12,4 +12,6 @@ mod common;
 #[cfg(feature = "render")]
 mod render;
 #[cfg(feature = "render")]
+mod render_bisect;
+#[cfg(feature = "render")]
 mod scene;

@@ -5,6 +5,7 @@
 //! graph submits, the frame's submission becomes a GPU ticket, and the recorder's callback —
 //! run when that frame's timestamps are read back, frames later — delivers the ticket with
 //! the frame's passes. So each frame's passes land in the frame that submitted them, exactly.
+//! While a bisection measures, the frame's GPU time also goes to it, under the frame's tag.
 
 use bevy::app::SubApp;
 use bevy::ecs::schedule::IntoScheduleConfigs;
@@ -17,6 +18,7 @@ use framewise::{GpuPassTiming, Session};
 
 use super::diagnostics::{parse_render_diagnostics, DiagnosticSpan};
 use super::SessionLink;
+use crate::timing::{frame_gpu_ms, RenderTag, Samples};
 
 /// The queue the capture names for Bevy's renderer.
 pub const QUEUE_NAME: &str = "bevy render";
@@ -63,11 +65,14 @@ pub(super) fn timestamp_support(features: WgpuFeatures) -> String {
 
 /// Closes the frame's diagnostics after the graph submitted: the submission becomes a
 /// ticket, delivered with the passes when the recorder reads the timestamps back.
+/// A bisection measuring the frame (its tag) gets the frame's GPU time too.
 fn finish_frame(
     mut recorder: ResMut<DiagnosticsRecorder>,
     device: Res<RenderDevice>,
     queue: Res<RenderQueue>,
     link: Res<SessionLink>,
+    tag: Option<Res<RenderTag>>,
+    samples: Option<Res<Samples>>,
 ) {
     let period_ns = f64::from(queue.get_timestamp_period());
     let ticket = link
@@ -76,13 +81,19 @@ fn finish_frame(
             Some(session.gpu_submit(queue))
         })
         .flatten();
+    let measured = tag.and_then(|t| t.tag).zip(samples.map(|s| s.clone()));
     let link = link.clone();
     recorder.finish_frame(&device, move |diagnostics| {
-        let Some(ticket) = ticket else {
+        if ticket.is_none() && measured.is_none() {
             return;
-        };
+        }
         let spans = parse_render_diagnostics(&format!("{diagnostics:?}"));
-        link.with(|session| deliver(session, ticket, &spans, period_ns));
+        if let Some((tag, samples)) = measured {
+            samples.gpu_time(tag, frame_gpu_ms(&spans));
+        }
+        if let Some(ticket) = ticket {
+            link.with(|session| deliver(session, ticket, &spans, period_ns));
+        }
     });
 }
 

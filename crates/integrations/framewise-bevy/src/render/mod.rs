@@ -86,6 +86,11 @@ pub(crate) fn install(app: &mut App) {
 #[derive(Resource)]
 struct RecordsGpuPasses;
 
+/// Whether the plugin runs Bevy's diagnostics recorder in this app.
+pub(crate) fn records_gpu_passes(world: &World) -> bool {
+    world.contains_resource::<RecordsGpuPasses>()
+}
+
 /// Declares the renderer's queue (with the tick period wgpu declares), the adapter (hardware
 /// or software: the timing regime) and what the render diagnostics can time, before the
 /// session starts (the queue only when the plugin records GPU passes). Nothing when the app
