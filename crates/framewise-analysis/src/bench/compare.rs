@@ -367,7 +367,15 @@ pub fn compare(before: &BenchResult, after: &BenchResult, budgets: &Budgets) -> 
             };
             metrics.extend(v);
         }
-        let lost = before.runs_with_lost_frames + after.runs_with_lost_frames;
+        // Runs that lost frames, counted from the runs themselves (a result whose tally
+        // says fewer, from an edit or another writer, cannot hide one).
+        let lost_runs = |r: &BenchResult| {
+            let counted = r.runs.iter().filter(|run| run.frames_lost > 0).count();
+            u32::try_from(counted)
+                .unwrap_or(u32::MAX)
+                .max(r.runs_with_lost_frames)
+        };
+        let lost = lost_runs(before).saturating_add(lost_runs(after));
         if lost > 0 {
             reasons.push(format!(
                 "{lost} run(s) lost frames (dropped by the recorder or lost from the file): the comparison is inconclusive"

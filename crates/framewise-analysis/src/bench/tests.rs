@@ -184,6 +184,16 @@ fn incomparable_and_inconclusive() {
     let c = compare(&a, &b, &Budgets::default());
     assert_eq!(c.overall.verdict, VerdictWord::Inconclusive);
     assert_eq!(c.overall.exit_code, 2);
+    // A run that lost frames counts even when the result's tally says none.
+    let mut b = result_of(&slow, 6000);
+    b.runs[0].frames_lost = 5;
+    assert_eq!(b.runs_with_lost_frames, 0);
+    let c = compare(&a, &b, &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::Inconclusive, "{c:?}");
+    assert!(
+        c.overall.reasons[0].starts_with("1 run(s) lost frames"),
+        "{c:?}"
+    );
 }
 
 #[test]
