@@ -26,6 +26,15 @@ fn the_same_frame_passes_and_a_changed_frame_fails() {
         line.contains("no golden") && line.contains("framewise golden --record smoke"),
         "{line}"
     );
+    // A directory where the golden should be is named as one, not as missing.
+    std::fs::create_dir_all(dir.path(".framewise/goldens/smoke.png")).unwrap();
+    let run = dir.run(&["golden", "--check", "smoke"]).expect(4);
+    let line = run.one_error_line();
+    assert!(
+        line.contains("smoke.png: is a directory, not the golden PNG of bench `smoke`"),
+        "{line}"
+    );
+    std::fs::remove_dir(dir.path(".framewise/goldens/smoke.png")).unwrap();
 
     let rec = dir
         .run(&["golden", "--record", "smoke", "--format", "json"])

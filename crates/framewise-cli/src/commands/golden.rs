@@ -111,6 +111,12 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<GoldenReport>> {
     let k = bench.golden_frame.unwrap_or(settings.warmup);
     let threshold = bench.golden_threshold.unwrap_or(golden::DEFAULT_THRESHOLD);
     let golden_file = golden_path(&args.dir, name);
+    if mode == Mode::Check && golden_file.is_dir() {
+        bail!(
+            "{}: is a directory, not the golden PNG of bench `{name}`",
+            golden_file.display()
+        );
+    }
     if mode == Mode::Check && !golden_file.is_file() {
         bail!(
             "no golden for bench `{name}`: {} does not exist (a person records it with `framewise golden --record {name}`)",
