@@ -9,8 +9,10 @@ use bevy::time::{Time, Virtual};
 use framewise_analysis::census::read_censuses;
 use framewise_analysis::{find_hitches, summarize, HitchOptions, LoadOptions};
 use framewise_bevy::example::{self, SceneLayout, SceneSettings};
-use framewise_bevy::{BevyBisect, FramewiseAppExt, FramewisePlugin, FramewiseReport};
-use framewise_census::{BisectOptions, CandidateResult, HintKind, Measure};
+use framewise_bevy::{
+    BevyBisect, FramewiseAppExt, FramewiseBisectReport, FramewisePlugin, FramewiseReport,
+};
+use framewise_census::{BisectOptions, BisectReport, CandidateResult, HintKind, Measure};
 
 use crate::common;
 
@@ -27,6 +29,37 @@ fn render_ms_measured(measure: &Measure, what: &str) {
         ms.min.is_finite() && ms.min >= 0.0 && ms.max >= ms.min,
         "{what}: {ms:?}"
     );
+}
+
+/// Ranked by render time where a saving stands out of the measured spread, then by
+/// triangles saved: the heavy mesh saves the most triangles, so it is first unless a lighter
+/// candidate's time stood out of the noise (lavapipe shares the machine's CPUs) and its own
+/// did not.
+fn heavy_leads(report: &BisectReport, layout: &SceneLayout) {
+    let heavy = report
+        .results
+        .iter()
+        .position(|r| r.id == layout.heavy.to_string())
+        .unwrap();
+    let time_stands_out =
+        |r: &CandidateResult| r.delta_render_ms.is_some_and(|d| !d.noisy && d.delta < 0.0);
+    if heavy > 0 {
+        assert!(
+            report.results[..heavy].iter().all(time_stands_out)
+                && !time_stands_out(&report.results[heavy]),
+            "{report:#?}"
+        );
+    }
+    let saved = report.results[heavy].delta_triangles.unwrap();
+    assert_eq!(saved.delta, -(layout.heavy_triangles as f64));
+    assert!(!saved.noisy);
+    for r in &report.results {
+        assert!(
+            r.delta_triangles.unwrap().delta >= saved.delta,
+            "{}",
+            r.name
+        );
+    }
 }
 
 #[test]
@@ -82,34 +115,7 @@ fn the_rendered_scene_is_censused_and_bisected_through_the_renderer() {
     );
     assert!(!app.world().resource::<Time<Virtual>>().is_paused());
     assert_eq!(report.results.len(), 4);
-    // Ranked by render time where a saving stands out of the measured spread, then by
-    // triangles saved: the heavy mesh saves the most triangles, so it is first unless a
-    // lighter candidate's time stood out of the noise (lavapipe shares the machine's CPUs)
-    // and its own did not.
-    let heavy = report
-        .results
-        .iter()
-        .position(|r| r.id == layout.heavy.to_string())
-        .unwrap();
-    let time_stands_out =
-        |r: &CandidateResult| r.delta_render_ms.is_some_and(|d| !d.noisy && d.delta < 0.0);
-    if heavy > 0 {
-        assert!(
-            report.results[..heavy].iter().all(time_stands_out)
-                && !time_stands_out(&report.results[heavy]),
-            "{report:#?}"
-        );
-    }
-    let saved = report.results[heavy].delta_triangles.unwrap();
-    assert_eq!(saved.delta, -(layout.heavy_triangles as f64));
-    assert!(!saved.noisy);
-    for r in &report.results {
-        assert!(
-            r.delta_triangles.unwrap().delta >= saved.delta,
-            "{}",
-            r.name
-        );
-    }
+    heavy_leads(&report, &layout);
     assert_eq!(
         report.baseline.triangles.map(|s| s.median),
         Some(t.triangles as f64),
@@ -196,5 +202,53 @@ fn the_rendered_scene_is_censused_and_bisected_through_the_renderer() {
             directory.paused.iter().filter(|p| **p).count() as u64,
             paused
         );
+    }
+}
+
+/// A running game (not recording) bisects at the end of update N, each measured frame one
+/// update of its own loop through the renderer, with the render world's CPU time as render
+/// ms (no session runs Bevy's render diagnostics), and resumes with its world as it was.
+#[test]
+fn a_running_rendered_game_bisects_at_update_n_and_times_its_render_world() {
+    let _serial = common::serial();
+    if !crate::render::adapter_present() {
+        return;
+    }
+    let options = BisectOptions {
+        frames: 3,
+        warmup_frames: 2,
+        top: 3,
+    };
+    let mut app = example::headless_app(
+        FramewisePlugin::default().bisect_at_update(u64::from(SETTLE_UPDATES), options),
+        SceneSettings::default(),
+    );
+    example::finish(&mut app);
+    app.update(); // the scene spawns
+    let layout = app.world().resource::<SceneLayout>().clone();
+    let before = common::visibilities(&mut app);
+    let mut report = None;
+    for _ in 0..2_000 {
+        app.update();
+        if let Some(done) = app.world_mut().remove_resource::<FramewiseBisectReport>() {
+            report = Some(done.0.unwrap());
+            break;
+        }
+    }
+    let report = report.expect("the game bisected");
+    assert!(report.restored, "{report:#?}");
+    assert_eq!(common::visibilities(&mut app), before);
+    assert!(!app.world().resource::<Time<Virtual>>().is_paused());
+    assert_eq!(report.results.len(), 3);
+    heavy_leads(&report, &layout);
+    let source = report.render_ms_source.as_deref().unwrap();
+    assert!(
+        source.starts_with("CPU time of the render world"),
+        "{source}"
+    );
+    render_ms_measured(&report.baseline, "baseline");
+    for r in &report.results {
+        render_ms_measured(&r.hidden, &r.name);
+        assert!(r.delta_render_ms.is_some(), "{}", r.name);
     }
 }
