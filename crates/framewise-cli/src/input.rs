@@ -165,7 +165,28 @@ pub fn load(path: &Path, options: &LoadOptions) -> anyhow::Result<Capture> {
     let mut bar = Bar::new(path.display().to_string());
     let loaded = framewise_analysis::load::open_with_progress(path, options, |p| bar.update(p));
     bar.finish();
-    loaded.map_err(|err| load_error(path, &err))
+    let capture = loaded.map_err(|err| load_error(path, &err))?;
+    warn_unused_frame_span(path, options, &capture);
+    Ok(capture)
+}
+
+/// `--frame-span` names a Chrome trace's frame span; another kind of capture records its
+/// frames as frames, and the flag does nothing to it: say so rather than ignore it silently.
+fn warn_unused_frame_span(path: &Path, options: &LoadOptions, capture: &Capture) {
+    use framewise_analysis::model::SourceKind;
+    let Some(span) = &options.frame_span else {
+        return;
+    };
+    let kind = match capture.meta().source {
+        SourceKind::Chrome => return,
+        SourceKind::Sgpt => ".sgpt capture",
+        SourceKind::Litecap => ".litecap buffer",
+        _ => return,
+    };
+    eprintln!(
+        "framewise: warning: --frame-span {span} is for Chrome JSON traces; {} is a {kind}, which records its frames itself, and is read without it",
+        path.display()
+    );
 }
 
 /// Loads one capture for browsing frame by frame (`framewise view`): an `.sgpt` without
@@ -178,7 +199,9 @@ pub fn load_with_frames(
     let mut bar = Bar::new(path.display().to_string());
     let loaded = framewise_analysis::load::open_with_frame_source(path, options, |p| bar.update(p));
     bar.finish();
-    loaded.map_err(|err| load_error(path, &err))
+    let (capture, frames) = loaded.map_err(|err| load_error(path, &err))?;
+    warn_unused_frame_span(path, options, &capture);
+    Ok((capture, frames))
 }
 
 /// A load failure as one error line that names the file once.

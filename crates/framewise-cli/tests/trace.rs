@@ -136,6 +136,27 @@ fn a_full_device_is_named_once_in_one_line() {
 }
 
 #[test]
+fn frame_span_on_a_capture_that_records_its_frames_is_a_warning() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let plain = dir.run(&["summarize", "game.sgpt", "--json"]).expect(0);
+    let run = dir
+        .run(&["summarize", "game.sgpt", "--json", "--frame-span", "frame"])
+        .expect(0);
+    assert_eq!(run.stdout, plain.stdout, "the flag changes nothing");
+    assert_eq!(
+        run.stderr,
+        "framewise: warning: --frame-span frame is for Chrome JSON traces; game.sgpt is a .sgpt capture, which records its frames itself, and is read without it\n"
+    );
+    // A Chrome trace takes it without a word.
+    dir.write("in.json", chrome_trace(30));
+    let run = dir
+        .run(&["summarize", "in.json", "--frame-span", "frame"])
+        .expect(0);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+}
+
+#[test]
 fn imported_traces() {
     let dir = Dir::new();
     dir.write("run.litecap", litecap_v4(60, true));
