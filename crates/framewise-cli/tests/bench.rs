@@ -441,6 +441,19 @@ fn hook_status_is_silent_unless_running_or_breached() {
         "",
         "inside: silence"
     );
+    // A profile cut mid-write: one line naming the file once, first, for both verbs.
+    dir.write(".framewise/profile.json", "{\"schema\":\"framew");
+    for verb in ["hook-status", "check"] {
+        let run = dir.run(&[verb]).expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.starts_with(
+                "framewise: error: .framewise/profile.json: cannot read the profile: "
+            ),
+            "{verb}: {line}"
+        );
+        assert_eq!(line.matches("profile.json").count(), 1, "{verb}: {line}");
+    }
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use framewise_analysis::bench::budget::{evaluate_budgets, BudgetCheck, BudgetState};
 use framewise_analysis::MetricTable;
 use serde::Serialize;
@@ -192,9 +192,7 @@ pub fn evaluate(
             }
             // Anything else (a FIFO, a device, a directory) is refused by read_profile, which
             // names what it found.
-            // The incidents crate's error names the path already.
-            let profile =
-                framewise_incidents::read_profile(&path).context("cannot read the profile")?;
+            let profile = read_profile(&path)?;
             let table = profile_values(&profile);
             let source = Source::Profile {
                 file: path.display().to_string(),
@@ -357,4 +355,18 @@ impl Report for View {
             })
             .collect()
     }
+}
+
+/// `.framewise/profile.json`, or one error line naming it once, first:
+/// `PATH: cannot read the profile: WHY`.
+pub(crate) fn read_profile(path: &std::path::Path) -> anyhow::Result<framewise_incidents::Profile> {
+    framewise_incidents::read_profile(path).map_err(|e| match e {
+        framewise_incidents::Error::Json { source, .. } => {
+            anyhow::anyhow!("{}: cannot read the profile: {source}", path.display())
+        }
+        framewise_incidents::Error::Io { source, .. } => {
+            anyhow::anyhow!("{}: cannot read the profile: {source}", path.display())
+        }
+        other => other.into(),
+    })
 }

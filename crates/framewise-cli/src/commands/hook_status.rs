@@ -13,7 +13,6 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use anyhow::Context;
 use framewise_analysis::bench::budget::BudgetState;
 use framewise_incidents::Record;
 
@@ -46,8 +45,7 @@ pub fn lines(dir: &Path, cfg: &config::Config) -> anyhow::Result<Vec<String>> {
         .ok()
         .and_then(|m| SystemTime::now().duration_since(m).ok())
         .is_some_and(|age| age <= RUNNING_WITHIN);
-    let profile = framewise_incidents::read_profile(&path)
-        .with_context(|| format!("{}: cannot read the profile", path.display()))?;
+    let profile = crate::commands::check::read_profile(&path)?;
     let mut breached = profile.budgets.breached.clone();
     for check in crate::commands::check::judge_profile(&cfg.budgets, &profile) {
         if check.state == BudgetState::Breached && !breached.contains(&check.budget) {
