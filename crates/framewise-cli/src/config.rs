@@ -267,8 +267,17 @@ fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
             budgets.frame_ms = Some(limit);
             continue;
         }
-        framewise_analysis::gate::check_metric(key)
-            .map_err(|e| anyhow::anyhow!("{}: line {line}: [budgets] {e}", path.display()))?;
+        framewise_analysis::gate::check_metric(key).map_err(|e| {
+            // A key without a dot is no metric path: most likely the frame budget misspelt.
+            let hint = if !key.contains('.')
+                && !framewise_analysis::gate::nearest(key, ["frame_ms"]).is_empty()
+            {
+                "; did you mean frame_ms?"
+            } else {
+                ""
+            };
+            anyhow::anyhow!("{}: line {line}: [budgets] {e}{hint}", path.display())
+        })?;
         if key.contains('*') {
             bail!(
                 "{}: line {line}: [budgets] `{key}`: a budget names one metric, not a wildcard",
@@ -417,7 +426,8 @@ mod tests {
             "{text}"
         );
         for (toml, key) in [
-            ("[budgets]\nframe_msec = 8.0\n", "frame_msec"),
+            ("[budgets]\nframe_msec = 8.0\n", "did you mean frame_ms?"),
+            ("[budgets]\nfram_ms = 8.0\n", "`fram_ms` is not a metric path (frame.<m>, work.<m>, scope.<name>.<m>, pass.<name>.<m>, counter.<name>.<m>); did you mean frame_ms?"),
             ("[gate]\ndefault = true\n", "default"),
         ] {
             let text = parse_toml(Path::new("f.toml"), toml)
