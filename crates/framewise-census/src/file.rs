@@ -79,6 +79,8 @@ pub enum ReadError {
     /// Not JSON, or not the shape its schema tag promises (serde's message: one line, with
     /// the line and column).
     Json(serde_json::Error),
+    /// JSON, but not an object (what it is instead: "an array", "a number"…).
+    NotObject(&'static str),
     /// A JSON object without a known `schema` tag.
     Schema(Option<String>),
 }
@@ -87,6 +89,10 @@ impl std::fmt::Display for ReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReadError::Json(e) => write!(f, "not a census document: {e}"),
+            ReadError::NotObject(what) => write!(
+                f,
+                "not a census document: {what}, where a JSON object with a \"schema\" field belongs"
+            ),
             ReadError::Schema(Some(s)) => write!(
                 f,
                 "schema {s:?} is neither {CENSUS_FILE_SCHEMA:?} nor {CENSUS_SCHEMA:?}"
@@ -101,16 +107,41 @@ impl std::fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
-#[derive(Deserialize)]
-struct Tag {
-    schema: Option<String>,
+/// The `schema` tag of a JSON document: `Ok(None)` for an object without one, `Err` for text
+/// that is not JSON or JSON that is not an object (named: "an array", "a string"…).
+pub(crate) fn schema_tag(text: &str) -> Result<Option<String>, TagError> {
+    use serde_json::Value;
+    match serde_json::from_str::<Value>(text).map_err(TagError::Json)? {
+        Value::Object(map) => Ok(map.get("schema").and_then(Value::as_str).map(str::to_owned)),
+        Value::Array(_) => Err(TagError::NotObject("an array")),
+        Value::String(_) => Err(TagError::NotObject("a string")),
+        Value::Number(_) => Err(TagError::NotObject("a number")),
+        Value::Bool(_) => Err(TagError::NotObject("a boolean")),
+        Value::Null => Err(TagError::NotObject("null")),
+    }
+}
+
+/// Why a document's `schema` tag could not be read.
+pub(crate) enum TagError {
+    /// Not JSON.
+    Json(serde_json::Error),
+    /// JSON, but not an object.
+    NotObject(&'static str),
+}
+
+impl From<TagError> for ReadError {
+    fn from(e: TagError) -> Self {
+        match e {
+            TagError::Json(e) => ReadError::Json(e),
+            TagError::NotObject(what) => ReadError::NotObject(what),
+        }
+    }
 }
 
 /// Reads a census document: a `census.json` file (every census in it, oldest first) or a
 /// single census.
 pub fn parse_censuses(text: &str) -> Result<Vec<Census>, ReadError> {
-    let tag: Tag = serde_json::from_str(text).map_err(ReadError::Json)?;
-    match tag.schema.as_deref() {
+    match schema_tag(text)?.as_deref() {
         Some(CENSUS_FILE_SCHEMA) => serde_json::from_str::<CensusFile>(text)
             .map(|f| f.censuses)
             .map_err(ReadError::Json),
@@ -123,8 +154,7 @@ pub fn parse_censuses(text: &str) -> Result<Vec<Census>, ReadError> {
 
 /// Reads one census (the document a capture's census record carries).
 pub fn parse_census(text: &str) -> Result<Census, ReadError> {
-    let tag: Tag = serde_json::from_str(text).map_err(ReadError::Json)?;
-    match tag.schema.as_deref() {
+    match schema_tag(text)?.as_deref() {
         Some(CENSUS_SCHEMA) => serde_json::from_str(text).map_err(ReadError::Json),
         other => Err(ReadError::Schema(other.map(str::to_owned))),
     }

@@ -134,7 +134,13 @@ fn the_file_keeps_the_newest_censuses() {
 fn bad_documents_are_one_line_errors() {
     let cases = [
         ("", "not a census document"),
-        ("[1, 2]", "not a census document"),
+        (
+            "[1, 2]",
+            "not a census document: an array, where a JSON object",
+        ),
+        ("[]", "not a census document: an array, where a JSON object"),
+        ("42", "not a census document: a number"),
+        ("null", "not a census document: null"),
         ("{\"a\": 1}", "no \"schema\" field"),
         ("{\"schema\": \"framewise.profile/1\"}", "is neither"),
         (
