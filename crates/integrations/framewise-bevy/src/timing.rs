@@ -219,10 +219,14 @@ impl FrameClock {
         }
     }
 
-    /// Starts tagging updates.
+    /// Starts tagging updates (and forgets what frames of an earlier run, still in flight
+    /// when it stopped, filed since).
     pub(crate) fn start(world: &mut World) -> Self {
         if let Some(mut tags) = world.get_resource_mut::<Tags>() {
             tags.measuring = true;
+        }
+        if let Some(samples) = world.get_resource::<Samples>() {
+            samples.with(BTreeMap::clear);
         }
         Self {
             source: Source::of(world),
