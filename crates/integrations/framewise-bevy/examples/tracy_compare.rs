@@ -20,6 +20,11 @@
 //! - `none`: no subscriber (Bevy's `trace` spans compiled in, recording nothing);
 //! - `framewise`: [`framewise_bevy::FramewisePlugin`] recording a capture file (its own
 //!   subscriber; the writer thread in this process);
+//! - `framewise-logplugin`: the plugin recording through its layer
+//!   ([`framewise_bevy::tracing_layer`]) in the registry Bevy's `LogPlugin` builds, with the
+//!   recorder's layer where `trace_tracy` puts Tracy's (what an app with `LogPlugin` runs; this
+//!   binary's `LogPlugin` would add Tracy's layer too, so the registry is built here as it
+//!   builds it);
 //! - `tracy`: Bevy's `LogPlugin` as `trace_tracy` builds it (a registry with an `EnvFilter`,
 //!   `tracing-error`'s layer, the log formatter and `tracing-tracy`'s layer), a Tracy frame
 //!   mark per update, and a Tracy `capture` (Tracy 0.14.0, the protocol of the
@@ -65,6 +70,7 @@ const WARM_UP_UPDATES: u32 = 100;
 enum Mode {
     None,
     Framewise,
+    FramewiseLogPlugin,
     Tracy,
     TracyNoViewer,
 }
@@ -74,6 +80,7 @@ impl Mode {
         match self {
             Mode::None => "none",
             Mode::Framewise => "framewise",
+            Mode::FramewiseLogPlugin => "framewise-logplugin",
             Mode::Tracy => "tracy",
             Mode::TracyNoViewer => "tracy-no-viewer",
         }
@@ -83,6 +90,7 @@ impl Mode {
         [
             Mode::None,
             Mode::Framewise,
+            Mode::FramewiseLogPlugin,
             Mode::Tracy,
             Mode::TracyNoViewer,
         ]
@@ -95,6 +103,7 @@ impl Mode {
         match self {
             Mode::None => "none (trace compiled in, no subscriber)",
             Mode::Framewise => "framewise plugin (file, in-process writer)",
+            Mode::FramewiseLogPlugin => "framewise layer in LogPlugin's registry (file)",
             Mode::Tracy => "bevy/trace_tracy, drained by Tracy's capture",
             Mode::TracyNoViewer => "bevy/trace_tracy, no viewer",
         }
@@ -193,6 +202,32 @@ fn count_layer(_: &mut App) -> Option<BoxedLayer> {
     Some(Box::new(CountEntries))
 }
 
+/// The global subscriber Bevy 0.19.1's `LogPlugin` builds (its `build`, with the default
+/// filter and formatter), with the recorder's layer where `trace_tracy` puts Tracy's.
+fn install_log_plugin_registry() {
+    use bevy::log::tracing_subscriber::layer::SubscriberExt as _;
+    use bevy::log::tracing_subscriber::{filter, fmt, EnvFilter, Layer as _};
+    let env_filter = EnvFilter::builder().parse_lossy(format!(
+        "{},{}",
+        bevy::log::Level::INFO,
+        bevy::log::DEFAULT_FILTER
+    ));
+    let formatter = fmt::Layer::default()
+        .with_writer(std::io::stderr)
+        .with_filter(filter::FilterFn::new(|meta| {
+            meta.fields().field("tracy.frame_mark").is_none()
+        }));
+    let subscriber = Registry::default()
+        .with(env_filter)
+        .with(tracing_error::ErrorLayer::default())
+        .with(formatter)
+        .with(framewise_bevy::tracing_layer());
+    if bevy::log::tracing::subscriber::set_global_default(subscriber).is_err() {
+        eprintln!("tracy_compare: a subscriber is already set");
+        std::process::exit(2);
+    }
+}
+
 /// One mode in this process: builds the app, runs it, prints one `key=value` line.
 fn child(mode: Mode, kind: AppKind, updates: u32) {
     let capture_dir = tempfile::tempdir().expect("a temporary directory for the capture");
@@ -203,6 +238,14 @@ fn child(mode: Mode, kind: AppKind, updates: u32) {
         Mode::None => {}
         Mode::Framewise => {
             app.add_plugins(FramewisePlugin::default().capture(&capture_path));
+        }
+        Mode::FramewiseLogPlugin => {
+            install_log_plugin_registry();
+            app.add_plugins(
+                FramewisePlugin::default()
+                    .capture(&capture_path)
+                    .install_subscriber(false),
+            );
         }
         Mode::Tracy | Mode::TracyNoViewer => {
             app.add_plugins(LogPlugin {
@@ -248,7 +291,7 @@ fn child(mode: Mode, kind: AppKind, updates: u32) {
         Stats::of(&mut update_ns).fields()
     );
     match mode {
-        Mode::Framewise => {
+        Mode::Framewise | Mode::FramewiseLogPlugin => {
             let bytes = std::fs::metadata(&capture_path).map_or(0, |meta| meta.len());
             line.push_str(&format!(" capture_bytes={bytes}"));
         }
@@ -388,7 +431,7 @@ fn median(values: &mut [f64]) -> f64 {
 /// The driver: every round runs each mode once, rotated; then the table.
 fn drive(kind: AppKind, rounds: u32, updates: u32) {
     let drained = std::env::var_os(tracy_capture::TRACY_CAPTURE_ENV).is_some_and(|v| !v.is_empty());
-    let mut modes = vec![Mode::None, Mode::Framewise];
+    let mut modes = vec![Mode::None, Mode::Framewise, Mode::FramewiseLogPlugin];
     if drained {
         modes.push(Mode::Tracy);
     } else {
