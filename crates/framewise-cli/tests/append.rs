@@ -3,7 +3,7 @@
 
 use framewise_incidents::{read_all, Record};
 
-use crate::support::{chrome_trace, write_truncated_game, Dir, Game};
+use crate::support::{chrome_trace, write_game, write_truncated_game, Dir, Game};
 
 /// The records of a log, as written.
 fn records(dir: &Dir, log: &str) -> Vec<Record> {
@@ -176,6 +176,34 @@ fn the_live_log_and_append_agree_on_the_demo_capture_and_twice_adds_nothing() {
         before,
         "appending the same capture twice adds nothing"
     );
+}
+
+#[test]
+fn the_nearest_log_is_searched_from_the_directory_the_capture_is_really_in() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    // `proj/../game.sgpt` is in the directory above `proj`: `proj/.framewise` is not above it.
+    std::fs::create_dir_all(dir.path("proj/.framewise")).expect("mkdir");
+    // (A `.framewise/` above the test's temporary directory, if the machine has one, is
+    // rightly found; `proj/.framewise` never is.)
+    let run = dir.run(&["hitches", "proj/../game.sgpt", "--append"]);
+    assert!(
+        !run.stderr.contains("proj/.framewise") && !run.stderr.contains("proj/../"),
+        "{}",
+        run.stderr
+    );
+    assert!(!dir.path("proj/.framewise/perf.jsonl").exists());
+    // Beside the capture, it is found, and named without `..`.
+    std::fs::create_dir(dir.path(".framewise")).expect("mkdir");
+    let run = dir
+        .run(&["hitches", "proj/../game.sgpt", "--append"])
+        .expect(1);
+    assert!(
+        run.stderr.contains("(nearest to the capture)") && !run.stderr.contains(".."),
+        "{}",
+        run.stderr
+    );
+    assert!(dir.path(".framewise/perf.jsonl").exists());
 }
 
 #[test]

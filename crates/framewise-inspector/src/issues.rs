@@ -34,7 +34,11 @@ pub fn project_dir(project: &Path) -> Option<PathBuf> {
 /// The nearest `.framewise/` from the directory `capture` is in, up to the root.
 pub fn find_project(capture: &Path) -> Option<PathBuf> {
     let absolute = std::path::absolute(capture).ok()?;
-    absolute.ancestors().skip(1).find_map(|dir| {
+    // The directory the capture is really in: `proj/../x.sgpt` is in the directory above
+    // `proj`, and `proj/.framewise` is not its nearest (a lexical walk would find it).
+    let parent = absolute.parent()?;
+    let parent = std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_owned());
+    parent.ancestors().find_map(|dir| {
         let candidate = dir.join(DIR_NAME);
         candidate.is_dir().then_some(candidate)
     })
