@@ -506,6 +506,8 @@ pub enum BisectReadError {
     /// Not JSON, or not the shape `framewise.bisect/1` promises (serde's message: one line,
     /// with the line and column).
     Json(serde_json::Error),
+    /// JSON, but not an object (what it is instead: "an array", "a number"…).
+    NotObject(&'static str),
     /// A JSON object whose `schema` is not [`BISECT_SCHEMA`] (`None`: no `schema` field).
     Schema(Option<String>),
 }
@@ -514,6 +516,10 @@ impl std::fmt::Display for BisectReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             BisectReadError::Json(e) => write!(f, "not a bisection report: {e}"),
+            BisectReadError::NotObject(what) => write!(
+                f,
+                "not a bisection report: {what}, where a JSON object with a \"schema\" field belongs"
+            ),
             BisectReadError::Schema(Some(s)) => {
                 write!(f, "schema {s:?} is not {BISECT_SCHEMA:?}")
             }
@@ -528,12 +534,11 @@ impl std::error::Error for BisectReadError {}
 
 /// Reads a bisection report (`bisect.json`).
 pub fn parse_bisect(text: &str) -> Result<BisectReport, BisectReadError> {
-    #[derive(Deserialize)]
-    struct Tag {
-        schema: Option<String>,
-    }
-    let tag: Tag = serde_json::from_str(text).map_err(BisectReadError::Json)?;
-    match tag.schema.as_deref() {
+    let schema = crate::file::schema_tag(text).map_err(|e| match e {
+        crate::file::TagError::Json(e) => BisectReadError::Json(e),
+        crate::file::TagError::NotObject(what) => BisectReadError::NotObject(what),
+    })?;
+    match schema.as_deref() {
         Some(BISECT_SCHEMA) => serde_json::from_str(text).map_err(BisectReadError::Json),
         other => Err(BisectReadError::Schema(other.map(str::to_owned))),
     }

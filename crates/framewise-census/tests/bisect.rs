@@ -158,3 +158,22 @@ fn zero_frames_is_refused() {
     assert_eq!(err, BisectError::NoFrames);
     assert_eq!(scene.frames_rendered, 0);
 }
+
+#[test]
+fn a_bisection_document_that_is_not_an_object_says_what_it_is() {
+    for (text, expected) in [
+        (
+            "[]",
+            "not a bisection report: an array, where a JSON object",
+        ),
+        ("7", "not a bisection report: a number"),
+        ("{", "not a bisection report"),
+        ("{\"a\": 1}", "no \"schema\" field"),
+    ] {
+        let err = framewise_census::parse_bisect(text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(expected), "{text:?}: {err}");
+        assert!(!err.contains('\n'), "{err}");
+    }
+}
