@@ -15,7 +15,11 @@
 //! ranges (max − min over their frames) and the distance between their medians (drift over
 //! the run). A candidate's Δ (its frames' median minus the opening baseline's median;
 //! negative: hiding it saved that much) is `noisy` when its magnitude does not exceed the
-//! spread. Costs measured one at a time do not add up to the baseline (hiding two things
+//! spread, or when the candidate's frames overlap either baseline's frames (a saving counts
+//! only when every frame with the candidate hidden is below every frame of both baselines; a
+//! cost, above): a run that drifts (a renderer still warming, a machine shared with others)
+//! moves the frames measured near one baseline away from the other, and a median alone past
+//! the spread would call that drift a saving. Costs measured one at a time do not add up to the baseline (hiding two things
 //! can save more or less than the two savings), and the report says so as data:
 //! `sums_to_baseline: false`.
 
@@ -250,7 +254,8 @@ pub struct Delta {
     pub delta: f64,
     /// The metric's measured spread.
     pub spread: f64,
-    /// `|delta| ≤ spread`: indistinguishable from the noise.
+    /// Indistinguishable from the noise: `|delta| ≤ spread`, or the hidden frames' range
+    /// overlaps either baseline's range (module doc).
     pub noisy: bool,
 }
 
@@ -367,13 +372,26 @@ fn spread_of(a: Option<Stat>, b: Option<Stat>) -> Option<f64> {
     )
 }
 
-fn delta_of(base: Option<Stat>, hidden: Option<Stat>, spread: Option<f64>) -> Option<Delta> {
-    let delta = hidden?.median - base?.median;
-    let spread = spread?;
+fn delta_of(
+    base: Option<Stat>,
+    base_after: Option<Stat>,
+    hidden: Option<Stat>,
+    spread: Option<f64>,
+) -> Option<Delta> {
+    let (base, hidden, spread) = (base?, hidden?, spread?);
+    let delta = hidden.median - base.median;
+    // Clear of both baselines: every hidden frame beyond every baseline frame, on the side
+    // the median moved to. A closing baseline not measured leaves only the opening one.
+    let baselines = [Some(base), base_after];
+    let clear = if delta < 0.0 {
+        baselines.iter().flatten().all(|b| hidden.max < b.min)
+    } else {
+        baselines.iter().flatten().all(|b| hidden.min > b.max)
+    };
     Some(Delta {
         delta,
         spread,
-        noisy: delta.abs() <= spread,
+        noisy: delta.abs() <= spread || !clear,
     })
 }
 
@@ -433,6 +451,7 @@ pub fn bisect<E: BisectEngine + ?Sized>(
                     .then(|| {
                         delta_of(
                             baseline.draw_calls,
+                            baseline_after.draw_calls,
                             hidden_measure.draw_calls,
                             spread.draw_calls,
                         )
@@ -442,6 +461,7 @@ pub fn bisect<E: BisectEngine + ?Sized>(
                     .then(|| {
                         delta_of(
                             baseline.triangles,
+                            baseline_after.triangles,
                             hidden_measure.triangles,
                             spread.triangles,
                         )
@@ -451,6 +471,7 @@ pub fn bisect<E: BisectEngine + ?Sized>(
                     .then(|| {
                         delta_of(
                             baseline.render_ms,
+                            baseline_after.render_ms,
                             hidden_measure.render_ms,
                             spread.render_ms,
                         )

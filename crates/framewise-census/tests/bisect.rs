@@ -177,3 +177,115 @@ fn a_bisection_document_that_is_not_an_object_says_what_it_is() {
         assert!(!err.contains('\n'), "{err}");
     }
 }
+
+/// An engine whose render time drifts down over the run (a renderer still warming), with
+/// the times CI saw on lavapipe: a light candidate measured after the slow opening baseline
+/// has a median past the spread, but its frames overlap the closing baseline's.
+struct Drifting {
+    hidden: Option<String>,
+    times_ms: std::vec::IntoIter<f64>,
+}
+
+impl BisectEngine for Drifting {
+    fn name(&self) -> String {
+        "drifting".into()
+    }
+    fn candidates(&mut self) -> Result<Vec<Candidate>, EngineError> {
+        Ok([("light", 224), ("heavy", 65_024)]
+            .map(|(id, triangles)| Candidate {
+                id: id.into(),
+                name: id.into(),
+                site: None,
+                triangles,
+            })
+            .to_vec())
+    }
+    fn hide(&mut self, id: &str) -> Result<(), EngineError> {
+        self.hidden = Some(id.into());
+        Ok(())
+    }
+    fn show(&mut self, _: &str) -> Result<(), EngineError> {
+        self.hidden = None;
+        Ok(())
+    }
+    fn render_frame(&mut self) -> Result<FrameCost, EngineError> {
+        let triangles = 68_482
+            - match self.hidden.as_deref() {
+                Some("light") => 224,
+                Some("heavy") => 65_024,
+                _ => 0,
+            };
+        Ok(FrameCost {
+            draw_calls: None,
+            triangles: Some(triangles),
+            render_ms: self.times_ms.next(),
+        })
+    }
+    fn snapshot(&mut self) -> Result<WorldSnapshot, EngineError> {
+        Ok(WorldSnapshot::default())
+    }
+}
+
+#[test]
+fn drift_past_the_spread_is_not_called_a_saving() {
+    let times_ms = vec![
+        71.3, 63.3, 72.7, // opening baseline (slow: still warming)
+        50.7, 46.3, 58.4, // heavy hidden
+        48.2, 42.7, 61.7, // light hidden
+        51.1, 49.2, 57.2, // closing baseline
+    ];
+    let mut engine = Drifting {
+        hidden: None,
+        times_ms: times_ms.into_iter(),
+    };
+    let options = BisectOptions {
+        frames: 3,
+        warmup_frames: 0,
+        top: 2,
+    };
+    let report = bisect(&mut engine, &options).unwrap();
+    let spread = report.spread.render_ms.unwrap();
+    assert!((spread - (71.3 - 51.1)).abs() < 1e-9, "drift: {spread}");
+    for r in &report.results {
+        let ms = r.delta_render_ms.unwrap();
+        assert!(ms.noisy, "{}: {ms:?}", r.id);
+    }
+    let light = report.results.iter().find(|r| r.id == "light").unwrap();
+    let ms = light.delta_render_ms.unwrap();
+    assert!(
+        ms.delta.abs() > ms.spread,
+        "the median alone is past the spread: {ms:?}"
+    );
+    // Nothing stands out in time: ranked by triangles saved, which are exact.
+    let ids: Vec<&str> = report.results.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["heavy", "light"]);
+    assert!(report
+        .results
+        .iter()
+        .all(|r| !r.delta_triangles.unwrap().noisy));
+}
+
+#[test]
+fn a_saving_clear_of_both_baselines_stands_out() {
+    let times_ms = vec![
+        10.0, 10.4, 10.2, // opening baseline
+        6.1, 6.0, 6.3, // heavy hidden
+        10.1, 9.8, 10.3, // light hidden
+        10.3, 10.0, 10.1, // closing baseline
+    ];
+    let mut engine = Drifting {
+        hidden: None,
+        times_ms: times_ms.into_iter(),
+    };
+    let options = BisectOptions {
+        frames: 3,
+        warmup_frames: 0,
+        top: 2,
+    };
+    let report = bisect(&mut engine, &options).unwrap();
+    let heavy = &report.results[0];
+    assert_eq!(heavy.id, "heavy");
+    let ms = heavy.delta_render_ms.unwrap();
+    assert!(!ms.noisy && ms.delta < -3.9, "{ms:?}");
+    assert!(report.results[1].delta_render_ms.unwrap().noisy);
+}

@@ -182,7 +182,7 @@ impl BisectView {
                 stat_text(b.baseline.render_ms, true)
             ),
             format!(
-                "spread (measured over both baselines): triangles {} · draw calls {} · render ms {}; a Δ within it is noisy",
+                "spread (measured over both baselines): triangles {} · draw calls {} · render ms {}; a Δ within it, or whose frames overlap a baseline's, is noisy",
                 spread(b.spread.triangles, false),
                 spread(b.spread.draw_calls, false),
                 spread(b.spread.render_ms, true)
