@@ -61,12 +61,19 @@ fn usermarks_flag_their_trailing_window() {
         .unwrap();
     let mut short = None;
     let mut default = None;
+    // The short window reaches back to a time read in frame 5, so that it starts before
+    // frame 20 (its frames sleep at least 30 ms in between) however long frame 20's own
+    // sleep takes: a fixed window of a few frames' sleeps ended inside frame 20 whenever a
+    // loaded machine woke the thread late.
+    let mut reach_ns = 0;
     for frame in 0..30 {
+        if frame == 5 {
+            reach_ns = session.now_ns();
+        }
         std::thread::sleep(Duration::from_millis(2));
         if frame == 20 {
-            short = Some(
-                session.usermark_with_window("stutter when turning", Duration::from_millis(15)),
-            );
+            let window = Duration::from_nanos(session.now_ns() - reach_ns);
+            short = Some(session.usermark_with_window("stutter when turning", window));
         }
         if frame == 25 {
             default = Some(session.usermark("felt wrong"));
@@ -89,8 +96,12 @@ fn usermarks_flag_their_trailing_window() {
     let frames = common::frames(&capture);
     // The short window starts inside `first_frame`, as the capture's own times show.
     assert_eq!(short.frame, 20);
-    assert_eq!(short.window_ns, 15_000_000);
-    assert_eq!(short.window_start_ns, short.at_ns - 15_000_000);
+    assert!(short.window_ns >= 30_000_000, "{short:?}");
+    assert_eq!(short.window_start_ns, short.at_ns - short.window_ns);
+    assert!(
+        short.window_start_ns >= reach_ns,
+        "{short:?} reaches {reach_ns}"
+    );
     let first = &frames[short.first_frame as usize];
     let next = &frames[short.first_frame as usize + 1];
     assert!(
@@ -101,7 +112,7 @@ fn usermarks_flag_their_trailing_window() {
         first.cpu_begin_ns,
         next.cpu_begin_ns
     );
-    assert!(short.first_frame < 20);
+    assert!((5..20).contains(&short.first_frame), "{short:?}");
 
     // Both are in the capture, in the frames they were made in, with window and note.
     let user_marks: Vec<(u64, u64, String)> = frames
@@ -116,7 +127,7 @@ fn usermarks_flag_their_trailing_window() {
     assert_eq!(
         user_marks,
         vec![
-            (20, 15_000_000, "stutter when turning".to_owned()),
+            (20, short.window_ns, "stutter when turning".to_owned()),
             (25, 5_000_000_000, "felt wrong".to_owned())
         ]
     );
