@@ -1,7 +1,8 @@
 //! Per-thread event buffers: the hot path.
 //!
 //! Each thread that records gets a fixed-size single-producer single-consumer ring of
-//! `(ticks, id, kind)` events, allocated once, the first time the thread records. The owning
+//! `(ticks, id, kind)` events the first time the thread records: allocated, or the drained
+//! ring of a thread that exited (`pool`), never grown. The owning
 //! thread pushes with plain stores and one release store of its head; the writer thread (the
 //! one consumer) drains events up to each closed frame's end and turns begin/end pairs into
 //! spans, keeping each thread's open spans across frames. Frame close on the game thread
@@ -21,10 +22,13 @@ use crate::clock::{now_ticks, SessionClock};
 use crate::intern::intern_thread;
 
 mod pairing;
+mod pool;
 mod unnestable;
 use pairing::{
     carry_open, end_below_top, grow, open_slots, pad, Carried, Cursor, Stop, FILLER, NO_SLOT,
 };
+use pool::fresh_buffer;
+pub(crate) use pool::keep_or_pool;
 pub(crate) use unnestable::drop_unnestable_spans;
 #[cfg(test)]
 pub(crate) use unnestable::span;
@@ -389,7 +393,7 @@ pub(crate) fn drain_lanes(cutoff_ticks: u64, clock: &SessionClock, frame: &mut F
                 used += 1;
             }
         }
-        !buffer.is_finished()
+        keep_or_pool(buffer)
     });
     used
 }
@@ -439,7 +443,7 @@ fn register_current() -> Option<&'static ThreadBuffer> {
         Some(name) => name.to_owned(),
         None => format!("{:?}", thread.id()),
     };
-    let buffer = Arc::new(ThreadBuffer::new(intern_thread(&name), RING_EVENTS));
+    let buffer = fresh_buffer(intern_thread(&name));
     let ptr = Arc::as_ptr(&buffer);
     let owned = OWNER
         .try_with(|owner| {

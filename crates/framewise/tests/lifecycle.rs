@@ -354,3 +354,69 @@ fn assert_flags_follow_the_hitch_rule(
         assert_eq!(e.hitch, expected, "frame {}", e.index);
     }
 }
+
+/// Threads that start, record and exit one after another (a ring of an exited thread is
+/// reused by a later one once drained): each has a lane of its own with exactly its spans,
+/// nothing of the threads before it, even one that exited inside a scope.
+#[test]
+fn threads_started_one_after_another_each_record_only_their_own_spans() {
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("short-threads");
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .start(path.as_path())
+        .unwrap();
+    const THREADS: usize = 12;
+    for t in 0..THREADS {
+        std::thread::Builder::new()
+            .name(format!("short-{t}"))
+            .spawn(move || {
+                {
+                    let _outer = framewise::scope!("short");
+                    for _ in 0..=t {
+                        let _inner = framewise::scope!("short.inner");
+                    }
+                }
+                // Exits inside a scope: its begin is never ended.
+                std::mem::forget(framewise::scope!("short.leaked"));
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        session.end_frame();
+        // Give the writer time to drain the exited thread, so that later threads may reuse
+        // its ring (the test holds either way).
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        session.end_frame();
+    }
+    session.stop().unwrap();
+
+    let capture = common::open(&path);
+    let mut seen = vec![false; THREADS];
+    for frame in common::frames(&capture) {
+        for lane in &frame.lanes {
+            let lane_name = common::name(&capture, lane.thread);
+            let Some(t) = lane_name
+                .strip_prefix("short-")
+                .and_then(|t| t.parse::<usize>().ok())
+            else {
+                continue;
+            };
+            assert!(!seen[t], "{lane_name} has spans in two frames");
+            seen[t] = true;
+            let names: Vec<(String, u32)> = lane
+                .spans
+                .iter()
+                .map(|s| (common::name(&capture, s.scope), s.depth))
+                .collect();
+            let mut expected = vec![("short".to_owned(), 0)];
+            expected.extend((0..=t).map(|_| ("short.inner".to_owned(), 1)));
+            assert_eq!(names, expected, "{lane_name}");
+            assert_eq!(lane.dropped_spans, 0, "{lane_name}");
+        }
+    }
+    assert!(
+        seen.iter().all(|&s| s),
+        "every thread has its lane: {seen:?}"
+    );
+}

@@ -377,7 +377,7 @@ impl SessionBuilder {
             let mut registry = thread::registry();
             registry.retain(|buffer| {
                 buffer.discard();
-                !buffer.is_finished()
+                thread::keep_or_pool(buffer)
             });
         }
         let writer_shared = Arc::clone(&shared);

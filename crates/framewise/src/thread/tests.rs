@@ -501,3 +501,54 @@ fn frames_of_random_streams_encode_to_the_bytes_of_the_checked_lane_algorithm() 
          ({spans_unnestable} spans dropped), {spans} spans"
     );
 }
+
+#[test]
+fn a_reused_buffer_starts_empty_for_its_new_thread() {
+    let clock = SessionClock::identity();
+    let mut buffer = ThreadBuffer::new(7, 16);
+    // The old thread: a span still open when it exits, spans dropped on a full ring, and a
+    // drain that carries the open span.
+    // SAFETY: this test thread is the only producer.
+    unsafe {
+        assert!(buffer.begin(1, 10));
+        for i in 0..20u64 {
+            if buffer.begin(2, 20 + i) {
+                buffer.end(2, 21 + i);
+            }
+        }
+    }
+    let (_, _, dropped) = drain_all(&buffer, &clock);
+    assert!(dropped > 0);
+    // SAFETY: as above (the old thread's last events, never drained).
+    unsafe { assert!(buffer.begin(3, 100)) };
+    buffer.retired.store(true, Ordering::Release);
+
+    buffer.reuse(9);
+    assert_eq!(buffer.thread, 9);
+    assert!(!buffer.retired.load(Ordering::Acquire));
+    let (spans, marks, dropped) = drain_all(&buffer, &clock);
+    assert!(
+        spans.is_empty() && marks.is_empty(),
+        "nothing of the old thread"
+    );
+    assert_eq!(dropped, 0, "the old thread's drops are not the new one's");
+    // The whole ring is the new thread's: 8 spans fit (room for an end is kept per begin).
+    let mut recorded = 0;
+    for i in 0..8u64 {
+        // SAFETY: this test thread is the only producer of the reused buffer.
+        unsafe {
+            if buffer.begin(4, 200 + i * 10) {
+                recorded += 1;
+                buffer.end(4, 205 + i * 10);
+            }
+        }
+    }
+    assert_eq!(recorded, 8);
+    let (spans, _, dropped) = drain_all(&buffer, &clock);
+    assert_eq!(dropped, 0);
+    assert_eq!(spans.len(), 8);
+    assert!(
+        spans.iter().all(|s| s.scope == 4 && s.depth == 0),
+        "no span carried from the old thread: {spans:?}"
+    );
+}
