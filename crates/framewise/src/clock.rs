@@ -46,7 +46,17 @@ pub(crate) fn now_ticks() -> u64 {
         if USE_TSC.load(Ordering::Relaxed) {
             return read_tsc();
         }
+        // Out of line, so that the `rdtsc` path falls through with no jump over it.
+        instant_ticks_cold()
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    instant_ticks()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn instant_ticks_cold() -> u64 {
     instant_ticks()
 }
 

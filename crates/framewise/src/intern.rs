@@ -145,9 +145,15 @@ pub struct ScopeSite {
     name: &'static str,
     file: &'static str,
     line: u32,
-    /// The interned id plus one; zero until the site first runs.
-    id_plus_one: AtomicU32,
+    /// The interned id; [`NOT_INTERNED`] until the site first runs. (A site whose id is
+    /// `SymId::MAX` itself, were there ever that many symbols, asks the interner each time,
+    /// which returns the same id: slower, never wrong.)
+    id: AtomicU32,
 }
+
+/// What a [`ScopeSite`] holds until it is interned: a value tested without adjusting the id
+/// read, so that the hot path is a load and a compare.
+const NOT_INTERNED: SymId = SymId::MAX;
 
 impl ScopeSite {
     /// A site that has not been interned yet.
@@ -156,16 +162,16 @@ impl ScopeSite {
             name,
             file,
             line,
-            id_plus_one: AtomicU32::new(0),
+            id: AtomicU32::new(NOT_INTERNED),
         }
     }
 
     /// The site's symbol id, interning it the first time.
     #[inline(always)]
     pub(crate) fn id(&'static self) -> SymId {
-        let stored = self.id_plus_one.load(Ordering::Relaxed);
-        if stored != 0 {
-            return stored - 1;
+        let stored = self.id.load(Ordering::Relaxed);
+        if stored != NOT_INTERNED {
+            return stored;
         }
         self.intern_slow()
     }
@@ -174,8 +180,7 @@ impl ScopeSite {
     #[inline(never)]
     fn intern_slow(&'static self) -> SymId {
         let id = intern_scope(self.name, self.file, self.line);
-        self.id_plus_one
-            .store(id.saturating_add(1), Ordering::Relaxed);
+        self.id.store(id, Ordering::Relaxed);
         id
     }
 }

@@ -49,14 +49,16 @@ struct Event {
 }
 
 /// Producer-side bookkeeping, touched only by the owning thread.
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct Producer {
     /// Next slot to write (monotonic, not wrapped).
     head: u64,
     /// `tail + capacity` as last read from the consumer: the producer may write below it.
     limit: u64,
-    /// Recorded begins whose ends are not yet written: room reserved for their ends.
-    open: u64,
+    /// `head` plus one slot for the end of every recorded begin not yet ended: the slots
+    /// written or promised. A begin adds 2 (its own slot and its end's), a mark 1, an end
+    /// nothing (it writes the slot its begin promised), so an end never reads or writes it.
+    reserved: u64,
 }
 
 /// Consumer-side state, touched only by the writer thread (and session start).
@@ -122,7 +124,7 @@ impl ThreadBuffer {
             producer: Padded(UnsafeCell::new(Producer {
                 head: 0,
                 limit: capacity as u64,
-                open: 0,
+                reserved: 0,
             })),
             head: Padded(AtomicU64::new(0)),
             tail: Padded(AtomicU64::new(0)),
@@ -137,29 +139,33 @@ impl ThreadBuffer {
         }
     }
 
-    /// Whether `needed` more slots fit, refreshing the cached limit when they seem not to.
+    /// Whether `needed` more slots fit beside those reserved, after refreshing the cached
+    /// limit (called when the cached one says they do not).
     ///
     /// # Safety
     /// Only the owning thread may call this.
-    #[inline(always)]
-    unsafe fn has_room(&self, producer: &mut Producer, needed: u64) -> bool {
-        if producer.head + producer.open + needed <= producer.limit {
-            return true;
-        }
+    #[cold]
+    #[inline(never)]
+    unsafe fn refresh_room(&self, needed: u64) -> bool {
+        // SAFETY: the caller is the owning thread, the only one touching `producer`.
+        let producer = unsafe { &mut *self.producer.0.get() };
         producer.limit = self.tail.0.load(Ordering::Acquire) + self.mask + 1;
-        producer.head + producer.open + needed <= producer.limit
+        producer.reserved + needed <= producer.limit
     }
 
+    /// Writes `event` at slot `head` and publishes `head + 1`.
+    ///
     /// # Safety
-    /// Only the owning thread may call this, with room checked.
+    /// Only the owning thread may call this, with `head` its producer's head and the slot
+    /// reserved (below the limit read from the consumer's tail).
     #[inline(always)]
-    unsafe fn write(&self, producer: &mut Producer, event: Event) {
-        let index = (producer.head & self.mask) as usize;
-        // SAFETY: the index is masked into range; the slot is not readable by the consumer
-        // until the head below is published.
+    unsafe fn write(&self, head: u64, event: Event) {
+        let index = (head & self.mask) as usize;
+        // SAFETY: the index is masked into range; the slot is below `tail + capacity`, so the
+        // consumer is done with it, and it is not readable by the consumer until the head
+        // below is published (release: the slot's stores are visible before the new head).
         unsafe { *self.slots.get_unchecked(index).get() = event };
-        producer.head += 1;
-        self.head.0.store(producer.head, Ordering::Release);
+        self.head.0.store(head + 1, Ordering::Release);
     }
 
     #[cold]
@@ -169,32 +175,51 @@ impl ThreadBuffer {
         self.dropped.store(dropped + 1, Ordering::Relaxed);
     }
 
+    /// Writes `event` and reserves `NEEDED` slots for it (2 for a begin: its own and its
+    /// end's; 1 for a mark), or counts it dropped and returns false when they do not fit.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    #[inline(always)]
+    unsafe fn push_reserving<const NEEDED: u64>(&self, event: Event) -> bool {
+        // SAFETY: the caller is the owning thread, the only one touching `producer`. Its
+        // fields are read into locals before the slot is written and stored after, so the
+        // compiler need not read them again after the slot's store (which it cannot prove
+        // does not alias them).
+        let Producer {
+            head,
+            limit,
+            reserved,
+        } = unsafe { *self.producer.0.get() };
+        // SAFETY: owning thread.
+        if reserved + NEEDED > limit && !unsafe { self.refresh_room(NEEDED) } {
+            self.count_dropped();
+            return false;
+        }
+        // SAFETY: owning thread; the slot is reserved (`head < reserved + NEEDED <= limit`).
+        unsafe {
+            self.write(head, event);
+            let producer = &mut *self.producer.0.get();
+            producer.head = head + 1;
+            producer.reserved = reserved + NEEDED;
+        }
+        true
+    }
+
     /// Records a begin; false when the span did not fit and was dropped.
     ///
     /// # Safety
     /// Only the owning thread may call this.
     #[inline(always)]
     unsafe fn begin(&self, id: SymId, ticks: u64) -> bool {
-        // SAFETY: the caller is the owning thread, the only one touching `producer`.
-        let producer = unsafe { &mut *self.producer.0.get() };
-        // SAFETY: owning thread.
-        if !unsafe { self.has_room(producer, 2) } {
-            self.count_dropped();
-            return false;
-        }
-        // SAFETY: owning thread, room checked.
+        // SAFETY: the caller is the owning thread.
         unsafe {
-            self.write(
-                producer,
-                Event {
-                    ticks,
-                    id,
-                    kind: KIND_BEGIN,
-                },
-            )
-        };
-        producer.open += 1;
-        true
+            self.push_reserving::<2>(Event {
+                ticks,
+                id,
+                kind: KIND_BEGIN,
+            })
+        }
     }
 
     /// Records the end of a recorded begin. Always fits: its slot was reserved by the begin.
@@ -203,20 +228,20 @@ impl ThreadBuffer {
     /// Only the owning thread may call this, once per recorded begin.
     #[inline(always)]
     unsafe fn end(&self, id: SymId, ticks: u64) {
-        // SAFETY: the caller is the owning thread.
-        let producer = unsafe { &mut *self.producer.0.get() };
-        producer.open = producer.open.saturating_sub(1);
-        // SAFETY: owning thread; the slot was reserved when the begin was recorded.
+        // SAFETY: the caller is the owning thread; the slot was reserved when the begin was
+        // recorded (`reserved` already counts it, and keeps counting it once written).
         unsafe {
+            let head = (*self.producer.0.get()).head;
             self.write(
-                producer,
+                head,
                 Event {
                     ticks,
                     id,
                     kind: KIND_END,
                 },
-            )
-        };
+            );
+            (*self.producer.0.get()).head = head + 1;
+        }
     }
 
     /// Records an instant mark, or counts it dropped.
@@ -225,23 +250,13 @@ impl ThreadBuffer {
     /// Only the owning thread may call this.
     unsafe fn mark(&self, id: SymId, ticks: u64) {
         // SAFETY: the caller is the owning thread.
-        let producer = unsafe { &mut *self.producer.0.get() };
-        // SAFETY: owning thread.
-        if !unsafe { self.has_room(producer, 1) } {
-            self.count_dropped();
-            return;
-        }
-        // SAFETY: owning thread, room checked.
         unsafe {
-            self.write(
-                producer,
-                Event {
-                    ticks,
-                    id,
-                    kind: KIND_MARK,
-                },
-            )
-        };
+            self.push_reserving::<1>(Event {
+                ticks,
+                id,
+                kind: KIND_MARK,
+            });
+        }
     }
 
     fn consumer(&self) -> MutexGuard<'_, Consumer> {

@@ -71,7 +71,7 @@ impl ThreadBuffer {
         *self.producer.0.get_mut() = Producer {
             head: 0,
             limit: capacity,
-            open: 0,
+            reserved: 0,
         };
         *self.head.0.get_mut() = 0;
         *self.tail.0.get_mut() = 0;
