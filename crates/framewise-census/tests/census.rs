@@ -167,8 +167,10 @@ fn bad_documents_are_one_line_errors() {
 
 #[test]
 fn the_file_is_written_whole_and_reads_back() {
-    let dir = std::env::temp_dir().join(format!("framewise-census-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // A directory of its own: one named by the process id could be left over, with whatever
+    // a killed run left in it, from an earlier process that had the same id.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let path = dir.join(CENSUS_FILE);
     let one = Scene::planted(2, 1, 10).census();
     let many: Vec<Census> = (0..70).map(|_| one.clone()).collect();
@@ -176,12 +178,11 @@ fn the_file_is_written_whole_and_reads_back() {
     let text = std::fs::read_to_string(&path).unwrap();
     assert_eq!(parse_censuses(&text).unwrap().len(), 64);
     // Nothing left beside it.
-    let names: Vec<_> = std::fs::read_dir(&dir)
+    let names: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names, vec![std::ffi::OsString::from(CENSUS_FILE)]);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
