@@ -140,10 +140,28 @@ fn the_headless_scene_records_gpu_passes_topology_and_exact_render_counters() {
     let timestamps = feature("gpu.timestamps").expect("gpu.timestamps declared");
 
     // GPU passes: Bevy's own pass names, in the frame that submitted them.
+    // Every frame from the first that drew has its passes, but for the last few (the
+    // pipeline's depth): those whose results never came back (above), and the exit update's,
+    // never rendered. The frames before the first that drew are the renderer starting up:
+    // how many depends on the machine's load.
     let gpu_frames: Vec<_> = frames.iter().filter(|f| !f.gpu.passes.is_empty()).collect();
+    let passless: Vec<_> = frames
+        .iter()
+        .filter(|f| f.gpu.passes.is_empty())
+        .map(|f| (f.index, f.gpu.expected, f.gpu.results_missing))
+        .collect();
+    let first_drawn = gpu_frames.first().map_or(u64::MAX, |f| f.index);
     assert!(
-        gpu_frames.len() + 3 >= UPDATES as usize,
-        "passes in {} of {} frames",
+        passless
+            .iter()
+            .all(|&(index, _, _)| index < first_drawn || index + 3 >= u64::from(UPDATES)),
+        "passes in {} of {} frames; without (index, expected, results missing): {passless:?}",
+        gpu_frames.len(),
+        UPDATES
+    );
+    assert!(
+        gpu_frames.len() >= UPDATES as usize / 2,
+        "the renderer drew in only {} of {} frames; without: {passless:?}",
         gpu_frames.len(),
         UPDATES
     );
