@@ -39,6 +39,8 @@
     reason = "a benchmark fails loudly"
 )]
 
+#[path = "support/close_detail.rs"]
+mod close_detail;
 #[path = "support/tracy_capture.rs"]
 mod tracy_capture;
 #[path = "support/workers.rs"]
@@ -139,15 +141,20 @@ fn systems(peer: Peer, systems: usize, pairs: usize) {
     }
 }
 
-/// The game thread's frame: 51 scopes, and the peer's frame close.
-fn game_frame(peer: Peer, session: Option<&Session>) -> (Duration, Duration) {
-    let started = Instant::now();
+/// The game thread's 51 scopes (and framewise's mark), without frame close.
+fn game_frame_scopes(peer: Peer) {
     scoped!(peer, "frame", {
         systems(peer, 10, 2);
     });
     if peer == Peer::Framewise {
         mark!("tick");
     }
+}
+
+/// The game thread's frame: 51 scopes, and the peer's frame close.
+fn game_frame(peer: Peer, session: Option<&Session>) -> (Duration, Duration) {
+    let started = Instant::now();
+    game_frame_scopes(peer);
     let closing = Instant::now();
     match peer {
         Peer::Floor => {}
@@ -374,11 +381,34 @@ fn realtime(seconds: u64) {
     let frames = seconds * 1000;
     let started = Instant::now();
     let mut close_ns = Vec::with_capacity(frames as usize);
-    let workers = spawn_workers(Peer::Framewise);
+    let detail_level = env_u64("FRAMEWISE_BENCH_CLOSE_DETAIL", 0);
+    let mut detail = (detail_level > 0).then(|| close_detail::Detail::new(detail_level, frames));
+    let workers = if detail.is_some() {
+        Workers::spawn(WORKERS, "game-worker", |_| {
+            || {
+                close_detail::WORKERS_BUSY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let share = worker_frame(Peer::Framewise);
+                close_detail::WORKERS_BUSY.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+                share
+            }
+        })
+    } else {
+        spawn_workers(Peer::Framewise)
+    };
     for frame in 0..frames {
         workers.begin_frame();
-        let (_, close) = game_frame(Peer::Framewise, Some(&session));
-        close_ns.push(close.as_nanos() as u64);
+        match detail.as_mut() {
+            None => {
+                let (_, close) = game_frame(Peer::Framewise, Some(&session));
+                close_ns.push(close.as_nanos() as u64);
+            }
+            Some(detail) => {
+                game_frame_scopes(Peer::Framewise);
+                close_ns.push(detail.close(|| {
+                    session.end_frame();
+                }));
+            }
+        }
         workers.end_frame();
         pace(started, frame, Duration::from_millis(1));
     }
@@ -396,6 +426,9 @@ fn realtime(seconds: u64) {
         report.spans_dropped
     );
     print_close("end_frame", &close_ns);
+    if let Some(detail) = &detail {
+        detail.print();
+    }
     println!("load after: {}", loadavg());
 }
 
