@@ -1,31 +1,36 @@
 //! The hand-off between frame close and the writer thread, lock-free both ways.
 //!
-//! Frame close fills a [`FrameBatch`] and exchanges it for an empty one: it takes an empty
-//! batch from the `free` queue and pushes the full one onto the `messages` queue, two
-//! bounded lock-free queues (`crossbeam_queue::ArrayQueue`) made when the session starts, so
-//! the game thread takes no lock the writer also takes, and allocates nothing, in steady
-//! state. The writer thread pops messages in the order they were sent, and pushes each batch
-//! back onto `free` once its frame is written (in FIFO order, so every batch's buffers reach
-//! their steady-state size during warm-up).
+//! Frame close fills a [`FrameBatch`] and exchanges it for an empty one in one slot of a
+//! ring made when the session starts (`ring`: each slot holds a batch and a stamp saying
+//! whose turn it is), so the game thread takes no lock the writer also takes, and allocates
+//! nothing, in steady state. The writer thread takes the frames in the order they were sent
+//! and puts an empty batch back into each slot once it has one (the batch of a frame it
+//! wrote). Control messages (topologies, counter tracks, censuses, stop), sent from any
+//! thread, go through a bounded lock-free queue (`crossbeam_queue::ArrayQueue`), each with
+//! the number of frames sent before it, so that the writer takes frames and control messages
+//! in the order they were sent.
 //!
 //! Frame close touches few cache lines another thread writes, since every such line costs a
-//! transfer between cores: what it writes into a batch lies in the batch's [`Closed`] header,
-//! the flags it reads every frame ([`Gate`]) share no line with what the writer writes every
-//! frame, and the writer's progress ([`Progress`]: frames gathered, bytes taken) is read
-//! again only when the last reading of it, kept by frame close's [`Sender`], says the byte
-//! bound or the wake-up threshold may be crossed.
+//! transfer between cores: of the hand-off, the one slot's line (which the writer last wrote
+//! when it refilled the slot, a ring's length of frames before) and the count of frames sent,
+//! a line only frame close writes; what it writes into a batch lies in the batch's [`Closed`]
+//! header; the flags it reads every frame ([`Gate`]) share no line with what the writer
+//! writes every frame; and the writer's progress ([`Progress`]: frames gathered, bytes taken)
+//! is read again only when the last reading of it, kept by frame close's [`Sender`], says the
+//! byte bound or the wake-up threshold may be crossed.
 //!
 //! Waiting is parking, never a lock in the common path. The writer, finding no message,
 //! parks for at most [`WRITER_POLL`] and looks again, so a frame reaches the file within
-//! about a millisecond of its close, and frame close makes no system call: waking a parked
+//! about a millisecond of its close; it wakes between two closes rather than at one (see
+//! `wake`, [`WakePlan`]). Frame close makes no system call: waking a parked
 //! thread is one, and under load the woken writer would often take the closing thread's core
 //! there and then (measured: `end_frame` p99 35–47 µs at 1,000 frames/s with a wake per frame,
 //! 2.2–2.4 µs without, load 15 on 2 cores). Frame close wakes the writer only when
 //! [`WAKE_AT_QUEUED`] frames wait (a game faster than the poll), and every other sender (stop,
 //! control records) and every waiter wakes it at once. A woken writer is one that announced
-//! it was parking (`writer_parked`): a sender that sees the announcement after its push
-//! unparks it (the announcement and the check after it, and the push and the check after
-//! it, are each separated by a `SeqCst` fence, so one side always sees the other). A lossless
+//! it was parking (`writer_parked`): a sender that sees the announcement after its push (or
+//! its slot's stamp) unparks it (the announcement and the check after it, and the push and
+//! the check after it, are each separated by a `SeqCst` fence, so one side always sees the other). A lossless
 //! game thread that finds no room registers itself and parks until the writer gives a batch
 //! back (and re-checks at least every millisecond); only that path takes a lock.
 
@@ -35,162 +40,16 @@ use std::thread::Thread;
 use std::time::Duration;
 
 use crossbeam_queue::ArrayQueue;
-use framewise_format::model::{CounterTrack, CounterValue, Frame, Mark, SymId, Topology};
+use framewise_format::model::{CounterTrack, Topology};
+use ring::{FrameRing, Position};
+pub(crate) use wake::WakePlan;
+
+pub(crate) use batch::{estimated_bytes, Closed, Delivery, FrameBatch, COUNTERS_CAPACITY};
 
 use crate::error::SessionError;
-use crate::gpu::GpuPassTiming;
 use crate::report::Warning;
 use crate::thread::Padded;
 use crate::writer::WriterMode;
-
-/// GPU results handed over for an earlier (or this) frame.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Delivery {
-    pub(crate) frame_index: u64,
-    pub(crate) queue: SymId,
-    pub(crate) readback_ns: u64,
-    /// Range in the batch's `delivered_passes`.
-    pub(crate) first_pass: usize,
-    pub(crate) pass_count: usize,
-}
-
-/// What frame close writes into a batch, kept together in two cache lines so that close
-/// touches as few of the batch's lines as it can (the batch comes from a pool the writer
-/// last touched long before). The writer copies it into the frame when it gathers.
-#[derive(Default)]
-#[repr(C, align(64))]
-pub(crate) struct Closed {
-    /// The frame's index.
-    pub(crate) index: u64,
-    /// The frame's begin and end, in clock ticks (the writer converts them to ns): the
-    /// writer gathers every thread's events up to the end.
-    pub(crate) begin_ticks: u64,
-    pub(crate) cutoff_ticks: u64,
-    /// Events up to here belong to frames dropped before this one: discarded first.
-    pub(crate) skip_until_ticks: Option<u64>,
-    pub(crate) dropped_frames_before: u64,
-    pub(crate) topology: Option<u64>,
-    pub(crate) phase: Option<SymId>,
-    /// GPU submissions made during this frame whose results have not been delivered.
-    pub(crate) gpu_outstanding: u32,
-    pub(crate) paused: bool,
-    /// The estimate counted in the queue's byte bound while the batch is queued.
-    pub(crate) queued_bytes: usize,
-    /// The frame's counter values: moved into the frame by the writer.
-    pub(crate) counters: Vec<CounterValue>,
-}
-
-/// One closed frame on its way to the writer.
-#[derive(Default)]
-pub(crate) struct FrameBatch {
-    /// What frame close wrote.
-    pub(crate) closed: Closed,
-    /// The frame; `frame.lanes[..lanes_used]` are this frame's lanes, the rest are spare
-    /// buffers kept for reuse.
-    pub(crate) frame: Frame,
-    pub(crate) lanes_used: usize,
-    /// GPU submissions made during this frame whose results have not been delivered (the
-    /// writer's count, from `closed` on).
-    pub(crate) gpu_outstanding: u32,
-    /// GPU results delivered during this frame (for any frame).
-    pub(crate) deliveries: Vec<Delivery>,
-    pub(crate) delivered_passes: Vec<GpuPassTiming>,
-    /// Marks the host set through the session (usermarks): they follow the threads' marks.
-    pub(crate) staged_marks: Vec<Mark>,
-}
-
-/// A rough size of a closed frame's encoding, for the queue's byte bound, from what close
-/// knows of it (its spans are still in the rings).
-pub(crate) fn estimated_bytes(
-    counters: usize,
-    marks: usize,
-    passes: usize,
-    workloads: usize,
-) -> usize {
-    64 + counters * 16 + marks * 32 + passes * 32 + workloads * 64
-}
-
-impl FrameBatch {
-    /// An empty batch with room for a typical frame's counters, marks and GPU results, so
-    /// that a batch that first meets one of them in steady state does not allocate.
-    fn with_typical_capacity() -> Self {
-        let mut batch = Self::default();
-        batch.closed.counters.reserve(COUNTERS_CAPACITY);
-        batch.frame.marks.reserve(32);
-        batch.frame.workloads.reserve(16);
-        batch.frame.gpu.queues.reserve(4);
-        batch.frame.gpu.passes.reserve(64);
-        batch.deliveries.reserve(8);
-        batch.delivered_passes.reserve(64);
-        batch
-    }
-
-    /// The estimate of [`estimated_bytes`] for what the batch holds before it is gathered.
-    #[cfg(test)]
-    pub(crate) fn estimated_bytes(&self) -> usize {
-        estimated_bytes(
-            self.closed.counters.len(),
-            self.frame.marks.len() + self.staged_marks.len(),
-            self.delivered_passes.len(),
-            self.frame.workloads.len(),
-        )
-    }
-
-    /// Copies what close wrote into the frame (writer thread, before gathering); the
-    /// counters' vector stays with the batch, emptied, for frame close to swap in again.
-    pub(crate) fn open_closed(&mut self, clock: &crate::clock::SessionClock) {
-        let closed = &mut self.closed;
-        let frame = &mut self.frame;
-        frame.index = closed.index;
-        frame.cpu_begin_ns = clock.ns(closed.begin_ticks);
-        frame.cpu_end_ns = clock.ns(closed.cutoff_ticks);
-        frame.phase = closed.phase;
-        frame.paused = closed.paused;
-        frame.topology = closed.topology;
-        frame.dropped_frames_before = closed.dropped_frames_before;
-        frame.gpu.expected = closed.gpu_outstanding > 0;
-        self.gpu_outstanding = closed.gpu_outstanding;
-        frame.counters.clear();
-        frame.counters.extend_from_slice(&closed.counters);
-        closed.counters.clear();
-    }
-
-    /// Empties the batch, keeping every buffer's capacity.
-    pub(crate) fn reset(&mut self) {
-        for lane in &mut self.frame.lanes {
-            lane.spans.clear();
-            lane.dropped_spans = 0;
-        }
-        self.lanes_used = 0;
-        let counters = std::mem::take(&mut self.closed.counters);
-        self.closed = Closed {
-            counters,
-            ..Closed::default()
-        };
-        self.closed.counters.clear();
-        let frame = &mut self.frame;
-        frame.phase = None;
-        frame.paused = false;
-        frame.topology = None;
-        frame.dropped_frames_before = 0;
-        frame.gpu.expected = false;
-        frame.gpu.results_missing = false;
-        frame.gpu.queues.clear();
-        frame.gpu.passes.clear();
-        frame.workloads.clear();
-        frame.bindings.clear();
-        frame.counters.clear();
-        frame.marks.clear();
-        self.gpu_outstanding = 0;
-        self.deliveries.clear();
-        self.delivered_passes.clear();
-        self.staged_marks.clear();
-    }
-}
-
-/// Room reserved for counter values in every batch (and frame close's own vector): a frame
-/// with more counters than this grows a batch's vector once, in warm-up.
-pub(crate) const COUNTERS_CAPACITY: usize = 64;
 
 /// A message to the writer thread.
 pub(crate) enum Message {
@@ -212,9 +71,9 @@ pub(crate) enum Exchange {
     Failed(Box<FrameBatch>),
 }
 
-/// Room in the message queue beyond one slot per batch, for control messages (topologies,
-/// sampled counter tracks, stop). A sender of control messages waits only when this many are
-/// queued ahead of the writer.
+/// Room in the queue of control messages (topologies, sampled counter tracks, censuses,
+/// stop). A sender of control messages waits only when this many are queued ahead of the
+/// writer.
 const CONTROL_SLOTS: usize = 1024;
 
 /// How long a game thread waiting for room sleeps at most before it looks again (a missed
@@ -233,6 +92,8 @@ const WAKE_AT_QUEUED: u64 = 8;
 struct Gate {
     mode: WriterMode,
     capacity_bytes: usize,
+    /// The frames' slots (the pointer and length are read every frame, never written).
+    ring: FrameRing,
     /// The session failed: nothing more is written.
     failed: AtomicBool,
     /// The writer thread has ended: nothing will take messages any more.
@@ -254,19 +115,38 @@ struct Progress {
 /// only when the stale reading crosses a bound (the byte bound, or [`WAKE_AT_QUEUED`]).
 #[derive(Debug, Default)]
 pub(crate) struct Sender {
-    /// Frames handed to the writer so far.
-    pub(crate) frames_sent: u64,
+    /// Frames handed to the writer so far, and the slot of the next.
+    at: Position,
     bytes_sent: usize,
     bytes_taken_seen: usize,
     gathered_seen: u64,
 }
 
+/// The writer's side of the hand-off (the writer thread's only; behind a lock no other
+/// thread takes, so that `Shared` stays `Sync`).
+struct Consumer {
+    /// The next frame to take, and its slot.
+    next: Position,
+    /// The oldest frame taken whose slot has no empty batch back yet.
+    refill: Position,
+    /// Empty batches not yet put back into a slot.
+    #[expect(
+        clippy::vec_box,
+        reason = "batches travel between the ring and the writer boxed: moving one moves a pointer"
+    )]
+    spares: Vec<Box<FrameBatch>>,
+    /// A control message taken off its queue that waits for frames sent before it.
+    pending: Option<(u64, Message)>,
+}
+
 /// Counters and state shared between the session, frame close and the writer thread.
 pub(crate) struct Shared {
-    /// Closed frames and control messages, in the order they were sent.
-    messages: ArrayQueue<Message>,
-    /// Empty batches, for frame close to take.
-    free: ArrayQueue<Box<FrameBatch>>,
+    /// Control messages, each with the number of frames sent before it.
+    control: ArrayQueue<(u64, Message)>,
+    /// Frames handed over (written by frame close only; read by senders of control
+    /// messages).
+    frames_sent: Padded<AtomicU64>,
+    consumer: Mutex<Consumer>,
     gate: Padded<Gate>,
     progress: Padded<Progress>,
     /// The writer thread, set by itself before it first parks.
@@ -297,22 +177,23 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    /// Shared state with a pool of `batches` empty frame batches (one of which the caller
-    /// takes for the first frame).
+    /// Shared state with `batches` empty frame batches: one the caller takes for the first
+    /// frame ([`Self::take_free`]), the others in the ring's slots (at least one).
     pub(crate) fn new(mode: WriterMode, capacity_bytes: usize, batches: usize) -> Self {
-        let batches = batches.max(1);
-        let free = ArrayQueue::new(batches);
-        for _ in 0..batches {
-            let _ = free.push(Box::new(FrameBatch::with_typical_capacity()));
-        }
+        let slots = batches.saturating_sub(1).max(1);
         Self {
-            // Every batch fits, plus control messages: a frame is never refused for room
-            // unless control messages fill their share.
-            messages: ArrayQueue::new(batches + CONTROL_SLOTS),
-            free,
+            control: ArrayQueue::new(CONTROL_SLOTS),
+            frames_sent: Padded(AtomicU64::new(0)),
+            consumer: Mutex::new(Consumer {
+                next: Position::default(),
+                refill: Position::default(),
+                spares: Vec::with_capacity(batches + 1),
+                pending: None,
+            }),
             gate: Padded(Gate {
                 mode,
                 capacity_bytes,
+                ring: FrameRing::new(slots),
                 failed: AtomicBool::new(false),
                 writer_gone: AtomicBool::new(false),
             }),
@@ -351,9 +232,9 @@ impl Shared {
         self.gate.0.writer_gone.load(Ordering::Acquire)
     }
 
-    /// Takes an empty batch from the pool (only at session start).
+    /// An empty batch for the first frame (only at session start).
     pub(crate) fn take_free(&self) -> Box<FrameBatch> {
-        self.free.pop().unwrap_or_default()
+        Box::new(FrameBatch::with_typical_capacity())
     }
 
     /// Estimated bytes of the frames `sender` sent that the writer has not taken yet, at
@@ -388,24 +269,15 @@ impl Shared {
             if self.has_failed() {
                 return Exchange::Failed(batch);
             }
-            if !self.over_bytes(sender, bytes) {
-                if let Some(fresh) = self.free.pop() {
-                    match self.messages.push(Message::Frame(batch)) {
-                        Ok(()) => {
-                            sender.bytes_sent = sender.bytes_sent.wrapping_add(bytes);
-                            sender.frames_sent += 1;
-                            return Exchange::Sent(fresh);
-                        }
-                        Err(refused) => {
-                            // Control messages fill the queue: no room after all.
-                            let _ = self.free.push(fresh);
-                            let Message::Frame(refused) = refused else {
-                                unreachable!("the queue gives back what it was given");
-                            };
-                            batch = refused;
-                        }
-                    }
-                }
+            let ring = &self.gate.0.ring;
+            if ring.has_room(&sender.at) && !self.over_bytes(sender, bytes) {
+                let fresh = ring.put(&mut sender.at, batch);
+                sender.bytes_sent = sender.bytes_sent.wrapping_add(bytes);
+                // Only senders of control messages read it: a line no other thread writes.
+                self.frames_sent.0.store(sender.at.frame, Ordering::Release);
+                // The line the next close exchanges in, asked for now (see `close_frame`).
+                ring.prefetch(&sender.at);
+                return Exchange::Sent(fresh);
             }
             match self.mode() {
                 WriterMode::Realtime => return Exchange::Dropped(batch),
@@ -422,7 +294,7 @@ impl Shared {
         *lock(&self.room_waiter) = Some(std::thread::current());
         self.room_wanted.store(true, Ordering::Relaxed);
         fence(Ordering::SeqCst);
-        let no_room = self.free.is_empty() || self.over_bytes(sender, bytes);
+        let no_room = !self.gate.0.ring.has_room(&sender.at) || self.over_bytes(sender, bytes);
         if no_room && !self.has_failed() && !self.writer_gone() {
             std::thread::park_timeout(RECHECK);
         }
@@ -445,11 +317,11 @@ impl Shared {
     /// says that many wait, once every [`WAKE_AT_QUEUED`] frames at most.
     #[inline]
     pub(crate) fn nudge_writer(&self, sender: &mut Sender) {
-        if sender.frames_sent.saturating_sub(sender.gathered_seen) < WAKE_AT_QUEUED {
+        if sender.at.frame.saturating_sub(sender.gathered_seen) < WAKE_AT_QUEUED {
             return;
         }
         sender.gathered_seen = self.progress.0.frames_gathered.load(Ordering::Relaxed);
-        if sender.frames_sent.saturating_sub(sender.gathered_seen) >= WAKE_AT_QUEUED {
+        if sender.at.frame.saturating_sub(sender.gathered_seen) >= WAKE_AT_QUEUED {
             self.wake_writer();
         }
     }
@@ -461,8 +333,7 @@ impl Shared {
         self.wake_writer();
         loop {
             sender.gathered_seen = self.progress.0.frames_gathered.load(Ordering::Acquire);
-            if sender.gathered_seen >= sender.frames_sent || self.has_failed() || self.writer_gone()
-            {
+            if sender.gathered_seen >= sender.at.frame || self.has_failed() || self.writer_gone() {
                 return;
             }
             std::thread::sleep(Duration::from_micros(20));
@@ -481,9 +352,11 @@ impl Shared {
     /// [`CONTROL_SLOTS`] messages are queued ahead of it. Dropped once the writer has ended
     /// (after stop, or a panic), when nothing would read it.
     pub(crate) fn send(&self, message: Message) {
-        let mut message = message;
+        // The frames sent before this message: the writer takes those first. (A frame closed
+        // on another thread meanwhile may go either side, as it could before.)
+        let mut message = (self.frames_sent.0.load(Ordering::Acquire), message);
         loop {
-            match self.messages.push(message) {
+            match self.control.push(message) {
                 Ok(()) => {
                     self.wake_writer();
                     return;
@@ -515,8 +388,9 @@ impl Shared {
         }
     }
 
-    /// The next message, parking until one comes (writer thread only).
-    pub(crate) fn receive(&self) -> Message {
+    /// The next message, parking until one comes (writer thread only), each time for as
+    /// long as `plan` says at the session time `now_ns` gives.
+    pub(crate) fn receive(&self, plan: &WakePlan, now_ns: impl Fn() -> u64) -> Message {
         self.writer.get_or_init(std::thread::current);
         loop {
             if let Some(message) = self.pop() {
@@ -528,32 +402,55 @@ impl Shared {
                 self.writer_parked.store(false, Ordering::Relaxed);
                 return message;
             }
-            std::thread::park_timeout(WRITER_POLL);
+            std::thread::park_timeout(plan.park_for(now_ns(), WRITER_POLL));
             self.writer_parked.store(false, Ordering::Relaxed);
         }
     }
 
+    /// The next message in the order sent, if one waits (writer thread only): a control
+    /// message once the frames sent before it are taken, else the next frame.
     fn pop(&self) -> Option<Message> {
-        let message = self.messages.pop()?;
-        if let Message::Frame(batch) = &message {
-            self.progress
-                .0
-                .bytes_taken
-                .fetch_add(batch.closed.queued_bytes, Ordering::Relaxed);
+        let mut consumer = lock(&self.consumer);
+        let consumer = &mut *consumer;
+        if consumer.pending.is_none() {
+            consumer.pending = self.control.pop();
         }
-        Some(message)
+        if let Some((frames_before, _)) = &consumer.pending {
+            if *frames_before <= consumer.next.frame {
+                return consumer.pending.take().map(|(_, message)| message);
+            }
+        }
+        let batch = self.gate.0.ring.take(&mut consumer.next)?;
+        self.progress
+            .0
+            .bytes_taken
+            .fetch_add(batch.closed.queued_bytes, Ordering::Relaxed);
+        Some(Message::Frame(batch))
     }
 
-    /// Whether a message waits for the writer.
+    /// Whether a message waits for the writer (writer thread only).
     pub(crate) fn has_messages(&self) -> bool {
-        !self.messages.is_empty()
+        let consumer = lock(&self.consumer);
+        consumer.pending.is_some()
+            || !self.control.is_empty()
+            || self.gate.0.ring.has_frame(&consumer.next)
     }
 
-    /// Gives an emptied batch back to frame close (writer thread only).
+    /// Gives an emptied batch back to frame close (writer thread only): it goes into the
+    /// oldest slot taken and not yet refilled.
     pub(crate) fn recycle(&self, mut batch: Box<FrameBatch>) {
         batch.reset();
-        // There is a slot for every batch: this never fails.
-        let _ = self.free.push(batch);
+        {
+            let mut consumer = lock(&self.consumer);
+            let consumer = &mut *consumer;
+            consumer.spares.push(batch);
+            while consumer.refill.frame < consumer.next.frame {
+                let Some(spare) = consumer.spares.pop() else {
+                    break;
+                };
+                self.gate.0.ring.refill(&mut consumer.refill, spare);
+            }
+        }
         self.wake_room_waiter();
     }
 
@@ -585,5 +482,8 @@ impl Shared {
     }
 }
 
+mod batch;
+mod ring;
 #[cfg(test)]
 mod tests;
+mod wake;

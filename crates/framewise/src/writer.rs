@@ -15,7 +15,7 @@ use framewise_format::{EncodeError, Writer};
 use crate::clock::SessionClock;
 use crate::error::SessionError;
 use crate::gpu::GpuPassTiming;
-use crate::handoff::{Delivery, FrameBatch, Message, Shared};
+use crate::handoff::{Delivery, FrameBatch, Message, Shared, WakePlan};
 use crate::intern;
 use crate::report::Warning;
 use crate::sink::OpenSink;
@@ -125,6 +125,8 @@ pub(crate) struct WriterThread {
     /// Frames written into the sink since it was last flushed: told to `on_frame_written`
     /// once flushed (a frame reported written has reached the OS).
     unflushed: Vec<FrameWritten>,
+    /// When to wake when no message waits: between two frame closes.
+    wake: WakePlan,
 }
 
 /// The sink is flushed once no message waits (so a writer that keeps up flushes every
@@ -155,13 +157,15 @@ impl WriterThread {
             dirty: false,
             refused_pending: 0,
             unflushed: Vec::with_capacity(FLUSH_EVERY_FRAMES),
+            wake: WakePlan::default(),
         }
     }
 
     /// Runs until told to stop.
     pub(crate) fn run(mut self) -> WriterOutcome {
         loop {
-            let message = self.shared.receive();
+            let clock = self.config.clock;
+            let message = self.shared.receive(&self.wake, || clock.now_ns());
             // Busy from a message's arrival to the writer's next wait, flush included.
             let started_ns = self.config.clock.now_ns();
             match message {
@@ -290,6 +294,7 @@ impl WriterThread {
         batch.open_closed(&clock);
         batch.lanes_used = thread::drain_lanes(batch.closed.cutoff_ticks, &clock, &mut batch.frame);
         batch.frame.marks.append(&mut batch.staged_marks);
+        self.wake.frame_ended(batch.frame.cpu_end_ns);
         self.shared.frame_gathered();
     }
 

@@ -13,9 +13,14 @@
 //! whether worker threads were still recording their share, and at level 2 the thread's
 //! involuntary and voluntary context switches and minor page faults across the controls and
 //! the close (`getrusage(RUSAGE_THREAD)`, two system calls a frame, outside the timed
-//! regions).
+//! regions), and at level 3 also the writer thread's state and processor before the controls
+//! and after the close (`/proc/self/task/TID/stat`, read with `pread` on a file kept open:
+//! two more system calls a frame) and whether it ran in between (its run time in
+//! `schedstat`, which the kernel updates when the thread stops running).
 
+use std::fs::File;
 use std::hint::black_box;
+use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
@@ -60,6 +65,64 @@ fn cpu() -> u32 {
     aux & 0xfff
 }
 
+/// The writer thread as `/proc` shows it.
+#[derive(Clone, Copy, Default)]
+struct WriterSeen {
+    /// `R`: running or waiting for a CPU.
+    running: bool,
+    cpu: u32,
+    run_ns: u64,
+}
+
+/// The writer thread's `stat` and `schedstat`, kept open.
+struct WriterProc {
+    stat: File,
+    schedstat: File,
+    buf: [u8; 512],
+}
+
+impl WriterProc {
+    /// The thread named `framewise-writer` in this process (`comm` keeps 15 bytes of a name).
+    fn find() -> Option<Self> {
+        for task in std::fs::read_dir("/proc/self/task").ok()? {
+            let path = task.ok()?.path();
+            let comm = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
+            if comm.trim().starts_with("framewise-writ") {
+                return Some(Self {
+                    stat: File::open(path.join("stat")).ok()?,
+                    schedstat: File::open(path.join("schedstat")).ok()?,
+                    buf: [0; 512],
+                });
+            }
+        }
+        None
+    }
+
+    fn read(&mut self) -> WriterSeen {
+        let n = self.stat.read_at(&mut self.buf, 0).unwrap_or(0);
+        let stat = String::from_utf8_lossy(&self.buf[..n]).into_owned();
+        // After the command's closing parenthesis: state is field 3, processor field 39.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest.split_whitespace().collect())
+            .unwrap_or_default();
+        let n = self.schedstat.read_at(&mut self.buf, 0).unwrap_or(0);
+        let run_ns = String::from_utf8_lossy(&self.buf[..n])
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        WriterSeen {
+            running: fields.first() == Some(&"R"),
+            cpu: fields
+                .get(36)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(u32::MAX),
+            run_ns,
+        }
+    }
+}
+
 /// One close and what happened around it.
 #[derive(Clone, Copy, Default)]
 struct Record {
@@ -70,6 +133,9 @@ struct Record {
     migrated: bool,
     workers_busy: u32,
     usage: Usage,
+    cpu: u32,
+    writer_before: WriterSeen,
+    writer_after: WriterSeen,
 }
 
 /// The probe: the cold buffer and every close's record.
@@ -79,6 +145,7 @@ pub struct Detail {
     next_cold: usize,
     records: Vec<Record>,
     whole_run_before: Usage,
+    writer: Option<WriterProc>,
 }
 
 fn ns(from: Instant) -> u64 {
@@ -96,11 +163,20 @@ impl Detail {
             next_cold: 0,
             records: Vec::with_capacity(frames as usize),
             whole_run_before: usage(),
+            writer: None,
         }
     }
 
     /// Times the controls, then `close`; returns the close's time.
     pub fn close(&mut self, close: impl FnOnce()) -> u64 {
+        if self.level >= 3 && self.writer.is_none() {
+            self.writer = WriterProc::find();
+        }
+        let writer_before = self
+            .writer
+            .as_mut()
+            .map(WriterProc::read)
+            .unwrap_or_default();
         let before = if self.level >= 2 {
             usage()
         } else {
@@ -133,7 +209,8 @@ impl Detail {
         let t = Instant::now();
         close();
         let close_ns = ns(t);
-        let migrated = cpu() != cpu_before;
+        let cpu_after = cpu();
+        let migrated = cpu_after != cpu_before;
         let usage = if self.level >= 2 {
             let after = usage();
             Usage {
@@ -144,6 +221,11 @@ impl Detail {
         } else {
             Usage::default()
         };
+        let writer_after = self
+            .writer
+            .as_mut()
+            .map(WriterProc::read)
+            .unwrap_or_default();
         self.records.push(Record {
             close_ns,
             empty_ns,
@@ -152,6 +234,9 @@ impl Detail {
             migrated,
             workers_busy,
             usage,
+            cpu: cpu_after,
+            writer_before,
+            writer_after,
         });
         close_ns
     }
@@ -197,7 +282,7 @@ impl Detail {
             rest.len()
         );
         type Row = (&'static str, fn(&[&Record]) -> String);
-        let rows: [Row; 7] = [
+        let rows: [Row; 11] = [
             ("migrated CPU during the close (%)", |s| {
                 share(s, |r| r.migrated)
             }),
@@ -212,6 +297,23 @@ impl Detail {
             }),
             ("minor page fault around it (%)", |s| {
                 share(s, |r| r.usage.minor_faults > 0)
+            }),
+            ("writer runnable before or after it (%)", |s| {
+                share(s, |r| r.writer_before.running || r.writer_after.running)
+            }),
+            ("writer ran in between (%)", |s| {
+                share(s, |r| r.writer_after.run_ns > r.writer_before.run_ns)
+            }),
+            ("writer ran in between, last on the game's CPU (%)", |s| {
+                share(s, |r| {
+                    r.writer_after.run_ns > r.writer_before.run_ns && r.writer_after.cpu == r.cpu
+                })
+            }),
+            ("writer runnable on the game's CPU (%)", |s| {
+                share(s, |r| {
+                    (r.writer_before.running && r.writer_before.cpu == r.cpu)
+                        || (r.writer_after.running && r.writer_after.cpu == r.cpu)
+                })
             }),
             ("control compute, same frame, median ns", |s| {
                 median(s, |r| r.compute_ns)

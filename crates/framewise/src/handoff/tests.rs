@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use framewise_format::model::{CounterTrack, Sample};
+use framewise_format::model::{CounterTrack, Sample, SymId};
 
 use super::*;
 
@@ -37,7 +37,7 @@ fn writer_side(shared: Arc<Shared>) -> std::thread::JoinHandle<Vec<u64>> {
     std::thread::spawn(move || {
         let mut seen = Vec::new();
         loop {
-            match shared.receive() {
+            match shared.receive(&WakePlan::default(), || 0) {
                 Message::Frame(batch) => {
                     seen.push(batch.closed.index);
                     shared.recycle(batch);
