@@ -329,6 +329,8 @@ impl Shared {
     /// Waits until the writer has gathered the frames `sender` sent (or failed): a lossless
     /// game whose ring is over half full waits here rather than let the next frame overflow
     /// it while the writer is behind.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn wait_gathered(&self, sender: &mut Sender) {
         self.wake_writer();
         loop {

@@ -10,7 +10,7 @@ use crate::handoff::{self, Closed, Delivery, Exchange, FrameBatch, Sender, COUNT
 use crate::thread::{self, prefetch};
 use crate::writer::WriterMode;
 
-use super::{lock, FrameGuard, FrameOutcome, Session, FRAME_HISTORY};
+use super::{lock, FrameGuard, FrameOutcome, Session, Staging, FRAME_HISTORY};
 
 /// Frame-close state: owned by whoever closes a frame (one at a time).
 pub(super) struct Closer {
@@ -52,6 +52,19 @@ fn swap_in<T>(into: &mut Vec<T>, from: &mut Vec<T>) {
     if !from.is_empty() {
         std::mem::swap(into, from);
     }
+}
+
+/// Moves what the host set for the frame (workloads, marks, GPU queues and results) into
+/// the batch. Out of line: a frame with none of them (the close tests the five lengths)
+/// runs none of this code.
+#[inline(never)]
+fn take_staged(batch: &mut FrameBatch, staging: &mut Staging) {
+    let frame = &mut batch.frame;
+    swap_in(&mut frame.workloads, &mut staging.workloads);
+    swap_in(&mut batch.staged_marks, &mut staging.marks);
+    swap_in(&mut frame.gpu.queues, &mut staging.gpu_queues);
+    swap_in(&mut batch.deliveries, &mut staging.deliveries);
+    swap_in(&mut batch.delivered_passes, &mut staging.delivered_passes);
 }
 
 impl Session {
@@ -133,15 +146,14 @@ impl Session {
                 staging.delivered_passes.len(),
                 staging.workloads.len(),
             );
-            let frame = &mut batch_ref.frame;
-            swap_in(&mut frame.workloads, &mut staging.workloads);
-            swap_in(&mut batch_ref.staged_marks, &mut staging.marks);
-            swap_in(&mut frame.gpu.queues, &mut staging.gpu_queues);
-            swap_in(&mut batch_ref.deliveries, &mut staging.deliveries);
-            swap_in(
-                &mut batch_ref.delivered_passes,
-                &mut staging.delivered_passes,
-            );
+            if !(staging.workloads.is_empty()
+                && staging.marks.is_empty()
+                && staging.gpu_queues.is_empty()
+                && staging.deliveries.is_empty()
+                && staging.delivered_passes.is_empty())
+            {
+                take_staged(batch_ref, staging);
+            }
             if let Some(slot) = staging
                 .history_begin_ticks
                 .get_mut((index % FRAME_HISTORY as u64) as usize)
@@ -169,24 +181,8 @@ impl Session {
                 );
                 fresh
             }
-            Exchange::Dropped(mut same) => {
-                closer.dropped_pending += 1;
-                // Its events are still in the rings: the writer discards everything up to
-                // here before it gathers the next frame sent.
-                closer.skip_until_ticks = Some(end_ticks);
-                inner.shared.frames_dropped.fetch_add(1, Ordering::Relaxed);
-                self.keep_deliveries(&mut same);
-                same.reset();
-                same
-            }
-            Exchange::Failed(mut same) => {
-                inner
-                    .shared
-                    .frames_lost_to_error
-                    .fetch_add(1, Ordering::Relaxed);
-                same.reset();
-                same
-            }
+            Exchange::Dropped(same) => self.dropped(closer, same, end_ticks),
+            Exchange::Failed(same) => self.failed(same),
         });
         // Lossless: a game thread whose ring is over half full waits for the writer to gather
         // what it handed over, so that the next frame cannot overflow the ring and lose spans.
@@ -198,6 +194,42 @@ impl Session {
         inner
             .frame_limit
             .is_some_and(|limit| closer.frames_closed >= limit)
+    }
+
+    /// A frame dropped at the hand-off (realtime mode, the writer behind): its batch back,
+    /// emptied, for the next frame. Out of line, as the failure below: the code close runs
+    /// every frame stays in fewer instruction-cache lines.
+    #[cold]
+    #[inline(never)]
+    fn dropped(
+        &self,
+        closer: &mut Closer,
+        mut same: Box<FrameBatch>,
+        end_ticks: u64,
+    ) -> Box<FrameBatch> {
+        closer.dropped_pending += 1;
+        // Its events are still in the rings: the writer discards everything up to here
+        // before it gathers the next frame sent.
+        closer.skip_until_ticks = Some(end_ticks);
+        self.inner
+            .shared
+            .frames_dropped
+            .fetch_add(1, Ordering::Relaxed);
+        self.keep_deliveries(&mut same);
+        same.reset();
+        same
+    }
+
+    /// A frame not written because the session failed: its batch back, emptied.
+    #[cold]
+    #[inline(never)]
+    fn failed(&self, mut same: Box<FrameBatch>) -> Box<FrameBatch> {
+        self.inner
+            .shared
+            .frames_lost_to_error
+            .fetch_add(1, Ordering::Relaxed);
+        same.reset();
+        same
     }
 
     /// GPU results delivered during a frame that was dropped still belong to earlier frames:
