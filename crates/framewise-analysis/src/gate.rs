@@ -29,7 +29,8 @@ use serde::{Deserialize, Serialize};
 use crate::diff::{damage_reason, side_defects, Side, SideDefect};
 use crate::model::{CounterKind, DefectKind};
 use crate::summary::{
-    direction, format_metric, known_stats, parse_metric_path, Direction, MetricTable, Summary,
+    direction, format_metric, json_block, known_stats, parse_metric_path, Direction, MetricTable,
+    Summary,
 };
 
 /// A verdict, with the exit code every verb maps it to (the codes are API).
@@ -82,6 +83,19 @@ pub enum GateConfigError {
         metric: String,
         /// What was given.
         value: String,
+    },
+    /// A tolerance so large that the check could never fail: above [`MAX_TOLERANCE`], or 1
+    /// or more on a higher-is-better metric (fps cannot fall by more than all of it).
+    #[error("tolerance for `{metric}` must be {bound}, got {value}: {why}")]
+    ToleranceTooLarge {
+        /// The metric.
+        metric: String,
+        /// What was given.
+        value: String,
+        /// The bound in words (`at most 10`, `below 1`).
+        bound: &'static str,
+        /// Why the bound is there.
+        why: &'static str,
     },
     /// A `--tolerance` argument is not `metric=fraction`.
     #[error("expected METRIC=FRACTION (e.g. frame.p99=0.10), got `{arg}`")]
@@ -211,6 +225,11 @@ pub struct GateConfig {
     pub allow_damaged: bool,
 }
 
+/// The largest tolerance a lower-is-better metric takes: 10 lets it get 11 times worse. A
+/// larger one is a check that cannot fail in practice (a verdict that cannot fail is no
+/// verdict), so it is refused; drop the metric from the gate instead.
+pub const MAX_TOLERANCE: f64 = 10.0;
+
 /// The default tolerances: lite-profiler's gate, `frame.avg` and `frame.p99` at +10%.
 pub const DEFAULT_TOLERANCES: [(&str, f64); 2] = [("frame.avg", 0.10), ("frame.p99", 0.10)];
 
@@ -270,6 +289,27 @@ impl GateConfig {
                 metric: metric.to_owned(),
                 value: tolerance.to_string(),
             });
+        }
+        let too_large = |bound, why| GateConfigError::ToleranceTooLarge {
+            metric: metric.to_owned(),
+            value: tolerance.to_string(),
+            bound,
+            why,
+        };
+        match direction(&alias_path(metric)) {
+            Direction::HigherIsBetter if tolerance >= 1.0 => {
+                return Err(too_large(
+                    "below 1",
+                    "a higher-is-better metric cannot fall by more than all of it, so that check could never fail",
+                ));
+            }
+            _ if tolerance > MAX_TOLERANCE => {
+                return Err(too_large(
+                    "at most 10 (11 times worse)",
+                    "a larger one is a check that could never fail in practice; leave the metric out of the gate instead",
+                ));
+            }
+            _ => {}
         }
         self.tolerances.insert(metric.to_owned(), tolerance);
         Ok(())
@@ -365,6 +405,9 @@ pub enum CheckStatus {
     /// `scope.*` metric, GPU results that never came for a `pass.*` one): its value
     /// describes part of the run, so it cannot pass (`--allow-damaged` judges it).
     Incomplete,
+    /// A side measured what the path names (its frames, scope, pass or counter) but too
+    /// few values for this statistic (a p99 of 10 frames): it can be judged neither way.
+    TooFewValues,
 }
 
 /// One gated metric.
@@ -625,7 +668,12 @@ pub fn gate(
     let defects = side_defects(base, cand);
     let damage = damage_reason(&defects);
     let partial = partial_defects(&defects);
+    let sides_json = (
+        serde_json::to_value(base).unwrap_or_default(),
+        serde_json::to_value(cand).unwrap_or_default(),
+    );
     let mut checks = Vec::new();
+    let mut too_few = Vec::new();
     for (configured, &tolerance) in &config.tolerances {
         for metric in resolve(configured, (base, cand), (&bt, &ct))? {
             let (b, c) = (bt.get(&metric), ct.get(&metric));
@@ -645,9 +693,33 @@ pub fn gate(
                     };
                     (status, w.is_finite().then_some(w))
                 }
-                (Some(_), None) => (CheckStatus::MissingInCandidate, None),
-                (None, Some(_)) => (CheckStatus::NotInBase, None),
-                (None, None) => (CheckStatus::Absent, None),
+                (Some(_), None) | (None, Some(_)) => {
+                    let (side, json) = match b {
+                        Some(_) => ("candidate", &sides_json.1),
+                        None => ("base", &sides_json.0),
+                    };
+                    match too_few_reason(json, &metric) {
+                        Some(why) => {
+                            too_few.push(format!(
+                                "{metric}: the {side} has too few values for it ({why}), so it can be judged neither way"
+                            ));
+                            (CheckStatus::TooFewValues, None)
+                        }
+                        None if b.is_some() => (CheckStatus::MissingInCandidate, None),
+                        None => (CheckStatus::NotInBase, None),
+                    }
+                }
+                (None, None) => match too_few_reason(&sides_json.0, &metric)
+                    .or_else(|| too_few_reason(&sides_json.1, &metric))
+                {
+                    Some(why) => {
+                        too_few.push(format!(
+                            "{metric}: neither capture has enough values for it ({why}), so it can be judged neither way"
+                        ));
+                        (CheckStatus::TooFewValues, None)
+                    }
+                    None => (CheckStatus::Absent, None),
+                },
             };
             checks.push(GateCheck {
                 configured: (configured != &metric).then(|| configured.clone()),
@@ -706,8 +778,11 @@ pub fn gate(
             reasons.push(regression_reason(c));
         }
         Verdict::Fail
-    } else if !incomplete.is_empty() {
-        reasons.push(partial.reason(&incomplete));
+    } else if !incomplete.is_empty() || !too_few.is_empty() {
+        if !incomplete.is_empty() {
+            reasons.push(partial.reason(&incomplete));
+        }
+        reasons.extend(too_few);
         Verdict::Inconclusive
     } else if compared == 0 {
         reasons.push("no configured metric is present in both captures".into());
@@ -739,6 +814,28 @@ pub fn gate(
         checks,
         defects,
     })
+}
+
+/// Why a side's summary (as JSON) has no value at `metric` although it measured what the
+/// path names — its frames, or the scope, pass or counter: too few values for the statistic
+/// (the block's `null_reasons` says how few). `None` when the value is there, or the side
+/// never measured the subject at all.
+fn too_few_reason(summary: &serde_json::Value, metric: &str) -> Option<String> {
+    let p = parse_metric_path(metric)?;
+    let block = summary.get(json_block(p.block)?)?;
+    let subject = match p.name {
+        Some(name) => block.get(name)?,
+        None => block,
+    };
+    if subject.get(p.stat).is_some_and(|v| !v.is_null()) || !subject.is_object() {
+        return None;
+    }
+    let why = subject
+        .get("null_reasons")
+        .and_then(|r| r.get(p.stat))
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("not computable from what it measured");
+    Some(why.to_owned())
 }
 
 /// The defects that leave a side's `scope.*` metrics (dropped spans) or `pass.*` metrics

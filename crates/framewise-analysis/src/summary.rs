@@ -328,7 +328,7 @@ pub fn parse_metric_path(path: &str) -> Option<MetricPath<'_>> {
     }
 }
 
-fn json_block(block: &str) -> Option<&'static str> {
+pub(crate) fn json_block(block: &str) -> Option<&'static str> {
     match block {
         "frame" => Some("frame"),
         "work" => Some("work"),

@@ -275,7 +275,7 @@ fn empty_or_unmatched_is_inconclusive() {
     assert_eq!(r.exit_code, 2);
     let r = gated(&empty, &empty, &GateConfig::default());
     assert_eq!(r.verdict, Verdict::Inconclusive);
-    // frame.p999 needs 1000 frames: null in both, so nothing is compared.
+    // frame.p999 needs 1000 frames: null in both, so it can be judged neither way.
     let short = summarize(&game(&GameSpec {
         frames: 500,
         hitches: false,
@@ -287,7 +287,7 @@ fn empty_or_unmatched_is_inconclusive() {
     assert_eq!(r.verdict, Verdict::Inconclusive);
     assert_eq!(
         r.reasons,
-        vec!["no configured metric is present in both captures".to_owned()]
+        vec!["frame.p999: neither capture has enough values for it (needs at least 1000 values (one beyond it), have 489), so it can be judged neither way".to_owned()]
     );
 }
 
@@ -383,4 +383,85 @@ fn diff_snapshot() {
         ..GameSpec::default()
     }));
     insta::assert_json_snapshot!("diff", redacted(&diff(&base, &cand)));
+}
+
+#[test]
+fn a_tolerance_that_could_never_fail_is_refused() {
+    let mut cfg = GateConfig::empty();
+    // Not a number, infinite, negative: refused as before.
+    for bad in [
+        "frame.p99=NaN",
+        "frame.p99=inf",
+        "frame.p99=-0.1",
+        "frame.p99=1e308",
+    ] {
+        let e = cfg.apply_arg(bad).expect_err(bad).to_string();
+        assert!(e.contains("frame.p99"), "{bad}: {e}");
+    }
+    // Lower-is-better: at most MAX_TOLERANCE (10, eleven times worse).
+    cfg.apply_arg("frame.p99=10").expect("10 is the largest");
+    let e = cfg.apply_arg("frame.p99=10.5").unwrap_err().to_string();
+    assert!(e.contains("at most 10"), "{e}");
+    let e = cfg
+        .apply_arg("counter.*.max=1e308")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("at most 10"), "{e}");
+    // Higher-is-better: below 1, since fps cannot fall by more than all of it.
+    cfg.apply_arg("frame.fps=0.99").expect("below 1");
+    for bad in [
+        "frame.fps=1",
+        "frame.low_1pct_fps=2",
+        "frame.low_01pct_fps=1",
+    ] {
+        let e = cfg.apply_arg(bad).expect_err(bad).to_string();
+        assert!(e.contains("below 1"), "{bad}: {e}");
+    }
+    // The JSON config takes the same rule, with the line.
+    let e = GateConfig::from_json("{\"tolerances\": {\n\"frame.fps\": 1.0}}")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("line 2:") && e.contains("below 1"), "{e}");
+}
+
+#[test]
+fn a_statistic_too_few_frames_hold_is_neither_a_regression_nor_a_pass() {
+    let long = base();
+    let short = summarize(&game(&GameSpec {
+        frames: 20,
+        ..GameSpec::default()
+    }));
+    assert!(long.metric("frame.p99").is_some() && short.metric("frame.p99").is_none());
+    // frame.p99 of 19 periods does not exist: the candidate does not lack it, it is too short
+    // to say; and a short base cannot vouch for the candidate's p99 either.
+    let defaults = GateConfig::default();
+    for (b, c, side) in [(&long, &short, "candidate"), (&short, &long, "base")] {
+        let r = gated(b, c, &defaults);
+        let p99 = r.checks.iter().find(|c| c.metric == "frame.p99").unwrap();
+        assert_eq!(p99.status, CheckStatus::TooFewValues, "{side}");
+        if r.verdict != Verdict::Fail {
+            assert_eq!(r.verdict, Verdict::Inconclusive, "{side}: {:?}", r.reasons);
+            assert_eq!(r.exit_code, 2);
+        }
+        let reason = r
+            .reasons
+            .iter()
+            .find(|x| x.starts_with("frame.p99:"))
+            .expect("a reason names the statistic when it decides");
+        assert!(
+            reason.contains(&format!("the {side} has too few values"))
+                && reason.contains("needs at least 100 values"),
+            "{reason}"
+        );
+    }
+    // Neither side: frame.avg passing does not vouch for the frame.p99 asked for.
+    let r = gated(&short, &short, &defaults);
+    assert_eq!(r.verdict, Verdict::Inconclusive, "{:?}", r.reasons);
+    assert!(
+        r.reasons
+            .iter()
+            .any(|x| x.starts_with("frame.p99: neither capture has enough values")),
+        "{:?}",
+        r.reasons
+    );
 }

@@ -134,9 +134,10 @@ fn severity(s: CheckStatus) -> u8 {
         CheckStatus::Regressed => 1,
         CheckStatus::MissingInCandidate => 2,
         CheckStatus::Incomplete => 3,
-        CheckStatus::NotInBase => 4,
-        CheckStatus::Absent => 5,
-        CheckStatus::Pass => 6,
+        CheckStatus::TooFewValues => 4,
+        CheckStatus::NotInBase => 5,
+        CheckStatus::Absent => 6,
+        CheckStatus::Pass => 7,
     }
 }
 
