@@ -237,6 +237,43 @@ const FRAME_MS_MIN: f64 = 0.001;
 /// The largest `[budgets] frame_ms`: an hour.
 const FRAME_MS_MAX: f64 = 3_600_000.0;
 
+/// Counter values are signed 64-bit integers: a limit beyond ±2^63 can never be crossed.
+const COUNTER_LIMIT_MAX: f64 = 9_223_372_036_854_775_808.0;
+
+/// Refuses a budget limit that could never breach (`"frame.fps" = 0`, `"frame.p95" = 1e308`,
+/// a ratio of 1) or never be met (`"frame.p95" = -5`), by the unit of the metric's values.
+fn budget_limit_bound(key: &str, limit: f64) -> Result<(), String> {
+    use framewise_analysis::summary::MetricUnit;
+    let unit = MetricUnit::of(&framewise_analysis::gate::alias_path(key));
+    let (ok, bound) = match unit {
+        MetricUnit::Ms => (
+            (0.0..=FRAME_MS_MAX).contains(&limit),
+            "a time limit must be from 0 ms to 3600000 ms (an hour)",
+        ),
+        MetricUnit::Fps => (
+            limit > 0.0 && limit <= 1_000_000.0,
+            "an fps limit must be above 0 (no frame rate is below it, so it could never breach) and at most 1000000",
+        ),
+        MetricUnit::Ratio => (
+            (0.0..1.0).contains(&limit),
+            "a ratio limit must be from 0 to below 1 (a ratio is at most 1, so 1 or more could never breach)",
+        ),
+        MetricUnit::Frames | MetricUnit::Calls => (
+            (0.0..COUNTER_LIMIT_MAX).contains(&limit),
+            "a count limit must be from 0 to below 2^63",
+        ),
+        _ => (
+            limit.abs() < COUNTER_LIMIT_MAX,
+            "a counter limit must be within ±2^63 (a counter is a signed 64-bit integer, so a larger one could never breach)",
+        ),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(bound.to_owned())
+    }
+}
+
 fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
     let raw: Toml = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
     let mut budgets = Budgets::default();
@@ -281,6 +318,12 @@ fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
         if key.contains('*') {
             bail!(
                 "{}: line {line}: [budgets] `{key}`: a budget names one metric, not a wildcard",
+                path.display()
+            );
+        }
+        if let Err(bound) = budget_limit_bound(key, limit) {
+            bail!(
+                "{}: line {line}: [budgets] `{key}` = {limit}: {bound}",
                 path.display()
             );
         }

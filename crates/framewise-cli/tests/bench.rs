@@ -212,9 +212,9 @@ fn profile(dir: &Dir, p95_ms: f64, breached: &[&str]) {
 #[test]
 fn check_judges_budgets_against_the_profile_or_a_bench() {
     let dir = Dir::new();
-    // No budgets: a warning, exit 0.
+    // No budgets: a warning, exit 2 (nothing judged is not a pass).
     dir.write("framewise.toml", "[bench.x]\ncommand = [\"x\"]\n");
-    let run = dir.run(&["check"]).expect(0);
+    let run = dir.run(&["check"]).expect(2);
     assert!(
         run.stderr.contains("no budgets are declared"),
         "{}",

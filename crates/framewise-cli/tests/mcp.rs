@@ -425,7 +425,7 @@ fn the_ledger_tools_read_and_append_the_games_memory() {
     let r = s.call("check_budgets", json!({}));
     let c = structured(&r);
     assert_eq!(c["verdict"], "no-budgets", "no framewise.toml: {c}");
-    assert_eq!(c["exit_code"], 0);
+    assert_eq!(c["exit_code"], 2, "nothing judged is not a pass");
     assert!(!c["warnings"].as_array().unwrap().is_empty(), "{c}");
     dir.write(
         "framewise.toml",
@@ -448,7 +448,7 @@ fn the_ledger_tools_read_and_append_the_games_memory() {
     let r = s.call("check_budgets", json!({"counters_only": true}));
     let c = structured(&r);
     assert_eq!(c["verdict"], "no-budgets", "{c}");
-    assert_eq!(c["exit_code"], 0);
+    assert_eq!(c["exit_code"], 2);
 
     let r = s.call("list_issues", json!({}));
     let c = structured(&r);

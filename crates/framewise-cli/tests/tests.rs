@@ -26,6 +26,7 @@ mod errors;
 mod footprint;
 mod golden;
 mod hitches;
+mod hostile;
 mod init;
 mod inspect;
 mod ledger;

@@ -155,7 +155,9 @@ pub fn evaluate(
         return Ok(CheckResult {
             schema: CHECK_SCHEMA,
             verdict: "no-budgets",
-            exit_code: 0,
+            // Nothing was judged: not a pass (an agent told to stop when `check` exits 0
+            // must not stop on a file that declares nothing).
+            exit_code: 2,
             source: Source::None,
             counters_only,
             budgets: Vec::new(),

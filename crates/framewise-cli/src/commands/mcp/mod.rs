@@ -548,7 +548,7 @@ impl Server {
 
     /// `framewise check`.
     #[tool(
-        description = "Judge every budget declared in framewise.toml ([budgets]: frame_ms and metric paths, each in its metric's direction), as `framewise check` does: against .framewise/profile.json, or against a fresh run of `bench` when given. Verdict inside (exit 0), breached (1), or no-budgets (0, with a warning); nothing measured is an error (exit 4), never a pass. counters_only judges only the exact counters (for a software-GPU machine)."
+        description = "Judge every budget declared in framewise.toml ([budgets]: frame_ms and metric paths, each in its metric's direction), as `framewise check` does: against .framewise/profile.json, or against a fresh run of `bench` when given. Verdict inside (exit 0), breached (1), or no-budgets (2, with a warning: nothing was judged, so not a pass); nothing measured is an error (exit 4), never a pass. counters_only judges only the exact counters (for a software-GPU machine)."
     )]
     async fn check_budgets(
         &self,

@@ -1,0 +1,125 @@
+//! Hostile input to the verbs that give verdicts: absurd flag values, damaged evidence,
+//! outputs nobody should name. Each must be a one-line error with the documented exit code,
+//! or a verdict the evidence supports — never a pass that could not have failed.
+
+use crate::support::{write_game, Dir, Game};
+
+#[test]
+fn a_gate_tolerance_that_could_never_fail_is_a_usage_error() {
+    let dir = Dir::new();
+    write_game(&dir.path("base.sgpt"), &Game::default());
+    write_game(&dir.path("cand.sgpt"), &Game::regressed());
+    for (arg, says) in [
+        ("frame.avg=1e308", "at most 10"),
+        ("frame.avg=inf", "finite"),
+        ("frame.avg=NaN", "finite"),
+        ("frame.avg=-1", ">= 0"),
+        ("frame.fps=1", "below 1"),
+    ] {
+        let run = dir
+            .run(&["gate", "base.sgpt", "cand.sgpt", "--tolerance", arg])
+            .expect(4);
+        let line = run.one_error_line();
+        assert!(line.contains(says), "{arg}: {line}");
+        assert!(run.stdout.is_empty(), "{arg}: {}", run.stdout);
+    }
+    // The same bound in framewise.toml, with its line.
+    dir.write(
+        "framewise.toml",
+        "[gate.tolerances]\n\"frame.p99\" = 0.1\n\"frame.avg\" = 1e308\n",
+    );
+    let run = dir
+        .run(&[
+            "gate",
+            "base.sgpt",
+            "cand.sgpt",
+            "--config",
+            "framewise.toml",
+        ])
+        .expect(4);
+    let line = run.one_error_line();
+    assert!(
+        line.contains("framewise.toml") && line.contains("line 3") && line.contains("at most 10"),
+        "{line}"
+    );
+    // The largest allowed still judges: the regressed candidate fails at 0.
+    dir.run(&[
+        "gate",
+        "base.sgpt",
+        "cand.sgpt",
+        "--tolerance",
+        "frame.avg=0",
+    ])
+    .expect(1);
+}
+
+#[test]
+fn a_short_capture_neither_regresses_nor_vouches_for_a_p99() {
+    let dir = Dir::new();
+    write_game(&dir.path("long.sgpt"), &Game::default());
+    let short = Game {
+        frames: 40,
+        long_frames: vec![],
+        ..Game::default()
+    };
+    write_game(&dir.path("short.sgpt"), &short);
+    for (base, cand, side) in [
+        (
+            "long.sgpt",
+            "short.sgpt",
+            "the candidate has too few values",
+        ),
+        ("short.sgpt", "long.sgpt", "the base has too few values"),
+        (
+            "short.sgpt",
+            "short.sgpt",
+            "neither capture has enough values",
+        ),
+    ] {
+        let run = dir.run(&["gate", base, cand, "--format", "json"]);
+        let json = run.json();
+        assert_ne!(json["verdict"], "pass", "{base} {cand}: {}", run.stdout);
+        let reasons = json["reasons"].to_string();
+        if json["verdict"] == "inconclusive" {
+            assert!(reasons.contains(side), "{base} {cand}: {reasons}");
+            run.expect(2);
+        }
+    }
+}
+
+#[test]
+fn a_budget_limit_that_could_never_breach_is_refused_with_its_line() {
+    let dir = Dir::new();
+    for (budget, says) in [
+        ("\"frame.fps\" = 0", "above 0"),
+        ("\"frame.low_1pct_fps\" = -1", "above 0"),
+        ("\"frame.p95\" = 1e308", "an hour"),
+        ("\"frame.p95\" = -5", "from 0 ms"),
+        ("\"frame.jank_ratio\" = 1", "below 1"),
+        ("\"scope.render.calls\" = -1", "count limit"),
+        ("\"counter.draw_calls.max\" = 1e19", "2^63"),
+    ] {
+        dir.write(
+            "framewise.toml",
+            format!("[budgets]\nframe_ms = 16.67\n{budget}\n"),
+        );
+        let run = dir.run(&["check", "--config", "framewise.toml"]).expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.contains("framewise.toml: line 3:") && line.contains(says),
+            "{budget}: {line}"
+        );
+    }
+    // Limits a run can meet or breach are read (then nothing is measured here: exit 4 too,
+    // but for that reason).
+    dir.write(
+        "framewise.toml",
+        "[budgets]\n\"frame.fps\" = 30\n\"frame.jank_ratio\" = 0.05\n\"counter.draw_calls.max\" = 0\n\"counter.camera.min\" = -400\n",
+    );
+    let run = dir.run(&["check", "--config", "framewise.toml"]).expect(4);
+    assert!(
+        run.one_error_line().contains("nothing measured"),
+        "{}",
+        run.stderr
+    );
+}
