@@ -4,12 +4,8 @@ use crate::support;
 use framewise_format::read::{self, Defect};
 use framewise_format::{EncodeError, Header, OpenError};
 
-fn temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("framewise-format-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).expect("write");
-    p
+fn temp(name: &str, bytes: &[u8]) -> support::TempFile {
+    support::TempFile::new(name, bytes)
 }
 
 #[test]

@@ -6,21 +6,11 @@ use framewise_format::container::{HEADER_LEN, MAGIC};
 use framewise_format::read::{self, Defect};
 use framewise_format::{Header, OpenError};
 
-fn temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "framewise-format-reader-defects-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).expect("write");
-    p
-}
-
-/// Both ways of opening: from the file and from its bytes.
+/// Both ways of opening: from the file and from its bytes. The opened capture holds its
+/// file open, so the file's directory may go once it is opened.
 fn open_both(name: &str, bytes: &[u8]) -> [Result<read::Capture, OpenError>; 2] {
     [
-        read::open(temp(name, bytes)),
+        read::open(support::TempFile::new(name, bytes)),
         read::from_bytes(bytes.to_vec()),
     ]
 }

@@ -4,6 +4,7 @@
 use framewise_format::model::*;
 use framewise_format::{topology_id, Writer};
 use std::io::Cursor;
+use std::path::{Path, PathBuf};
 
 /// xorshift64*: small, deterministic, good enough for test data.
 pub struct Rng(u64);
@@ -440,4 +441,28 @@ pub fn small_capture(frames: u64) -> (Vec<u8>, Vec<Frame>, SymbolTable) {
         written,
         symbols,
     )
+}
+
+/// A file written into a temporary directory of its own, removed with it when dropped (a
+/// directory named by the process id outlived every run, and a later process with the same
+/// id found the last one's files).
+pub struct TempFile {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl TempFile {
+    /// Writes `bytes` as `name` in a new temporary directory.
+    pub fn new(name: &str, bytes: &[u8]) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write");
+        Self { _dir: dir, path }
+    }
+}
+
+impl AsRef<Path> for TempFile {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
 }
