@@ -17,7 +17,8 @@
 //! `GlobalProfiler::new_frame` with a real sink, `GlobalFrameView`, attached; Tracy's
 //! `frame_mark`). Barriers between the sections are not timed. The all-in cost per scope is
 //! the sum of the four threads' sections over the scopes made. `floor` runs the same loop with
-//! every scope replaced by two `rdtsc` reads.
+//! every scope replaced by two `rdtsc` reads. Beside it, framewise "close excluded" is the
+//! same figure less the time of its `end_frame` calls: what its scopes cost.
 //!
 //! The framewise session is lossless and writes a real file (in a temporary directory).
 //! Tracy runs with no viewer (it keeps every zone in memory), unless
@@ -277,6 +278,9 @@ fn compare(frames: u64, rounds: u64, period: Option<Duration>) {
     let mut per_peer: Vec<Vec<f64>> = vec![Vec::new(); peers.len()];
     let mut ratios: Vec<[f64; 3]> = Vec::new();
     let mut closes: Vec<u64> = Vec::new();
+    // framewise's all-in figure less its frame close, per round: what its scopes cost.
+    let mut scopes_alone: Vec<f64> = Vec::new();
+    let mut scopes_alone_ratios: Vec<f64> = Vec::new();
     println!("load before: {}", loadavg());
     // One warm-up round, not counted.
     for round in 0..=rounds {
@@ -294,6 +298,11 @@ fn compare(frames: u64, rounds: u64, period: Option<Duration>) {
                 assert_eq!(report.spans_dropped, 0, "the loop must not measure drops");
                 if round > 0 {
                     closes.extend(&result.close_ns);
+                    let close_total_ns: u64 = result.close_ns.iter().sum();
+                    scopes_alone.push(
+                        result.ns_per_scope
+                            - close_total_ns as f64 / (frames * SCOPES_PER_FRAME) as f64,
+                    );
                 }
             }
             this_round[i] = result.ns_per_scope;
@@ -311,6 +320,9 @@ fn compare(frames: u64, rounds: u64, period: Option<Duration>) {
         );
         for (i, value) in this_round.iter().enumerate() {
             per_peer[i].push(*value);
+        }
+        if let Some(alone) = scopes_alone.last() {
+            scopes_alone_ratios.push(alone / this_round[0]);
         }
         ratios.push([
             this_round[1] / this_round[0],
@@ -338,6 +350,16 @@ fn compare(frames: u64, rounds: u64, period: Option<Duration>) {
         "  {:<38} {:>7.2}",
         format!("framewise ÷ {tracy_short}"),
         column(2)
+    );
+    println!(
+        "  {:<38} {:>7.1}",
+        "framewise, close excluded",
+        median(&mut scopes_alone)
+    );
+    println!(
+        "  {:<38} {:>7.2}",
+        "framewise, close excluded ÷ floor",
+        median(&mut scopes_alone_ratios)
     );
     closes.sort_unstable();
     print_close("framewise end_frame in the loop", &closes);
