@@ -458,21 +458,19 @@ fn register_current() -> Option<&'static ThreadBuffer> {
         Some(name) => name.to_owned(),
         None => format!("{:?}", thread.id()),
     };
-    let buffer = fresh_buffer(intern_thread(&name));
-    let ptr = Arc::as_ptr(&buffer);
-    let owned = OWNER
+    // A ring is taken (from the pool, or allocated) only once the thread can own it: a
+    // thread whose thread-locals are being destroyed records nothing, and must not take a
+    // pooled ring only to free it.
+    let buffer = OWNER
         .try_with(|owner| {
-            if let Ok(mut owner) = owner.try_borrow_mut() {
-                *owner = Some(Owner(Arc::clone(&buffer)));
-                true
-            } else {
-                false
-            }
+            let mut owner = owner.try_borrow_mut().ok()?;
+            let buffer = fresh_buffer(intern_thread(&name));
+            *owner = Some(Owner(Arc::clone(&buffer)));
+            Some(buffer)
         })
-        .unwrap_or(false);
-    if !owned {
-        return None;
-    }
+        .ok()
+        .flatten()?;
+    let ptr = Arc::as_ptr(&buffer);
     registry().push(buffer);
     CURRENT.with(|current| current.set(ptr));
     // SAFETY: as in `current`.
