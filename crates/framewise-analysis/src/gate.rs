@@ -230,6 +230,16 @@ pub struct GateConfig {
 /// verdict), so it is refused; drop the metric from the gate instead.
 pub const MAX_TOLERANCE: f64 = 10.0;
 
+/// A number for an error message: `1e308`, not its 309 digits (and `0.1`, `-1`, `NaN` as
+/// Rust writes them).
+pub fn number_as_written(v: f64) -> String {
+    if v.is_finite() && v != 0.0 && !(1e-6..1e9).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
+}
+
 /// The default tolerances: lite-profiler's gate, `frame.avg` and `frame.p99` at +10%.
 pub const DEFAULT_TOLERANCES: [(&str, f64); 2] = [("frame.avg", 0.10), ("frame.p99", 0.10)];
 
@@ -287,12 +297,12 @@ impl GateConfig {
         if !tolerance.is_finite() || tolerance < 0.0 {
             return Err(GateConfigError::BadTolerance {
                 metric: metric.to_owned(),
-                value: tolerance.to_string(),
+                value: number_as_written(tolerance),
             });
         }
         let too_large = |bound, why| GateConfigError::ToleranceTooLarge {
             metric: metric.to_owned(),
-            value: tolerance.to_string(),
+            value: number_as_written(tolerance),
             bound,
             why,
         };

@@ -280,16 +280,17 @@ fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
     for (key, value) in &raw.budgets {
         let line = line_of(text, key.span().start);
         let (key, limit) = (key.get_ref(), *value.get_ref());
+        let shown = framewise_analysis::gate::number_as_written(limit);
         if !limit.is_finite() {
             bail!(
-                "{}: line {line}: [budgets] `{key}` must be a finite number, got {limit}",
+                "{}: line {line}: [budgets] `{key}` must be a finite number, got {shown}",
                 path.display()
             );
         }
         if key == "frame_ms" {
             if limit <= 0.0 {
                 bail!(
-                    "{}: line {line}: [budgets] frame_ms must be a positive number of milliseconds, got {limit}",
+                    "{}: line {line}: [budgets] frame_ms must be a positive number of milliseconds, got {shown}",
                     path.display()
                 );
             }
@@ -297,7 +298,7 @@ fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
             // too large to mean a frame, would be judged as another budget than the one written.
             if !(FRAME_MS_MIN..=FRAME_MS_MAX).contains(&limit) {
                 bail!(
-                    "{}: line {line}: [budgets] frame_ms must be from {FRAME_MS_MIN} ms to {FRAME_MS_MAX} ms (an hour), got {limit}",
+                    "{}: line {line}: [budgets] frame_ms must be from {FRAME_MS_MIN} ms to {FRAME_MS_MAX} ms (an hour), got {shown}",
                     path.display()
                 );
             }
@@ -323,8 +324,9 @@ fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
         }
         if let Err(bound) = budget_limit_bound(key, limit) {
             bail!(
-                "{}: line {line}: [budgets] `{key}` = {limit}: {bound}",
-                path.display()
+                "{}: line {line}: [budgets] `{key}` = {}: {bound}",
+                path.display(),
+                framewise_analysis::gate::number_as_written(limit)
             );
         }
         budgets.limits.insert(key.clone(), limit);
