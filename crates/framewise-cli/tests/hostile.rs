@@ -123,3 +123,31 @@ fn a_budget_limit_that_could_never_breach_is_refused_with_its_line() {
         run.stderr
     );
 }
+
+#[test]
+fn no_hitch_in_a_capture_that_lost_frames_is_inconclusive() {
+    let dir = Dir::new();
+    write_game(&dir.path("steady.sgpt"), &Game::steady());
+    dir.run(&["hitches", "steady.sgpt"]).expect(0);
+    crate::support::write_truncated_game(&dir.path("cut.sgpt"), &Game::steady(), 0.6);
+    let run = dir.run(&["hitches", "cut.sgpt"]).expect(2);
+    assert!(
+        run.stdout
+            .contains("inconclusive: no hitches in the frames read")
+            && run.stdout.contains("truncated"),
+        "{}",
+        run.stdout
+    );
+    let json = dir
+        .run(&["hitches", "cut.sgpt", "--format", "json"])
+        .expect(2)
+        .json();
+    assert_eq!(json["hitches"].as_array().map(Vec::len), Some(0));
+    assert!(
+        json["defects"].to_string().contains("truncated-tail"),
+        "{json}"
+    );
+    // A hitch found in what was read is still a hitch: the lost frames cannot undo it.
+    crate::support::write_truncated_game(&dir.path("cut_hitchy.sgpt"), &Game::default(), 0.9);
+    dir.run(&["hitches", "cut_hitchy.sgpt"]).expect(1);
+}

@@ -4,7 +4,8 @@
 //! With `--append`, the capture's incident records also go to `.framewise/perf.jsonl`, once
 //! ([`super::hitches_append`]).
 //!
-//! Exit: 0 no hitch; 1 at least one hitch (the rule was breached); 2 when no frame could
+//! Exit: 0 no hitch; 1 at least one hitch (the rule was breached); 2 when no hitch was found
+//! in a capture that lost frames (one of them could have been a hitch), or when no frame could
 //! be judged (no frame with a known period); 4 when the file cannot be read, or `--append`
 //! finds no `.framewise/` or cannot write to it.
 
@@ -64,7 +65,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 }
 
 /// The verb's result without printing it (`framewise hitches` and the MCP server's
-/// `find_hitches` both call this): 0 no hitch, 1 a hitch, 2 no frame judged. `longest`:
+/// `find_hitches` both call this): 0 no hitch, 1 a hitch, 2 no frame judged or no hitch
+/// in a capture that lost frames. `longest`:
 /// also find the longest period and work when there is no hitch (the console says them).
 pub fn evaluate(args: &Args, longest: bool) -> anyhow::Result<Outcome<HitchesView>> {
     let cfg = config::load(&args.config)?;
@@ -80,7 +82,7 @@ pub fn evaluate(args: &Args, longest: bool) -> anyhow::Result<Outcome<HitchesVie
         ..HitchOptions::default()
     };
     let report = find_hitches(&capture, &options);
-    let verdict = if report.frames_judged == 0 {
+    let verdict = if report.frames_judged == 0 || lost_frames_hide_a_hitch(&report) {
         Verdict::Inconclusive
     } else if report.hitches.is_empty() {
         Verdict::Pass
@@ -105,6 +107,16 @@ pub fn evaluate(args: &Args, longest: bool) -> anyhow::Result<Outcome<HitchesVie
         },
         exit_code: exit(verdict),
     })
+}
+
+/// No hitch among the frames read, but the capture lost frames (dropped, cut off, corrupt,
+/// never flushed): any of them could have been one, so "no hitch" is not shown.
+fn lost_frames_hide_a_hitch(report: &HitchReport) -> bool {
+    report.hitches.is_empty()
+        && report
+            .defects
+            .iter()
+            .any(|d| framewise_analysis::diff::loses_frames(d.kind))
 }
 
 /// A hitch report with the file it came from.
@@ -203,6 +215,9 @@ impl HitchesView {
     /// `2 hitches`, `no hitches`.
     fn count_words(&self) -> String {
         match self.report.hitches.len() {
+            0 if lost_frames_hide_a_hitch(&self.report) => {
+                "inconclusive: no hitches in the frames read, but the capture lost frames (see its defects)".to_owned()
+            }
             0 => "no hitches".to_owned(),
             n => HITCHES.count(n),
         }
@@ -230,6 +245,10 @@ impl HitchesView {
         match self.report.hitches.len() {
             _ if self.report.frames_judged == 0 => {
                 "inconclusive: no frame with a known period to judge".to_owned()
+            }
+            0 if lost_frames_hide_a_hitch(&self.report) => {
+                "inconclusive: no hitches in the frames read, but the capture lost frames"
+                    .to_owned()
             }
             0 => "no hitches".to_owned(),
             1 => "1 hitch".to_owned(),
