@@ -151,3 +151,17 @@ fn no_hitch_in_a_capture_that_lost_frames_is_inconclusive() {
     crate::support::write_truncated_game(&dir.path("cut_hitchy.sgpt"), &Game::default(), 0.9);
     dir.run(&["hitches", "cut_hitchy.sgpt"]).expect(1);
 }
+
+#[test]
+fn a_misspelt_bench_is_an_error_even_with_no_budget_to_check() {
+    let dir = Dir::new();
+    dir.write("framewise.toml", "[bench.smoke]\ncommand = [\"x\"]\n");
+    let run = dir.run(&["check", "--bench", "smok"]).expect(4);
+    assert!(
+        run.one_error_line().contains("did you mean smoke?"),
+        "{}",
+        run.stderr
+    );
+    // The right name with nothing to judge: inconclusive, not a pass.
+    dir.run(&["check", "--bench", "smoke"]).expect(2);
+}

@@ -140,6 +140,11 @@ pub fn evaluate(
     counters_only: bool,
 ) -> anyhow::Result<CheckResult> {
     let config_file = cfg.path.as_ref().map(|p| p.display().to_string());
+    // A misspelt `--bench` is an error whatever the budgets (`check --bench smok` with no
+    // budget declared said only "nothing to check").
+    if let Some(name) = bench {
+        bench_verb::named_settings(cfg, name, None, None, None)?;
+    }
     let declared = cfg
         .budgets
         .entries()
