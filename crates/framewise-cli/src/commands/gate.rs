@@ -34,8 +34,9 @@ pub struct Args {
     pub cand: PathBuf,
     /// Allowed fractional worsening for a metric path, e.g. `frame.p99=0.10` (10% worse
     /// allowed) or `counter.draw_calls.max=0` (exact). `*` may stand for a name
-    /// (`scope.*.p95=0.2`; `counter.*.max` covers sum counters, not gauges). Repeatable;
-    /// adds to or overrides the defaults and the config.
+    /// (`scope.*.p95=0.2`; `counter.*.max` covers sum counters, not gauges). From 0 to 10,
+    /// and below 1 for an fps metric: a larger one could never fail and is refused.
+    /// Repeatable; adds to or overrides the defaults and the config.
     #[arg(long = "tolerance", value_name = "METRIC=FRACTION")]
     pub tolerances: Vec<String>,
     /// Gate only what --config and --tolerance list (drop the defaults, frame.avg and
