@@ -719,6 +719,10 @@ pub fn gate(
                         None => (CheckStatus::NotInBase, None),
                     }
                 }
+                // A wildcard asks about every name it covers: a scope too rare in both
+                // runs for the statistic (a level load's p95) has nothing to compare and
+                // stays `absent`; a path the caller named must be judged.
+                (None, None) if configured.contains('*') => (CheckStatus::Absent, None),
                 (None, None) => match too_few_reason(&sides_json.0, &metric)
                     .or_else(|| too_few_reason(&sides_json.1, &metric))
                 {

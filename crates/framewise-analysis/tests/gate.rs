@@ -465,3 +465,32 @@ fn a_statistic_too_few_frames_hold_is_neither_a_regression_nor_a_pass() {
         r.reasons
     );
 }
+
+#[test]
+fn a_wildcard_leaves_out_a_name_too_rare_in_both_captures() {
+    let short = summarize(&game(&GameSpec {
+        frames: 15,
+        with_spans: true,
+        ..GameSpec::default()
+    }));
+    let mut cfg = GateConfig::empty();
+    cfg.set("scope.*.p95", 0.2).expect("valid");
+    cfg.set("frame.avg", 0.1).expect("valid");
+    let r = gated(&short, &short, &cfg);
+    let scopes: Vec<_> = r
+        .checks
+        .iter()
+        .filter(|c| c.metric.starts_with("scope."))
+        .collect();
+    assert!(!scopes.is_empty(), "the wildcard covers the scopes");
+    assert!(
+        scopes.iter().all(|c| c.status == CheckStatus::Absent),
+        "{scopes:?}"
+    );
+    assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.reasons);
+    // Named, the same statistic must be judged: inconclusive.
+    let name = scopes[0].metric.clone();
+    cfg.set(&name, 0.2).expect("valid");
+    let r = gated(&short, &short, &cfg);
+    assert_eq!(r.verdict, Verdict::Inconclusive, "{:?}", r.reasons);
+}
