@@ -165,3 +165,45 @@ fn a_misspelt_bench_is_an_error_even_with_no_budget_to_check() {
     // The right name with nothing to judge: inconclusive, not a pass.
     dir.run(&["check", "--bench", "smoke"]).expect(2);
 }
+
+#[test]
+fn a_huge_demo_frame_count_plays_rather_than_aborting() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = Dir::new();
+    // It asked for 45 TB of per-frame tallies up front and aborted (SIGABRT, exit 134).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_framewise"))
+        .args([
+            "demo",
+            "--frames",
+            "99999999999",
+            "-o",
+            "huge.sgpt",
+            "--quiet",
+        ])
+        .current_dir(dir.tmp.path())
+        .env_remove("FRAMEWISE_DIR")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Frames reach the file once the game loop runs; the allocation came before it.
+    let capture = dir.path("huge.sgpt");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let mut grew = false;
+    while Instant::now() < deadline {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the demo ended on its own before playing: {status}");
+        }
+        let len = std::fs::metadata(&capture).map_or(0, |m| m.len());
+        if len > 64 * 1024 {
+            grew = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let still_running = child.try_wait().unwrap().is_none();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(grew && still_running, "the demo plays its frames");
+}

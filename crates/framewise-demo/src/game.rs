@@ -297,7 +297,10 @@ impl Game {
             }
             s.register_topology(&topology)
         });
-        let mut tallies: Vec<FrameTally> = Vec::with_capacity(config.frames as usize);
+        // Room for the usual run up front; a huge `--frames` (1e11) grows as it plays
+        // rather than asking for terabytes at once (which aborted the process).
+        let mut tallies: Vec<FrameTally> =
+            Vec::with_capacity(usize::try_from(config.frames).map_or(0, |n| n.min(1 << 16)));
         let mut snaps = Vec::new();
         let mut usermark_frame = None;
         let mut golden = None;
