@@ -163,3 +163,46 @@ fn a_corrupt_frame_record_names_the_frame_it_held() {
         assert_eq!(seen, vec![(17, d)]);
     }
 }
+
+#[test]
+fn a_lost_directory_is_not_a_lost_tail_of_frames() {
+    let (bytes, frames, _) = support::capture(30, 5, true);
+    let h = Header::parse(&bytes).expect("header");
+    let only_the_directory = |c: &read::Capture, what: &str| {
+        assert!(
+            matches!(c.defects(), [Defect::DirectoryUnusable { .. }]),
+            "{what}: {:?}",
+            c.defects()
+        );
+        let got: Vec<_> = c.frames().map(|f| f.expect("frame")).collect();
+        assert_eq!(got, frames, "{what}: every frame reads");
+    };
+    // A flipped byte inside the directory: it fails its check, every frame before it reads.
+    let mut flipped = bytes.clone();
+    let inside = usize::try_from(h.directory_offset + h.directory_byte_length / 2).unwrap();
+    flipped[inside] ^= 0x5a;
+    for opened in open_both("dir-flipped.sgpt", &flipped) {
+        only_the_directory(&opened.expect("opens"), "flipped directory");
+    }
+    // A header whose directory pointer lies past the end: the scan still ends on the intact
+    // directory, so nothing was cut (it said 300 GB were lost).
+    let mut pointer = bytes.clone();
+    let mut h2 = h;
+    h2.directory_offset += 1 << 38;
+    pointer[..HEADER_LEN].copy_from_slice(&h2.to_bytes());
+    for opened in open_both("dir-pointer.sgpt", &pointer) {
+        only_the_directory(&opened.expect("opens"), "pointer past the end");
+    }
+    // A file cut inside its directory is still a cut.
+    let cut = &bytes[..bytes.len() - 3];
+    for opened in open_both("dir-cut.sgpt", cut) {
+        let c = opened.expect("opens");
+        assert!(
+            c.defects()
+                .iter()
+                .any(|d| matches!(d, Defect::TruncatedTail { .. })),
+            "{:?}",
+            c.defects()
+        );
+    }
+}

@@ -267,6 +267,18 @@ impl Capture {
                 });
             }
         }
+        // A closed file whose unreadable tail is exactly where its header puts the directory
+        // (offset and length, to the end of the file) lost its directory, which
+        // directory-unusable reports, not frames: every record before it read.
+        if let Some(&Defect::TruncatedTail { offset, bytes_lost }) = defects.last() {
+            if header.is_closed()
+                && offset == header.directory_offset
+                && bytes_lost == header.directory_byte_length
+                && offset.saturating_add(bytes_lost) == bytes.len() as u64
+            {
+                defects.pop();
+            }
+        }
         let mut c = Self {
             header,
             source: Source::Memory(Vec::new()),
@@ -357,7 +369,13 @@ impl Capture {
                 .defects
                 .iter()
                 .any(|d| matches!(d, Defect::TruncatedTail { .. }));
-            if !tail_reported && end_offset == c.file_len && dir_end > c.file_len {
+            // A scan that ended on an intact directory read the whole file: the header's
+            // pointer is what is wrong (directory-unusable says so), nothing was cut.
+            if !tail_reported
+                && !ended_with_directory
+                && end_offset == c.file_len
+                && dir_end > c.file_len
+            {
                 c.defects.push(Defect::TruncatedTail {
                     offset: c.file_len,
                     bytes_lost: dir_end - c.file_len,
