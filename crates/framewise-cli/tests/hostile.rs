@@ -207,3 +207,25 @@ fn a_huge_demo_frame_count_plays_rather_than_aborting() {
     child.wait().unwrap();
     assert!(grew && still_running, "the demo plays its frames");
 }
+
+#[test]
+fn a_trace_and_its_report_on_one_path_is_refused_as_such() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let run = dir
+        .run(&[
+            "trace",
+            "game.sgpt",
+            "-o",
+            "same.json",
+            "--json",
+            "same.json",
+        ])
+        .expect(4);
+    assert!(
+        run.one_error_line().contains("--json same.json is also -o"),
+        "{}",
+        run.stderr
+    );
+    assert!(!dir.path("same.json").exists());
+}

@@ -74,6 +74,14 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             args.out.display()
         );
     }
+    if let Some(json) = args.output.json_path() {
+        if !to_stdout && output::same_file(json, &args.out) {
+            bail!(
+                "--json {} is also -o: the report and the trace would overwrite each other",
+                json.display()
+            );
+        }
+    }
     args.output.check_inputs(&[&args.file, &args.out])?;
     let file = input::shown(&args.file);
     let capture = input::load(&args.file, &args.input.options(Need::Spans))?;
