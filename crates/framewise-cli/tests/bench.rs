@@ -122,6 +122,32 @@ fn compare_last_appends_the_ledger_and_a_changed_config_is_incomparable() {
         .map(|p| p.display().to_string())
         .collect();
     assert_eq!(results.len(), 2);
+    // Judged on the counters alone, the same workload twice is no detectable change, whatever
+    // the machine's timings did: no timing metric is compared.
+    let counted = dir
+        .run(&[
+            "bench",
+            "--compare",
+            &results[0],
+            &results[1],
+            "--counters-only",
+            "--format",
+            "json",
+        ])
+        .expect(2)
+        .json();
+    assert_eq!(counted["overall"]["verdict"], "no-detectable-change");
+    assert!(
+        counted["method"]
+            .as_str()
+            .expect("method")
+            .starts_with("counters only"),
+        "{counted}"
+    );
+    let metrics = counted["metrics"].as_array().expect("metrics");
+    assert!(!metrics.is_empty());
+    assert!(metrics.iter().all(|m| m["kind"] == "counter"), "{counted}");
+    assert_eq!(ledger_lines(&dir).len(), 2);
     config(&dir, 40);
     let third = dir.run(&["bench", "smoke", "--format", "json"]).expect(0);
     let third_file = third.json()["file"].as_str().expect("file").to_owned();
@@ -138,7 +164,7 @@ fn compare_last_appends_the_ledger_and_a_changed_config_is_incomparable() {
         "{}",
         run.stdout
     );
-    assert_eq!(ledger_lines(&dir).len(), 2);
+    assert_eq!(ledger_lines(&dir).len(), 3);
 }
 
 #[test]
@@ -161,6 +187,7 @@ fn usage_errors_are_one_line_and_exit_4() {
         (vec!["bench", "--name", "x"], "add -- COMMAND"),
         (vec!["bench", "--name", "a/b", "--", "true"], "bench name"),
         (vec!["bench", "smoke", "--compare", "first"], "`last`"),
+        (vec!["bench", "smoke", "--counters-only"], "--compare"),
         (
             vec!["bench", "--compare", "missing-a.json", "missing-b.json"],
             "missing-a.json",

@@ -322,8 +322,32 @@ fn compared_paths(before: &BenchResult, after: &BenchResult, budgets: &Budgets) 
     paths
 }
 
+/// The method when only the exact counters are judged ([`compare_counters_only`]).
+pub const COUNTERS_ONLY_METHOD: &str = "counters only: timing metrics are not compared. Counters: exact; a counter that varies between runs is called only when the runs do not overlap and the medians differ by more than 2%";
+
 /// Compares `after` against `before`, stating `budgets` against `after`.
 pub fn compare(before: &BenchResult, after: &BenchResult, budgets: &Budgets) -> Comparison {
+    compare_judging(before, after, budgets, false)
+}
+
+/// Compares as [`compare`] does, but judges only the exact counters (`counter.*` paths):
+/// on a machine whose timings move with what else runs (a shared CI runner, a software
+/// GPU), a verdict that must not depend on the machine's load is decided by counts alone.
+/// With no counter measured on both sides, the comparison is inconclusive.
+pub fn compare_counters_only(
+    before: &BenchResult,
+    after: &BenchResult,
+    budgets: &Budgets,
+) -> Comparison {
+    compare_judging(before, after, budgets, true)
+}
+
+fn compare_judging(
+    before: &BenchResult,
+    after: &BenchResult,
+    budgets: &Budgets,
+    counters_only: bool,
+) -> Comparison {
     let mut reasons = Vec::new();
     if before.config_hash != after.config_hash {
         reasons.push(format!(
@@ -351,7 +375,10 @@ pub fn compare(before: &BenchResult, after: &BenchResult, budgets: &Budgets) -> 
     let verdict = if !reasons.is_empty() {
         VerdictWord::Incomparable
     } else {
-        let paths = compared_paths(before, after, budgets);
+        let mut paths = compared_paths(before, after, budgets);
+        if counters_only {
+            paths.retain(|p| p.starts_with("counter."));
+        }
         let timing = paths.iter().filter(|p| !p.starts_with("counter.")).count();
         let alpha = FAMILY_ALPHA / timing.max(1) as f64;
         for p in &paths {
@@ -407,6 +434,11 @@ pub fn compare(before: &BenchResult, after: &BenchResult, budgets: &Budgets) -> 
     if verdict == VerdictWord::NoDetectableChange {
         reasons.push("no metric changed beyond what these runs can detect".to_owned());
     }
+    if counters_only && verdict != VerdictWord::Incomparable {
+        reasons.push(
+            "counters only: the exact counters decided; timings were not compared".to_owned(),
+        );
+    }
     if after.regime == TimingGrade::Software {
         reasons.push(
             "timings are from the software regime (a software GPU adapter): not a hardware measurement".to_owned(),
@@ -422,7 +454,12 @@ pub fn compare(before: &BenchResult, after: &BenchResult, budgets: &Budgets) -> 
         before: SideInfo::of(before),
         after: SideInfo::of(after),
         grade: after.grade,
-        method: METHOD.to_owned(),
+        method: if counters_only {
+            COUNTERS_ONLY_METHOD
+        } else {
+            METHOD
+        }
+        .to_owned(),
         metrics,
         overall: Overall {
             exit_code: exit_code(verdict),

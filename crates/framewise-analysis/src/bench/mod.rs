@@ -30,7 +30,9 @@ use crate::model::{Capture, Defect, Grade, Numeric, TimingGrade};
 use crate::summary::{summarize_with, SummaryOptions};
 
 pub use budget::{evaluate_budgets, BudgetCheck, BudgetState, Budgets};
-pub use compare::{compare, Comparison, MetricVerdict, Overall, VerdictWord};
+pub use compare::{
+    compare, compare_counters_only, Comparison, MetricVerdict, Overall, VerdictWord,
+};
 pub use ledger::{LedgerLine, LEDGER_SCHEMA};
 
 /// The schema name of a bench result file.

@@ -166,6 +166,55 @@ fn counters_compare_exactly_and_precedence_holds() {
 }
 
 #[test]
+fn counters_only_judges_the_counters_and_nothing_else() {
+    let a = result_of(&BASE, 6000);
+    let slow: Vec<f64> = BASE.iter().map(|m| m * 1.5).collect();
+    // Fewer draw calls on a machine that got slower meanwhile: the timings regress, the
+    // counters improve. Judged on everything, regressed; on counters only, improved.
+    let b = result_of(&slow, 5000);
+    assert_eq!(
+        compare(&a, &b, &Budgets::default()).overall.verdict,
+        VerdictWord::Regressed
+    );
+    let c = compare_counters_only(&a, &b, &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::Improved, "{c:#?}");
+    assert_eq!(c.overall.exit_code, 0);
+    assert!(c.metrics.iter().all(|m| m.metric.starts_with("counter.")));
+    assert!(c.method.starts_with("counters only"), "{}", c.method);
+    assert!(
+        c.overall
+            .reasons
+            .iter()
+            .any(|r| r.starts_with("counters only")),
+        "{c:?}"
+    );
+    // Only slower, the same counts: nothing the counters can detect.
+    let c = compare_counters_only(&a, &result_of(&slow, 6000), &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::NoDetectableChange, "{c:#?}");
+    // More draw calls: regressed, however fast.
+    let fast: Vec<f64> = BASE.iter().map(|m| m * 0.5).collect();
+    let c = compare_counters_only(&a, &result_of(&fast, 6001), &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::Regressed);
+    // No counter at all: inconclusive, never a pass.
+    let mut bare = result_of(&BASE, 6000);
+    for r in &mut bare.runs {
+        r.counters.clear();
+        r.metrics.retain(|k, _| !k.starts_with("counter."));
+    }
+    let c = compare_counters_only(&bare, &bare.clone(), &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::Inconclusive, "{c:#?}");
+    // Incomparable stays incomparable.
+    let mut other = result_of(&BASE, 5000);
+    other.config_hash = "0000000000000000".into();
+    assert_eq!(
+        compare_counters_only(&a, &other, &Budgets::default())
+            .overall
+            .exit_code,
+        3
+    );
+}
+
+#[test]
 fn incomparable_and_inconclusive() {
     let a = result_of(&BASE, 6000);
     let mut b = result_of(&BASE, 6000);

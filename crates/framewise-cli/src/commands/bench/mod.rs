@@ -61,6 +61,10 @@ pub struct Args {
     /// What changed, for the ledger line a comparison appends.
     #[arg(long, value_name = "TEXT")]
     pub change: Option<String>,
+    /// With `--compare`: judge only the exact counters, not the timings (for a machine whose
+    /// timings move with what else runs on it: a shared CI runner, a software GPU).
+    #[arg(long, requires = "compare")]
+    pub counters_only: bool,
     /// The `.framewise` directory (results, ledger).
     #[arg(long, value_name = "DIR", default_value = DEFAULT_DIR)]
     pub dir: PathBuf,
@@ -350,8 +354,13 @@ pub fn compare_results(
     budgets: &Budgets,
     dir: &Path,
     change: Option<String>,
+    counters_only: bool,
 ) -> anyhow::Result<Comparison> {
-    let comparison = bench::compare(before, after, budgets);
+    let comparison = if counters_only {
+        bench::compare_counters_only(before, after, budgets)
+    } else {
+        bench::compare(before, after, budgets)
+    };
     let line = LedgerLine::of(
         &comparison,
         Stamp::now().at,
@@ -369,10 +378,11 @@ pub fn compare_files(
     budgets: &Budgets,
     dir: &Path,
     change: Option<String>,
+    counters_only: bool,
 ) -> anyhow::Result<Comparison> {
     let before = read_result(a)?;
     let after = read_result(b)?;
-    compare_results(&before, &after, budgets, dir, change)
+    compare_results(&before, &after, budgets, dir, change, counters_only)
 }
 
 /// `NAME --compare last`: runs NAME, then compares with its newest earlier result; `None`
@@ -383,6 +393,7 @@ pub fn compare_last(
     dir: &Path,
     overrides: (Option<u64>, Option<u64>, Option<u32>),
     change: Option<String>,
+    counters_only: bool,
 ) -> anyhow::Result<(Option<Comparison>, PathBuf)> {
     let earlier = results_of(dir, name)?;
     let (after, file) = run_named(cfg, name, dir, overrides)?;
@@ -390,7 +401,7 @@ pub fn compare_last(
         return Ok((None, file));
     };
     let before = read_result(previous)?;
-    let c = compare_results(&before, &after, &cfg.budgets, dir, change)?;
+    let c = compare_results(&before, &after, &cfg.budgets, dir, change, counters_only)?;
     Ok((Some(c), file))
 }
 
@@ -418,6 +429,7 @@ pub fn evaluate(args: &Args) -> anyhow::Result<crate::commands::Outcome<report::
                 &cfg.budgets,
                 &args.dir,
                 args.change.clone(),
+                args.counters_only,
             )?;
             Outcome::Compared {
                 comparison: Box::new(c),
@@ -430,7 +442,14 @@ pub fn evaluate(args: &Args) -> anyhow::Result<crate::commands::Outcome<report::
                     "NAME --compare takes `last` (the newest earlier result of NAME); to compare two files, write --compare A B without NAME"
                 );
             }
-            match compare_last(&cfg, name, &args.dir, overrides, args.change.clone())? {
+            match compare_last(
+                &cfg,
+                name,
+                &args.dir,
+                overrides,
+                args.change.clone(),
+                args.counters_only,
+            )? {
                 (Some(c), file) => Outcome::Compared {
                     comparison: Box::new(c),
                     ran: Some(file),

@@ -25,6 +25,10 @@ pub struct BenchParams {
     /// What changed, for the ledger line a comparison appends.
     #[serde(default)]
     pub change: Option<String>,
+    /// Judge the comparison on the exact counters only, not the timings (`--counters-only`,
+    /// default false): for a machine whose timings move with what else runs on it.
+    #[serde(default)]
+    pub counters_only: Option<bool>,
     /// The `.framewise` directory (results, ledger) [default: `.framewise`].
     #[serde(default)]
     pub dir: Option<String>,

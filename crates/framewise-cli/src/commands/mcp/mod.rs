@@ -461,7 +461,7 @@ impl Server {
 
     /// `framewise bench NAME [--compare last]`.
     #[tool(
-        description = "Run a canonical bench (`[bench.NAME]` in the reviewed framewise.toml) R times through the recorder's harness, as `framewise bench NAME --compare last` does: compares the new result with the newest earlier one of NAME (a significance test across runs, a 2% minimum effect, the noise floor), appends the comparison to the ledger, and states every budget against the new run. Verdict improved (exit 0), regressed (1), no-detectable-change or a first result (2), incomparable (3). compare_last false only measures. Takes minutes: the program runs R times."
+        description = "Run a canonical bench (`[bench.NAME]` in the reviewed framewise.toml) R times through the recorder's harness, as `framewise bench NAME --compare last` does: compares the new result with the newest earlier one of NAME (a significance test across runs, a 2% minimum effect, the noise floor), appends the comparison to the ledger, and states every budget against the new run. Verdict improved (exit 0), regressed (1), no-detectable-change or a first result (2), incomparable (3). compare_last false only measures; counters_only judges the exact counters alone (a machine whose timings move with its load). Takes minutes: the program runs R times."
     )]
     async fn run_bench(
         &self,
@@ -481,6 +481,7 @@ impl Server {
                     .unwrap_or(true)
                     .then(|| vec!["last".to_owned()]),
                 change: p.change,
+                counters_only: p.counters_only.unwrap_or(false),
                 dir: p
                     .dir
                     .map_or_else(|| PathBuf::from(bench::DEFAULT_DIR), PathBuf::from),
