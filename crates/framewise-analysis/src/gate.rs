@@ -672,16 +672,17 @@ pub fn gate(
     cand: &Summary,
     config: &GateConfig,
 ) -> Result<GateResult, GateConfigError> {
-    let bt = MetricTable::of(base);
-    let ct = MetricTable::of(cand);
-    let comparable = base.grade.timing_comparable(&cand.grade);
-    let defects = side_defects(base, cand);
-    let damage = damage_reason(&defects);
-    let partial = partial_defects(&defects);
+    // Each summary as JSON, once: its metric table, and why a statistic it lacks is null.
     let sides_json = (
         serde_json::to_value(base).unwrap_or_default(),
         serde_json::to_value(cand).unwrap_or_default(),
     );
+    let bt = MetricTable::of_json(&sides_json.0);
+    let ct = MetricTable::of_json(&sides_json.1);
+    let comparable = base.grade.timing_comparable(&cand.grade);
+    let defects = side_defects(base, cand);
+    let damage = damage_reason(&defects);
+    let partial = partial_defects(&defects);
     let mut checks = Vec::new();
     let mut too_few = Vec::new();
     for (configured, &tolerance) in &config.tolerances {

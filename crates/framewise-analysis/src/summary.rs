@@ -378,10 +378,16 @@ pub struct MetricTable {
 impl MetricTable {
     /// The table of `summary`'s metrics.
     pub fn of(summary: &Summary) -> Self {
+        match serde_json::to_value(summary) {
+            Ok(json) => Self::of_json(&json),
+            Err(_) => Self::default(),
+        }
+    }
+
+    /// The table of a summary's metrics, from the summary as JSON (for a caller that reads
+    /// that JSON too, so the summary is serialized once).
+    pub fn of_json(json: &serde_json::Value) -> Self {
         let mut values = BTreeMap::new();
-        let Ok(json) = serde_json::to_value(summary) else {
-            return Self { values };
-        };
         let leaves = |prefix: &str, obj: &serde_json::Value, out: &mut BTreeMap<String, f64>| {
             if let Some(map) = obj.as_object() {
                 for (k, v) in map {
