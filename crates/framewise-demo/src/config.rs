@@ -257,6 +257,10 @@ pub struct DemoConfig {
     /// where the recorder finds one (`FRAMEWISE_DIR`, or `.framewise/` in the working
     /// directory) when `use_env` is set, else nowhere.
     pub incident_dir: Option<PathBuf>,
+    /// Hold each injected hitch's frame, on the recorder's clock, until it is a hitch by the
+    /// hitch rule's numbers however loaded the machine is (see [`crate::hold`]): the hitches
+    /// are then found on every run. Off by default: the hitches are the real work alone.
+    pub hold_hitches: bool,
 }
 
 /// Worker threads allowed per available core: more only adds scheduling noise to the
@@ -292,6 +296,7 @@ impl Default for DemoConfig {
             scale: Scale::default(),
             use_env: true,
             incident_dir: None,
+            hold_hitches: false,
         }
     }
 }

@@ -9,6 +9,7 @@ use framewise::{
 
 use crate::alloc;
 use crate::gpu::{self, GpuDevice, GpuWork};
+use crate::hold::HitchHold;
 use crate::math::{Rng, Vec2};
 use crate::motion;
 use crate::render::graph::{self, Pass, ALL_PASSES};
@@ -20,6 +21,8 @@ use crate::world::{place_spawns, FlowFields, NavGrid, GOALS};
 use crate::world_object::{self, WorldObject};
 use crate::{DemoConfig, DemoError, DemoOutcome, FrameTally, InjectedHitch};
 
+/// The frame budget the session declares: 60 Hz.
+const FRAME_BUDGET_NS: u64 = 16_666_667;
 /// Spawn-point candidates scored per agent of the spawn wave.
 const WAVE_CANDIDATES: usize = 100;
 /// Spawn-point candidates per agent while loading (cheap: time-sliced work).
@@ -144,7 +147,7 @@ pub fn run(mut config: DemoConfig) -> Result<DemoOutcome, DemoError> {
                     output_resolution: Some((config.scale.width_px, config.scale.height_px)),
                     upscaler: String::new(),
                 })
-                .frame_budget(Duration::from_nanos(16_666_667));
+                .frame_budget(Duration::from_nanos(FRAME_BUDGET_NS));
             if let Some(dt) = config.fixed_dt {
                 builder = builder.setting("fixed_dt_s", dt.as_secs_f64().to_string());
             }
@@ -311,6 +314,17 @@ impl Game {
         let world = WorldObject::new();
         // The time the unit's positions follow: the sum of the steps taken.
         let mut sim_s = 0f64;
+        let hitches = schedule.hitches();
+        let mut hold = config
+            .hold_hitches
+            .then(|| HitchHold::new(FRAME_BUDGET_NS, self.pool.current_num_threads()));
+        // This frame's injected hitch is held (`--hold-hitches`): in its scope when a long
+        // scope is its true cause, else once every scope of the frame has closed.
+        let held = |frame: u64, in_scope: bool| {
+            hitches.iter().any(|&(at, cause)| {
+                at == frame && (cause.expected_kind() == "long-cpu-scope") == in_scope
+            })
+        };
 
         for frame in 0..config.frames {
             let begin = Instant::now();
@@ -332,7 +346,10 @@ impl Game {
             let mut recorder_ns = 0u64;
             let recorder_clock = Instant::now();
             if let Some(s) = session {
-                s.begin_frame();
+                match hold.as_mut() {
+                    Some(hold) => hold.begin_frame(s, paused),
+                    None => s.begin_frame(),
+                }
                 if frame == 0 || frame == schedule.boot_frames || frame == schedule.play_from() {
                     s.set_phase(phase);
                 }
@@ -431,6 +448,11 @@ impl Game {
                     let _scope = scope!("pathfind_rebuild");
                     self.fields.begin_rebuild();
                     self.fields.step(&self.nav, u64::MAX);
+                    if let (Some(s), Some(hold)) = (session, &hold) {
+                        if held(frame, true) {
+                            hold.hold(s);
+                        }
+                    }
                 }
             }
 
@@ -567,6 +589,11 @@ impl Game {
             } else {
                 None
             };
+            if let (Some(s), Some(hold)) = (session, &hold) {
+                if held(frame, false) {
+                    hold.hold(s);
+                }
+            }
             tallies.push(FrameTally {
                 index: frame,
                 phase,

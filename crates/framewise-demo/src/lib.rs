@@ -47,6 +47,7 @@ mod alloc;
 mod config;
 mod game;
 pub mod gpu;
+pub mod hold;
 pub mod math;
 pub mod motion;
 pub mod png;

@@ -68,6 +68,12 @@ pub struct DemoArgs {
     /// Do not inject the four hitches and the pause.
     #[arg(long)]
     pub quiet: bool,
+    /// Hold each injected hitch's frame, on the recorder's clock, until it is a hitch by the
+    /// hitch rule's own numbers (4× a bound of its rolling median): every hitch is then
+    /// found however loaded the machine is. Without it the hitches are their real work
+    /// alone.
+    #[arg(long, conflicts_with = "quiet")]
+    pub hold_hitches: bool,
     /// Also run a wgpu workload (particle compute + offscreen render passes) and record its
     /// GPU pass timings. Fails with the reason when there is no GPU adapter or this build
     /// lacks the `gpu` feature.
@@ -150,6 +156,7 @@ impl DemoArgs {
             } else {
                 Schedule::for_frames(self.frames)
             },
+            hold_hitches: self.hold_hitches,
             ..DemoConfig::default()
         })
     }
