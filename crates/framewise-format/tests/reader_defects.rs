@@ -184,6 +184,17 @@ fn a_lost_directory_is_not_a_lost_tail_of_frames() {
     for opened in open_both("dir-flipped.sgpt", &flipped) {
         only_the_directory(&opened.expect("opens"), "flipped directory");
     }
+    // The raw scan, which knows no header, still reports the unreadable bytes as a tail:
+    // it is the reader that knows them for the directory.
+    let (records, defects) = read::scan_records(&flipped);
+    assert_eq!(records.len() + 1, read::scan_records(&bytes).0.len());
+    assert_eq!(
+        defects,
+        [Defect::TruncatedTail {
+            offset: h.directory_offset,
+            bytes_lost: h.directory_byte_length
+        }]
+    );
     // A header whose directory pointer lies past the end: the scan still ends on the intact
     // directory, so nothing was cut (it said 300 GB were lost).
     let mut pointer = bytes.clone();

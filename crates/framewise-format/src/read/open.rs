@@ -18,7 +18,7 @@ use crate::payload;
 use crate::payload::tracks::FrameTable;
 use crate::wire::Cursor;
 
-use super::scan::{record_at, scan_records};
+use super::scan::{record_at, scan, Scan};
 use super::source::Source;
 use super::{Capture, Defect, Frames, RecordRef};
 
@@ -98,12 +98,12 @@ impl Capture {
     /// says, when it holds at least one intact record of a known type; else refused with
     /// the header's error (it is not a capture).
     fn header_damaged(bytes: Vec<u8>, error: OpenError) -> Result<Self, OpenError> {
-        let (records, defects) = scan_records(&bytes);
+        let scanned = scan(&bytes);
         let known = |t: u32| matches!(t, META | SYMS | TOPO | FRAM | CNTR | CENS | DIRE);
-        if !records.iter().any(|r| known(r.record_type)) {
+        if !scanned.records.iter().any(|r| known(r.record_type)) {
             return Err(error);
         }
-        let mut c = Self::by_scan_of(Header::new(), bytes, records, defects);
+        let mut c = Self::by_scan_of(Header::new(), bytes, scanned);
         c.defects.insert(
             0,
             Defect::HeaderDamaged {
@@ -243,40 +243,37 @@ impl Capture {
     }
 
     fn by_scan(header: Header, bytes: Vec<u8>) -> Self {
-        let (records, defects) = scan_records(&bytes);
-        Self::by_scan_of(header, bytes, records, defects)
+        let scanned = scan(&bytes);
+        Self::by_scan_of(header, bytes, scanned)
     }
 
-    /// A capture from a scan's records and defects.
-    fn by_scan_of(
-        header: Header,
-        bytes: Vec<u8>,
-        records: Vec<RecordRef>,
-        mut defects: Vec<Defect>,
-    ) -> Self {
-        // The directory ends a capture: what follows it and holds no intact record is
-        // trailing bytes, not an incomplete record.
-        if let (Some(last), Some(&Defect::TruncatedTail { offset, bytes_lost })) =
-            (records.last(), defects.last())
-        {
-            if last.record_type == DIRE && offset == last.offset + last.length() {
-                defects.pop();
+    /// A capture from what a scan read.
+    fn by_scan_of(header: Header, bytes: Vec<u8>, scanned: Scan) -> Self {
+        let Scan {
+            records,
+            mut defects,
+            tail,
+        } = scanned;
+        if let Some(tail) = tail {
+            let after_directory = records.last().is_some_and(|last| {
+                last.record_type == DIRE && tail.offset == last.offset + last.length()
+            });
+            // A closed file whose unreadable tail is exactly where its header puts the
+            // directory (offset and length, to the end of the file) lost its directory, which
+            // directory-unusable reports, not frames: every record before it read.
+            let lost_directory = header.is_closed()
+                && tail.offset == header.directory_offset
+                && tail.bytes == header.directory_byte_length
+                && tail.offset.saturating_add(tail.bytes) == bytes.len() as u64;
+            if after_directory {
+                // The directory ends a capture: what follows it and holds no intact record
+                // is trailing bytes, not an incomplete record.
                 defects.push(Defect::TrailingBytes {
-                    offset,
-                    bytes: bytes_lost,
+                    offset: tail.offset,
+                    bytes: tail.bytes,
                 });
-            }
-        }
-        // A closed file whose unreadable tail is exactly where its header puts the directory
-        // (offset and length, to the end of the file) lost its directory, which
-        // directory-unusable reports, not frames: every record before it read.
-        if let Some(&Defect::TruncatedTail { offset, bytes_lost }) = defects.last() {
-            if header.is_closed()
-                && offset == header.directory_offset
-                && bytes_lost == header.directory_byte_length
-                && offset.saturating_add(bytes_lost) == bytes.len() as u64
-            {
-                defects.pop();
+            } else if !lost_directory {
+                defects.push(tail.truncated());
             }
         }
         let mut c = Self {

@@ -72,10 +72,56 @@ fn next_record(bytes: &[u8], from: usize) -> Option<(usize, RecordRef)> {
     None
 }
 
-/// Scans the records of a whole file image (header included) from byte 32.
+/// Scans the records of a whole file image (header included) from byte 32. An unreadable
+/// tail (no intact record from some offset to the end) is the last defect, as a
+/// [`Defect::TruncatedTail`].
 pub fn scan_records(bytes: &[u8]) -> (Vec<RecordRef>, Vec<Defect>) {
+    let Scan {
+        records,
+        mut defects,
+        tail,
+    } = scan(bytes);
+    if let Some(tail) = tail {
+        defects.push(tail.truncated());
+    }
+    (records, defects)
+}
+
+/// What a scan of a whole file image read.
+pub(crate) struct Scan {
+    /// The intact records, in file order.
+    pub(crate) records: Vec<RecordRef>,
+    /// What was skipped between them.
+    pub(crate) defects: Vec<Defect>,
+    /// Where the file stops holding intact records before its end, if it does: what that
+    /// is (a cut, bytes after the directory, a lost directory) is the reader's to say.
+    pub(crate) tail: Option<Tail>,
+}
+
+/// Bytes from `offset` to the end of the file that hold no intact record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tail {
+    /// Where the unreadable bytes begin.
+    pub(crate) offset: u64,
+    /// How many there are, to the end of the file.
+    pub(crate) bytes: u64,
+}
+
+impl Tail {
+    /// The tail as a cut: a record begun and not finished.
+    pub(crate) fn truncated(self) -> Defect {
+        Defect::TruncatedTail {
+            offset: self.offset,
+            bytes_lost: self.bytes,
+        }
+    }
+}
+
+/// Scans the records of a whole file image (header included) from byte 32.
+pub(crate) fn scan(bytes: &[u8]) -> Scan {
     let mut records = Vec::new();
     let mut defects = Vec::new();
+    let mut tail = None;
     let mut pos = HEADER_LEN.min(bytes.len());
     while pos < bytes.len() {
         if let Some(r) = record_at(bytes, pos) {
@@ -92,13 +138,17 @@ pub fn scan_records(bytes: &[u8]) -> (Vec<RecordRef>, Vec<Defect>) {
                 pos = next;
             }
             None => {
-                defects.push(Defect::TruncatedTail {
+                tail = Some(Tail {
                     offset: pos as u64,
-                    bytes_lost: (bytes.len() - pos) as u64,
+                    bytes: (bytes.len() - pos) as u64,
                 });
                 break;
             }
         }
     }
-    (records, defects)
+    Scan {
+        records,
+        defects,
+        tail,
+    }
 }
