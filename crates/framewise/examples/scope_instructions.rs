@@ -3,11 +3,14 @@
 //!
 //! ```text
 //! cargo build --release -p framewise --example scope_instructions
-//! for f in framewise_off framewise_on puffin_on tracing_noop tracy_on; do
+//! for f in framewise_off framewise_on framewise_counter_on puffin_on tracing_noop tracy_on; do
 //!   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.$f --toggle-collect=$f \
 //!     target/release/examples/scope_instructions 2>&1 | grep Collected
 //! done
 //! ```
+//!
+//! `framewise_counter_on` is 3 × 10,000 `counter!` adds on the counting thread (divide by
+//! 30,000 for instructions per count).
 //!
 //! Each collected function runs 3 × 10,000 scopes (10,000 for the off loop, twice); divide the
 //! collected instruction count by 30,000 (20,000). Every profiler is warmed up (thread
@@ -47,6 +50,15 @@ pub fn framewise_off() {
 pub fn framewise_on() {
     for _ in 0..SCOPES {
         let _scope = scope!("probe");
+    }
+}
+
+/// `counter!` while a session records, on the thread that counts (the count's cost there).
+#[inline(never)]
+#[no_mangle]
+pub fn framewise_counter_on() {
+    for _ in 0..SCOPES {
+        framewise::counter!("probe_count", 1);
     }
 }
 
@@ -156,6 +168,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     session.end_frame();
     for _ in 0..3 {
         framewise_on();
+        session.end_frame();
+    }
+    framewise::counter!("probe_count", 1);
+    session.end_frame();
+    for _ in 0..3 {
+        framewise_counter_on();
         session.end_frame();
     }
     session.stop()?;

@@ -186,3 +186,79 @@ fn counter_on_a_gauge_name_does_not_accumulate_across_frames() {
         );
     }
 }
+
+/// A counter counted on three threads lands in the frame whose end follows each count: the
+/// threads count between two barriers, frame close comes after the second, and every value
+/// (narrow, and wider than 32 bits) is in its own frame, none in a neighbour. A gauge set on
+/// a different thread every frame carries that frame's level.
+#[test]
+fn a_counter_counted_on_three_threads_lands_in_the_right_frame() {
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("three_threads");
+    const FRAMES: i64 = 30;
+    const WIDE: i64 = 1 << 40;
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .start(path.as_path())
+        .unwrap();
+    let start = Arc::new(Barrier::new(4));
+    let done = Arc::new(Barrier::new(4));
+    let workers: Vec<_> = (0..3i64)
+        .map(|worker| {
+            let (start, done) = (Arc::clone(&start), Arc::clone(&done));
+            std::thread::Builder::new()
+                .name(format!("counting-{worker}"))
+                .spawn(move || {
+                    for frame in 0..FRAMES {
+                        start.wait();
+                        for _ in 0..=worker {
+                            counter!("test.three.narrow", frame);
+                        }
+                        if frame % 3 == worker {
+                            counter!("test.three.wide", WIDE + frame);
+                            gauge!("test.three.level", 1000 * frame + worker);
+                        }
+                        done.wait();
+                    }
+                })
+                .unwrap()
+        })
+        .collect();
+    for _ in 0..FRAMES {
+        start.wait();
+        done.wait();
+        session.end_frame();
+    }
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    session.stop().unwrap();
+
+    let capture = common::open(&path);
+    let frames = common::frames(&capture);
+    assert_eq!(frames.len(), FRAMES as usize);
+    for (i, frame) in frames.iter().enumerate() {
+        let i = i as i64;
+        let values: HashMap<String, i64> = frame
+            .counters
+            .iter()
+            .map(|c| (name(&capture, c.counter), c.value))
+            .collect();
+        assert_eq!(
+            values["test.three.narrow"],
+            6 * i,
+            "frame {i}: 1 + 2 + 3 adds of i"
+        );
+        assert_eq!(
+            values["test.three.wide"],
+            WIDE + i,
+            "frame {i}: one thread's wide add"
+        );
+        assert_eq!(
+            values["test.three.level"],
+            1000 * i + i % 3,
+            "frame {i}: the level set on thread {} this frame",
+            i % 3
+        );
+    }
+}

@@ -44,11 +44,14 @@ pub(super) enum Stop {
         /// The end's time.
         at_ns: u64,
     },
-    /// A mark (consumed): the caller records it, then runs again.
-    Mark {
-        /// The mark's name.
+    /// Any other event (consumed): a mark, a count or a pad; the caller records it, then
+    /// runs again.
+    Other {
+        /// The mark's name (a count's narrow value).
         id: SymId,
-        /// The mark's time.
+        /// The event's kind.
+        kind: u32,
+        /// The event's time.
         at_ns: u64,
     },
 }
@@ -145,8 +148,9 @@ pub(super) fn run<const FINE: bool>(
                     }
                 }
             } else {
-                break 'events Stop::Mark {
+                break 'events Stop::Other {
                     id: event.id,
+                    kind: event.kind,
                     at_ns,
                 };
             }
