@@ -84,6 +84,14 @@ struct Consumer {
 #[repr(align(64))]
 pub(crate) struct Padded<T>(pub(crate) T);
 
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// One recording thread's ring and state.
 pub(crate) struct ThreadBuffer {
     /// The thread's lane symbol.

@@ -411,12 +411,12 @@ impl SessionBuilder {
                 resolution: self.env_resolution,
                 finished: AtomicBool::new(false),
                 closer: Mutex::new(Closer::new(current, begin_ticks)),
-                staging: Mutex::new(Staging {
+                staging: thread::Padded(Mutex::new(Staging {
                     index: 0,
                     begin_ticks,
-                    history_begin_ticks: vec![0; FRAME_HISTORY],
+                    history_begin_ticks: vec![0; FRAME_HISTORY].into_boxed_slice(),
                     ..Staging::default()
-                }),
+                })),
                 topologies: Mutex::new(HashSet::new()),
                 writer: Mutex::new(Some(handle)),
                 outcome: Mutex::new(None),

@@ -71,6 +71,7 @@ impl Session {
             first_frame,
             frame,
         };
+        staging.set = true;
         staging.marks.push(Mark {
             name,
             thread,
@@ -120,6 +121,7 @@ impl Session {
         let submit_ns = self.now_ns();
         let mut staging = lock(&self.inner.staging);
         if !staging.gpu_queues.iter().any(|q| q.queue == queue.symbol) {
+            staging.set = true;
             staging.gpu_queues.push(GpuQueueFrame {
                 queue: queue.symbol,
                 anchor: framewise_format::model::GpuAnchor {
@@ -140,6 +142,7 @@ impl Session {
     pub fn gpu_deliver(&self, ticket: GpuTicket, passes: &[GpuPassTiming]) {
         let readback_ns = self.now_ns();
         let mut staging = lock(&self.inner.staging);
+        staging.set = true;
         let first_pass = staging.delivered_passes.len();
         staging.delivered_passes.extend_from_slice(passes);
         staging.deliveries.push(Delivery {
@@ -238,7 +241,9 @@ impl Session {
     /// Declares the frame graph the open frame runs (level 1 and up; ignored below).
     pub fn set_topology(&self, topology: TopologyId) {
         if self.inner.level >= CaptureLevel::Structure {
-            lock(&self.inner.staging).topology = Some(topology.0);
+            let mut staging = lock(&self.inner.staging);
+            staging.topology = Some(topology.0);
+            staging.set = true;
         }
     }
 
@@ -246,7 +251,9 @@ impl Session {
     /// `Workload`'s `None` fields mean unknown, which is not zero.
     pub fn record_workload(&self, pass: PassLabel, workload: Workload) {
         if self.inner.level >= CaptureLevel::Workload {
-            lock(&self.inner.staging).workloads.push(PassWorkload {
+            let mut staging = lock(&self.inner.staging);
+            staging.set = true;
+            staging.workloads.push(PassWorkload {
                 pass: pass.symbol,
                 workload,
             });

@@ -24,6 +24,7 @@ use crate::error::{SessionError, StartError, StopError};
 use crate::gpu::{GpuPassTiming, GpuQueue};
 use crate::handoff::{Delivery, Message, Shared};
 use crate::report::{Report, UsermarkRecord, Warning};
+use crate::thread::Padded;
 use crate::writer::WriterMode;
 use crate::{CaptureLevel, ACTIVE, ENABLED};
 
@@ -54,23 +55,31 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// What the host set for the open frame, from any thread.
+///
+/// What frame close reads and writes every frame comes first, and with the mutex's own word
+/// (the `Mutex` is in a line of its own, `Inner::staging`) fits in one cache line; the rest
+/// is read only when `set` says a setter put something there since the last close.
 #[derive(Default)]
+#[repr(C)]
 struct Staging {
     /// The open frame's index.
     index: u64,
     /// The open frame's begin, clock ticks.
     begin_ticks: u64,
+    /// Begin ticks of recent frames, by `index % FRAME_HISTORY`.
+    history_begin_ticks: Box<[u64]>,
     phase: Option<SymId>,
+    gpu_outstanding: u32,
     paused: bool,
+    /// A setter put something below since the last close (a topology, workloads, marks,
+    /// GPU queues or results): close takes them only then.
+    set: bool,
     topology: Option<u64>,
     workloads: Vec<PassWorkload>,
     marks: Vec<Mark>,
     gpu_queues: Vec<GpuQueueFrame>,
-    gpu_outstanding: u32,
     deliveries: Vec<Delivery>,
     delivered_passes: Vec<GpuPassTiming>,
-    /// Begin ticks of recent frames, by `index % FRAME_HISTORY`.
-    history_begin_ticks: Vec<u64>,
     usermarks: Vec<UsermarkRecord>,
     samples: HashMap<SymId, Vec<Sample>>,
 }
@@ -89,7 +98,7 @@ struct Inner {
     resolution: Option<(u32, u32)>,
     finished: AtomicBool,
     closer: Mutex<Closer>,
-    staging: Mutex<Staging>,
+    staging: Padded<Mutex<Staging>>,
     topologies: Mutex<HashSet<u64>>,
     writer: Mutex<Option<JoinHandle<crate::writer::WriterOutcome>>>,
     outcome: Mutex<Option<Result<Report, StopError>>>,
