@@ -9,6 +9,24 @@ use framewise_format::model::{CounterKind, SymbolKind};
 
 use crate::common::{self, name};
 
+/// Each frame's counter values by counter name, from the capture at `path`, which must hold
+/// `frames` frames.
+fn values_per_frame(path: &std::path::Path, frames: i64) -> Vec<HashMap<String, i64>> {
+    let capture = common::open(path);
+    let decoded = common::frames(&capture);
+    assert_eq!(decoded.len(), frames as usize);
+    decoded
+        .iter()
+        .map(|frame| {
+            frame
+                .counters
+                .iter()
+                .map(|c| (name(&capture, c.counter), c.value))
+                .collect()
+        })
+        .collect()
+}
+
 #[test]
 fn sums_are_exact_per_frame_and_gauges_hold_their_level() {
     let _serial = common::serial();
@@ -60,16 +78,8 @@ fn sums_are_exact_per_frame_and_gauges_hold_their_level() {
     worker.join().unwrap();
     session.stop().unwrap();
 
-    let capture = common::open(&path);
-    let frames = common::frames(&capture);
-    assert_eq!(frames.len(), FRAMES as usize);
-    for (i, frame) in frames.iter().enumerate() {
+    for (i, values) in values_per_frame(&path, FRAMES).iter().enumerate() {
         let i = i as i64;
-        let values: HashMap<String, i64> = frame
-            .counters
-            .iter()
-            .map(|c| (name(&capture, c.counter), c.value))
-            .collect();
         assert_eq!(
             values["test.draw_calls"],
             i + 2 * i,
@@ -94,6 +104,8 @@ fn sums_are_exact_per_frame_and_gauges_hold_their_level() {
         }
     }
     // Kinds travel with the symbols.
+    let capture = common::open(&path);
+    let frames = common::frames(&capture);
     let kind_of = |counter_name: &str| {
         let id = frames[10]
             .counters
@@ -234,16 +246,8 @@ fn a_counter_counted_on_three_threads_lands_in_the_right_frame() {
     }
     session.stop().unwrap();
 
-    let capture = common::open(&path);
-    let frames = common::frames(&capture);
-    assert_eq!(frames.len(), FRAMES as usize);
-    for (i, frame) in frames.iter().enumerate() {
+    for (i, values) in values_per_frame(&path, FRAMES).iter().enumerate() {
         let i = i as i64;
-        let values: HashMap<String, i64> = frame
-            .counters
-            .iter()
-            .map(|c| (name(&capture, c.counter), c.value))
-            .collect();
         assert_eq!(
             values["test.three.narrow"],
             6 * i,
