@@ -37,17 +37,36 @@ impl RiceContext {
     #[inline(always)]
     pub fn k(&self) -> u32 {
         let n = self.n;
-        // The formula of [`k_of`], without its `| 1`s: the lane decoder measured 2% more
-        // instructions with them (register allocation), the encoder 3% fewer; so the
-        // encoder uses [`RiceContext::k_for_encoder`].
+        // The formula of [`k_unclamped`] with a saturating subtraction in place of its
+        // `| 1`s: the lane decoder measured 2% more instructions with those (register
+        // allocation), the encoder fewer; so the encoder uses
+        // [`RiceContext::k_for_encoder`].
         let d = n.leading_zeros().saturating_sub(self.a.leading_zeros());
         (d + u32::from((n << d) < self.a)).min(63)
     }
 
-    /// [`RiceContext::k`], computed as the lane encoder's hot loop prefers it.
+    /// [`RiceContext::k`] before its clamp at 63, as the lane encoder's hot loop computes it
+    /// ([`k_unclamped`]): the smallest `k ≤ 64` with `n · 2^k ≥ a`. The two differ only
+    /// when `n = 1` and `a > 2^63`, never for a context made by [`RiceContext::new`] (its
+    /// count is 1 only before its first update, its sum then an initial mean); a caller
+    /// codes with `k.min(63)` on a path that a parameter of 32 or more takes anyway.
     #[inline(always)]
     pub(crate) fn k_for_encoder(&self) -> u32 {
-        k_of(self.a, self.n, (self.n | 1).leading_zeros())
+        let n1 = self.n | 1;
+        k_unclamped(self.a, self.n, n1, n1.leading_zeros())
+    }
+
+    /// [`RiceContext::update`] when `a + value` cannot overflow (the caller knows it from
+    /// the parameter and the quotient it coded with), so that the sum needs no saturation.
+    #[inline(always)]
+    pub(crate) fn update_unsaturated(&mut self, value: u64) {
+        debug_assert!(self.a.checked_add(value).is_some());
+        self.a = self.a.wrapping_add(value);
+        self.n += 1;
+        if self.n >= u64::from(RESET) {
+            self.a >>= 1;
+            self.n >>= 1;
+        }
     }
 
     #[inline(always)]
@@ -62,19 +81,21 @@ impl RiceContext {
     }
 }
 
-/// The smallest `k ≤ 63` with `n · 2^k ≥ a`, where `n ≥ 1` and `n_lz` is `n`'s leading
-/// zero count (two contexts sharing a count compute it once).
+/// The smallest `k ≤ 64` with `n · 2^k ≥ a`, where `n ≥ 1`: [`RiceContext::k`] before its
+/// clamp at 63 (64 stands for 63; test `the_unclamped_parameter_clamps_to_the_parameter`).
+/// `n1` is `n | 1` and `n_lz` its leading zero count (two contexts sharing a count compute
+/// them once).
+///
+/// `d = bitlen(a) - bitlen(n)`, or 0 when `a` is the shorter: then `n << d` has `a`'s bit
+/// length and is either ≥ `a` (one shift less would be shorter than `a`) or one shift
+/// short; when `a ≤ n`, `k = 0`. No division. `a | n1` has the bit length of the longer
+/// of `a` and `n` (`n1` has `n`'s) and is never zero, so `d` needs neither a saturating
+/// subtraction nor a fix-up of the instruction undefined at zero, and the clamp at 63 is
+/// left to the callers' long path (parameters of 32 and more take it).
 #[inline(always)]
-fn k_of(a: u64, n: u64, n_lz: u32) -> u32 {
-    // d = bitlen(a) - bitlen(n), or 0 when a is the shorter. When a > n, n << d has a's
-    // bit length: it is either ≥ a (and one less would be shorter than a), or one more
-    // shift is needed. When a ≤ n, d = 0 and n ≥ a: k = 0. No division. (A branchless
-    // max(a, n) in place of the saturation measured slower: the branch predicts well
-    // and keeps k off the dependency chain.) `a | 1` has a's bit length (or d = 0 either
-    // way when a = 0) and lets the count use the instruction undefined at zero, with no
-    // fix-up.
-    let d = n_lz.saturating_sub((a | 1).leading_zeros());
-    (d + u32::from((n << d) < a)).min(63)
+fn k_unclamped(a: u64, n: u64, n1: u64, n_lz: u32) -> u32 {
+    let d = n_lz - (a | n1).leading_zeros();
+    d + u32::from((n << d) < a)
 }
 
 /// Two adaptive Rice contexts that are always updated together, so that their counts are
@@ -96,11 +117,31 @@ impl RicePair {
         }
     }
 
-    /// Both contexts' Rice parameters.
+    /// Both contexts' Rice parameters before their clamp at 63, as
+    /// [`RiceContext::k_for_encoder`] gives them.
     #[inline(always)]
     pub(crate) fn k(&self) -> (u32, u32) {
-        let n_lz = (self.n | 1).leading_zeros();
-        (k_of(self.a[0], self.n, n_lz), k_of(self.a[1], self.n, n_lz))
+        let n1 = self.n | 1;
+        let n_lz = n1.leading_zeros();
+        (
+            k_unclamped(self.a[0], self.n, n1, n_lz),
+            k_unclamped(self.a[1], self.n, n1, n_lz),
+        )
+    }
+
+    /// [`RicePair::update`] when neither sum can overflow (see
+    /// [`RiceContext::update_unsaturated`]).
+    #[inline(always)]
+    pub(crate) fn update_unsaturated(&mut self, first: u64, second: u64) {
+        debug_assert!(self.a[0].checked_add(first).is_some());
+        debug_assert!(self.a[1].checked_add(second).is_some());
+        let [a0, a1] = self.a;
+        self.a = [a0.wrapping_add(first), a1.wrapping_add(second)];
+        self.n += 1;
+        if self.n >= u64::from(RESET) {
+            self.a = [self.a[0] >> 1, self.a[1] >> 1];
+            self.n >>= 1;
+        }
     }
 
     /// Updates both contexts, as [`RiceContext`]'s update of each would.
@@ -603,6 +644,40 @@ mod tests {
     }
 
     #[test]
+    fn the_unclamped_parameter_clamps_to_the_parameter() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let check = |a: u64, n: u64| {
+            let ctx = RiceContext { a, n };
+            let k = ctx.k_for_encoder();
+            assert_eq!(k.min(63), ctx.k(), "a={a} n={n}");
+            // The smallest k ≤ 64 with n · 2^k ≥ a.
+            let brute = (0..=64u32)
+                .find(|&k| (u128::from(n) << k) >= u128::from(a))
+                .unwrap_or(64);
+            assert_eq!(k, brute, "a={a} n={n}");
+        };
+        for n in 1..RESET {
+            let n = u64::from(n);
+            for a in [0, 1, 2, n - 1, n, n + 1, u64::MAX, u64::MAX / 2, 1 << 63] {
+                check(a, n);
+            }
+            for shift in 0..64 {
+                for a in [(n << shift) >> 1, n << shift] {
+                    check(a.wrapping_sub(1), n);
+                    check(a, n);
+                    check(a.wrapping_add(1), n);
+                }
+            }
+            for _ in 0..2_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                check(x >> (x % 64), n);
+            }
+        }
+    }
+
+    #[test]
     fn a_pair_codes_as_two_contexts() {
         let mut pair = RicePair::new([64, 4]);
         let mut two = [RiceContext::new(64), RiceContext::new(4)];
@@ -621,7 +696,12 @@ mod tests {
                     (x >> 3) >> [61, 20, 59, 62, 0][(i % 5) as usize],
                 )
             };
-            assert_eq!(pair.k(), (two[0].k(), two[1].k()), "step {i}");
+            let (k0, k1) = pair.k();
+            assert_eq!(
+                (k0.min(63), k1.min(63)),
+                (two[0].k(), two[1].k()),
+                "step {i}"
+            );
             pair.update(v0, v1);
             two[0].update(v0);
             two[1].update(v1);

@@ -37,11 +37,6 @@ pub(super) fn encode_lane(
     let base = lane.spans.first().map_or(frame_begin_ns, |s| s.start_ns);
     put_svarint(out, base.wrapping_sub(frame_begin_ns) as i64);
 
-    // A span opens at most one span: sized once, the stack is never grown while the lane is
-    // walked.
-    if stack.len() < lane.spans.len() {
-        stack.resize(lane.spans.len(), 0);
-    }
     // The stream goes straight into `out` after room for its length.
     let len_at = out.len();
     out.extend_from_slice(&[0; STREAM_LEN_GUESS]);
@@ -50,11 +45,15 @@ pub(super) fn encode_lane(
     // state stays in registers.
     let mut buf = std::mem::take(out);
     let mut w = WriteState::new(&buf);
-    let result = if by_depth && encode_lane_by_depth(&mut buf, &mut w, &lane.spans, base, stack) {
+    let result = if by_depth && encode_lane_by_depth(&mut buf, &mut w, &lane.spans, base) {
         Ok(())
     } else {
         // Not a lane whose depths give its nesting: the stream starts again, every check
-        // made.
+        // made. A span opens at most one span: sized once, the stack is never grown while
+        // the lane is walked (and never allocated while every lane is coded by depth).
+        if stack.len() < lane.spans.len() {
+            stack.resize(lane.spans.len(), 0);
+        }
         buf.truncate(stream_at);
         w = WriteState::new(&buf);
         encode_lane_stream(&mut buf, &mut w, lane, base, stack)
@@ -91,15 +90,17 @@ pub(super) fn encode_lane(
 ///
 /// The stack holds the open spans' ends only: at a begin, the span on top of it is
 /// always the last one begun, so the first end coded before a begin (or after the last
-/// one) is a leaf and any other a tail.
+/// one) is a leaf and any other a tail. It is a local array of [`BY_DEPTH_LEVELS`] slots,
+/// whose address and length the loop never keeps in a register; a lane nested deeper
+/// returns false, and the caller codes it through every check.
 #[inline(always)]
 pub(super) fn encode_lane_by_depth(
     out: &mut Vec<u8>,
     w: &mut WriteState,
     spans: &[CpuSpan],
     base: u64,
-    open: &mut [u64],
 ) -> bool {
+    let mut open = [0u64; BY_DEPTH_LEVELS];
     let Some(first) = spans.first() else {
         return true;
     };
@@ -167,6 +168,10 @@ pub(super) fn encode_lane_by_depth(
     }
     true
 }
+
+/// Levels of open spans [`encode_lane_by_depth`] keeps: a lane nested deeper than this below
+/// its top level is coded through every check instead, to the same bits.
+pub(super) const BY_DEPTH_LEVELS: usize = 64;
 
 /// The end of an open span of [`encode_lane_by_depth`] (`end_ns`, its slot in the stack),
 /// coded after an event at `last_ns`: its time, or `None` when time would run back (or,
@@ -293,8 +298,10 @@ fn write_begin(
     (gap, sym): (u64, u64),
     depth: Option<u32>,
 ) {
+    // Parameters of at most 64 (see `RicePair::k`): 64, which no context of a lane reaches,
+    // would take the long path, which clamps it; a shift by it is not a quotient used.
     let (k_gap, k_sym) = begin_ctx.k();
-    let (q_gap, q_sym) = (gap >> k_gap, sym >> k_sym);
+    let (q_gap, q_sym) = (gap.wrapping_shr(k_gap), sym.wrapping_shr(k_sym));
     let (gn, yn) = (code_len(k_gap, q_gap), code_len(k_sym, q_sym));
     match depth {
         None => {
@@ -304,6 +311,9 @@ fn write_begin(
                 let g = rice_code(k_gap, q_gap, gap);
                 let y = rice_code(k_sym, q_sym, sym);
                 w.put_small(out, (((1 << gn) | g) << yn) | y, n);
+                // Each code is at most 54 bits, so k ≤ 53 and the value is below
+                // 24 · 2^k, the sum at most 63 · 2^k: no sum can overflow.
+                begin_ctx.update_unsaturated(gap, sym);
             } else {
                 let taken = std::mem::take(out);
                 (*w, *out) = write_long(
@@ -313,12 +323,13 @@ fn write_begin(
                     (k_gap, gap),
                     [Some((k_sym, sym)), None],
                 );
+                begin_ctx.update(gap, sym);
             }
         }
         Some(depth) => {
             let depth = u64::from(depth);
             let k_depth = depth_ctx.k_for_encoder();
-            let q_depth = depth >> k_depth;
+            let q_depth = depth.wrapping_shr(k_depth);
             let dn = code_len(k_depth, q_depth);
             let n = gn.wrapping_add(yn).wrapping_add(dn);
             if (q_gap | q_sym | q_depth) < UNARY_LIMIT && n <= 56 {
@@ -326,15 +337,18 @@ fn write_begin(
                 let y = rice_code(k_sym, q_sym, sym);
                 let d = rice_code(k_depth, q_depth, depth);
                 w.put_small(out, (((g << yn) | y) << dn) | d, n);
+                // As above: no sum can overflow.
+                depth_ctx.update_unsaturated(depth);
+                begin_ctx.update_unsaturated(gap, sym);
             } else {
                 let taken = std::mem::take(out);
                 let rest = [Some((k_sym, sym)), Some((k_depth, depth))];
                 (*w, *out) = write_long(*w, taken, None, (k_gap, gap), rest);
+                depth_ctx.update(depth);
+                begin_ctx.update(gap, sym);
             }
-            depth_ctx.update(depth);
         }
     }
-    begin_ctx.update(gap, sym);
 }
 
 /// An end event: the 0 token when it is coded, then `end - t` with the context.
@@ -346,27 +360,31 @@ fn write_end(
     delta: u64,
     token: bool,
 ) {
+    // At most 64 (see `RiceContext::k_for_encoder`); 32 and more take the long path.
     let k = ctx.k_for_encoder();
-    let q = delta >> k;
+    let q = delta.wrapping_shr(k);
     // q < 24 and k ≤ 31: the code is q + 1 + k ≤ 55 bits, and the token fits beside it.
-    if (q | u64::from(k & 32)) < UNARY_LIMIT {
+    if (q | u64::from(k & 96)) < UNARY_LIMIT {
         // The 0 token is a leading zero: the same bits, one more of them.
         w.put_small(
             out,
             rice_code(k, q, delta),
             code_len(k, q) + u32::from(token),
         );
+        // delta < 24 · 2^31 and the sum at most 63 · 2^31: it cannot overflow.
+        ctx.update_unsaturated(delta);
     } else {
         let taken = std::mem::take(out);
         let token = token.then_some(false);
         (*w, *out) = write_long(*w, taken, token, (k, delta), [None, None]);
+        ctx.update(delta);
     }
-    ctx.update(delta);
 }
 
 /// The events whose codes do not fit one write, one code at a time, out of line (they
-/// are rare): the token if any, then each `(k, value)` field. Takes and returns the state and the vector by value, so
-/// that the caller's never have their address taken.
+/// are rare): the token if any, then each `(k, value)` field, its parameter clamped at 63
+/// (the callers' may be 64, see `RiceContext::k_for_encoder`). Takes and returns the state
+/// and the vector by value, so that the caller's never have their address taken.
 #[cold]
 #[inline(never)]
 fn write_long(
@@ -379,9 +397,9 @@ fn write_long(
     if let Some(token) = token {
         w.put_small(&mut out, u64::from(token), 1);
     }
-    w.rice(&mut out, k, value);
+    w.rice(&mut out, k.min(63), value);
     for (k, value) in rest.into_iter().flatten() {
-        w.rice(&mut out, k, value);
+        w.rice(&mut out, k.min(63), value);
     }
     (w, out)
 }

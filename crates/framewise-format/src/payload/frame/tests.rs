@@ -633,9 +633,71 @@ fn decode_old(bytes: &[u8], begin: u64) -> (Result<Lane, DecodeError>, usize) {
 fn coded_by_depth(lane: &Lane) -> bool {
     let mut out = Vec::new();
     let mut w = WriteState::new(&out);
-    let mut open = vec![0; lane.spans.len()];
     let base = lane.spans.first().map_or(0, |s| s.start_ns);
-    encode_lane_by_depth(&mut out, &mut w, &lane.spans, base, &mut open)
+    encode_lane_by_depth(&mut out, &mut w, &lane.spans, base)
+}
+
+/// Lanes nested about as deep as the stack of open spans the depths code with: those
+/// deeper go through every check, to the reference's bytes either way.
+#[test]
+fn lanes_nested_past_the_depth_stack_encode_to_the_reference_bytes() {
+    let mut rng = Rng::new(11);
+    for levels in [1, 2, 63, 64, 65, 66, 100, 200] {
+        for _ in 0..20 {
+            let top = rng.below(3) as u32;
+            let mut spans = Vec::new();
+            let mut t = rng.below(1 << 20);
+            // A chain `levels` deep, then a sibling subtree part way down, closing later.
+            let mut ends = Vec::new();
+            for d in 0..levels {
+                t += rng.below(50);
+                spans.push(CpuSpan {
+                    scope: 100 + rng.below(8) as u32,
+                    depth: top + d,
+                    start_ns: t,
+                    end_ns: 0,
+                });
+                ends.push(spans.len() - 1);
+            }
+            let close = |i: usize, t: &mut u64, spans: &mut Vec<CpuSpan>, rng: &mut Rng| {
+                *t += rng.below(50);
+                spans[i].end_ns = *t;
+            };
+            let keep = rng.below(u64::from(levels)) as usize;
+            while ends.len() > keep + 1 {
+                let i = ends.pop().unwrap_or_default();
+                close(i, &mut t, &mut spans, &mut rng);
+            }
+            let deeper = u32::try_from(ends.len()).unwrap_or(u32::MAX);
+            t += 1;
+            spans.push(CpuSpan {
+                scope: 7,
+                depth: top + deeper,
+                start_ns: t,
+                end_ns: t + 3,
+            });
+            t += 3;
+            while let Some(i) = ends.pop() {
+                close(i, &mut t, &mut spans, &mut rng);
+            }
+            let lane = Lane {
+                thread: 1,
+                dropped_spans: 0,
+                spans,
+            };
+            let begin = rng.below(1 << 20);
+            let new = encode_new(&lane, begin);
+            assert!(new.is_ok(), "{levels} levels: {new:?}");
+            assert_eq!(new, encode_old(&lane, begin), "{levels} levels");
+            // Open at once: the chain, or the spans kept open and the one inside them.
+            let nesting = (levels as usize).max(keep + 2);
+            assert_eq!(
+                coded_by_depth(&lane),
+                nesting <= super::lane::BY_DEPTH_LEVELS,
+                "{levels} levels, {nesting} open at once"
+            );
+        }
+    }
 }
 
 #[test]
