@@ -159,13 +159,13 @@ impl RicePair {
 
 /// Writes bits MSB-first into a byte vector; the last byte is zero-padded by [`finish`].
 ///
-/// Pending bits sit left-aligned in a 64-bit accumulator. Every write stores the whole
-/// accumulator (8 bytes, big-endian) at the write position and advances it past the
-/// complete bytes only, so a write costs one unaligned store and a few shifts, never a loop
-/// over bytes; fewer than 8 bits are pending between writes. The vector is grown ahead of the
-/// position in steps (zero-filled, never read) and cut back to the bytes written when the
-/// writer is finished or dropped. While the writer lives it holds the vector itself (the
-/// caller's is left empty) and gives it back then.
+/// Pending bits sit left-aligned in a 64-bit accumulator, which is stored (8 bytes,
+/// big-endian) only once it is full: a write that fits beside the pending bits is a shift
+/// and an OR, with no memory touched; the one that fills the accumulator stores it whole,
+/// in one unaligned store, and keeps the bits that did not fit. The vector is grown ahead
+/// of the position in steps (zero-filled, never read) and cut back to the bytes written
+/// when the writer is finished or dropped. While the writer lives it holds the vector
+/// itself (the caller's is left empty) and gives it back then.
 ///
 /// [`finish`]: BitWriter::finish
 pub struct BitWriter<'a> {
@@ -187,12 +187,12 @@ pub struct BitWriter<'a> {
 /// calls with the writer's address, and that keeps all of its fields in memory.
 #[derive(Clone, Copy)]
 pub(crate) struct WriteState {
-    /// Where the next complete byte goes; the vector holds exactly the written bytes before
-    /// it.
+    /// Where the accumulator goes when it is full; the vector holds exactly the written
+    /// bytes before it.
     pos: usize,
     /// Pending bits, left-aligned; the bits below the top `nbits` are zero.
     acc: u64,
-    /// Pending bit count, always `< 8` between calls.
+    /// Pending bit count, always `< 64` between calls.
     nbits: u32,
 }
 
@@ -208,26 +208,38 @@ impl WriteState {
 
     /// Pads the last byte with zero bits and cuts `out` back to the bytes written.
     pub(crate) fn finish(self, out: &mut Vec<u8>) {
-        // The pending bits were stored at `pos`, with zeros below them.
-        out.truncate(self.pos + usize::from(self.nbits > 0));
+        self.settle(out, self.nbits.div_ceil(8));
+    }
+
+    /// Stores the pending bits and cuts `out` back to the bytes before `pos` and `bytes`
+    /// more of them (the zero bits below the pending ones pad the last).
+    fn settle(self, out: &mut Vec<u8>, bytes: u32) {
+        if bytes > 0 {
+            store(out, self.pos, self.acc.to_be_bytes());
+        }
+        out.truncate(self.pos + bytes as usize);
     }
 
     /// Appends the `n` bits of `value`, `1 ≤ n ≤ 56`; `value` must be below `2^n`.
     #[inline(always)]
     pub(crate) fn put_small(&mut self, out: &mut Vec<u8>, value: u64, n: u32) {
-        debug_assert!((1..=56).contains(&n) && self.nbits < 8 && value >> n == 0);
-        // nbits + n ≤ 63, so the shift is in 1..=63.
-        self.acc |= value << (64 - self.nbits - n);
-        self.nbits += n;
-        let word = self.acc.to_be_bytes();
-        match out.get_mut(self.pos..self.pos + 8) {
-            Some(dst) => dst.copy_from_slice(&word),
-            None => *out = grown_and_stored(std::mem::take(out), self.pos, word),
+        debug_assert!((1..=56).contains(&n) && self.nbits < 64 && value >> n == 0);
+        let total = self.nbits + n;
+        if total < 64 {
+            // The shift is in 1..=63.
+            self.acc |= value << (64 - total);
+            self.nbits = total;
+        } else {
+            // The accumulator fills: it goes out whole with the top of `value`, and the
+            // `spill` bits of `value` left over (0..=55) become the pending ones.
+            let spill = total - 64;
+            store(out, self.pos, (self.acc | (value >> spill)).to_be_bytes());
+            self.pos += 8;
+            // value << (64 - spill), and 0 when nothing spills (no shift by 64): `value`
+            // is below 2^56, so the first shift loses nothing.
+            self.acc = (value << 1) << (63 - spill);
+            self.nbits = spill;
         }
-        self.pos += (self.nbits / 8) as usize;
-        // nbits & !7 ≤ 56: the complete bytes just stored leave the accumulator.
-        self.acc <<= self.nbits & !7;
-        self.nbits &= 7;
     }
 
     /// Writes the low `n ≤ 64` bits of `value`.
@@ -295,6 +307,15 @@ pub(crate) fn rice_field(k: u32, value: u64) -> Option<(u64, u32)> {
     None
 }
 
+/// Stores `word` at `out[pos..pos + 8]`, growing `out` first when it is too short.
+#[inline(always)]
+fn store(out: &mut Vec<u8>, pos: usize, word: [u8; 8]) {
+    match out.get_mut(pos..pos + 8) {
+        Some(dst) => dst.copy_from_slice(&word),
+        None => *out = grown_and_stored(std::mem::take(out), pos, word),
+    }
+}
+
 /// Stores `word` at `out[pos..pos + 8]`, growing `out` first. Out of line (a lane grows
 /// its output a few times), and by value, so that the caller's vector never has its
 /// address taken.
@@ -338,12 +359,8 @@ impl<'a> BitWriter<'a> {
 
     /// Pads the last byte with zero bits.
     pub fn finish(mut self) {
-        if self.state.nbits > 0 {
-            // The pending bits were stored at `pos`, with zeros below them.
-            self.state.pos += 1;
-            self.state.nbits = 0;
-        }
-        // Drop cuts the vector back to `pos`.
+        // The pending bits, padded, become complete bytes; Drop stores them.
+        self.state.nbits = self.state.nbits.next_multiple_of(8);
     }
 }
 
@@ -351,7 +368,7 @@ impl Drop for BitWriter<'_> {
     fn drop(&mut self) {
         // Keep the complete bytes written (and the padded last byte once finished), none of
         // the space grown ahead of them, and give the vector back.
-        self.buf.truncate(self.state.pos);
+        self.state.settle(&mut self.buf, self.state.nbits / 8);
         *self.out = std::mem::take(&mut self.buf);
     }
 }
@@ -601,6 +618,66 @@ impl<'a> BitReader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The bytes of `fields` written MSB-first one bit at a time after `prefix`, the last
+    /// byte zero-padded when `pad`, else cut to the complete bytes.
+    fn bit_by_bit(prefix: &[u8], fields: &[(u64, u32)], pad: bool) -> Vec<u8> {
+        let bits: Vec<bool> = fields
+            .iter()
+            .flat_map(|&(v, n)| (0..n).rev().map(move |i| (v >> i) & 1 == 1))
+            .collect();
+        let whole = if pad {
+            bits.len().div_ceil(8)
+        } else {
+            bits.len() / 8
+        };
+        let mut out = prefix.to_vec();
+        out.extend((0..whole).map(|byte| {
+            (0..8).fold(0u8, |b, i| {
+                (b << 1) | u8::from(bits.get(byte * 8 + i).copied().unwrap_or(false))
+            })
+        }));
+        out
+    }
+
+    proptest! {
+        /// The accumulator stored only when full writes the bits a bit-at-a-time writer
+        /// writes, through `WriteState` (finished) and `BitWriter` (finished or dropped),
+        /// on an empty vector or after bytes already there.
+        #[test]
+        fn writes_are_the_bits_written_one_at_a_time(
+            prefix in proptest::collection::vec(any::<u8>(), 0..20),
+            raw in proptest::collection::vec((any::<u64>(), 1u32..=64), 0..200),
+        ) {
+            let fields: Vec<(u64, u32)> =
+                raw.iter().map(|&(v, n)| (v & (u64::MAX >> (64 - n)), n)).collect();
+            let small: Vec<(u64, u32)> =
+                fields.iter().map(|&(v, n)| (v >> n.saturating_sub(56), n.min(56))).collect();
+
+            let mut out = prefix.clone();
+            let mut w = WriteState::new(&out);
+            for &(v, n) in &small {
+                w.put_small(&mut out, v, n);
+            }
+            w.finish(&mut out);
+            prop_assert_eq!(&out, &bit_by_bit(&prefix, &small, true));
+
+            for finish in [true, false] {
+                let mut out = prefix.clone();
+                let mut w = BitWriter::new(&mut out);
+                for &(v, n) in &fields {
+                    w.put(v, n);
+                }
+                if finish {
+                    w.finish();
+                } else {
+                    drop(w);
+                }
+                prop_assert_eq!(&out, &bit_by_bit(&prefix, &fields, finish));
+            }
+        }
+    }
 
     #[test]
     fn rice_round_trips_mixed_magnitudes() {
