@@ -62,17 +62,19 @@ impl RiceContext {
     pub(crate) fn update_unsaturated(&mut self, value: u64) {
         debug_assert!(self.a.checked_add(value).is_some());
         self.a = self.a.wrapping_add(value);
-        self.n += 1;
-        if self.n >= u64::from(RESET) {
-            self.a >>= 1;
-            self.n >>= 1;
-        }
+        self.tally();
     }
 
     #[inline(always)]
     pub(crate) fn update(&mut self, value: u64) {
         // (A branchless halving measured slower than this rarely taken branch.)
         self.a = self.a.saturating_add(value);
+        self.tally();
+    }
+
+    /// Counts the value just added to the sum, halving both at [`RESET`].
+    #[inline(always)]
+    fn tally(&mut self) {
         self.n += 1;
         if self.n >= u64::from(RESET) {
             self.a >>= 1;
@@ -137,11 +139,7 @@ impl RicePair {
         debug_assert!(self.a[1].checked_add(second).is_some());
         let [a0, a1] = self.a;
         self.a = [a0.wrapping_add(first), a1.wrapping_add(second)];
-        self.n += 1;
-        if self.n >= u64::from(RESET) {
-            self.a = [self.a[0] >> 1, self.a[1] >> 1];
-            self.n >>= 1;
-        }
+        self.tally();
     }
 
     /// Updates both contexts, as [`RiceContext`]'s update of each would.
@@ -149,6 +147,12 @@ impl RicePair {
     pub(crate) fn update(&mut self, first: u64, second: u64) {
         let [a0, a1] = self.a;
         self.a = [a0.saturating_add(first), a1.saturating_add(second)];
+        self.tally();
+    }
+
+    /// Counts the values just added to the sums, halving all three at [`RESET`].
+    #[inline(always)]
+    fn tally(&mut self) {
         self.n += 1;
         if self.n >= u64::from(RESET) {
             self.a = [self.a[0] >> 1, self.a[1] >> 1];
