@@ -141,7 +141,7 @@ pub struct DiffRow {
     pub cand: Option<f64>,
     /// `cand − base`.
     pub delta: Option<f64>,
-    /// `100 × delta / |base|`; null when the base is 0 or absent.
+    /// `100 × delta / |base|`; null when the base is 0 or absent, or the ratio overflows.
     pub pct: Option<f64>,
     /// Which way is better.
     pub direction: Direction,
@@ -173,7 +173,9 @@ pub fn compare(metric: &str, base: Option<f64>, cand: Option<f64>) -> DiffRow {
     let (delta, pct, change) = match (base, cand) {
         (Some(b), Some(c)) => {
             let d = c - b;
-            let pct = (b != 0.0).then(|| 100.0 * d / b.abs());
+            let pct = (b != 0.0)
+                .then(|| 100.0 * d / b.abs())
+                .filter(|p| p.is_finite());
             let change = if d == 0.0 {
                 Change::Same
             } else if (d < 0.0) == (dir == Direction::LowerIsBetter) {
@@ -312,6 +314,9 @@ mod tests {
         let r = compare("counter.draw_calls.max", Some(0.0), Some(3.0));
         assert_eq!((r.change, r.pct), (Change::Worse, None));
         assert_eq!(compare("x.y", Some(1.0), None).change, Change::OnlyBase);
+        // A base so near 0 that the percentage overflows has none, not `inf%`.
+        let r = compare("frame.p50", Some(f64::MIN_POSITIVE / 1e10), Some(20.0));
+        assert_eq!((r.change, r.pct), (Change::Worse, None));
     }
 
     #[test]

@@ -642,10 +642,14 @@ fn regression_reason(c: &GateCheck) -> String {
             format_metric(&c.metric, b)
         ),
         (_, Some(b), Some(cand)) => {
+            let pct = 100.0 * (cand - b) / b.abs();
             let change = if b == 0.0 {
                 "from 0".to_owned()
+            } else if pct.is_finite() {
+                format!("{pct:+.1}%")
             } else {
-                format!("{:+.1}%", 100.0 * (cand - b) / b.abs())
+                // A base so small that the ratio overflows: the values say it.
+                "beyond any percentage".to_owned()
             };
             format!(
                 "{}: {} -> {} ({change}, tolerance {tolerance})",

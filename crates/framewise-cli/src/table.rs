@@ -145,14 +145,18 @@ pub fn fps(v: Option<f64>) -> String {
     v.map_or_else(|| NONE.to_owned(), |v| format!("{v:.1}"))
 }
 
-/// A ratio shown as a percentage with two decimals, or `—`.
+/// A ratio shown as a percentage with two decimals, or `—` (also for a value that is not
+/// finite: no table says `inf%`).
 pub fn ratio_pct(v: Option<f64>) -> String {
-    v.map_or_else(|| NONE.to_owned(), |v| format!("{:.2}%", v * 100.0))
+    v.filter(|v| v.is_finite())
+        .map_or_else(|| NONE.to_owned(), |v| format!("{:.2}%", v * 100.0))
 }
 
-/// A signed percentage that is already in percent, or `—`.
+/// A signed percentage that is already in percent, or `—` (also for a value that is not
+/// finite).
 pub fn pct(v: Option<f64>) -> String {
-    v.map_or_else(|| NONE.to_owned(), |v| format!("{v:+.1}%"))
+    v.filter(|v| v.is_finite())
+        .map_or_else(|| NONE.to_owned(), |v| format!("{v:+.1}%"))
 }
 
 /// A plain number: integers exactly, anything else with up to three decimals.

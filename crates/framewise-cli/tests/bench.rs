@@ -539,3 +539,64 @@ fn check_reads_the_counters_and_scopes_a_real_session_wrote() {
         .collect();
     assert_eq!(states, ["breached", "breached"], "{json}");
 }
+
+#[test]
+fn compare_refuses_an_edited_result_and_never_prints_an_infinite_change() {
+    let dir = Dir::new();
+    let run = dir
+        .run(&[
+            "bench",
+            "--name",
+            "t",
+            "--frames",
+            "20",
+            "--warmup",
+            "2",
+            "--runs",
+            "3",
+            "--format",
+            "json",
+            "--",
+            BIN,
+            "demo",
+            "--quiet",
+            "--fixed-dt",
+            "0.016",
+        ])
+        .expect(0);
+    let file = run.json()["file"].as_str().expect("file").to_owned();
+    let edited = |name: &str, p50: f64| {
+        let mut result: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path(&file)).expect("result"))
+                .expect("json");
+        for r in result["runs"].as_array_mut().expect("runs") {
+            r["metrics"]["frame.p50"] = serde_json::json!(p50);
+        }
+        dir.write(name, result.to_string());
+    };
+    // A p50 of 1e308 ms overflowed the mean of the runs: "regressed by +inf%".
+    edited("huge.json", 1e308);
+    edited("negative.json", -5.0);
+    for (edited, shown) in [("huge.json", "1e308"), ("negative.json", "-5")] {
+        for args in [[file.as_str(), edited], [edited, file.as_str()]] {
+            let run = dir.run(&["bench", "--compare", args[0], args[1]]).expect(4);
+            let line = run.one_error_line();
+            assert!(
+                line.contains(&format!(
+                    "{edited}: run 1: frame.p50 = {shown}: not a usable value"
+                )),
+                "{line}"
+            );
+            assert!(run.stdout.is_empty(), "{}", run.stdout);
+        }
+    }
+    // Usable, yet so near 0 that the ratio to it overflows: no percentage, not `inf%`.
+    edited("tiny.json", 1e-310);
+    for args in [[file.as_str(), "tiny.json"], ["tiny.json", file.as_str()]] {
+        let run = dir.run(&["bench", "--compare", args[0], args[1]]);
+        assert!(matches!(run.code, 0..=2), "{}", run.stderr);
+        for text in [&run.stdout, &run.stderr] {
+            assert!(!text.contains("inf") && !text.contains("NaN"), "{text}");
+        }
+    }
+}

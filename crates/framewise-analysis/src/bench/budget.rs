@@ -70,7 +70,7 @@ pub struct BudgetCheck {
     /// The measured value, when measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<f64>,
-    /// `value / limit`, when measured and the limit is not 0.
+    /// `value / limit`, when measured, the limit is not 0 and the ratio is finite.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio: Option<f64>,
     /// Headroom in the metric's unit: how far the value may move in its bad direction
@@ -108,7 +108,10 @@ pub fn evaluate_budgets(
                 budget,
                 direction: dir,
                 limit,
-                ratio: value.filter(|_| limit != 0.0).map(|v| v / limit),
+                ratio: value
+                    .filter(|_| limit != 0.0)
+                    .map(|v| v / limit)
+                    .filter(|r| r.is_finite()),
                 value,
                 headroom,
                 state,
@@ -157,6 +160,13 @@ mod tests {
         assert_eq!(fps.headroom, Some(-2.0));
         let only = evaluate_budgets(&b, true, |p| values.get(p).copied());
         assert_eq!(only.len(), 1);
+        // A limit so near 0 that value / limit overflows: no ratio, not `inf`.
+        b.limits.insert("counter.draw_calls.max".into(), 1e-310);
+        let tiny = evaluate_budgets(&b, true, |p| values.get(p).copied());
+        assert_eq!(
+            (tiny[0].ratio, tiny[0].state),
+            (None, BudgetState::Breached)
+        );
         assert_eq!(only[0].metric, "counter.draw_calls.max");
     }
 }

@@ -72,7 +72,7 @@ pub struct MetricVerdict {
     pub before: f64,
     /// Mean of the after side's per-run values.
     pub after: f64,
-    /// `(after − before) / before`; null when before is 0.
+    /// `(after − before) / before`; null when before is 0 or the ratio overflows.
     pub change: Option<f64>,
     /// Welch's two-sided p-value (timing metrics).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -84,7 +84,8 @@ pub struct MetricVerdict {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise_floor: Option<f64>,
     /// The smallest relative change these runs could have called: the largest of the
-    /// minimum effect, the pooled noise floor and the test's critical difference.
+    /// minimum effect, the pooled noise floor and the test's critical difference (absent
+    /// when the critical difference's ratio to before overflows).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smallest_detectable: Option<f64>,
     /// The verdict.
@@ -183,8 +184,12 @@ impl Comparison {
 /// The method, stated in every comparison.
 pub const METHOD: &str = "timing metrics: Welch's t-test on per-run values (each run one value), two-sided, family-wise alpha 0.05 split evenly (Bonferroni) over the timing metrics; a change is called only when it exceeds 2%, the pooled noise floor (RMS of both sides' 1.4826*MAD/median) and the test's critical difference. Counters: exact; a counter that varies between runs is called only when the runs do not overlap and the medians differ by more than 2%";
 
+/// The relative change from `before` to `after`; `None` from 0, or when it is not a finite
+/// number (a `before` so small that the ratio overflows).
 fn relative(before: f64, after: f64) -> Option<f64> {
-    (before != 0.0).then(|| (after - before) / before.abs())
+    (before != 0.0)
+        .then(|| (after - before) / before.abs())
+        .filter(|c| c.is_finite())
 }
 
 /// Better or worse by direction: `+1` worse, `-1` better, `0` equal.
@@ -230,7 +235,9 @@ fn timing_verdict(
     } else {
         0.0
     };
-    let smallest = MIN_EFFECT.max(floor).max(critical);
+    // Not finite only for a `before` so small that the ratio overflows: nothing to state.
+    let critical = critical.is_finite().then_some(critical);
+    let smallest = critical.map(|critical| MIN_EFFECT.max(floor).max(critical));
     let significant = w.p_value < alpha;
     let big_enough = match change {
         Some(c) => c.abs() > MIN_EFFECT && c.abs() > floor,
@@ -251,7 +258,7 @@ fn timing_verdict(
         p_value: Some(w.p_value),
         alpha: Some(alpha),
         noise_floor: Some(floor),
-        smallest_detectable: Some(smallest),
+        smallest_detectable: smallest,
         verdict,
         note: None,
     })

@@ -20,6 +20,7 @@ pub mod budget;
 pub mod compare;
 pub mod ledger;
 pub mod stats;
+pub mod usable;
 
 use std::collections::BTreeMap;
 

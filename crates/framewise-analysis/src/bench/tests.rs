@@ -292,3 +292,52 @@ fn noise_floors_are_per_metric() {
     assert!((nf - 0.14826).abs() < 1e-9);
     assert_eq!(r.noise_floor["counter.draw_calls.sum"], Some(0.0));
 }
+
+#[test]
+fn a_result_with_an_absurd_or_negative_value_is_not_usable() {
+    use crate::bench::usable::first_unusable;
+    let mut r = result_of(&BASE, 6000);
+    assert_eq!(first_unusable(&r), None);
+    // A gauge's statistics may be negative.
+    r.runs[0]
+        .metrics
+        .insert("counter.camera.x_mm.min".into(), -4200.0);
+    assert_eq!(first_unusable(&r), None);
+    let mut big = r.clone();
+    big.runs[1].metrics.insert("frame.p50".into(), 1e308);
+    assert_eq!(
+        first_unusable(&big).as_deref(),
+        Some("run 2: frame.p50 = 1e308: not a usable value (a finite number within ±1e100)")
+    );
+    let mut negative = r.clone();
+    negative.runs[2].frame.median_ms = Some(-5.0);
+    assert!(first_unusable(&negative)
+        .is_some_and(|why| why.starts_with("run 3: frame.median_ms = -5: ")));
+    let mut floor = r;
+    floor.noise_floor.insert("frame.p50".into(), Some(f64::MAX));
+    assert!(first_unusable(&floor).is_some_and(|why| why.starts_with("noise_floor frame.p50")));
+}
+
+#[test]
+fn a_before_near_zero_gives_no_infinite_change() {
+    // Usable values, yet so near 0 that a ratio to them overflows.
+    let tiny: Vec<f64> = BASE.iter().map(|m| m * 1e-310).collect();
+    let before = result_of(&tiny, 6000);
+    assert_eq!(crate::bench::usable::first_unusable(&before), None);
+    let c = compare(&before, &result_of(&BASE, 6000), &Budgets::default());
+    for m in &c.metrics {
+        assert!(m.change.is_none_or(f64::is_finite), "{m:?}");
+        assert!(m.smallest_detectable.is_none_or(f64::is_finite), "{m:?}");
+    }
+    let p50 = c
+        .metrics
+        .iter()
+        .find(|m| m.metric == "frame.p50")
+        .expect("p50");
+    assert_eq!(p50.change, None, "{p50:?}");
+    let reasons = c.overall.reasons.join("; ");
+    assert!(
+        !reasons.contains("inf") && !reasons.contains("NaN"),
+        "{reasons}"
+    );
+}

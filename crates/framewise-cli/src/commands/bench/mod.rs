@@ -293,6 +293,12 @@ pub fn read_result(path: &Path) -> anyhow::Result<BenchResult> {
             bench::BENCH_SCHEMA
         );
     }
+    if let Some(why) = bench::usable::first_unusable(&result) {
+        bail!(
+            "{}: {why}; framewise writes no such value (was the file edited?)",
+            path.display()
+        );
+    }
     Ok(result)
 }
 

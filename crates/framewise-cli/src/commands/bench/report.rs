@@ -58,7 +58,8 @@ fn pct(v: Option<f64>) -> String {
 }
 
 fn unsigned_pct(v: Option<f64>) -> String {
-    v.map_or_else(|| NONE.to_owned(), |x| format!("{:.1}%", x * 100.0))
+    v.filter(|x| x.is_finite())
+        .map_or_else(|| NONE.to_owned(), |x| format!("{:.1}%", x * 100.0))
 }
 
 /// Every budget with its value, limit and ratio — `check`'s table — and, for a comparison,

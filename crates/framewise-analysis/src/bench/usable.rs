@@ -1,0 +1,114 @@
+//! Whether a bench result read from a file holds numbers a comparison can use.
+//!
+//! Every value framewise writes into a result is finite and far inside `±`[`MAX_USABLE`];
+//! times, rates and noise floors are never negative. A file that says otherwise was edited
+//! or damaged: a p50 of `1e308` ms overflows the mean of its runs to infinity, and the
+//! comparison would read "regressed by +inf%". [`first_unusable`] names the first such value
+//! so the reader can refuse the file in one line rather than print a verdict on it.
+
+use super::{BenchResult, FrameFigures};
+
+/// The largest magnitude a bench value may have: far beyond any count or time a game
+/// produces (an `i64` counter summed over a million frames is below `1e25`), and small enough
+/// that means, variances and ratios of such values stay finite.
+pub const MAX_USABLE: f64 = 1e100;
+
+/// `v` as a person reads it: plain below `1e15`, else in exponent form (`1e308`, not 309
+/// digits).
+pub fn show(v: f64) -> String {
+    if v.is_finite() && (v == 0.0 || (1e-6..1e15).contains(&v.abs())) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
+/// Why `v`, named `what`, is not usable (`may_be_negative`: a counter's value), if it is not.
+fn check(what: &str, v: f64, may_be_negative: bool) -> Option<String> {
+    let why = if !v.is_finite() || v.abs() > MAX_USABLE {
+        format!("a finite number within ±{}", show(MAX_USABLE))
+    } else if v < 0.0 && !may_be_negative {
+        "a time, rate or count, never negative".to_owned()
+    } else {
+        return None;
+    };
+    Some(format!("{what} = {}: not a usable value ({why})", show(v)))
+}
+
+fn frame_figures(at: &str, f: &FrameFigures) -> Option<String> {
+    [
+        ("median_ms", f.median_ms),
+        ("p95_ms", f.p95_ms),
+        ("p99_ms", f.p99_ms),
+    ]
+    .into_iter()
+    .find_map(|(name, v)| check(&format!("{at} frame.{name}"), v?, false))
+}
+
+/// The first value of `result` a comparison cannot use, described in one phrase (`run 2:
+/// frame.p50 = 1e308: not a usable value (…)`); `None` when every value is usable. Only the
+/// `counter.` metrics may be negative (a gauge can be).
+pub fn first_unusable(result: &BenchResult) -> Option<String> {
+    for run in &result.runs {
+        let at = format!("run {}:", run.run);
+        let found = run
+            .metrics
+            .iter()
+            .find_map(|(metric, &v)| {
+                check(&format!("{at} {metric}"), v, metric.starts_with("counter."))
+            })
+            .or_else(|| frame_figures(&at, &run.frame))
+            .or_else(|| check(&format!("{at} measured_s"), run.measured_s, false))
+            .or_else(|| check(&format!("{at} hitches_per_min"), run.hitches_per_min, false));
+        if found.is_some() {
+            return found;
+        }
+    }
+    frame_figures("pooled:", &result.pooled.frame)
+        .or_else(|| {
+            check(
+                "pooled: hitches_per_min",
+                result.pooled.hitches_per_min,
+                false,
+            )
+        })
+        .or_else(|| {
+            result
+                .noise_floor
+                .iter()
+                .find_map(|(metric, v)| check(&format!("noise_floor {metric}"), (*v)?, false))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_shown_plain_or_in_exponent_form() {
+        assert_eq!(show(22.5), "22.5");
+        assert_eq!(show(0.0), "0");
+        assert_eq!(show(1e308), "1e308");
+        assert_eq!(show(-3e20), "-3e20");
+        assert_eq!(show(f64::INFINITY), "inf");
+        assert_eq!(show(f64::NAN), "NaN");
+    }
+
+    #[test]
+    fn only_counters_may_be_negative_and_nothing_may_be_absurd() {
+        assert_eq!(check("frame.p50", 20.0, false), None);
+        assert_eq!(check("counter.x.min", -7.0, true), None);
+        assert_eq!(
+            check("run 1: frame.p50", 1e308, false).as_deref(),
+            Some("run 1: frame.p50 = 1e308: not a usable value (a finite number within ±1e100)")
+        );
+        assert_eq!(
+            check("run 1: frame.p50", -5.0, false).as_deref(),
+            Some(
+                "run 1: frame.p50 = -5: not a usable value (a time, rate or count, never negative)"
+            )
+        );
+        assert!(check("counter.x.sum", -1e101, true).is_some());
+        assert!(check("x", f64::NAN, true).is_some());
+    }
+}
