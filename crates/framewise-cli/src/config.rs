@@ -187,12 +187,6 @@ struct GateSection {
     tolerances: BTreeMap<toml::Spanned<String>, f64>,
 }
 
-/// The 1-based line of byte `offset` in `text`.
-fn line_of(text: &str, offset: usize) -> usize {
-    text.get(..offset)
-        .map_or(1, |before| before.matches('\n').count() + 1)
-}
-
 /// What a config file said.
 #[derive(Clone, Debug, Default)]
 pub struct Config {
@@ -220,17 +214,8 @@ impl Config {
     }
 }
 
-/// A TOML error as one line naming the file and the line: `PATH: line N: message`.
-pub fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> anyhow::Error {
-    let msg = e.message().to_owned();
-    match e.span() {
-        Some(span) => {
-            let line = line_of(text, span.start);
-            anyhow::anyhow!("{}: line {line}: {msg}", path.display())
-        }
-        None => anyhow::anyhow!("{}: {msg}", path.display()),
-    }
-}
+use crate::toml_error::line_of;
+pub use crate::toml_error::toml_error;
 
 /// The smallest `[budgets] frame_ms`: one microsecond.
 const FRAME_MS_MIN: f64 = 0.001;

@@ -22,6 +22,7 @@ mod ledger;
 mod list;
 mod output;
 mod table;
+mod toml_error;
 mod usage;
 
 /// Exit code for an infrastructure or usage error (docs/CONCEPTS.md, "Exit codes": the codes are API).
