@@ -42,6 +42,10 @@
 
 #[path = "support/close_detail.rs"]
 mod close_detail;
+#[path = "support/interleaved.rs"]
+mod interleaved;
+#[path = "support/ring_control.rs"]
+mod ring_control;
 #[path = "support/tracy_capture.rs"]
 mod tracy_capture;
 #[path = "support/workers.rs"]
@@ -57,6 +61,9 @@ use workers::Workers;
 /// Scopes per frame: 51 on the game thread, 50 on each of the 3 workers.
 const SCOPES_PER_FRAME: u64 = 201;
 const WORKERS: usize = 3;
+/// Whether framewise's loop counts (`FRAMEWISE_BENCH_NO_COUNTERS=1` leaves them out, to
+/// tell the scopes' cost from the counters').
+static COUNTERS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
 /// Which profiler the loop records with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +72,8 @@ enum Peer {
     Framewise,
     Puffin,
     Tracy,
+    /// The floor plus a 16-byte event per clock read into a private ring (`ring_control`).
+    Ring(ring_control::Kind),
 }
 
 impl Peer {
@@ -76,6 +85,7 @@ impl Peer {
             Peer::Puffin => "puffin 0.19 + GlobalFrameView",
             Peer::Tracy if tracy_drained => "tracy-client 0.19, drained by capture",
             Peer::Tracy => "tracy-client 0.19, no viewer",
+            Peer::Ring(kind) => kind.name(),
         }
     }
 }
@@ -119,6 +129,10 @@ macro_rules! scoped {
                 let _s = tracy_client::span!($name);
                 $body
             }
+            Peer::Ring(_) => {
+                let _s = ring_control::Scope::begin();
+                $body
+            }
         }
     }};
 }
@@ -135,7 +149,7 @@ fn systems(peer: Peer, systems: usize, pairs: usize) {
                     });
                 });
             }
-            if peer == Peer::Framewise {
+            if peer == Peer::Framewise && COUNTERS.load(std::sync::atomic::Ordering::Relaxed) {
                 counter!("draw_calls", 1);
             }
         });
@@ -158,7 +172,7 @@ fn game_frame(peer: Peer, session: Option<&Session>) -> (Duration, Duration) {
     game_frame_scopes(peer);
     let closing = Instant::now();
     match peer {
-        Peer::Floor => {}
+        Peer::Floor | Peer::Ring(_) => {}
         Peer::Framewise => {
             if let Some(session) = session {
                 session.end_frame();
@@ -188,7 +202,14 @@ struct LoopResult {
 
 /// The 3 worker threads, each running and timing its share of every frame.
 fn spawn_workers(peer: Peer) -> Workers {
-    Workers::spawn(WORKERS, "game-worker", move |_| move || worker_frame(peer))
+    Workers::spawn(WORKERS, "game-worker", move |w| {
+        move || {
+            if let Peer::Ring(kind) = peer {
+                ring_control::set(kind, w + 1);
+            }
+            worker_frame(peer)
+        }
+    })
 }
 
 /// Waits, untimed, until frame `frame` (from 0) of a loop started at `started` has had its
@@ -209,6 +230,9 @@ fn run_loop(
     period: Option<Duration>,
 ) -> LoopResult {
     let workers = spawn_workers(peer);
+    if let Peer::Ring(kind) = peer {
+        ring_control::set(kind, 0);
+    }
     let mut total = Duration::ZERO;
     let mut close_ns = Vec::with_capacity(frames as usize);
     let started = Instant::now();
@@ -218,6 +242,9 @@ fn run_loop(
         total += game;
         close_ns.push(close.as_nanos() as u64);
         workers.end_frame();
+        if peer == Peer::Ring(ring_control::Kind::BigDrained) {
+            ring_control::frame_closed();
+        }
         if let Some(period) = period {
             pace(started, frame, period);
         }
@@ -274,17 +301,22 @@ fn compare(frames: u64, rounds: u64, period: Option<Duration>) {
         "tracy no viewer"
     };
     let mut tracy_zones_made = 0_u64;
-    let peers = [Peer::Floor, Peer::Framewise, Peer::Puffin, Peer::Tracy];
+    let mut peers = vec![Peer::Floor, Peer::Framewise, Peer::Puffin, Peer::Tracy];
+    if env_u64("FRAMEWISE_BENCH_RING_CONTROLS", 0) == 1 {
+        ring_control::prepare();
+        peers.extend(ring_control::Kind::ALL.map(Peer::Ring));
+    }
     let mut per_peer: Vec<Vec<f64>> = vec![Vec::new(); peers.len()];
     let mut ratios: Vec<[f64; 3]> = Vec::new();
     let mut closes: Vec<u64> = Vec::new();
     // framewise's all-in figure less its frame close, per round: what its scopes cost.
     let mut scopes_alone: Vec<f64> = Vec::new();
     let mut scopes_alone_ratios: Vec<f64> = Vec::new();
+    let mut control_ratios: Vec<Vec<f64>> = vec![Vec::new(); peers.len() - 4];
     println!("load before: {}", loadavg());
     // One warm-up round, not counted.
     for round in 0..=rounds {
-        let mut this_round = [0.0; 4];
+        let mut this_round = vec![0.0; peers.len()];
         for (i, &peer) in peers.iter().enumerate() {
             let session = (peer == Peer::Framewise)
                 .then(|| start_session(dir.path(), round, WriterMode::Lossless));
@@ -320,6 +352,10 @@ fn compare(frames: u64, rounds: u64, period: Option<Duration>) {
         );
         for (i, value) in this_round.iter().enumerate() {
             per_peer[i].push(*value);
+            if i >= 4 {
+                println!("  {}: {value:.1} ns/scope", peers[i].name(false));
+                control_ratios[i - 4].push(value / this_round[0]);
+            }
         }
         if let Some(alone) = scopes_alone.last() {
             scopes_alone_ratios.push(alone / this_round[0]);
@@ -361,6 +397,19 @@ fn compare(frames: u64, rounds: u64, period: Option<Duration>) {
         "framewise, close excluded ÷ floor",
         median(&mut scopes_alone_ratios)
     );
+    for (i, ratios) in control_ratios.iter_mut().enumerate() {
+        println!(
+            "  {:<38} {:>7.2}",
+            format!("{} ÷ floor", peers[i + 4].name(false)),
+            median(ratios)
+        );
+    }
+    if !control_ratios.is_empty() {
+        println!(
+            "  huge-page rings backed by AnonHugePages: {} KiB",
+            ring_control::huge_pages_kib()
+        );
+    }
     closes.sort_unstable();
     print_close("framewise end_frame in the loop", &closes);
     println!("load after: {}", loadavg());
@@ -541,6 +590,9 @@ fn rss() {
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` passes nothing: run briefly.
     let benching = std::env::args().any(|a| a == "--bench");
+    if env_u64("FRAMEWISE_BENCH_NO_COUNTERS", 0) == 1 {
+        COUNTERS.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
     let frames = env_u64("FRAMEWISE_BENCH_FRAMES", if benching { 2_000 } else { 20 });
     let rounds = env_u64("FRAMEWISE_BENCH_ROUNDS", if benching { 7 } else { 1 });
     match std::env::var("FRAMEWISE_BENCH_MODE").as_deref() {
@@ -548,6 +600,7 @@ fn main() {
         Ok("realtime") => realtime(env_u64("FRAMEWISE_BENCH_SECONDS", 10)),
         Ok("throughput") => throughput(env_u64("FRAMEWISE_BENCH_FRAMES", 50_000)),
         Ok("rss") => rss(),
+        Ok("interleaved") => interleaved::run(),
         _ => compare(
             frames,
             rounds,
