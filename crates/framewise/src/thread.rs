@@ -23,6 +23,7 @@ use crate::counters::Tally;
 use crate::intern::intern_thread;
 
 mod counts;
+mod memory;
 mod pairing;
 mod pool;
 mod unnestable;
@@ -36,7 +37,8 @@ pub(crate) use unnestable::drop_unnestable_spans;
 #[cfg(test)]
 pub(crate) use unnestable::span;
 
-/// Events per thread ring (16 bytes each: 1 MiB per recording thread).
+/// Events per thread ring (16 bytes each: 1 MiB per recording thread, half of a 2 MiB chunk
+/// that Linux may back with one huge page, `memory`).
 pub(crate) const RING_EVENTS: usize = 1 << 16;
 
 const KIND_BEGIN: u32 = 0;
@@ -96,7 +98,7 @@ impl<T> std::ops::Deref for Padded<T> {
 pub(crate) struct ThreadBuffer {
     /// The thread's lane symbol.
     pub(crate) thread: SymId,
-    slots: Box<[UnsafeCell<Event>]>,
+    slots: memory::Slots<Event>,
     mask: u64,
     producer: Padded<UnsafeCell<Producer>>,
     head: Padded<AtomicU64>,
@@ -125,10 +127,7 @@ unsafe impl Send for ThreadBuffer {}
 impl ThreadBuffer {
     fn new(thread: SymId, capacity: usize) -> Self {
         let capacity = capacity.next_power_of_two().max(16);
-        let slots = (0..capacity)
-            .map(|_| UnsafeCell::new(Event::default()))
-            .collect::<Vec<_>>()
-            .into_boxed_slice();
+        let slots = memory::Slots::new(capacity);
         Self {
             thread,
             slots,
