@@ -406,8 +406,8 @@ fn compare(frames: u64, rounds: u64, period: Option<Duration>) {
     }
     if !control_ratios.is_empty() {
         println!(
-            "  huge-page rings backed by AnonHugePages: {} KiB",
-            ring_control::huge_pages_kib()
+            "  the process's memory in transparent huge pages (AnonHugePages): {} KiB",
+            interleaved::anon_huge_pages_kib()
         );
     }
     closes.sort_unstable();

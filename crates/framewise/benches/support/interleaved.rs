@@ -136,7 +136,7 @@ fn warm(peer: Peer) {
 }
 
 /// `AnonHugePages` of `/proc/self/smaps_rollup`, KiB (0 where it cannot be read).
-fn anon_huge_pages_kib() -> u64 {
+pub fn anon_huge_pages_kib() -> u64 {
     std::fs::read_to_string("/proc/self/smaps_rollup")
         .ok()
         .and_then(|rollup| {

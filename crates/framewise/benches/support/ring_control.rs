@@ -7,8 +7,8 @@
 //!
 //! - `ring 1 MiB`: 65,536 events, the recorder's size, in 4 KiB pages;
 //! - `ring 1 MiB, huge page`: the same, in a 2 MiB-aligned 2 MiB allocation advised
-//!   `MADV_HUGEPAGE` (one TLB entry for the ring; the bench prints what `/proc/self/smaps`
-//!   says backs it);
+//!   `MADV_HUGEPAGE` (one TLB entry for the ring; the bench prints the process's
+//!   `AnonHugePages`);
 //! - `ring 16 KiB`: 1,024 events, lines that stay in the core's caches between frames;
 //! - `ring 1 MiB, drained`: the first, read after every frame by a thread of its own (the
 //!   writer's part: the published head and every new event read on another core, as the
@@ -221,33 +221,4 @@ impl Drop for Scope {
     fn drop(&mut self) {
         event(1);
     }
-}
-
-/// What backs the huge-page rings: the `AnonHugePages` of the mappings holding them, in KiB
-/// (`/proc/self/smaps`), summed.
-pub fn huge_pages_kib() -> u64 {
-    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap_or_default();
-    let starts: Vec<usize> = rings()[Kind::BigHuge as usize]
-        .iter()
-        .map(|ring| ring.slots as usize)
-        .collect();
-    let mut total = 0;
-    let mut holds = false;
-    for line in smaps.lines() {
-        let mut fields = line.split_whitespace();
-        let first = fields.next().unwrap_or("");
-        if let Some((from, to)) = first.split_once('-') {
-            if let (Ok(from), Ok(to)) = (
-                usize::from_str_radix(from, 16),
-                usize::from_str_radix(to, 16),
-            ) {
-                holds = starts.iter().any(|&at| (from..to).contains(&at));
-                continue;
-            }
-        }
-        if holds && first == "AnonHugePages:" {
-            total += fields.next().and_then(|v| v.parse().ok()).unwrap_or(0);
-        }
-    }
-    total
 }
