@@ -1,58 +1,77 @@
 //! Per-frame counters: sums and gauges.
 //!
-//! A counter is one process-wide slot per name, leaked once when first named, and read-only
-//! after. Adding to a sum or setting a gauge is an event in the counting thread's own ring,
-//! stamped like a scope's begin (`thread::count`): no line another thread writes is touched,
-//! and frame close reads none of it. The writer thread folds every count up to a frame's end
-//! into that frame's values when it gathers the frame ([`Tally`]), so each count lands in
-//! exactly one frame, the one whose end follows it. A gauge is a level: the last one set
-//! before the frame's end. A counter appears in frames from the first time it is touched in
-//! a session on (a sum that was not touched in a later frame reads 0, which is exact);
-//! before that it is absent, because nothing was measured.
+//! A counter is one process-wide slot per name, leaked once when first named. Adding to a sum
+//! is one relaxed `fetch_add`, so counts from any thread are exact; frame close swaps each sum
+//! back to zero, so every count lands in exactly one frame. A gauge is a level: frame close
+//! reads it. A counter appears in frames from the first time it is touched in a session on
+//! (a sum that was not touched in a later frame reads 0, which is exact); before that it is
+//! absent, because nothing was measured.
 
-use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
-use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, Ordering};
+use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use framewise_format::model::{CounterKind, CounterValue, SymId};
 
 use crate::intern::{intern_named, NamedKind};
-use crate::thread::{self, Count};
 use crate::ENABLED;
 
 /// The shared state of one counter.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct CounterSlot {
-    /// The `kind` word of its counts' ring events: names the slot's place in creation
-    /// order, which the writer's [`Tally`] is indexed by.
-    count_kind: u32,
+    value: AtomicI64,
+    touched: AtomicBool,
     id: SymId,
     kind: CounterKind,
+    /// The slot named after this one: the slots form a list in creation order, which frame
+    /// close walks without taking the registry's lock.
+    next: OnceLock<&'static CounterSlot>,
 }
 
 impl CounterSlot {
-    /// Records a value on the calling thread; the writer reads it the way the slot's own
-    /// kind does: a sum adds, a gauge sets. The kind a name was first used with wins over the
-    /// macro or handle that writes to it, so a `counter!` on a gauge's name never adds into
-    /// a level that is not reset between frames.
+    #[inline(always)]
+    fn mark_touched(&self) {
+        // A load first: the flag is set once per session, and a store on every add would keep
+        // the cache line bouncing between counting threads.
+        if !self.touched.load(Ordering::Relaxed) {
+            self.touched.store(true, Ordering::Relaxed);
+        }
+    }
+
+    #[inline(always)]
+    fn add(&self, delta: i64) {
+        self.value.fetch_add(delta, Ordering::Relaxed);
+        self.mark_touched();
+    }
+
+    #[inline(always)]
+    fn set(&self, level: i64) {
+        self.value.store(level, Ordering::Relaxed);
+        self.mark_touched();
+    }
+
+    /// Writes a value the way the slot's own kind reads it: a sum adds, a gauge sets. The
+    /// kind a name was first used with wins over the macro or handle that writes to it, so a
+    /// `counter!` on a gauge's name never adds into a level that frame close does not reset.
     #[inline(always)]
     fn record(&self, value: i64) {
-        thread::count(self.count_kind, value);
+        match self.kind {
+            CounterKind::Sum => self.add(value),
+            CounterKind::Gauge => self.set(value),
+        }
     }
 }
 
-/// Every counter slot ever named, in creation order (taken to name a counter, and by the
-/// writer when a count names a slot it has not seen yet).
+/// Every counter slot ever named, in creation order (taken to name a counter).
 static SLOTS: LazyLock<Mutex<Vec<&'static CounterSlot>>> = LazyLock::new(Mutex::default);
 
-/// How many counters were ever named: frame close's estimate of a frame's counter values
-/// (a line written only when a counter is named).
-static NAMED: AtomicU32 = AtomicU32::new(0);
+/// The first slot named: the head of the list the slots' `next` links, set once.
+static FIRST: OnceLock<&'static CounterSlot> = OnceLock::new();
 
-/// How many counters were ever named (an upper bound on a frame's counter values).
-#[inline(always)]
-pub(crate) fn named() -> usize {
-    NAMED.load(Ordering::Relaxed) as usize
+/// Every slot, in creation order, without the registry's lock: a slot is linked (with
+/// release ordering, by `OnceLock`) only once it is complete, and never unlinked.
+fn each_slot() -> impl Iterator<Item = &'static CounterSlot> {
+    std::iter::successors(FIRST.get().copied(), |slot| slot.next.get().copied())
 }
 
 fn slots() -> MutexGuard<'static, Vec<&'static CounterSlot>> {
@@ -67,123 +86,49 @@ fn slot_for(name: &str, kind: CounterKind) -> &'static CounterSlot {
     if let Some(slot) = slots.iter().find(|s| s.id == id) {
         return slot;
     }
-    // Far below 2^27 (a count's index bits): one slot per counter name.
-    let index = u32::try_from(slots.len()).unwrap_or(u32::MAX);
     let slot: &'static CounterSlot = Box::leak(Box::new(CounterSlot {
-        count_kind: thread::count_kind(index),
+        value: AtomicI64::new(0),
+        touched: AtomicBool::new(false),
         id,
         kind,
+        next: OnceLock::new(),
     }));
+    // Linked while the registry's lock is held, so links are made one at a time, in order.
+    match slots.last() {
+        Some(last) => {
+            let _ = last.next.set(slot);
+        }
+        None => {
+            let _ = FIRST.set(slot);
+        }
+    }
     slots.push(slot);
-    NAMED.store(
-        u32::try_from(slots.len()).unwrap_or(u32::MAX),
-        Ordering::Relaxed,
-    );
     slot
 }
 
-/// The index of the slot for a counter name (unit tests).
-#[cfg(test)]
-pub(crate) fn slot_index(name: &str, kind: CounterKind) -> u32 {
-    let id = slot_for(name, kind).id;
-    let index = slots().iter().position(|slot| slot.id == id);
-    index.map_or(u32::MAX, |index| index as u32)
+/// Forgets every value and touch: called at session start, while no session records.
+pub(crate) fn reset_all() {
+    for slot in slots().iter() {
+        slot.value.store(0, Ordering::Relaxed);
+        slot.touched.store(false, Ordering::Relaxed);
+    }
 }
 
-/// The symbol of the slot at `index` (unit tests).
-#[cfg(test)]
-pub(crate) fn slot_symbol(index: u32) -> SymId {
-    slots()
-        .get(index as usize)
-        .map_or(SymId::MAX, |slot| slot.id)
-}
-
-/// A counter's value in the frame being gathered, on the writer thread.
-#[derive(Clone, Copy, Default)]
-struct Cell {
-    /// Touched in this session: the counter appears in every frame from then on.
-    touched: bool,
-    /// A sum's total in the frame, or a gauge's level.
-    value: i64,
-    /// When a gauge's level was set (the latest set wins, across threads).
-    set_at_ns: u64,
-}
-
-/// The writer's fold of the counts drained from the threads' rings: one cell per counter
-/// slot, by index. A session's writer starts with an empty one.
-#[derive(Default)]
-pub(crate) struct Tally {
-    cells: Vec<Cell>,
-    /// Each slot's symbol and kind, by index, as far as the writer has seen slots.
-    slots: Vec<(SymId, CounterKind)>,
-}
-
-impl Tally {
-    /// Folds one count in.
-    pub(crate) fn add(&mut self, count: &Count, at_ns: u64) {
-        let index = count.counter as usize;
-        if index >= self.slots.len() {
-            self.learn();
+/// Appends this frame's value of every counter touched in the session, resetting sums. Takes
+/// no lock: the slots are walked through their links.
+pub(crate) fn collect(out: &mut Vec<CounterValue>) {
+    for slot in each_slot() {
+        if !slot.touched.load(Ordering::Relaxed) {
+            continue;
         }
-        let Some(&(_, kind)) = self.slots.get(index) else {
-            return;
+        let value = match slot.kind {
+            CounterKind::Sum => slot.value.swap(0, Ordering::Relaxed),
+            CounterKind::Gauge => slot.value.load(Ordering::Relaxed),
         };
-        if self.cells.len() <= index {
-            self.cells.resize(index + 1, Cell::default());
-        }
-        let Some(cell) = self.cells.get_mut(index) else {
-            return;
-        };
-        cell.touched = true;
-        if count.declare {
-            return;
-        }
-        match kind {
-            CounterKind::Sum => cell.value = cell.value.wrapping_add(count.value),
-            CounterKind::Gauge => {
-                if at_ns >= cell.set_at_ns {
-                    cell.value = count.value;
-                    cell.set_at_ns = at_ns;
-                }
-            }
-        }
-    }
-
-    /// Reads every slot named so far (the registry's lock, on the writer thread).
-    #[cold]
-    #[inline(never)]
-    fn learn(&mut self) {
-        self.slots.clear();
-        self.slots
-            .extend(slots().iter().map(|slot| (slot.id, slot.kind)));
-    }
-
-    /// Forgets the sums folded since the last frame (the counts of frames dropped), keeping
-    /// what was touched and the gauges' levels.
-    pub(crate) fn discard_sums(&mut self) {
-        for (cell, &(_, kind)) in self.cells.iter_mut().zip(&self.slots) {
-            if kind == CounterKind::Sum {
-                cell.value = 0;
-            }
-        }
-    }
-
-    /// The frame's value of every counter touched in the session, in creation order, into
-    /// `out`; sums go back to zero.
-    pub(crate) fn take_frame(&mut self, out: &mut Vec<CounterValue>) {
-        out.clear();
-        for (cell, &(id, kind)) in self.cells.iter_mut().zip(&self.slots) {
-            if !cell.touched {
-                continue;
-            }
-            out.push(CounterValue {
-                counter: id,
-                value: cell.value,
-            });
-            if kind == CounterKind::Sum {
-                cell.value = 0;
-            }
-        }
+        out.push(CounterValue {
+            counter: slot.id,
+            value,
+        });
     }
 }
 
@@ -280,7 +225,7 @@ impl Counter {
     /// the first count.
     pub fn declare(&self) {
         if !cfg!(feature = "disabled") && ENABLED.load(Ordering::Relaxed) {
-            thread::declare(self.slot.count_kind);
+            self.slot.mark_touched();
         }
     }
 }

@@ -44,7 +44,7 @@ use framewise_format::model::{CounterTrack, Topology};
 use ring::{FrameRing, Position};
 pub(crate) use wake::WakePlan;
 
-pub(crate) use batch::{estimated_bytes, Closed, Delivery, FrameBatch};
+pub(crate) use batch::{estimated_bytes, Closed, Delivery, FrameBatch, COUNTERS_CAPACITY};
 
 use crate::error::SessionError;
 use crate::report::Warning;

@@ -39,14 +39,13 @@
 //! How it works, in brief: each scope's begin and end write a timestamp and a pre-interned
 //! id into the calling thread's own ring buffer (no lock, no allocation, no hashing; the
 //! thread's first event allocates its ring and registers it under a lock, and a call site's
-//! first use interns its name under a lock); a `counter!` or `gauge!` is such an event too.
-//! Frame close on the game thread only cuts what must be cut at that instant (the frame's
-//! end and the host's context, swapped rather than copied) and hands the frame, through a
-//! lock-free queue and without a system call, to a named background thread
-//! (`framewise-writer`). That thread, which looks for frames at least every millisecond,
-//! drains every thread's ring up to the frame's end, pairs begins with ends into spans in
-//! pre-order, folds the counts into the frame's values, encodes the frame into one `FRAM`
-//! record and flushes it once no frame waits, so a killed game loses the frame in flight and the
+//! first use interns its name under a lock). Frame close on the game thread only cuts what
+//! must be cut at that instant (the frame's end, the counters, the host's context, swapped
+//! rather than copied) and hands the frame, through a lock-free queue and without a system
+//! call, to a named background thread (`framewise-writer`). That thread, which looks for
+//! frames at least every millisecond, drains every thread's ring up to the frame's end,
+//! pairs begins with ends into spans in pre-order, encodes the frame into one `FRAM` record
+//! and flushes it once no frame waits, so a killed game loses the frame in flight and the
 //! frames it closed that the writer had not yet written: when the writer keeps up, those
 //! closed in its last ≤ 1 ms (at 60 Hz, at most the last one) and any held for their GPU
 //! results (up to `gpu_wait_frames`); behind, up to `queue_frames`.

@@ -1,12 +1,12 @@
 //! Per-thread event buffers: the hot path.
 //!
 //! Each thread that records gets a fixed-size single-producer single-consumer ring of
-//! `(ticks, id, kind)` events (begins, ends, marks, and counts: `counts`) the first time the
-//! thread records: allocated, or the drained ring of a thread that exited (`pool`), never
-//! grown. The owning thread pushes with plain stores and one release store of its head; the writer thread (the
+//! `(ticks, id, kind)` events the first time the thread records: allocated, or the drained
+//! ring of a thread that exited (`pool`), never grown. The owning
+//! thread pushes with plain stores and one release store of its head; the writer thread (the
 //! one consumer) drains events up to each closed frame's end and turns begin/end pairs into
-//! spans and folds counts into the frame's counter values, keeping each thread's open spans
-//! across frames. Frame close on the game thread never touches the rings.
+//! spans, keeping each thread's open spans across frames. Frame close on the game thread
+//! never touches the rings.
 //!
 //! A begin is only recorded when the ring has room for it, its end, and the end of every span
 //! still open on the thread; so an end always fits, pairs never break, and a span that does not
@@ -19,15 +19,12 @@ use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 use framewise_format::model::{CpuSpan, Frame, Mark, MarkKind, SymId};
 
 use crate::clock::{now_ticks, SessionClock};
-use crate::counters::Tally;
 use crate::intern::intern_thread;
 
-mod counts;
 mod memory;
 mod pairing;
 mod pool;
 mod unnestable;
-pub(crate) use counts::{count, count_kind, declare, Count};
 use pairing::{
     carry_open, end_below_top, grow, open_slots, pad, Carried, Cursor, Stop, FILLER, NO_SLOT,
 };
@@ -103,8 +100,7 @@ pub(crate) struct ThreadBuffer {
     producer: Padded<UnsafeCell<Producer>>,
     head: Padded<AtomicU64>,
     tail: Padded<AtomicU64>,
-    /// Spans, marks and counts the producer could not fit, ever (written by the producer
-    /// only).
+    /// Spans and marks the producer could not fit, ever (written by the producer only).
     dropped: AtomicU64,
     /// The thread has exited: drain it once more, then forget it.
     retired: AtomicBool,
@@ -289,34 +285,21 @@ impl ThreadBuffer {
         consumer.dropped_seen = self.dropped.load(Ordering::Relaxed);
     }
 
-    /// [`Self::drain_counting`] with the counts folded into a tally of its own.
-    #[cfg(test)]
-    pub(crate) fn drain(
-        &self,
-        cutoff_ticks: u64,
-        clock: &SessionClock,
-        spans: &mut Vec<CpuSpan>,
-        marks: &mut Vec<Mark>,
-    ) -> u64 {
-        self.drain_counting(cutoff_ticks, clock, spans, marks, &mut Tally::default())
-    }
-
     /// Moves every event up to `cutoff_ticks` out of the ring: completed spans to `spans` in
-    /// pre-order (by start, parents before children), marks to `marks`, counts into
-    /// `tally`. Returns the spans (and marks and counts) dropped since the last drain.
+    /// pre-order (by start, parents before children), marks to `marks`. Returns the spans
+    /// dropped since the last drain.
     ///
     /// Pre-order is built directly, without sorting: a begin takes the next slot in `spans`
     /// (a placeholder its end fills in), and the spans open in this drain are a stack of
     /// those slots. A span begun in an earlier frame (carried) starts before every span
     /// begun in this one, and closes after its descendants, so its end inserts it at the
     /// front. Spans still open when the drain stops give their slot back and are carried.
-    pub(crate) fn drain_counting(
+    pub(crate) fn drain(
         &self,
         cutoff_ticks: u64,
         clock: &SessionClock,
         spans: &mut Vec<CpuSpan>,
         marks: &mut Vec<Mark>,
-        tally: &mut Tally,
     ) -> u64 {
         let mut consumer = self.consumer();
         let consumer = &mut *consumer;
@@ -361,26 +344,12 @@ impl ThreadBuffer {
                         break 'ring;
                     }
                     Stop::Full => grow(&mut out, cursor.spans, FILLER),
-                    Stop::Other { id, kind, at_ns } => {
-                        if kind == KIND_MARK {
-                            marks.push(Mark {
-                                name: id,
-                                thread: self.thread,
-                                at_ns,
-                                kind: MarkKind::Instant,
-                            });
-                        } else if let Some(mut count) = counts::decode(kind, id) {
-                            if count.wide {
-                                // Its value is the next slot, published with it in this part.
-                                if let Some(next) = part.get(cursor.taken) {
-                                    // SAFETY: a published slot, as in `pairing::run`.
-                                    count.value = counts::wide_value(unsafe { &*next.get() });
-                                    cursor.taken += 1;
-                                }
-                            }
-                            tally.add(&count, at_ns);
-                        }
-                    }
+                    Stop::Mark { id, at_ns } => marks.push(Mark {
+                        name: id,
+                        thread: self.thread,
+                        at_ns,
+                        kind: MarkKind::Instant,
+                    }),
                     Stop::EndBelowTop { id, at_ns } => {
                         out.truncate(cursor.spans);
                         open_slots(&out, cursor.top, &mut open);
@@ -430,12 +399,7 @@ fn open_depth(open: usize) -> u32 {
 /// thread that has spans or dropped some; spare lanes beyond the returned count keep their
 /// buffers) and marks into `frame.marks`; forgets threads that exited and were drained.
 /// Returns the number of lanes used.
-pub(crate) fn drain_lanes(
-    cutoff_ticks: u64,
-    clock: &SessionClock,
-    frame: &mut Frame,
-    tally: &mut Tally,
-) -> usize {
+pub(crate) fn drain_lanes(cutoff_ticks: u64, clock: &SessionClock, frame: &mut Frame) -> usize {
     let mut used = 0usize;
     let mut registry = registry();
     registry.retain(|buffer| {
@@ -445,13 +409,8 @@ pub(crate) fn drain_lanes(
         if let Some(lane) = frame.lanes.get_mut(used) {
             lane.spans.clear();
             lane.thread = buffer.thread;
-            lane.dropped_spans = buffer.drain_counting(
-                cutoff_ticks,
-                clock,
-                &mut lane.spans,
-                &mut frame.marks,
-                tally,
-            );
+            lane.dropped_spans =
+                buffer.drain(cutoff_ticks, clock, &mut lane.spans, &mut frame.marks);
             if !lane.spans.is_empty() || lane.dropped_spans > 0 {
                 used += 1;
             }

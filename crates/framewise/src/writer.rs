@@ -13,7 +13,6 @@ use framewise_format::model::{Frame, GpuPass, GpuQueueFrame, GpuTiming, SymbolTa
 use framewise_format::{EncodeError, Writer};
 
 use crate::clock::SessionClock;
-use crate::counters::Tally;
 use crate::error::SessionError;
 use crate::gpu::GpuPassTiming;
 use crate::handoff::{Delivery, FrameBatch, Message, Shared, WakePlan};
@@ -118,8 +117,6 @@ pub(crate) struct WriterThread {
     warned: bool,
     /// Where the events of dropped frames are drained to be discarded.
     discarded: Frame,
-    /// The counts drained from the rings, folded into each frame's counter values.
-    tally: Tally,
     /// Records were written into the sink since it was last flushed.
     dirty: bool,
     /// Frames the format writer refused since the last frame written ([`refused_whole`]):
@@ -157,7 +154,6 @@ impl WriterThread {
             shared,
             warned: false,
             discarded: Frame::default(),
-            tally: Tally::default(),
             dirty: false,
             refused_pending: 0,
             unflushed: Vec::with_capacity(FLUSH_EVERY_FRAMES),
@@ -285,25 +281,18 @@ impl WriterThread {
         }
     }
 
-    /// Fills a closed frame's lanes, marks and counter values from the threads' rings: first
-    /// discarding the events of frames dropped since the last one sent (and their sums),
-    /// then pairing every event up to the frame's end and folding its counts. The host's staged marks follow the threads' marks, as they always have.
+    /// Fills a closed frame's lanes and marks from the threads' rings: first discarding the
+    /// events of frames dropped since the last one sent, then pairing every event up to the
+    /// frame's end. The host's staged marks follow the threads' marks, as they always have.
     fn gather(&mut self, batch: &mut FrameBatch) {
         let clock = self.config.clock;
         if let Some(skip_until_ticks) = batch.closed.skip_until_ticks {
             let discarded = &mut self.discarded;
-            thread::drain_lanes(skip_until_ticks, &clock, discarded, &mut self.tally);
+            thread::drain_lanes(skip_until_ticks, &clock, discarded);
             discarded.marks.clear();
-            self.tally.discard_sums();
         }
         batch.open_closed(&clock);
-        batch.lanes_used = thread::drain_lanes(
-            batch.closed.cutoff_ticks,
-            &clock,
-            &mut batch.frame,
-            &mut self.tally,
-        );
-        self.tally.take_frame(&mut batch.frame.counters);
+        batch.lanes_used = thread::drain_lanes(batch.closed.cutoff_ticks, &clock, &mut batch.frame);
         batch.frame.marks.append(&mut batch.staged_marks);
         self.wake.frame_ended(batch.frame.cpu_end_ns);
         self.shared.frame_gathered();

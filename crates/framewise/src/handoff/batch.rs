@@ -1,6 +1,6 @@
 //! The batch a closed frame travels in, and what frame close writes into it.
 
-use framewise_format::model::{Frame, Mark, SymId};
+use framewise_format::model::{CounterValue, Frame, Mark, SymId};
 
 use crate::gpu::GpuPassTiming;
 
@@ -37,6 +37,8 @@ pub(crate) struct Closed {
     pub(crate) paused: bool,
     /// The estimate counted in the queue's byte bound while the batch is queued.
     pub(crate) queued_bytes: usize,
+    /// The frame's counter values: moved into the frame by the writer.
+    pub(crate) counters: Vec<CounterValue>,
 }
 
 /// One closed frame on its way to the writer.
@@ -74,7 +76,7 @@ impl FrameBatch {
     /// that a batch that first meets one of them in steady state does not allocate.
     pub(crate) fn with_typical_capacity() -> Self {
         let mut batch = Self::default();
-        batch.frame.counters.reserve(COUNTERS_CAPACITY);
+        batch.closed.counters.reserve(COUNTERS_CAPACITY);
         batch.frame.marks.reserve(32);
         batch.frame.workloads.reserve(16);
         batch.frame.gpu.queues.reserve(4);
@@ -88,15 +90,15 @@ impl FrameBatch {
     #[cfg(test)]
     pub(crate) fn estimated_bytes(&self) -> usize {
         estimated_bytes(
-            self.frame.counters.len(),
+            self.closed.counters.len(),
             self.frame.marks.len() + self.staged_marks.len(),
             self.delivered_passes.len(),
             self.frame.workloads.len(),
         )
     }
 
-    /// Copies what close wrote into the frame (writer thread, before gathering; the
-    /// frame's counter values are the writer's own fold, see `counters::Tally`).
+    /// Copies what close wrote into the frame (writer thread, before gathering); the
+    /// counters' vector stays with the batch, emptied, for frame close to swap in again.
     pub(crate) fn open_closed(&mut self, clock: &crate::clock::SessionClock) {
         let closed = &mut self.closed;
         let frame = &mut self.frame;
@@ -109,6 +111,9 @@ impl FrameBatch {
         frame.dropped_frames_before = closed.dropped_frames_before;
         frame.gpu.expected = closed.gpu_outstanding > 0;
         self.gpu_outstanding = closed.gpu_outstanding;
+        frame.counters.clear();
+        frame.counters.extend_from_slice(&closed.counters);
+        closed.counters.clear();
     }
 
     /// Empties the batch, keeping every buffer's capacity.
@@ -118,7 +123,12 @@ impl FrameBatch {
             lane.dropped_spans = 0;
         }
         self.lanes_used = 0;
-        self.closed = Closed::default();
+        let counters = std::mem::take(&mut self.closed.counters);
+        self.closed = Closed {
+            counters,
+            ..Closed::default()
+        };
+        self.closed.counters.clear();
         let frame = &mut self.frame;
         frame.phase = None;
         frame.paused = false;
@@ -139,6 +149,6 @@ impl FrameBatch {
     }
 }
 
-/// Room reserved for counter values in every batch (filled by the writer): a frame with more
-/// counters than this grows a batch's vector once, in warm-up.
+/// Room reserved for counter values in every batch (and frame close's own vector): a frame
+/// with more counters than this grows a batch's vector once, in warm-up.
 pub(crate) const COUNTERS_CAPACITY: usize = 64;

@@ -10,6 +10,7 @@ use framewise_format::model::{AdapterInfo, GpuQueueClock, Meta, RenderSettings, 
 use framewise_format::Writer;
 
 use crate::clock::{now_ticks, ClockChoice, SessionClock};
+use crate::counters;
 use crate::error::{SessionError, StartError};
 use crate::gpu::GpuQueue;
 use crate::handoff::Shared;
@@ -371,6 +372,7 @@ impl SessionBuilder {
         }
 
         // Forget whatever was recorded while no session ran, then open the gate.
+        counters::reset_all();
         {
             let mut registry = thread::registry();
             registry.retain(|buffer| {

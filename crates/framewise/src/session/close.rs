@@ -2,9 +2,11 @@
 
 use std::sync::atomic::Ordering;
 
+use framewise_format::model::CounterValue;
+
 use crate::clock::now_ticks;
 use crate::counters;
-use crate::handoff::{self, Closed, Delivery, Exchange, FrameBatch, Sender};
+use crate::handoff::{self, Closed, Delivery, Exchange, FrameBatch, Sender, COUNTERS_CAPACITY};
 use crate::thread::{self, prefetch};
 use crate::writer::WriterMode;
 
@@ -14,6 +16,9 @@ use super::{lock, FrameGuard, FrameOutcome, Session, Staging, FRAME_HISTORY};
 pub(super) struct Closer {
     /// The batch the next frame closes into (always `Some` between closes).
     pub(super) current: Option<Box<FrameBatch>>,
+    /// Where the next close collects the counters (swapped into the batch, so that the
+    /// batch's own vector, prefetched, is the one filled by the close after).
+    pub(super) counters: Vec<CounterValue>,
     pub(super) begin_ticks: u64,
     pub(super) frames_closed: u64,
     /// Frames dropped since the last one sent (written into the next one sent).
@@ -30,6 +35,7 @@ impl Closer {
     pub(super) fn new(current: Box<FrameBatch>, begin_ticks: u64) -> Self {
         Self {
             current: Some(current),
+            counters: Vec::with_capacity(COUNTERS_CAPACITY),
             begin_ticks,
             frames_closed: 0,
             dropped_pending: 0,
@@ -53,11 +59,11 @@ fn swap_in<T>(into: &mut Vec<T>, from: &mut Vec<T>) {
 /// and run only when a setter flagged `Staging::set`: a frame with none of them reads none
 /// of `Staging`'s lines past its first.
 #[inline(never)]
-fn take_staged(batch: &mut FrameBatch, staging: &mut Staging) -> usize {
+fn take_staged(batch: &mut FrameBatch, staging: &mut Staging, counted: usize) -> usize {
     staging.set = false;
     batch.closed.topology = staging.topology.take();
     let bytes = handoff::estimated_bytes(
-        counters::named(),
+        counted,
         staging.marks.len(),
         staging.delivered_passes.len(),
         staging.workloads.len(),
@@ -87,9 +93,9 @@ impl Session {
         FrameGuard { session: self }
     }
 
-    /// Closes the current frame: takes its context and hands the frame to the writer
-    /// thread, which gathers every thread's spans, marks and counts up to this instant from
-    /// their rings, pairs, folds and encodes them. Never waits on I/O; in lossless mode waits for
+    /// Closes the current frame: takes its counters and context and hands the frame to the
+    /// writer thread, which gathers every thread's spans and marks up to this instant from
+    /// their rings, pairs and encodes them. Never waits on I/O; in lossless mode waits for
     /// the writer to make room when it is behind.
     pub fn end_frame(&self) -> FrameOutcome {
         if self.inner.finished.load(Ordering::Acquire) {
@@ -115,10 +121,9 @@ impl Session {
     /// Frame close proper; returns whether `frame_limit` was reached.
     ///
     /// The threads' events stay in their rings: the writer thread pairs every event up to
-    /// the frame's end into spans, and folds the counts in them into the frame's counter
-    /// values (see `WriterThread::gather`). Only what is shared with other threads and must
-    /// be cut at this instant is taken here: what the host set for the frame (swapped, not
-    /// copied). Everything
+    /// the frame's end into spans (see `WriterThread::gather`). Only what is shared with
+    /// other threads and must be cut at this instant is taken here: the counters (swapped
+    /// back to zero) and what the host set for the frame (swapped, not copied). Everything
     /// close writes into the batch lies in its `closed` header (two cache lines) unless the
     /// host set something for the frame; the ticks are converted to ns by the writer.
     fn close_frame(&self, closer: &mut Closer, end_ticks: u64) -> bool {
@@ -126,8 +131,11 @@ impl Session {
         let Some(mut batch) = closer.current.take() else {
             return false;
         };
+        counters::collect(&mut closer.counters);
+        let counted = closer.counters.len();
         let batch_ref = &mut *batch;
         let closed = &mut batch_ref.closed;
+        std::mem::swap(&mut closed.counters, &mut closer.counters);
         closed.begin_ticks = closer.begin_ticks;
         closed.cutoff_ticks = end_ticks;
         closed.dropped_frames_before = closer.dropped_pending;
@@ -142,9 +150,9 @@ impl Session {
             closed.paused = staging.paused;
             closed.gpu_outstanding = std::mem::take(&mut staging.gpu_outstanding);
             bytes = if staging.set {
-                take_staged(batch_ref, staging)
+                take_staged(batch_ref, staging, counted)
             } else {
-                handoff::estimated_bytes(counters::named(), 0, 0, 0)
+                handoff::estimated_bytes(counted, 0, 0, 0)
             };
             if let Some(slot) = staging
                 .history_begin_ticks
@@ -162,10 +170,15 @@ impl Session {
                 closer.dropped_pending = 0;
                 closer.skip_until_ticks = None;
                 inner.shared.nudge_writer(&mut closer.sender);
-                // The next close writes into this batch's header, last written by the
-                // writer long ago: its lines are asked for now, without waiting, so that
-                // they are in this core's cache by then.
+                // The next close writes into this batch's header and into the counters'
+                // vector just swapped out of the batch before it: both were last written by
+                // the writer, long ago. Their lines are asked for now, without waiting, so
+                // that they are in this core's cache by then.
                 prefetch(&fresh.closed, std::mem::size_of::<Closed>());
+                prefetch(
+                    closer.counters.as_ptr(),
+                    counted * std::mem::size_of::<CounterValue>(),
+                );
                 fresh
             }
             Exchange::Dropped(same) => self.dropped(closer, same, end_ticks),

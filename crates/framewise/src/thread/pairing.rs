@@ -44,14 +44,11 @@ pub(super) enum Stop {
         /// The end's time.
         at_ns: u64,
     },
-    /// Any other event (consumed): a mark, a count or a pad; the caller records it, then
-    /// runs again.
-    Other {
-        /// The mark's name (a count's narrow value).
+    /// A mark (consumed): the caller records it, then runs again.
+    Mark {
+        /// The mark's name.
         id: SymId,
-        /// The event's kind.
-        kind: u32,
-        /// The event's time.
+        /// The mark's time.
         at_ns: u64,
     },
 }
@@ -148,9 +145,8 @@ pub(super) fn run<const FINE: bool>(
                     }
                 }
             } else {
-                break 'events Stop::Other {
+                break 'events Stop::Mark {
                     id: event.id,
-                    kind: event.kind,
                     at_ns,
                 };
             }
