@@ -93,7 +93,7 @@ impl FrameRing {
         slot.stamp.store(full(at.frame), Ordering::Release);
         at.advance(self.len());
         // The writer refills every slot it takes before it stamps it ready.
-        spare.unwrap_or_default()
+        spare.unwrap_or_else(no_spare)
     }
 
     /// The slot's line the frame at `at` will use, asked for without waiting (frame close,
@@ -132,4 +132,13 @@ impl FrameRing {
             .store(ready(at.frame + self.len() as u64), Ordering::Release);
         at.advance(self.len());
     }
+}
+
+/// A fresh batch where a slot held none (never, in fact: the writer refills every slot it
+/// takes before it stamps it ready). Out of line: building a default `FrameBatch` in line
+/// put hundreds of bytes of code in the middle of what frame close runs every frame.
+#[cold]
+#[inline(never)]
+fn no_spare() -> Box<FrameBatch> {
+    Box::default()
 }
