@@ -32,7 +32,9 @@
 //! (default 10), `FRAMEWISE_BENCH_FRAME_US` to pace the peers' loop to one frame every that
 //! many microseconds (untimed waits between frames, as a game's; default: frames as fast as
 //! they go, where a lossless framewise session makes `end_frame` wait whenever the writer
-//! falls behind). Every figure is printed with the load average read before and after it.
+//! falls behind), `FRAMEWISE_BENCH_WORKERS` the worker threads of `realtime` with the close
+//! detail on (default 3; 0 leaves the game thread recording alone). Every figure is printed
+//! with the load average read before and after it.
 
 #![expect(
     clippy::unwrap_used,
@@ -455,7 +457,8 @@ fn realtime(seconds: u64) {
     let detail_level = env_u64("FRAMEWISE_BENCH_CLOSE_DETAIL", 0);
     let mut detail = (detail_level > 0).then(|| close_detail::Detail::new(detail_level, frames));
     let workers = if detail.is_some() {
-        Workers::spawn(WORKERS, "game-worker", |_| {
+        let count = env_u64("FRAMEWISE_BENCH_WORKERS", WORKERS as u64);
+        Workers::spawn(count as usize, "game-worker", |_| {
             || {
                 close_detail::WORKERS_BUSY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let share = worker_frame(Peer::Framewise);
