@@ -267,7 +267,7 @@ impl<W: Write> Writer<W> {
     /// The directory as it stands: frames written so far with periods filled in. Builds
     /// the whole table; [`Writer::directory_frames`] walks it without building it.
     pub fn directory(&self, hitch_frames: &[u64]) -> Directory {
-        let hitches: HashSet<u64> = hitch_frames.iter().copied().collect();
+        let hitches = HitchSet::new(hitch_frames);
         let frames = self
             .frames
             .entries()
@@ -298,7 +298,7 @@ impl<W: Write> Writer<W> {
     /// the payload written in 64 KiB pieces in a second, so the directory is never built or
     /// copied in memory, whatever the session's length.
     fn write_directory(&mut self, hitch_frames: &[u64]) -> Result<(u64, u64), EncodeError> {
-        let hitches: HashSet<u64> = hitch_frames.iter().copied().collect();
+        let hitches = HitchSet::new(hitch_frames);
         let mut head = Vec::with_capacity(64 + self.records.len() * 16);
         encode_directory_head(&mut head, &self.records, self.frames.len);
         let payload_len = self
@@ -568,7 +568,7 @@ impl PackedFrames {
     /// to `sink` every [`DIRECTORY_PIECE_BYTES`] and at the end.
     fn encode_table(
         &self,
-        hitches: &HashSet<u64>,
+        hitches: &HitchSet,
         piece: &mut Vec<u8>,
         mut sink: impl FnMut(&[u8]) -> Result<(), EncodeError>,
     ) -> Result<(), EncodeError> {
@@ -585,6 +585,23 @@ impl PackedFrames {
             sink(piece)?;
         }
         Ok(())
+    }
+}
+
+/// The frames a directory flags as hitches: sorted, so that each of a long session's
+/// entries is looked up with a few comparisons and no hashing.
+struct HitchSet(Vec<u64>);
+
+impl HitchSet {
+    fn new(frames: &[u64]) -> Self {
+        let mut sorted = frames.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        Self(sorted)
+    }
+
+    fn contains(&self, index: &u64) -> bool {
+        self.0.binary_search(index).is_ok()
     }
 }
 

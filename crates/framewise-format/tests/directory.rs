@@ -218,10 +218,14 @@ fn the_packed_directory_reads_back_every_entry_as_written() {
             w.write_counter_track(&track, &symbols).expect("cntr");
         }
     }
-    let built = w.directory(&[5, 41]);
+    // Hitch frames in any order, one twice: a set.
+    let built = w.directory(&[41, 5, 41]);
     assert_eq!(built.frames.len(), indices.len());
     assert!(w.directory_bytes_in_memory() < 128 * 1024);
-    let bytes = w.finish_and_close(&[5, 41]).expect("finish").into_inner();
+    let bytes = w
+        .finish_and_close(&[41, 5, 41])
+        .expect("finish")
+        .into_inner();
     let capture = read::from_bytes(bytes).expect("open");
     assert!(capture.opened_by_directory());
     let read_back: Vec<_> = capture.frame_entries().collect();
@@ -231,6 +235,7 @@ fn the_packed_directory_reads_back_every_entry_as_written() {
         indices.to_vec()
     );
     assert!(read_back[3].hitch && read_back[7].hitch && !read_back[4].hitch);
+    assert_eq!(read_back.iter().filter(|f| f.hitch).count(), 2);
     assert_eq!(read_back[1].period_ns, Some(1_000_000));
     assert_eq!(
         read_back[2].period_ns, None,
