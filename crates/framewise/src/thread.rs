@@ -21,7 +21,6 @@ use framewise_format::model::{CpuSpan, Frame, Mark, MarkKind, SymId};
 use crate::clock::{now_ticks, SessionClock};
 use crate::intern::intern_thread;
 
-mod memory;
 mod pairing;
 mod pool;
 mod unnestable;
@@ -34,8 +33,7 @@ pub(crate) use unnestable::drop_unnestable_spans;
 #[cfg(test)]
 pub(crate) use unnestable::span;
 
-/// Events per thread ring (16 bytes each: 1 MiB per recording thread, half of a 2 MiB chunk
-/// that Linux may back with one huge page, `memory`).
+/// Events per thread ring (16 bytes each: 1 MiB per recording thread).
 pub(crate) const RING_EVENTS: usize = 1 << 16;
 
 const KIND_BEGIN: u32 = 0;
@@ -95,7 +93,7 @@ impl<T> std::ops::Deref for Padded<T> {
 pub(crate) struct ThreadBuffer {
     /// The thread's lane symbol.
     pub(crate) thread: SymId,
-    slots: memory::Slots<Event>,
+    slots: Box<[UnsafeCell<Event>]>,
     mask: u64,
     producer: Padded<UnsafeCell<Producer>>,
     head: Padded<AtomicU64>,
@@ -123,7 +121,10 @@ unsafe impl Send for ThreadBuffer {}
 impl ThreadBuffer {
     fn new(thread: SymId, capacity: usize) -> Self {
         let capacity = capacity.next_power_of_two().max(16);
-        let slots = memory::Slots::new(capacity);
+        let slots = (0..capacity)
+            .map(|_| UnsafeCell::new(Event::default()))
+            .collect::<Vec<_>>()
+            .into_boxed_slice();
         Self {
             thread,
             slots,
