@@ -58,8 +58,12 @@ fn trace_output_to_a_fifo_is_written_through_and_stays_a_fifo() {
     let fifo = dir.path("trace.fifo");
     mkfifo(&fifo);
     let reader = drain(&fifo);
-    dir.run(&["trace", "game.sgpt", "-o", "trace.fifo"])
+    let run = dir
+        .run(&["trace", "game.sgpt", "-o", "trace.fifo"])
         .expect(0);
+    // The FIFO took the trace as a stream: there is no file to open in Perfetto after.
+    assert!(run.stdout.starts_with("wrote "), "{}", run.stdout);
+    assert!(!run.stdout.contains("next: open"), "{}", run.stdout);
     // Checked before joining the reader: a replaced FIFO never gets a writer.
     assert!(file_type(&fifo).is_fifo(), "the FIFO was replaced");
     let trace: Value = serde_json::from_slice(&reader.join().unwrap()).unwrap();
@@ -114,6 +118,16 @@ fn a_symlink_output_is_followed_and_stays_a_symlink() {
     std::os::unix::fs::symlink("real/report.json", dir.path("report.json")).unwrap();
     for _ in 0..2 {
         // Twice: through a dangling link (creates the target), then over the target.
+        let run = dir
+            .run(&["trace", "game.sgpt", "-o", "trace.json"])
+            .expect(0);
+        // A link to a regular file is a file to open.
+        assert!(
+            run.stdout
+                .contains("next: open trace.json in https://ui.perfetto.dev"),
+            "{}",
+            run.stdout
+        );
         dir.run(&[
             "trace",
             "game.sgpt",
@@ -142,6 +156,31 @@ fn trace_output_to_a_directory_is_refused_with_one_line() {
     let line = run.one_error_line();
     assert_eq!(line, "framewise: error: out: is a directory");
     assert!(run.stdout.is_empty(), "{}", run.stdout);
+}
+
+#[test]
+fn an_output_in_a_missing_directory_names_the_directory() {
+    // It said `cannot create a temporary file beside it: No such file or directory`.
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    let run = dir
+        .run(&["trace", "game.sgpt", "-o", "missing/t.json"])
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: missing/t.json: cannot create it: missing is not a directory"
+    );
+    std::os::unix::fs::symlink("gone/t.json", dir.path("link.json")).unwrap();
+    let run = dir
+        .run(&["summarize", "game.sgpt", "--json=link.json"])
+        .expect(4);
+    assert!(
+        run.one_error_line()
+            .ends_with("link.json: cannot create it: gone is not a directory"),
+        "{}",
+        run.stderr
+    );
+    assert!(!dir.path("missing").exists() && !dir.path("gone").exists());
 }
 
 #[test]

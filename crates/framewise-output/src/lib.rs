@@ -110,6 +110,33 @@ pub fn open_through(shown: &Path, target: &Path) -> io::Result<File> {
         .map_err(|e| named(shown, "cannot open for writing", &e))
 }
 
+/// Why the file for `shown` (written at `target`) cannot be created, said of the directory
+/// it would go in: `out/x.json: cannot create it: out is not a directory` when that
+/// directory is missing (or a file), else `…: cannot write in DIR: <the OS's reason>`.
+fn cannot_create(shown: &Path, target: &Path, err: &io::Error) -> io::Error {
+    let dir = target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let message = if matches!(
+        err.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    ) {
+        format!(
+            "{}: cannot create it: {} is not a directory",
+            shown.display(),
+            dir.display()
+        )
+    } else {
+        format!(
+            "{}: cannot write in {}: {err}",
+            shown.display(),
+            dir.display()
+        )
+    };
+    io::Error::new(err.kind(), message)
+}
+
 /// Distinguishes temporary files made by one process.
 static TEMPORARIES: AtomicU64 = AtomicU64::new(0);
 
@@ -165,8 +192,8 @@ pub fn write_file<T, E: From<io::Error>>(
             Ok(value)
         }
         Destination::File(target) => {
-            let (mut temp, file) = Temporary::create(&target)
-                .map_err(|e| named(path, "cannot create a temporary file beside it", &e))?;
+            let (mut temp, file) =
+                Temporary::create(&target).map_err(|e| cannot_create(path, &target, &e))?;
             if let Ok(meta) = std::fs::metadata(&target) {
                 // The replacement keeps the permissions the file had.
                 let _ = file.set_permissions(meta.permissions());
@@ -208,6 +235,32 @@ mod tests {
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o640);
         assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_missing_directory_is_named_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing").join("out.json");
+        let err = write_file(&path, |w| w.write_all(b"x")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: cannot create it: {} is not a directory",
+                path.display(),
+                dir.path().join("missing").display()
+            )
+        );
+        // Through a dangling symlink: the directory named is the one the link points into.
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink("/nonexistent-framewise/x.json", &link).unwrap();
+        let err = write_file(&link, |w| w.write_all(b"x")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: cannot create it: /nonexistent-framewise is not a directory",
+                link.display()
+            )
+        );
     }
 
     #[test]

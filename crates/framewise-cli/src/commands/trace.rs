@@ -113,6 +113,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         },
         normalize: args.normalize,
         gpu_timed: capture.gpu_timed(),
+        // A FIFO or a device took the trace as a stream: there is no file to open after.
+        openable: !to_stdout && std::fs::metadata(&args.out).is_ok_and(|m| m.is_file()),
         stats,
         defects: capture.defects().to_vec(),
     };
@@ -133,6 +135,8 @@ struct TraceView {
     normalize: bool,
     /// Whether the trace has GPU tracks (only then is their clock worth a sentence).
     gpu_timed: bool,
+    /// Whether the trace is a regular file a viewer can open (the `next:` line names it).
+    openable: bool,
     stats: TraceStats,
     defects: Vec<Defect>,
 }
@@ -194,10 +198,12 @@ impl Report for TraceView {
         if self.gpu_timed {
             out.push_str("GPU tracks are on a nominal clock: GPU-measured durations placed at each frame's CPU anchor\n");
         }
-        out.push_str(&format!(
-            "next: open {} in https://ui.perfetto.dev (\"Open trace file\") or chrome://tracing\n",
-            self.out
-        ));
+        if self.openable {
+            out.push_str(&format!(
+                "next: open {} in https://ui.perfetto.dev (\"Open trace file\") or chrome://tracing\n",
+                self.out
+            ));
+        }
         defects_console(&self.defects, "defects", out);
     }
 
