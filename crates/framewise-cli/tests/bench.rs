@@ -425,6 +425,36 @@ fn hook_status_is_silent_unless_running_or_breached() {
         "{}",
         run.stdout
     );
+    // Just written, but its session has ended (a session-end record of the same session in
+    // perf.jsonl): the last session, not a running one. It said "session running" for the
+    // ten seconds after the demo stopped.
+    let session = "0123456789abcdef0123456789abcdef";
+    dir.write(
+        ".framewise/profile.json",
+        text.replace(
+            r#""automated":false,"#,
+            &format!(r#""automated":false,"session":"{session}","#),
+        ),
+    );
+    let end = |session: &str| {
+        format!(
+            r#"{{"type":"session-end","at":"2026-12-01T16:20:00.000Z","automated":false,"session":"{session}","frames":900,"paused_frames":0,"duration_s":15.0,"written":{{"hitch":0,"heartbeat":0,"usermark":0,"jitter":0}},"dropped":{{"hitch":0,"usermark":0,"jitter":0}}}}"#
+        )
+    };
+    dir.write(
+        ".framewise/perf.jsonl",
+        format!("{}\n", end("ffffffffffffffffffffffffffffffff")),
+    );
+    let run = dir.run(&["hook-status"]).expect(0);
+    assert!(
+        run.stdout.starts_with("framewise: session running"),
+        "another session's end is not this one's: {}",
+        run.stdout
+    );
+    dir.write(".framewise/perf.jsonl", format!("{}\n", end(session)));
+    let run = dir.run(&["hook-status"]).expect(0);
+    assert_eq!(run.stdout, "", "ended, nothing breached: silence");
+    std::fs::remove_file(dir.path(".framewise/perf.jsonl")).expect("the log");
     // An old profile with nothing breached: silence; breached: said.
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
     let set_old = |dir: &Dir| {

@@ -7,7 +7,8 @@
 //! them (counters and scopes included).
 //!
 //! A session counts as running while its `.framewise/profile.json` was rewritten in the last
-//! 10 seconds (the recorder rewrites it every 2). Exit 0 whenever it printed or stayed quiet;
+//! 10 seconds (the recorder rewrites it every 2) and the incident log holds no `session-end`
+//! record of it (a session that stopped a second ago is not running). Exit 0 whenever it printed or stayed quiet;
 //! 4 when profile.json exists but cannot be read.
 
 use std::path::{Path, PathBuf};
@@ -40,12 +41,17 @@ pub fn lines(dir: &Path, cfg: &config::Config) -> anyhow::Result<Vec<String>> {
     let Ok(meta) = std::fs::metadata(&path) else {
         return Ok(Vec::new());
     };
-    let running = meta
+    let recent = meta
         .modified()
         .ok()
         .and_then(|m| SystemTime::now().duration_since(m).ok())
         .is_some_and(|age| age <= RUNNING_WITHIN);
     let profile = crate::commands::check::read_profile(&path)?;
+    let log = framewise_incidents::read_all(&dir.join(framewise_incidents::PERF_FILE)).ok();
+    let running = recent
+        && !log
+            .as_ref()
+            .is_some_and(|log| ended(&log.records, &profile.common));
     let mut breached = profile.budgets.breached.clone();
     for check in crate::commands::check::judge_profile(&cfg.budgets, &profile) {
         if check.state == BudgetState::Breached && !breached.contains(&check.budget) {
@@ -82,8 +88,7 @@ pub fn lines(dir: &Path, cfg: &config::Config) -> anyhow::Result<Vec<String>> {
             breached.join(", ")
         ));
     }
-    let perf = dir.join(framewise_incidents::PERF_FILE);
-    if let Ok(log) = framewise_incidents::read_all(&perf) {
+    if let Some(log) = log {
         let last = log.records.iter().rev().find_map(|r| match r {
             Record::Hitch(h) => Some(h),
             _ => None,
@@ -107,6 +112,20 @@ pub fn lines(dir: &Path, cfg: &config::Config) -> anyhow::Result<Vec<String>> {
     }
     out.truncate(5);
     Ok(out)
+}
+
+/// Whether `records` hold the `session-end` of the session that wrote the profile whose
+/// fields are `profile`: the same session id, or (a profile naming none) a session-end made
+/// no earlier than the profile.
+fn ended(records: &[Record], profile: &framewise_incidents::Common) -> bool {
+    records.iter().rev().any(|r| match r {
+        Record::SessionEnd(end) => match (&end.common.session, &profile.session) {
+            (Some(ended), Some(running)) => ended == running,
+            // Both timestamps are UTC ISO 8601 with milliseconds: they order as text.
+            _ => end.common.at >= profile.at,
+        },
+        _ => false,
+    })
 }
 
 /// Runs the verb.
