@@ -428,6 +428,18 @@ fn history_draws_gaps_not_zeros() {
     assert_eq!(json["builds"].as_array().map(Vec::len), Some(2));
     let run = dir.run(&["history", "--buckets", "3"]).expect(0);
     assert!(run.stdout.contains("(a gap, not 0)"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(" · 3 buckets · 2 builds · "),
+        "{}",
+        run.stdout
+    );
+    // One bucket is one bucket, not `1 buckets`.
+    let run = dir.run(&["history", "--buckets", "1"]).expect(0);
+    assert!(
+        run.stdout.contains(" · 1 bucket · 2 builds · "),
+        "{}",
+        run.stdout
+    );
     let run = dir.run(&["history", "--buckets", "0"]).expect(4);
     run.one_error_line();
 }

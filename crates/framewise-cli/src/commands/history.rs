@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use crate::commands::Outcome;
 use crate::ledger::{parse_instant, skipped_line, DirArgs};
+use crate::list::Noun;
 use crate::output::{self, OutputArgs, Report};
 use crate::table::{self, Align, Table, NONE};
 
@@ -127,13 +128,13 @@ impl HistoryView {
                 self.0.ledger.dir
             ),
             Some(span) => format!(
-                "{}: {} → {} · {} buckets · {} builds · {} fixes",
+                "{}: {} → {} · {} · {} · {}",
                 self.0.ledger.dir,
                 span.from,
                 span.to,
-                h.buckets.len(),
-                h.builds.len(),
-                h.fixes.len()
+                Noun("bucket", "buckets").count(h.buckets.len()),
+                Noun("build", "builds").count(h.builds.len()),
+                Noun("fix", "fixes").count(h.fixes.len())
             ),
         }
     }
