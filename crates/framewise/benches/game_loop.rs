@@ -6,6 +6,7 @@
 //! FRAMEWISE_BENCH_MODE=realtime cargo bench -p framewise --bench game_loop   # drops at 1 kHz
 //! FRAMEWISE_BENCH_MODE=throughput cargo bench -p framewise --bench game_loop # writer spans/s
 //! FRAMEWISE_BENCH_MODE=rss cargo bench -p framewise --bench game_loop        # RSS curve
+//! FRAMEWISE_BENCH_MODE=interleaved cargo bench -p framewise --bench game_loop # peers frame by frame, paced
 //! FRAMEWISE_BENCH_TRACY_CAPTURE=/path/to/tracy-capture cargo bench -p framewise --bench game_loop
 //! ```
 //!
@@ -34,7 +35,10 @@
 //! they go, where a lossless framewise session makes `end_frame` wait whenever the writer
 //! falls behind), `FRAMEWISE_BENCH_WORKERS` the worker threads of `realtime` with the close
 //! detail on (default 3; 0 leaves the game thread recording alone). Every figure is printed
-//! with the load average read before and after it.
+//! with the load average read before and after it. Where a paced scope's time goes:
+//! `FRAMEWISE_BENCH_RING_CONTROLS=1` adds the private-ring controls (`support/ring_control.rs`)
+//! as peers, `FRAMEWISE_BENCH_NO_COUNTERS=1` leaves framewise's `counter!` out of the loop, and
+//! the `interleaved` mode (`support/interleaved.rs`) takes `FRAMEWISE_BENCH_WARM`.
 
 #![expect(
     clippy::unwrap_used,
