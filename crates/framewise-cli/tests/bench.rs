@@ -171,6 +171,7 @@ fn compare_last_appends_the_ledger_and_a_changed_config_is_incomparable() {
 fn usage_errors_are_one_line_and_exit_4() {
     let dir = Dir::new();
     config(&dir, 60);
+    std::fs::write(dir.path("run.sgpt"), b"SGPT\x02\x00\xff\xfe").expect("a binary file");
     for (args, needle) in [
         (vec!["bench", "smokey"], "did you mean smoke?"),
         (vec!["bench", "smoke", "--runs", "2"], "at least 3 runs"),
@@ -191,6 +192,11 @@ fn usage_errors_are_one_line_and_exit_4() {
         (
             vec!["bench", "--compare", "missing-a.json", "missing-b.json"],
             "missing-a.json",
+        ),
+        // A capture where a result belongs: it said "stream did not contain valid UTF-8".
+        (
+            vec!["bench", "--compare", "run.sgpt", "run.sgpt"],
+            "run.sgpt: not a framewise bench result: not text (bench --compare takes the .json files",
         ),
         (
             vec!["bench", "--name", "t", "--runs", "3", "--", "true"],

@@ -281,8 +281,14 @@ pub fn run_named(
 
 /// Reads a bench result file.
 pub fn read_result(path: &Path) -> anyhow::Result<BenchResult> {
-    let text = std::fs::read_to_string(path)
+    let bytes = std::fs::read(path)
         .with_context(|| format!("{}: cannot read the bench result", path.display()))?;
+    let Ok(text) = String::from_utf8(bytes) else {
+        bail!(
+            "{}: not a framewise bench result: not text (bench --compare takes the .json files `framewise bench` writes into .framewise/bench/, not captures)",
+            path.display()
+        );
+    };
     let result: BenchResult = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a framewise bench result", path.display()))?;
     if result.schema != bench::BENCH_SCHEMA {
