@@ -34,7 +34,9 @@
 //! many microseconds (untimed waits between frames, as a game's; default: frames as fast as
 //! they go, where a lossless framewise session makes `end_frame` wait whenever the writer
 //! falls behind), `FRAMEWISE_BENCH_WORKERS` the worker threads of `realtime` with the close
-//! detail on (default 3; 0 leaves the game thread recording alone). Every figure is printed
+//! detail on (default 3; 0 leaves the game thread recording alone), and
+//! `FRAMEWISE_BENCH_PIN` there: 1 pins the game thread to CPU 0 and the writer to CPU 1, 2
+//! gives the writer nice 19. Every figure is printed
 //! with the load average read before and after it. Where a paced scope's time goes:
 //! `FRAMEWISE_BENCH_RING_CONTROLS=1` adds the private-ring controls (`support/ring_control.rs`)
 //! as peers, `FRAMEWISE_BENCH_NO_COUNTERS=1` leaves framewise's `counter!` out of the loop, and
@@ -461,6 +463,14 @@ fn realtime(seconds: u64) {
     let detail_level = env_u64("FRAMEWISE_BENCH_CLOSE_DETAIL", 0);
     let mut detail = (detail_level > 0).then(|| close_detail::Detail::new(detail_level, frames));
     let workers = if detail.is_some() {
+        match env_u64("FRAMEWISE_BENCH_PIN", 0) {
+            1 => println!(
+                "game thread on CPU 0, writer on CPU 1: {}",
+                close_detail::pin_game_and_writer_apart()
+            ),
+            2 => println!("writer at nice 19: {}", close_detail::nice_writer()),
+            _ => {}
+        }
         let count = env_u64("FRAMEWISE_BENCH_WORKERS", WORKERS as u64);
         Workers::spawn(count as usize, "game-worker", |_| {
             || {

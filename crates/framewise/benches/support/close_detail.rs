@@ -74,6 +74,47 @@ struct WriterSeen {
     run_ns: u64,
 }
 
+/// The thread id of the thread named `framewise-writer` in this process.
+fn writer_tid() -> Option<libc::pid_t> {
+    std::fs::read_dir("/proc/self/task")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .find(|task| {
+            std::fs::read_to_string(task.path().join("comm"))
+                .is_ok_and(|comm| comm.trim().starts_with("framewise-writ"))
+        })
+        .and_then(|task| task.file_name().to_str()?.parse::<libc::pid_t>().ok())
+}
+
+/// Gives the writer thread the lowest priority, nice 19 (`FRAMEWISE_BENCH_PIN=2`): whether a
+/// writer that never preempts the game thread changes the close's tail. Returns whether it
+/// was set.
+pub fn nice_writer() -> bool {
+    // SAFETY: `setpriority` on a thread id of this process changes only its priority.
+    writer_tid().is_some_and(|tid| unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19) == 0
+    })
+}
+
+/// Pins the calling thread (the game thread) to CPU 0 and the thread named
+/// `framewise-writer` to CPU 1 (`FRAMEWISE_BENCH_PIN=1`): whether a writer kept off the game
+/// thread's CPU changes the close's tail. Returns whether both were pinned.
+pub fn pin_game_and_writer_apart() -> bool {
+    let pin = |tid: libc::pid_t, cpu: usize| {
+        // SAFETY: `cpu_set_t` is plain data; the calls only read the set they are given.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+        }
+    };
+    match writer_tid() {
+        Some(tid) => pin(0, 0) && pin(tid, 1),
+        None => false,
+    }
+}
+
 /// The writer thread's `stat` and `schedstat`, kept open.
 struct WriterProc {
     stat: File,
