@@ -314,8 +314,9 @@ pub(crate) fn rice_field(k: u32, value: u64) -> Option<(u64, u32)> {
 /// Stores `word` at `out[pos..pos + 8]`, growing `out` first when it is too short.
 #[inline(always)]
 fn store(out: &mut Vec<u8>, pos: usize, word: [u8; 8]) {
-    match out.get_mut(pos..pos + 8) {
-        Some(dst) => dst.copy_from_slice(&word),
+    // (Not `pos..pos + 8`, whose end is checked for overflow too.)
+    match out.get_mut(pos..).and_then(<[u8]>::first_chunk_mut::<8>) {
+        Some(dst) => *dst = word,
         None => *out = grown_and_stored(std::mem::take(out), pos, word),
     }
 }
