@@ -6,7 +6,7 @@
 //! two-core machine: `data/demo-runs.json` while other builds ran (debug build, load 15-20),
 //! `data/demo-runs-quiet.json` on the quiet machine (release build, load about 2).
 //! `regenerate_the_demo_runs_fixture` rewrites one from a bench's captures (see
-//! docs/PERFORMANCE.md for the command).
+//! docs/performance/verdicts.md for the command).
 //!
 //! A synthetic run is one real run's frames, block-bootstrapped (blocks of 20 frames, so
 //! stalls that span frames stay together). Two noise models:
@@ -207,7 +207,7 @@ fn a_a_comparisons_find_no_detectable_change_in_95_percent_of_trials() {
 fn a_ten_percent_slowdown_is_never_called_an_improvement_and_its_power_is_stated() {
     // On the loaded machine the power target (95% at 5 runs) is NOT met: the demo's frames
     // switch between contention regimes within a run, so per-run medians scatter far more
-    // than 10%. docs/PERFORMANCE.md records the measured power; on that fixture this test
+    // than 10%. docs/performance/verdicts.md records the measured power; on that fixture this test
     // pins the figures' direction (deterministic, seeded) and that a slowdown is never
     // reported as an improvement. On the quiet machine, runs resampled from one real run
     // (steady) meet the target, and that is asserted.

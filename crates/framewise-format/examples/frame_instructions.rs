@@ -1,5 +1,5 @@
 //! Frame encode and decode loops for counting instructions per span with callgrind, a figure
-//! that does not move with the machine's load (see `docs/PERFORMANCE.md`, "Format"):
+//! that does not move with the machine's load (see `docs/performance/format.md`):
 //!
 //! ```text
 //! cargo build --release -p framewise-format --example frame_instructions

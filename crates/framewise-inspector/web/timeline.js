@@ -203,7 +203,7 @@ export class Timeline {
       this.draw();
       if (cold > 0) {
         // From asking for the frames not yet fetched to their pixels (for the figures in
-        // docs/PERFORMANCE.md): fetch, decode, draw.
+        // docs/performance/inspector.md): fetch, decode, draw.
         this.canvas.dataset.loadMs = (performance.now() - started).toFixed(1);
         this.canvas.dataset.loadRows = String(cold);
       }
@@ -370,7 +370,7 @@ export class Timeline {
   /**
    * Marks the moment the selected frame's spans are on screen (`afterNextPaint`):
    * `data-painted-row` and `data-painted-at` (performance.now(), ms) are the figures
-   * docs/PERFORMANCE.md measures, and a user-timing mark the same moment in a trace.
+   * docs/performance/inspector.md measures, and a user-timing mark the same moment in a trace.
    */
   markPainted(row) {
     // A redraw of the same row before that paint (a resize observed in the same rendering

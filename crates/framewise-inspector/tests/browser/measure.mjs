@@ -1,5 +1,5 @@
 // Not a test: how long the page takes to show spans, measured by the page itself
-// (`performance.now()`), for docs/PERFORMANCE.md. Against a running `framewise view`:
+// (`performance.now()`), for docs/performance/inspector.md. Against a running `framewise view`:
 //
 //   node measure.mjs URL [RUNS]
 //

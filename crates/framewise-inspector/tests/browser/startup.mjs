@@ -1,5 +1,5 @@
 // Measures how long `framewise view CAPTURE` takes from its start to the frame strip's pixels
-// in headless chromium (docs/PERFORMANCE.md, "Inspector"); not a test, it checks nothing.
+// in headless chromium (docs/performance/inspector.md); not a test, it checks nothing.
 //
 //   node startup.mjs BIN CAPTURE [RUNS]
 //

@@ -16,7 +16,7 @@
 //!
 //! Criterion measures each variant in turn. On a shared machine the load drifts between
 //! variants, so the bench then also interleaves them (`ROUNDS` rounds of `BATCH` frames of
-//! each) and prints the median frame time per variant, which is what docs/PERFORMANCE.md
+//! each) and prints the median frame time per variant, which is what docs/performance/gpu.md
 //! reports.
 //!
 //! Run: `cargo bench -p framewise-wgpu --bench overhead -j2`
