@@ -139,7 +139,10 @@ fn bench_config(raw: &BenchSection) -> Result<BenchConfig, String> {
     }
     if let Some(dt) = raw.fixed_dt {
         if !(dt.is_finite() && dt > 0.0 && dt < 1.0) {
-            return Err(format!("`fixed_dt` = {dt}: expected seconds in (0, 1)"));
+            return Err(format!(
+                "`fixed_dt` = {}: expected seconds in (0, 1)",
+                framewise_analysis::gate::number_as_written(dt)
+            ));
         }
     }
     if let Some(r) = &raw.resolution {
@@ -549,6 +552,11 @@ mod tests {
                 "WIDTHxHEIGHT",
             ),
             ("[bench.a]\ncommand = [\"x\"]\nframes = 0\n", 1, "frames"),
+            (
+                "[bench.a]\ncommand = [\"x\"]\nfixed_dt = 1e300\n",
+                1,
+                "`fixed_dt` = 1e300: expected seconds in (0, 1)",
+            ),
             ("[bench.a]\ncommand = [\"x\"]\nwarmpu = 3\n", 3, "warmpu"),
             ("[bench.\"../x\"]\ncommand = [\"x\"]\n", 1, "bench name"),
         ] {

@@ -191,6 +191,34 @@ fn demo_threads_absurd_is_refused_with_exit_4_and_empty_stdout() {
 }
 
 #[test]
+fn demo_arguments_are_refused_before_the_game_runs() {
+    let dir = Dir::new();
+    // Without a recording too: it said "the demo game failed: invalid demo configuration".
+    for output in [&["--no-record"][..], &["-o", "u.sgpt"]] {
+        let mut args = vec!["demo", "--frames", "8", "--usermark-at", "99"];
+        args.extend(output);
+        let run = dir.run(&args).expect(4);
+        assert_eq!(
+            run.one_error_line(),
+            "framewise: error: invalid demo configuration: usermark at frame 99 is past the last frame (7)",
+            "{args:?}"
+        );
+    }
+    assert!(!dir.path(".framewise").exists());
+    // A step of 0, and a number written as a person reads it, not as 301 digits.
+    for (dt, reason) in [
+        (
+            "1e-300",
+            "--fixed-dt 1e-300: less than a nanosecond, a step of 0",
+        ),
+        ("1e300", "--fixed-dt 1e300: expected seconds in (0, 1)"),
+    ] {
+        let args = ["demo", "--frames", "8", "--fixed-dt", dt, "--no-record"];
+        refused(&dir, &args, reason);
+    }
+}
+
+#[test]
 fn demo_zero_frames_is_a_usage_error_naming_the_flag() {
     let dir = Dir::new();
     refused(

@@ -378,7 +378,10 @@ impl DemoConfig {
         }
         if let Some(frame) = self.usermark_at {
             if frame >= self.frames {
-                return bad(format!("usermark at frame {frame} is past the last frame"));
+                return bad(format!(
+                    "usermark at frame {frame} is past the last frame ({})",
+                    self.frames - 1
+                ));
             }
         }
         if let Some(frame) = self.golden_frame {

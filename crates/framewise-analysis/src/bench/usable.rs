@@ -7,21 +7,12 @@
 //! so the reader can refuse the file in one line rather than print a verdict on it.
 
 use super::{BenchResult, FrameFigures};
+use crate::gate::number_as_written as show;
 
 /// The largest magnitude a bench value may have: far beyond any count or time a game
 /// produces (an `i64` counter summed over a million frames is below `1e25`), and small enough
 /// that means, variances and ratios of such values stay finite.
 pub const MAX_USABLE: f64 = 1e100;
-
-/// `v` as a person reads it: plain below `1e15`, else in exponent form (`1e308`, not 309
-/// digits).
-pub fn show(v: f64) -> String {
-    if v.is_finite() && (v == 0.0 || (1e-6..1e15).contains(&v.abs())) {
-        format!("{v}")
-    } else {
-        format!("{v:e}")
-    }
-}
 
 /// Why `v`, named `what`, is not usable (`may_be_negative`: a counter's value), if it is not.
 fn check(what: &str, v: f64, may_be_negative: bool) -> Option<String> {
@@ -83,16 +74,6 @@ pub fn first_unusable(result: &BenchResult) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn values_are_shown_plain_or_in_exponent_form() {
-        assert_eq!(show(22.5), "22.5");
-        assert_eq!(show(0.0), "0");
-        assert_eq!(show(1e308), "1e308");
-        assert_eq!(show(-3e20), "-3e20");
-        assert_eq!(show(f64::INFINITY), "inf");
-        assert_eq!(show(f64::NAN), "NaN");
-    }
 
     #[test]
     fn only_counters_may_be_negative_and_nothing_may_be_absurd() {

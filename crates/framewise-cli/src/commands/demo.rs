@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
+use framewise_analysis::gate::number_as_written as show;
 use framewise_demo::{CaptureLevel, DemoConfig, Schedule, Variant, DEFAULT_FRAMES};
 
 use crate::input;
@@ -130,10 +131,17 @@ impl DemoArgs {
         let fixed_dt = self
             .fixed_dt
             .map(|s| {
-                if s.is_finite() && s > 0.0 && s < 1.0 {
-                    Ok(Duration::from_secs_f64(s))
-                } else {
-                    Err(bad(format!("--fixed-dt {s}: expected seconds in (0, 1)")))
+                match (s.is_finite() && s > 0.0 && s < 1.0).then(|| Duration::from_secs_f64(s)) {
+                    // A step below a nanosecond is a step of 0: the world would never move.
+                    Some(dt) if dt.is_zero() => Err(bad(format!(
+                        "--fixed-dt {}: less than a nanosecond, a step of 0",
+                        show(s)
+                    ))),
+                    Some(dt) => Ok(dt),
+                    None => Err(bad(format!(
+                        "--fixed-dt {}: expected seconds in (0, 1)",
+                        show(s)
+                    ))),
                 }
             })
             .transpose()?;
@@ -195,9 +203,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             refuse_missing_parent(path, &target, "the golden frame")?;
         }
     }
+    // Refused for its arguments before anything runs (it said "the demo game failed" for a
+    // run that never started), and a recording refused leaves no `.framewise/` behind.
+    config.validate()?;
     if config.output.is_some() {
-        // A run refused for its arguments leaves no `.framewise/` behind.
-        config.validate()?;
         config.incident_dir = Some(incident_dir()?);
     }
     let frames = config.frames;
