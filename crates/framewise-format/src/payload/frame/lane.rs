@@ -45,6 +45,9 @@ pub(super) fn encode_lane(
     // state stays in registers.
     let mut buf = std::mem::take(out);
     let mut w = WriteState::new(&buf);
+    // Room for the stores of a lane of 8 bytes a span (most take under 7), zero-filled here
+    // in one step rather than grown by the bit writer out of line at its first store.
+    buf.resize(stream_at + 8 * lane.spans.len() + 8, 0);
     let result = if by_depth && encode_lane_by_depth(&mut buf, &mut w, &lane.spans, base) {
         Ok(())
     } else {
