@@ -36,7 +36,8 @@
 //! falls behind), `FRAMEWISE_BENCH_WORKERS` the worker threads of `realtime` with the close
 //! detail on (default 3; 0 leaves the game thread recording alone), and
 //! `FRAMEWISE_BENCH_PIN` there: 1 pins the game thread to CPU 0 and the writer to CPU 1, 2
-//! gives the writer nice 19. Every figure is printed
+//! gives the writer nice 19, and `FRAMEWISE_BENCH_QUEUE_FRAMES` the sessions' `queue_frames`
+//! (default: the recorder's). Every figure is printed
 //! with the load average read before and after it. Where a paced scope's time goes:
 //! `FRAMEWISE_BENCH_RING_CONTROLS=1` adds the private-ring controls (`support/ring_control.rs`)
 //! as peers, `FRAMEWISE_BENCH_NO_COUNTERS=1` leaves framewise's `counter!` out of the loop, and
@@ -58,6 +59,8 @@ mod ring_control;
 mod tracy_capture;
 #[path = "support/workers.rs"]
 mod workers;
+#[path = "support/writer_watch.rs"]
+mod writer_watch;
 
 use std::hint::black_box;
 use std::path::Path;
@@ -288,8 +291,11 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
 }
 
 fn start_session(dir: &Path, round: u64, mode: WriterMode) -> Session {
-    Session::builder()
-        .writer_mode(mode)
+    let mut builder = Session::builder().writer_mode(mode);
+    if let Ok(frames) = std::env::var("FRAMEWISE_BENCH_QUEUE_FRAMES") {
+        builder = builder.queue_frames(frames.parse().expect("FRAMEWISE_BENCH_QUEUE_FRAMES"));
+    }
+    builder
         .start(dir.join(format!("round-{round}.sgpt")))
         .expect("start a session")
 }
@@ -429,11 +435,12 @@ fn compare(frames: u64, rounds: u64, period: Option<Duration>) {
 fn print_close(what: &str, sorted: &[u64]) {
     let mean = sorted.iter().sum::<u64>() as f64 / sorted.len().max(1) as f64;
     println!(
-        "  {what}: {} frames, mean {:.2} µs, p50 {:.2} µs, p99 {:.2} µs, max {:.2} µs",
+        "  {what}: {} frames, mean {:.2} µs, p50 {:.2} µs, p99 {:.2} µs, p99.9 {:.2} µs, max {:.2} µs",
         sorted.len(),
         mean / 1000.0,
         percentile(sorted, 0.5) as f64 / 1000.0,
         percentile(sorted, 0.99) as f64 / 1000.0,
+        percentile(sorted, 0.999) as f64 / 1000.0,
         sorted.last().copied().unwrap_or(0) as f64 / 1000.0,
     );
 }
@@ -483,6 +490,7 @@ fn realtime(seconds: u64) {
     } else {
         spawn_workers(Peer::Framewise)
     };
+    let mut watch = writer_watch::WriterWatch::find();
     for frame in 0..frames {
         workers.begin_frame();
         match detail.as_mut() {
@@ -498,6 +506,7 @@ fn realtime(seconds: u64) {
             }
         }
         workers.end_frame();
+        watch.sample();
         pace(started, frame, Duration::from_millis(1));
     }
     workers.join();
@@ -514,6 +523,12 @@ fn realtime(seconds: u64) {
         report.spans_dropped
     );
     print_close("end_frame", &close_ns);
+    watch.print();
+    println!(
+        "  queue_frames {}; peak RSS {} KiB",
+        std::env::var("FRAMEWISE_BENCH_QUEUE_FRAMES").unwrap_or_else(|_| "default".into()),
+        rss_kib("VmHWM:")
+    );
     if let Some(detail) = &detail {
         detail.print();
     }

@@ -88,7 +88,8 @@ pub use report::{Report, UsermarkRecord, Warning};
 pub use scope::{mark_dynamic, scope_dynamic, ScopeGuard};
 pub use session::{
     FrameGuard, FrameOutcome, Session, SessionBuilder, DEFAULT_BYTE_BUDGET,
-    DEFAULT_GPU_WAIT_FRAMES, DEFAULT_QUEUE_BYTES, DEFAULT_QUEUE_FRAMES, DEFAULT_USERMARK_WINDOW,
+    DEFAULT_GPU_WAIT_FRAMES, DEFAULT_QUEUE_BYTES, DEFAULT_QUEUE_FRAMES,
+    DEFAULT_REALTIME_QUEUE_FRAMES, DEFAULT_USERMARK_WINDOW,
 };
 pub use sink::{Sink, WriteSeek};
 pub use topology::{EdgeDesc, PassDesc, ResourceDesc, TopologyDesc, TopologyId};

@@ -23,7 +23,8 @@ use crate::{CaptureLevel, ACTIVE, ENABLED};
 
 use super::{
     Closer, Inner, Session, Staging, DEFAULT_BYTE_BUDGET, DEFAULT_GPU_WAIT_FRAMES,
-    DEFAULT_QUEUE_BYTES, DEFAULT_QUEUE_FRAMES, DEFAULT_USERMARK_WINDOW, FRAME_HISTORY,
+    DEFAULT_QUEUE_BYTES, DEFAULT_QUEUE_FRAMES, DEFAULT_REALTIME_QUEUE_FRAMES,
+    DEFAULT_USERMARK_WINDOW, FRAME_HISTORY,
 };
 
 /// Configures and starts a [`Session`].
@@ -34,7 +35,7 @@ pub struct SessionBuilder {
     byte_budget: u64,
     mode: WriterMode,
     queue_bytes: usize,
-    queue_frames: usize,
+    queue_frames: Option<usize>,
     gpu_wait_frames: u32,
     usermark_window: Duration,
     clock: ClockChoice,
@@ -70,7 +71,7 @@ impl Default for SessionBuilder {
             byte_budget: DEFAULT_BYTE_BUDGET,
             mode: WriterMode::Realtime,
             queue_bytes: DEFAULT_QUEUE_BYTES,
-            queue_frames: DEFAULT_QUEUE_FRAMES,
+            queue_frames: None,
             gpu_wait_frames: DEFAULT_GPU_WAIT_FRAMES,
             usermark_window: DEFAULT_USERMARK_WINDOW,
             clock: ClockChoice::Auto,
@@ -121,11 +122,12 @@ impl SessionBuilder {
         self
     }
 
-    /// Frames that may be in flight to the writer at once (default 128; at least
-    /// `gpu_wait_frames + 4`). Their buffers are made when the session starts, so frame
-    /// close never allocates one.
+    /// Frames that may be in flight to the writer at once (default 512 in realtime mode,
+    /// where a frame that finds them all in flight is dropped, and 128 in lossless mode,
+    /// where frame close then waits; at least `gpu_wait_frames + 4`). Their buffers are
+    /// made when the session starts, so frame close never allocates one.
     pub fn queue_frames(mut self, frames: usize) -> Self {
-        self.queue_frames = frames;
+        self.queue_frames = Some(frames);
         self
     }
 
@@ -343,8 +345,11 @@ impl SessionBuilder {
                 Err(warning) => (None, Some(warning)),
             };
 
-        let batches = self
-            .queue_frames
+        let queue_frames = self.queue_frames.unwrap_or(match self.mode {
+            WriterMode::Realtime => DEFAULT_REALTIME_QUEUE_FRAMES,
+            WriterMode::Lossless => DEFAULT_QUEUE_FRAMES,
+        });
+        let batches = queue_frames
             .max(self.gpu_wait_frames as usize + 4)
             .saturating_add(1);
         let shared = Arc::new(Shared::new(self.mode, self.queue_bytes, batches));

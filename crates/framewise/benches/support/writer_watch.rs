@@ -1,0 +1,109 @@
+//! How long the writer thread went without running (`realtime` mode): the game thread reads
+//! the writer's `/proc/self/task/TID/schedstat` (run time, time spent waiting for a CPU) once
+//! a frame, after the frame's timed close (a `pread` on a file kept open, outside the timed
+//! region), and keeps the longest stretch of frames in which the writer's run time did not
+//! move. A realtime writer that does not run for longer than its hand-off ring lasts
+//! (`queue_frames` − 1 frames at 1,000 frames/s) drops frames.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::time::Instant;
+
+/// The writer's `schedstat`, read once a frame.
+pub struct WriterWatch {
+    schedstat: Option<File>,
+    buf: [u8; 128],
+    first: (u64, u64),
+    last: (u64, u64),
+    moved_at: Option<Instant>,
+    longest_still_ns: u64,
+    stills_over_100_ms: u32,
+    still_since_counted: bool,
+}
+
+impl WriterWatch {
+    /// Watches the thread named `framewise-writer` (`comm` keeps 15 bytes of a name), if
+    /// there is one.
+    pub fn find() -> Self {
+        let mut watch = Self {
+            schedstat: None,
+            buf: [0; 128],
+            first: (0, 0),
+            last: (0, 0),
+            moved_at: None,
+            longest_still_ns: 0,
+            stills_over_100_ms: 0,
+            still_since_counted: false,
+        };
+        watch.open();
+        watch
+    }
+
+    /// Opens the writer's `schedstat` if the thread has its name yet (it names itself as it
+    /// starts: the first frames may come before).
+    fn open(&mut self) {
+        self.schedstat = std::fs::read_dir("/proc/self/task")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .find(|task| {
+                std::fs::read_to_string(task.path().join("comm"))
+                    .is_ok_and(|comm| comm.trim().starts_with("framewise-writ"))
+            })
+            .and_then(|task| File::open(task.path().join("schedstat")).ok());
+        self.first = self.read();
+        self.last = self.first;
+    }
+
+    /// (run time, time waiting for a CPU), in ns.
+    fn read(&mut self) -> (u64, u64) {
+        let Some(file) = &self.schedstat else {
+            return (0, 0);
+        };
+        let n = file.read_at(&mut self.buf, 0).unwrap_or(0);
+        let text = String::from_utf8_lossy(&self.buf[..n]);
+        let mut fields = text.split_whitespace().map(|v| v.parse().unwrap_or(0));
+        (fields.next().unwrap_or(0), fields.next().unwrap_or(0))
+    }
+
+    /// Once a frame, outside the timed close.
+    pub fn sample(&mut self) {
+        if self.schedstat.is_none() {
+            self.open();
+            if self.schedstat.is_none() {
+                return;
+            }
+        }
+        let now = Instant::now();
+        let seen = self.read();
+        let moved_at = *self.moved_at.get_or_insert(now);
+        if seen.0 != self.last.0 {
+            self.moved_at = Some(now);
+            self.still_since_counted = false;
+        } else {
+            let still_ns = now.duration_since(moved_at).as_nanos() as u64;
+            self.longest_still_ns = self.longest_still_ns.max(still_ns);
+            if still_ns > 100_000_000 && !self.still_since_counted {
+                self.stills_over_100_ms += 1;
+                self.still_since_counted = true;
+            }
+        }
+        self.last = seen;
+    }
+
+    /// One line: the writer's run time and wait for a CPU over the run, and its longest
+    /// stretch without running.
+    pub fn print(&self) {
+        if self.schedstat.is_none() {
+            println!("  writer thread: not found");
+            return;
+        }
+        println!(
+            "  writer thread: ran {:.1} ms, waited for a CPU {:.1} ms; longest without running {:.1} ms; {} stretches over 100 ms",
+            (self.last.0 - self.first.0) as f64 / 1e6,
+            (self.last.1 - self.first.1) as f64 / 1e6,
+            self.longest_still_ns as f64 / 1e6,
+            self.stills_over_100_ms,
+        );
+    }
+}
