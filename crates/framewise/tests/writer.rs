@@ -108,6 +108,37 @@ impl Seek for GatedSink {
 }
 
 #[test]
+fn realtime_mode_queues_500_frames_behind_a_stuck_writer_by_default_and_drops_none() {
+    let _serial = common::serial();
+    let sink = GatedSink::new();
+    let session = Session::builder()
+        .writer_mode(WriterMode::Realtime)
+        .start(Sink::seekable(sink.clone()))
+        .unwrap();
+    // The sink blocks every write: the writer is stuck on its first frame while the game
+    // closes 500 more (half a second of a 1,000 frames/s game), which the default queue of
+    // 512 frames holds (128 would drop about 370 of them); 20 scopes a frame stay well
+    // inside the thread's ring.
+    sink.set_shut(true);
+    const FRAMES: u64 = 500;
+    for _ in 0..FRAMES {
+        record_scopes(20);
+        session.end_frame();
+    }
+    let dropped_while_stuck = session.frames_dropped();
+    sink.set_shut(false);
+    assert_eq!(
+        dropped_while_stuck, 0,
+        "the default realtime queue dropped frames"
+    );
+    let report = session.stop().unwrap();
+    assert_eq!(report.frames_closed, FRAMES);
+    assert_eq!(report.frames_dropped, 0);
+    assert_eq!(report.spans_dropped, 0);
+    assert_eq!(report.frames_written, FRAMES);
+}
+
+#[test]
 fn realtime_mode_drops_and_counts_whole_frames_and_never_blocks_the_game() {
     let _serial = common::serial();
     let sink = GatedSink::new();
