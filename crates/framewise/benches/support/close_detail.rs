@@ -75,7 +75,7 @@ struct WriterSeen {
 }
 
 /// The thread id of the thread named `framewise-writer` in this process.
-fn writer_tid() -> Option<libc::pid_t> {
+pub fn writer_tid() -> Option<libc::pid_t> {
     std::fs::read_dir("/proc/self/task")
         .into_iter()
         .flatten()

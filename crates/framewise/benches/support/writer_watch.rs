@@ -22,8 +22,7 @@ pub struct WriterWatch {
 }
 
 impl WriterWatch {
-    /// Watches the thread named `framewise-writer` (`comm` keeps 15 bytes of a name), if
-    /// there is one.
+    /// Watches the thread named `framewise-writer`, if there is one.
     pub fn find() -> Self {
         let mut watch = Self {
             schedstat: None,
@@ -42,15 +41,8 @@ impl WriterWatch {
     /// Opens the writer's `schedstat` if the thread has its name yet (it names itself as it
     /// starts: the first frames may come before).
     fn open(&mut self) {
-        self.schedstat = std::fs::read_dir("/proc/self/task")
-            .into_iter()
-            .flatten()
-            .flatten()
-            .find(|task| {
-                std::fs::read_to_string(task.path().join("comm"))
-                    .is_ok_and(|comm| comm.trim().starts_with("framewise-writ"))
-            })
-            .and_then(|task| File::open(task.path().join("schedstat")).ok());
+        self.schedstat = crate::close_detail::writer_tid()
+            .and_then(|tid| File::open(format!("/proc/self/task/{tid}/schedstat")).ok());
         self.first = self.read();
         self.last = self.first;
     }
