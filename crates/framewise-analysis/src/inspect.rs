@@ -373,13 +373,26 @@ pub fn inspect_with(
             path: path.to_owned(),
         });
     }
+    let file = path.display().to_string();
+    if load::is_stream(path) {
+        // A pipe or a FIFO is read once, whole (a peek would consume its first bytes).
+        let bytes = std::fs::read(path).map_err(io)?;
+        if load::detect(&bytes) == Some(FileKind::Sgpt) {
+            let reader = read::from_bytes(bytes).map_err(|e| LoadError::Sgpt {
+                message: format!("{file}: {e}"),
+            })?;
+            return Ok(of_sgpt(file, &reader, &mut on_progress));
+        }
+        let len = bytes.len() as u64;
+        let options = options.clone().with_spans(false).with_summary_only(false);
+        return Ok(of_imported(file, len, &load::from_bytes(bytes, &options)?));
+    }
     let mut head = [0u8; 4];
     let n = {
         use std::io::Read;
         let mut f = std::fs::File::open(path).map_err(io)?;
         f.read(&mut head).map_err(io)?
     };
-    let file = path.display().to_string();
     if load::detect(head.get(..n).unwrap_or(&[])) == Some(FileKind::Sgpt) {
         let reader = open_reader(path)?;
         return Ok(of_sgpt(file, &reader, &mut on_progress));

@@ -197,3 +197,58 @@ fn trace_to_a_closed_pipe_keeps_exit_0() {
     assert!(stderr.is_empty(), "quiet on a broken pipe: {stderr}");
     assert_eq!(code, Some(0), "a closed pipe keeps the verb's exit code");
 }
+
+/// Writes `bytes` into the FIFO at `fifo` from another thread (opening it waits for the
+/// reader, as `cat FILE > FIFO` does).
+fn feed(fifo: &Path, bytes: Vec<u8>) -> std::thread::JoinHandle<()> {
+    let fifo = fifo.to_owned();
+    std::thread::spawn(move || {
+        // The reader may stop early (a refused input): a broken pipe is not the test's concern.
+        let _ = std::fs::write(fifo, bytes);
+    })
+}
+
+#[test]
+fn a_capture_is_read_from_a_fifo_once_whole() {
+    // Every verb peeked at a FIFO's first bytes and then opened it again for the rest:
+    // `cat game.sgpt > f & framewise summarize f` said "0 bytes, shorter than the 32-byte
+    // header", though the error for `-` points a pipe at /dev/stdin.
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    let capture = std::fs::read(dir.path("game.sgpt")).expect("the capture");
+    let fifo = dir.path("game.fifo");
+    mkfifo(&fifo);
+    for (verb, code) in [("summarize", 0), ("inspect", 0), ("hitches", 0)] {
+        let from_file = dir
+            .run(&[verb, "game.sgpt", "--format", "json"])
+            .expect(code);
+        let writer = feed(&fifo, capture.clone());
+        let from_fifo = dir
+            .run(&[verb, "game.fifo", "--format", "json"])
+            .expect(code);
+        writer.join().expect("the writer");
+        let mut file_json = from_file.json();
+        let mut fifo_json = from_fifo.json();
+        // The same report but for the name it was read under.
+        for json in [&mut file_json, &mut fifo_json] {
+            for key in ["capture", "file"] {
+                if let Some(obj) = json.as_object_mut() {
+                    obj.remove(key);
+                }
+            }
+        }
+        assert_eq!(file_json, fifo_json, "{verb}");
+    }
+    // Two sides, one of them a FIFO.
+    let writer = feed(&fifo, capture);
+    dir.run(&["gate", "game.sgpt", "game.fifo"]).expect(0);
+    writer.join().expect("the writer");
+    // An empty stream is an empty input, said once.
+    let writer = feed(&fifo, Vec::new());
+    let run = dir.run(&["summarize", "game.fifo"]).expect(4);
+    writer.join().expect("the writer");
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: game.fifo: empty input (0 bytes): not a capture"
+    );
+}

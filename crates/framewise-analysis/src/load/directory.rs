@@ -54,7 +54,7 @@ impl FrameDirectory {
 }
 
 /// Reads the frame directory of the `.sgpt` at `path`: `Ok(None)` when the file is not an
-/// `.sgpt`, is not closed (still being written, or cut off), or its directory is unusable
+/// `.sgpt` (or is a pipe or a FIFO), is not closed (still being written, or cut off), or its directory is unusable
 /// (then only a full load, which scans the file, knows its frames). Reads the header, the
 /// directory and the records it names other than frames; never a frame's spans.
 ///
@@ -68,7 +68,8 @@ impl FrameDirectory {
 /// ```
 pub fn frame_directory(path: impl AsRef<Path>) -> Result<Option<FrameDirectory>, LoadError> {
     let path = path.as_ref();
-    if !super::peek(path)?.sgpt || !closed(path)? {
+    // A stream has no directory to seek to, and a peek would consume what it reads.
+    if super::is_stream(path) || !super::peek(path)?.sgpt || !closed(path)? {
         return Ok(None);
     }
     let reader = open_reader(path)?;

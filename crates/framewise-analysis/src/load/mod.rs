@@ -327,6 +327,16 @@ pub fn open_with_progress(
 ) -> Result<Capture, LoadError> {
     let path = path.as_ref();
     let progress: &mut dyn FnMut(Progress) = &mut on_progress;
+    if is_stream(path) {
+        // A pipe or a FIFO (`/dev/stdin`) is read once, whole: peeking at its first bytes
+        // would consume them, and the reader opening it again would find the rest, or
+        // nothing ("0 bytes, shorter than the 32-byte header").
+        let bytes = read_reporting(path, 0, progress).map_err(|source| LoadError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        return from_bytes_reporting(bytes, options, progress);
+    }
     // Peek first: an .sgpt goes to the format crate's own reader, which opens the file.
     let len = peek(path)?;
     if len.sgpt {
@@ -374,7 +384,8 @@ pub fn open_with_frame_source(
     mut on_progress: impl FnMut(Progress),
 ) -> Result<(Capture, FrameSource), LoadError> {
     let path = path.as_ref();
-    if peek(path)?.sgpt {
+    // A stream cannot be read again for a frame's spans: it is loaded with them.
+    if !is_stream(path) && peek(path)?.sgpt {
         let (capture, file) = sgpt::open_with_frames(path, options, &mut on_progress)?;
         return Ok((
             capture,
@@ -385,6 +396,12 @@ pub fn open_with_frame_source(
     }
     let capture = open_with_progress(path, &options.clone().with_spans(true), on_progress)?;
     Ok((capture, FrameSource::kept()))
+}
+
+/// Whether `path` is a stream that can be read only once, front to back: neither a regular
+/// file nor a directory (a pipe, a FIFO, a character device such as `/dev/stdin` on a pipe).
+pub fn is_stream(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// What [`peek`] found.
