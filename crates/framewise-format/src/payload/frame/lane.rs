@@ -96,6 +96,10 @@ pub(super) fn encode_lane(
 /// one) is a leaf and any other a tail. It is a local array of [`BY_DEPTH_LEVELS`] slots,
 /// whose address and length the loop never keeps in a register; a lane nested deeper
 /// returns false, and the caller codes it through every check.
+///
+/// A lane whose top level is depth 0 (every lane the recorder writes that no span from an
+/// earlier frame encloses) takes a copy of the loop without the depth context: its depths are
+/// all 0, whose code stays the one bit 0 ([`write_begin_at_depth_0`]).
 #[inline(always)]
 pub(super) fn encode_lane_by_depth(
     out: &mut Vec<u8>,
@@ -103,11 +107,24 @@ pub(super) fn encode_lane_by_depth(
     spans: &[CpuSpan],
     base: u64,
 ) -> bool {
+    match spans.first() {
+        None => true,
+        Some(first) if first.depth == 0 => by_depth_loop::<true>(out, w, spans, base, 0),
+        Some(first) => by_depth_loop::<false>(out, w, spans, base, first.depth),
+    }
+}
+
+/// The loop of [`encode_lane_by_depth`] for a lane whose top level is `top_depth`;
+/// `AT_DEPTH_0` when that is 0.
+#[inline(always)]
+fn by_depth_loop<const AT_DEPTH_0: bool>(
+    out: &mut Vec<u8>,
+    w: &mut WriteState,
+    spans: &[CpuSpan],
+    base: u64,
+    top_depth: u32,
+) -> bool {
     let mut open = [0u64; BY_DEPTH_LEVELS];
-    let Some(first) = spans.first() else {
-        return true;
-    };
-    let top_depth = first.depth;
     let [gap, leaf, tail, sym, depth] = CTX_INITIAL_MEANS;
     let mut begin_ctx = RicePair::new([gap, sym]);
     let mut depth_ctx = RiceContext::new(depth);
@@ -144,13 +161,13 @@ pub(super) fn encode_lane_by_depth(
             return false;
         }
         let in_span = level > 0;
-        write_begin(
-            out,
-            w,
-            (&mut begin_ctx, &mut depth_ctx),
-            (s.start_ns - last_ns, zigzag(i64::from(s.scope) - last_sym)),
-            (!in_span).then_some(s.depth),
-        );
+        let gap_sym = (s.start_ns - last_ns, zigzag(i64::from(s.scope) - last_sym));
+        if AT_DEPTH_0 {
+            write_begin_at_depth_0(out, w, &mut begin_ctx, gap_sym, in_span);
+        } else {
+            let depth = (!in_span).then_some(s.depth);
+            write_begin(out, w, (&mut begin_ctx, &mut depth_ctx), gap_sym, depth);
+        }
         last_sym = i64::from(s.scope);
         last_ns = s.start_ns;
         let Some(slot) = open.get_mut(level) else {
@@ -351,6 +368,46 @@ fn write_begin(
                 begin_ctx.update(gap, sym);
             }
         }
+    }
+}
+
+/// [`write_begin`] in a lane whose top level is depth 0, coded by depth: a span at the top
+/// level has depth 0, and the depth context, which sees no other value, codes it as the
+/// one bit 0 (its sum starts at 1 and a 0 never raises it: its parameter stays 0). So a
+/// begin is `n = gap + scope + 1` bits either way: the 1 token first when a span is open,
+/// the depth's 0 last when none is. The depth context is not kept: nothing else reads it.
+#[inline(always)]
+fn write_begin_at_depth_0(
+    out: &mut Vec<u8>,
+    w: &mut WriteState,
+    begin_ctx: &mut RicePair,
+    (gap, sym): (u64, u64),
+    in_span: bool,
+) {
+    // Parameters of at most 64: see `write_begin`.
+    let (k_gap, k_sym) = begin_ctx.k();
+    let (q_gap, q_sym) = (gap.wrapping_shr(k_gap), sym.wrapping_shr(k_sym));
+    let (gn, yn) = (code_len(k_gap, q_gap), code_len(k_sym, q_sym));
+    let gy_len = gn.wrapping_add(yn);
+    let n = gy_len.wrapping_add(1);
+    if (q_gap | q_sym) < UNARY_LIMIT && n <= 56 {
+        let g = rice_code(k_gap, q_gap, gap);
+        let y = rice_code(k_sym, q_sym, sym);
+        let open = u64::from(in_span);
+        // Open: 1, gap, scope. At the top level: gap, scope, 0.
+        let value = (((g << yn) | y) << (1 - open)) | (open << gy_len);
+        w.put_small(out, value, n);
+        // As in `write_begin`: no sum can overflow.
+        begin_ctx.update_unsaturated(gap, sym);
+    } else {
+        let taken = std::mem::take(out);
+        let (token, depth) = if in_span {
+            (Some(true), None)
+        } else {
+            (None, Some((0, 0)))
+        };
+        (*w, *out) = write_long(*w, taken, token, (k_gap, gap), [Some((k_sym, sym)), depth]);
+        begin_ctx.update(gap, sym);
     }
 }
 

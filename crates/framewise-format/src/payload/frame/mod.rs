@@ -450,3 +450,5 @@ fn decode_body(c: &mut Cursor<'_>, head: Head, frame: &mut Frame) -> Result<(), 
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_depth_0;

@@ -595,7 +595,7 @@ fn random_lane(rng: &mut Rng, damage: bool) -> Lane {
     }
 }
 
-fn encode_new(lane: &Lane, begin: u64) -> Result<Vec<u8>, String> {
+pub(super) fn encode_new(lane: &Lane, begin: u64) -> Result<Vec<u8>, String> {
     let mut out = vec![0xa5; 3]; // something before, as in a real payload
     let mut stack = Vec::new();
     encode_lane(&mut out, lane, begin, &mut stack, true).map_err(|e| format!("{e:?}"))?;
@@ -610,7 +610,7 @@ fn encode_checked(lane: &Lane, begin: u64) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-fn encode_old(lane: &Lane, begin: u64) -> Result<Vec<u8>, String> {
+pub(super) fn encode_old(lane: &Lane, begin: u64) -> Result<Vec<u8>, String> {
     let mut out = vec![0xa5; 3];
     reference::encode_lane(&mut out, lane, begin).map_err(|e| format!("{e:?}"))?;
     Ok(out)
@@ -630,7 +630,7 @@ fn decode_old(bytes: &[u8], begin: u64) -> (Result<Lane, DecodeError>, usize) {
 
 /// Whether the encoder codes `lane` by its depths alone, without starting again with
 /// every check.
-fn coded_by_depth(lane: &Lane) -> bool {
+pub(super) fn coded_by_depth(lane: &Lane) -> bool {
     let mut out = Vec::new();
     let mut w = WriteState::new(&out);
     let base = lane.spans.first().map_or(0, |s| s.start_ns);
