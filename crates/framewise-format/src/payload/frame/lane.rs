@@ -97,9 +97,9 @@ pub(super) fn encode_lane(
 /// whose address and length the loop never keeps in a register; a lane nested deeper
 /// returns false, and the caller codes it through every check.
 ///
-/// A lane whose top level is depth 0 (every lane the recorder writes that no span from an
-/// earlier frame encloses) takes a copy of the loop without the depth context: its depths are
-/// all 0, whose code stays the one bit 0 ([`write_begin_at_depth_0`]).
+/// A lane whose top level is depth 0, the usual case, takes a copy of the loop without the
+/// depth context: the depths it codes are all 0, whose code stays the one bit 0
+/// ([`write_begin_at_depth_0`]).
 #[inline(always)]
 pub(super) fn encode_lane_by_depth(
     out: &mut Vec<u8>,
