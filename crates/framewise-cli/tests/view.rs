@@ -246,6 +246,18 @@ fn view_refuses_a_file_that_is_not_a_capture() {
     assert!(line.starts_with("framewise: error: notes.txt: "), "{line}");
     let run = dir.run(&["view", "missing.sgpt"]).expect(4);
     run.one_error_line();
+    // A FIFO cannot be tailed: it is read once (no writer is needed to refuse it).
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path("game.fifo"))
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(made, "mkfifo");
+    let run = dir.run(&["view", "game.fifo", "--follow"]).expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: game.fifo: --follow tails a file a running game writes; a pipe or a FIFO is read once, whole (drop --follow)"
+    );
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
 }
 
 #[test]

@@ -60,6 +60,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         })?),
         None => None,
     };
+    if args.follow && framewise_analysis::load::is_stream(&args.capture) {
+        // Following re-reads the file as it grows; a stream is read once and then is gone.
+        anyhow::bail!(
+            "{}: --follow tails a file a running game writes; a pipe or a FIFO is read once, whole (drop --follow)",
+            args.capture.display()
+        );
+    }
     serve_capture(
         &args.capture,
         args.compare.as_deref(),
