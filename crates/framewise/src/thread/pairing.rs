@@ -100,9 +100,11 @@ pub(super) fn run<const FINE: bool>(
         taken,
     } = *cursor;
     let part = events.get(taken..).unwrap_or(&[]);
-    let mut rest = part.iter();
+    // Events consumed from `part` (an index, not an iterator: one induction variable).
+    let mut read = 0usize;
     let stop = 'events: {
-        for cell in rest.by_ref() {
+        while let Some(cell) = part.get(read) {
+            read += 1;
             // SAFETY: the caller passes only slots the producer published (acquire) and
             // that are not rewritten until the tail passes them.
             let event = unsafe { *cell.get() };
@@ -160,7 +162,7 @@ pub(super) fn run<const FINE: bool>(
         top,
         depth,
         last_ticks,
-        taken: taken + part.len() - rest.len() - unconsumed,
+        taken: taken + read - unconsumed,
     };
     stop
 }
