@@ -128,8 +128,7 @@ fn by_depth_loop<const AT_DEPTH_0: bool>(
     let [gap, leaf, tail, sym, depth] = CTX_INITIAL_MEANS;
     let mut begin_ctx = RicePair::new([gap, sym]);
     let mut depth_ctx = RiceContext::new(depth);
-    let mut leaf_ctx = RiceContext::new(leaf);
-    let mut tail_ctx = RiceContext::new(tail);
+    let mut end_ctx = [RiceContext::new(leaf), RiceContext::new(tail)];
     let mut last_ns = base;
     let mut last_sym: i64 = 0;
     // Open spans' ends: open[..level], innermost last; the open span at open[j] is at depth
@@ -141,33 +140,16 @@ fn by_depth_loop<const AT_DEPTH_0: bool>(
         if target > level {
             return false;
         }
-        if target < level {
+        let mut tail = 0usize;
+        while target < level {
             level -= 1;
-            let Some(end_ns) = end_open(
-                out,
-                w,
-                &mut leaf_ctx,
-                open[level % BY_DEPTH_LEVELS],
-                last_ns,
-                true,
-            ) else {
+            let ctx = &mut end_ctx[tail];
+            let Some(end_ns) = end_open(out, w, ctx, open[level % BY_DEPTH_LEVELS], last_ns, true)
+            else {
                 return false;
             };
             last_ns = end_ns;
-            while target < level {
-                level -= 1;
-                let Some(end_ns) = end_open(
-                    out,
-                    w,
-                    &mut tail_ctx,
-                    open[level % BY_DEPTH_LEVELS],
-                    last_ns,
-                    true,
-                ) else {
-                    return false;
-                };
-                last_ns = end_ns;
-            }
+            tail = 1;
         }
         if s.start_ns < last_ns {
             return false;
@@ -189,15 +171,16 @@ fn by_depth_loop<const AT_DEPTH_0: bool>(
         level += 1;
     }
     // Every span has begun: the remaining ends carry no token.
-    let mut ctx = &mut leaf_ctx;
+    let mut tail = 0usize;
     while level > 0 {
         level -= 1;
+        let ctx = &mut end_ctx[tail];
         let Some(end_ns) = end_open(out, w, ctx, open[level % BY_DEPTH_LEVELS], last_ns, false)
         else {
             return false;
         };
         last_ns = end_ns;
-        ctx = &mut tail_ctx;
+        tail = 1;
     }
     true
 }
