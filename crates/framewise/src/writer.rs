@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use framewise_format::model::{Frame, GpuPass, GpuQueueFrame, GpuTiming, SymbolTable};
+use framewise_format::model::{Frame, GpuPass, GpuQueueFrame, GpuTiming, Lane, SymbolTable};
 use framewise_format::{EncodeError, Writer};
 
 use crate::clock::SessionClock;
@@ -127,6 +127,10 @@ pub(crate) struct WriterThread {
     unflushed: Vec<FrameWritten>,
     /// When to wake when no message waits: between two frame closes.
     wake: WakePlan,
+    /// Empty lanes the writer keeps warm in its cache: swapped into each batch it gathers
+    /// and back once the frame is written, so that the spans are not written into the lanes
+    /// of a batch last touched a whole queue of frames earlier (the ring rotates its batches).
+    warm_lanes: Vec<Lane>,
 }
 
 /// The sink is flushed once no message waits (so a writer that keeps up flushes every
@@ -158,6 +162,7 @@ impl WriterThread {
             refused_pending: 0,
             unflushed: Vec::with_capacity(FLUSH_EVERY_FRAMES),
             wake: WakePlan::default(),
+            warm_lanes: Vec::new(),
         }
     }
 
@@ -292,6 +297,9 @@ impl WriterThread {
             discarded.marks.clear();
         }
         batch.open_closed(&clock);
+        // Every lane the writer holds is empty (see `give_back_lanes`), as are a recycled
+        // batch's: the swap changes where the spans go, not what they are.
+        std::mem::swap(&mut batch.frame.lanes, &mut self.warm_lanes);
         batch.lanes_used = thread::drain_lanes(batch.closed.cutoff_ticks, &clock, &mut batch.frame);
         batch.frame.marks.append(&mut batch.staged_marks);
         self.wake.frame_ended(batch.frame.cpu_end_ns);
@@ -399,11 +407,22 @@ impl WriterThread {
                     .fetch_add(1, Ordering::Relaxed);
             }
             self.write_frame(&mut batch);
+            self.give_back_lanes(&mut batch);
             self.shared.recycle(batch);
         }
         if stopping {
             // Everything written reaches the OS (and the hook) before the directory.
             self.flush_sink();
+        }
+    }
+
+    /// Takes the written frame's lanes back, emptied, to keep them warm for the next frame
+    /// gathered, and leaves the batch the empty lanes the writer held.
+    fn give_back_lanes(&mut self, batch: &mut FrameBatch) {
+        std::mem::swap(&mut batch.frame.lanes, &mut self.warm_lanes);
+        for lane in &mut self.warm_lanes {
+            lane.spans.clear();
+            lane.dropped_spans = 0;
         }
     }
 

@@ -153,3 +153,60 @@ fn with_no_wait_a_frame_is_written_at_close_without_its_results() {
         (1, 1)
     );
 }
+
+#[test]
+fn spans_of_frames_held_for_gpu_results_stay_in_their_own_frame() {
+    // The writer gathers frames 1-3 while frames 0-2 wait for their results: each frame's
+    // spans must land in its own frame, whichever lanes the writer gathered them into.
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("gpu_held_spans");
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .gpu_queue("graphics", 1.0)
+        .start(path.as_path())
+        .unwrap();
+    let queue = session.gpu_queue("graphics").unwrap();
+    let pass = session.pass_label("pass");
+    let mut tickets = Vec::new();
+    for index in 0..8u64 {
+        for _ in 0..=index {
+            let _work = framewise::scope!("work");
+        }
+        if index < 3 {
+            tickets.push(session.gpu_submit(queue));
+        }
+        if index == 3 {
+            for (i, ticket) in tickets.drain(..).enumerate() {
+                let base = 1_000 * i as u64;
+                let timing = GpuPassTiming {
+                    pass,
+                    depth: 0,
+                    begin_ticks: Some(base),
+                    end_ticks: Some(base + 10),
+                };
+                session.gpu_deliver(ticket, &[timing]);
+            }
+        }
+        session.end_frame();
+    }
+    let report = session.stop().unwrap();
+    assert_eq!(report.frames_written, 8);
+    assert_eq!(report.gpu_results_missing, 0);
+
+    let capture = common::open(&path);
+    let frames = common::frames(&capture);
+    let spans: Vec<(u64, usize, u64)> = frames
+        .iter()
+        .map(|frame| {
+            let count = frame.lanes.iter().map(|lane| lane.spans.len()).sum();
+            let dropped = frame.lanes.iter().map(|lane| lane.dropped_spans).sum();
+            (frame.index, count, dropped)
+        })
+        .collect();
+    let expected: Vec<(u64, usize, u64)> = (0..8).map(|i| (i, i as usize + 1, 0)).collect();
+    assert_eq!(spans, expected, "(frame, spans, dropped spans)");
+    for frame in &frames[..3] {
+        assert!(frame.gpu.expected && !frame.gpu.results_missing);
+        assert_eq!(frame.gpu.passes.len(), 1, "frame {}", frame.index);
+    }
+}
