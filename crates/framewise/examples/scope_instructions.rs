@@ -1,5 +1,5 @@
 //! Scope loops for counting instructions per scope with callgrind, a figure that does not
-//! move with the machine's load (see `docs/PERFORMANCE.md`, "Recorder"):
+//! move with the machine's load (see `docs/performance/recorder.md`):
 //!
 //! ```text
 //! cargo build --release -p framewise --example scope_instructions
