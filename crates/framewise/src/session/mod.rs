@@ -42,15 +42,15 @@ pub const DEFAULT_QUEUE_BYTES: usize = 64 * 1024 * 1024;
 /// Default number of frames that may be in flight to the writer (queued or held for GPU
 /// results) in lossless mode, where a game thread whose writer is that far behind waits for
 /// it. A queued frame holds no spans (they stay in the threads' rings until the writer
-/// gathers them); each frame of the queue keeps its buffers (made at start, and the lanes
-/// the writer fills and leaves in it for reuse): about 23 KiB a frame for frames of 200
-/// spans on 4 threads.
+/// gathers them); each frame of the queue keeps the buffers made for it at start (the
+/// writer fills one set of lanes of its own, not the batch's): about 12 KiB a frame for
+/// frames of 200 spans on 4 threads.
 pub const DEFAULT_QUEUE_FRAMES: usize = 128;
 /// Default number of frames that may be in flight to the writer in realtime mode, where a
 /// frame that finds the queue full is dropped: 512 frames ride out a writer starved of CPU
 /// for half a second of a 1,000 frames/s game (8.5 s at 60 Hz) without a drop, about as long
 /// as a thread's ring holds the events of 50 scopes a frame (a thread recording more loses
-/// spans, counted, before the queue fills). About 9 MiB more than 128 frames would hold.
+/// spans, counted, before the queue fills). About 4.6 MiB more than 128 frames would hold.
 pub const DEFAULT_REALTIME_QUEUE_FRAMES: usize = 512;
 /// How many recent frames a session remembers to place usermark windows.
 const FRAME_HISTORY: usize = 4096;
