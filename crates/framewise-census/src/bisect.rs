@@ -289,7 +289,7 @@ pub struct CandidateResult {
     pub error: Option<String>,
 }
 
-/// The bisection's result (`framewise.bisect/1`, docs/CLI.md).
+/// The bisection's result (`framewise.bisect/1`, docs/cli/census.md).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BisectReport {
     /// Always [`BISECT_SCHEMA`].

@@ -1,7 +1,7 @@
 //! Hints: a closed vocabulary of findings read off censuses, each with its evidence and a
 //! fix that names the spawning site where the census knows it (else `unknown`).
 //!
-//! The thresholds are constants here and in docs/CLI.md ("framewise census"); a hint is
+//! The thresholds are constants here and in docs/cli/census.md; a hint is
 //! a lead to measure (the bisection measures), never a verdict.
 
 use std::collections::BTreeMap;
@@ -66,7 +66,7 @@ pub struct Hint {
     pub kind: HintKind,
     /// What it is about, in a few words (`mesh tree × material bark`, `light Lamp`).
     pub subject: String,
-    /// The numbers behind it; the shape depends on `kind` (docs/CLI.md).
+    /// The numbers behind it; the shape depends on `kind` (docs/cli/census.md).
     pub evidence: Evidence,
     /// What to change, naming the site where known.
     pub fix: String,

@@ -3,7 +3,7 @@
 //! An engine fills a [`SceneParts`] (entries, meshes, materials, textures, lights, views,
 //! asset counts) and [`Census::new`] derives everything else — per-entry counts, the groups
 //! that share one mesh and material, the totals — so every engine's census adds up the same
-//! way. The JSON shape is `framewise.census/1` (docs/CLI.md, "framewise census").
+//! way. The JSON shape is `framewise.census/1` (docs/cli/census.md).
 
 use std::collections::{BTreeMap, BTreeSet};
 

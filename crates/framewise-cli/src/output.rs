@@ -11,7 +11,7 @@ use anyhow::{bail, Context};
 pub enum Format {
     /// Aligned tables with units, for people.
     Console,
-    /// The JSON documented in docs/CLI.md, for machines.
+    /// The JSON documented on each verb's page under docs/cli/, for machines.
     Json,
     /// Markdown tables (a PR comment, a report).
     Markdown,
@@ -44,7 +44,7 @@ pub struct Annotation {
 
 /// What a verb hands to [`emit`]: its JSON and its renderings for people.
 pub trait Report {
-    /// The machine-readable result (docs/CLI.md documents every schema).
+    /// The machine-readable result (each verb's page under docs/cli/ documents its schema).
     fn json(&self) -> anyhow::Result<serde_json::Value>;
     /// Aligned text tables for a terminal.
     fn console(&self, out: &mut String);

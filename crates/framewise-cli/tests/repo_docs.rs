@@ -1,7 +1,9 @@
 //! The repository's documents against the repository: every document the code, the docs and
-//! the messages cite exists, and ARCHITECTURE.md's crate table and the README's tour list
-//! exactly the workspace's crates (and the table their workspace dependencies), as
-//! `cargo metadata` reports them; and every crate root states its stance on `unsafe`.
+//! the messages cite exists, every relative link and anchor of the documentation's pages
+//! (README.md, ARCHITECTURE.md, docs/ and the pages under it) resolves, and
+//! ARCHITECTURE.md's crate table and the README's tour list exactly the workspace's crates
+//! (and the table their workspace dependencies), as `cargo metadata` reports them; and every
+//! crate root states its stance on `unsafe`.
 
 #![expect(
     clippy::unwrap_used,
@@ -197,9 +199,11 @@ fn cited_documents(text: &str) -> Vec<(&str, Option<&str>)> {
             .last()
             .map_or(at, |(i, _)| i);
         let word = &text[start..end];
-        // Documents are named in capitals (README.md, docs/CLI.md).
+        // Documents are named in capitals (README.md, docs/CLI.md); the pages under docs/
+        // in lower case (docs/cli/gate.md) are cited by their path from the root.
         let stem = crate_of(word).trim_end_matches(".md");
-        if !stem.is_empty() && stem.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+        let capitals = stem.chars().all(|c| c.is_ascii_uppercase() || c == '_');
+        if !stem.is_empty() && (capitals || word.starts_with("docs/")) {
             let fragment = text[end..].strip_prefix('#').map(|rest| {
                 let len = rest
                     .find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
@@ -212,24 +216,134 @@ fn cited_documents(text: &str) -> Vec<(&str, Option<&str>)> {
     cited
 }
 
+/// The lines of a markdown document outside its fenced code blocks.
+fn prose_lines(doc: &str) -> impl Iterator<Item = &str> {
+    let mut fenced = false;
+    doc.lines().filter(move |l| {
+        if l.trim_start().starts_with("```") {
+            fenced = !fenced;
+            return false;
+        }
+        !fenced
+    })
+}
+
 /// The anchors a markdown renderer gives a document's headings: lower case, spaces as
-/// hyphens, punctuation other than `-` and `_` dropped (`## Truth grades` → `truth-grades`).
+/// hyphens, punctuation other than `-` and `_` dropped (`## Truth grades` → `truth-grades`);
+/// a heading seen before gets `-1`, `-2`, … after its anchor, as GitHub numbers them.
 fn heading_anchors(doc: &str) -> BTreeSet<String> {
-    doc.lines()
-        .filter(|l| l.starts_with('#'))
-        .map(|l| {
-            l.trim_start_matches('#')
-                .trim()
-                .to_lowercase()
-                .chars()
-                .filter_map(|c| match c {
-                    ' ' => Some('-'),
-                    c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-                    _ => None,
-                })
-                .collect()
-        })
-        .collect()
+    let mut anchors = BTreeSet::new();
+    for line in prose_lines(doc).filter(|l| l.starts_with('#')) {
+        let anchor: String = line
+            .trim_start_matches('#')
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter_map(|c| match c {
+                ' ' => Some('-'),
+                c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                _ => None,
+            })
+            .collect();
+        let mut unique = anchor.clone();
+        let mut seen = 0;
+        while anchors.contains(&unique) {
+            seen += 1;
+            unique = format!("{anchor}-{seen}");
+        }
+        anchors.insert(unique);
+    }
+    anchors
+}
+
+/// The targets of a markdown document's inline links and images (`[text](target)`), outside
+/// fenced code blocks and code spans.
+fn link_targets(doc: &str) -> Vec<&str> {
+    let mut targets = Vec::new();
+    for line in prose_lines(doc) {
+        // Code spans are the odd-numbered pieces between backticks.
+        for (i, piece) in line.split('`').enumerate() {
+            if i % 2 == 1 {
+                continue;
+            }
+            for (at, _) in piece.match_indices("](") {
+                let rest = &piece[at + 2..];
+                if let Some(len) = rest.find(')') {
+                    targets.push(rest[..len].trim());
+                }
+            }
+        }
+    }
+    targets
+}
+
+/// The markdown pages of the documentation: README.md, ARCHITECTURE.md, docs/*.md and
+/// docs/*/*.md (the pages split out of an entry page, as docs/cli/ and docs/performance/).
+fn documentation_pages(root: &Path) -> Vec<PathBuf> {
+    let is_md = |p: &Path| p.extension().is_some_and(|e| e == "md");
+    let mut pages = vec![root.join("README.md"), root.join("ARCHITECTURE.md")];
+    let mut dirs = vec![root.join("docs")];
+    while let Some(dir) = dirs.pop() {
+        let depth = dir.strip_prefix(root).unwrap().components().count();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() && depth < 2 {
+                dirs.push(path);
+            } else if path.is_file() && is_md(&path) {
+                pages.push(path);
+            }
+        }
+    }
+    pages.sort();
+    pages
+}
+
+#[test]
+fn every_relative_link_in_the_documentation_resolves() {
+    let root = root();
+    let pages = documentation_pages(&root);
+    assert!(
+        pages.iter().any(|p| p.ends_with("docs/cli/gate.md"))
+            && pages
+                .iter()
+                .any(|p| p.ends_with("docs/performance/recorder.md")),
+        "the pages under docs/cli/ and docs/performance/ are not among those checked: {pages:?}"
+    );
+    let mut dangling = Vec::new();
+    let mut checked = 0;
+    for page in &pages {
+        let doc = std::fs::read_to_string(page).unwrap();
+        let shown = page.strip_prefix(&root).unwrap().display();
+        for target in link_targets(&doc) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (path, fragment) = target.split_once('#').unwrap_or((target, ""));
+            let file = if path.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(path)
+            };
+            if !file.exists() {
+                dangling.push(format!("{shown}: {target} (no such file)"));
+            } else if !fragment.is_empty() {
+                let text = std::fs::read_to_string(&file).unwrap_or_default();
+                if !heading_anchors(&text).contains(fragment) {
+                    dangling.push(format!("{shown}: {target} (no such heading)"));
+                }
+            }
+        }
+    }
+    assert!(
+        dangling.is_empty(),
+        "relative links in the documentation that lead nowhere:\n{}",
+        dangling.join("\n")
+    );
+    assert!(
+        checked > 100,
+        "only {checked} relative links found: is the parser broken?"
+    );
 }
 
 #[test]

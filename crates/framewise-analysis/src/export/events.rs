@@ -1,5 +1,5 @@
 //! The Chrome Trace Event documents `framewise trace` writes, one type per kind of event:
-//! these types are the schema (docs/CLI.md, `framewise trace`). Fields serialize in the
+//! these types are the schema (docs/cli/trace.md). Fields serialize in the
 //! order they are declared; optional members are left out when absent.
 //!
 //! Times are [`Micros`]: microseconds written from integer nanoseconds with three decimals,

@@ -35,7 +35,7 @@ pub struct Args {
     pub output: OutputArgs,
 }
 
-/// The document `framewise bisect --format json` prints (docs/CLI.md,
+/// The document `framewise bisect --format json` prints (docs/cli/bisect.md,
 /// `framewise.bisect-report/1`).
 #[derive(Clone, Debug, Serialize)]
 pub struct BisectView {

@@ -38,7 +38,7 @@ pub struct Args {
     pub output: OutputArgs,
 }
 
-/// The document `framewise census --format json` prints (docs/CLI.md,
+/// The document `framewise census --format json` prints (docs/cli/census.md,
 /// `framewise.census-report/1`).
 #[derive(Clone, Debug, Serialize)]
 pub struct CensusView {

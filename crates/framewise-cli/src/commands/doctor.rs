@@ -89,7 +89,7 @@ fn probe_clock() -> Result<(String, f64), String> {
     Ok((meta.cpu_clock.source.clone(), meta.cpu_clock.resolution_ns))
 }
 
-/// The document `framewise doctor --format json` prints (docs/CLI.md, `framewise.doctor/1`).
+/// The document `framewise doctor --format json` prints (docs/cli/doctor.md, `framewise.doctor/1`).
 #[derive(Clone, Debug, Serialize)]
 struct Doctor {
     schema: &'static str,

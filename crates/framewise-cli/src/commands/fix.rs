@@ -60,7 +60,7 @@ pub struct Args {
     pub output: OutputArgs,
 }
 
-/// The JSON of `fix` (docs/CLI.md).
+/// The JSON of `fix` (docs/cli/dot-framewise.md).
 #[derive(Debug, Serialize)]
 pub struct FixDoc {
     /// `framewise.fix/1`.

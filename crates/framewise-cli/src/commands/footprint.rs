@@ -68,7 +68,7 @@ fn full_key(key: &str, facets: &[String]) -> anyhow::Result<String> {
     })
 }
 
-/// The document `framewise footprint --format json` prints (docs/CLI.md,
+/// The document `framewise footprint --format json` prints (docs/cli/footprint.md,
 /// `framewise.footprint/1`).
 #[derive(Clone, Debug, Serialize)]
 struct FootprintView {

@@ -37,7 +37,7 @@ pub struct Args {
     pub output: OutputArgs,
 }
 
-/// The JSON of `history` (docs/CLI.md).
+/// The JSON of `history` (docs/cli/dot-framewise.md).
 #[derive(Debug, Serialize)]
 pub struct HistoryDoc {
     /// The timeline (schema `framewise.history/1`).

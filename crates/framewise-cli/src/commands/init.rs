@@ -26,7 +26,7 @@ pub struct Args {
     pub output: OutputArgs,
 }
 
-/// The JSON of `init` (docs/CLI.md).
+/// The JSON of `init` (docs/cli/dot-framewise.md).
 #[derive(Debug, Serialize)]
 pub struct InitDoc {
     /// `framewise.init/1`.

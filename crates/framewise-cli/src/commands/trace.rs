@@ -141,7 +141,7 @@ struct TraceView {
     defects: Vec<Defect>,
 }
 
-/// `trace --format json` (docs/CLI.md, `framewise.trace-export/1`).
+/// `trace --format json` (docs/cli/trace.md, `framewise.trace-export/1`).
 #[derive(serde::Serialize)]
 struct TraceReport<'a> {
     schema: &'static str,

@@ -40,7 +40,7 @@ pub struct Args {
     /// Wake on the records of bench and CI runs (`automated`) too.
     #[arg(long)]
     pub include_automated: bool,
-    /// `console`: one line per wake; `json`: one JSON object per line (docs/CLI.md).
+    /// `console`: one line per wake; `json`: one JSON object per line (docs/cli/dot-framewise.md).
     #[arg(long, value_enum, default_value = "console")]
     pub format: WatchFormat,
     #[command(flatten)]

@@ -1,5 +1,5 @@
 //! The `CENS` payload (format version 2): a scene census, carried as the JSON document
-//! `framewise.census/1` (docs/CLI.md). This crate checks the framing (symbol block, one
+//! `framewise.census/1` (docs/cli/census.md). This crate checks the framing (symbol block, one
 //! UTF-8 string, nothing after it); the document's own shape is read by `framewise-census`.
 
 use crate::error::DecodeError;

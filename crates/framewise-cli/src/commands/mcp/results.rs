@@ -1,7 +1,7 @@
 //! What the MCP tools take and return: typed structs whose JSON schemas the server
 //! advertises (`inputSchema`, `outputSchema`). Each tool's result is a headline — the
 //! verdict, its exit code, the few numbers an agent acts on — and the path of the file
-//! holding the verb's whole `--format json` document (docs/CLI.md has every schema), so a
+//! holding the verb's whole `--format json` document (each verb's page under docs/cli/ has its schema), so a
 //! large result never floods the conversation.
 
 use schemars::JsonSchema;
