@@ -373,10 +373,12 @@ pub fn inspect_with(
             path: path.to_owned(),
         });
     }
+    load::refuse_special(path, &meta)?;
     let file = path.display().to_string();
     if load::is_stream(path) {
-        // A pipe or a FIFO is read once, whole (a peek would consume its first bytes).
-        let bytes = std::fs::read(path).map_err(io)?;
+        // A pipe or a FIFO is read once, whole (a peek would consume its first bytes); a
+        // stream whose first bytes are no capture's is refused before it is read on.
+        let bytes = load::read_stream(path, &mut |_| {})?;
         if load::detect(&bytes) == Some(FileKind::Sgpt) {
             let reader = read::from_bytes(bytes).map_err(|e| LoadError::Sgpt {
                 message: format!("{file}: {e}"),

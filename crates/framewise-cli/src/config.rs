@@ -379,6 +379,7 @@ pub fn load(args: &ConfigArgs) -> anyhow::Result<Config> {
     if path.is_dir() {
         bail!("{}: is a directory, not a config file", path.display());
     }
+    crate::input::refuse_device(path, "a config file")?;
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("{}: cannot read the config", path.display()))?;
     if text.trim_start().starts_with('{') {

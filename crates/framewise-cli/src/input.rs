@@ -212,6 +212,20 @@ pub fn load_error(path: &Path, err: &LoadError) -> anyhow::Error {
     .into()
 }
 
+/// Refuses a character or block device, or a socket, where a verb reads a file that is not a
+/// capture (`--config`, a bench result): a device such as `/dev/zero` never ends, so reading
+/// it whole would never return. Anything else, a path that does not exist included, is left
+/// to the read, which says what is wrong.
+pub fn refuse_device(path: &Path, what: &str) -> anyhow::Result<()> {
+    let kind = std::fs::metadata(path)
+        .ok()
+        .and_then(|meta| framewise_analysis::load::special_kind(&meta));
+    match kind {
+        Some(kind) => anyhow::bail!("{}: is a {kind}, not {what}", path.display()),
+        None => Ok(()),
+    }
+}
+
 /// A path as shown in outputs: as the user spelled it.
 pub fn shown(path: &Path) -> String {
     path.display().to_string()

@@ -28,9 +28,15 @@ fn mkfifo(path: &Path) {
 /// A character device like `/dev/null` (1, 3), made in the test's own directory. Needs
 /// root (or CAP_MKNOD): `None` without it, and the caller says it skipped.
 fn mknod_null(path: &Path) -> Option<PathBuf> {
+    mknod_char(path, "3")
+}
+
+/// The character device of major 1 and minor `minor` (3: `/dev/null`, 5: `/dev/zero`),
+/// made in the test's own directory; `None`, said on stderr, without root.
+fn mknod_char(path: &Path, minor: &str) -> Option<PathBuf> {
     let out = Command::new("mknod")
         .arg(path)
-        .args(["c", "1", "3"])
+        .args(["c", "1", minor])
         .output()
         .expect("mknod runs");
     if out.status.success() {
@@ -251,4 +257,82 @@ fn a_capture_is_read_from_a_fifo_once_whole() {
         run.one_error_line(),
         "framewise: error: game.fifo: empty input (0 bytes): not a capture"
     );
+}
+
+/// Room for a run of the binary, but not for an endless input read into memory.
+const ADDRESS_SPACE_KIB: u64 = 4 << 20;
+
+#[test]
+fn a_device_given_as_a_capture_is_refused_at_once() {
+    // A character device that never ends (`/dev/zero`) was read whole before its first bytes
+    // were looked at, and the read never returned. Every verb that reads a capture, or a
+    // file beside one, now refuses a device by its type, in one line, exit 4. The address
+    // space is limited so that a regression fails (an allocation refused) instead of
+    // filling the machine's memory.
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    let Some(_zero) = mknod_char(&dir.path("zero"), "5") else {
+        eprintln!("skipping a_device_given_as_a_capture_is_refused_at_once: mknod needs root");
+        return;
+    };
+    let refused: [&[&str]; 14] = [
+        &["summarize", "zero"],
+        &["inspect", "zero"],
+        &["diff", "game.sgpt", "zero"],
+        &["gate", "zero", "game.sgpt"],
+        &["trace", "zero", "-o", "out.json"],
+        &["hitches", "zero"],
+        &["attribute", "zero"],
+        &["view", "zero", "--port", "0"],
+        &["view", "game.sgpt", "--compare", "zero", "--port", "0"],
+        &["census", "zero"],
+        &["bisect", "zero"],
+        &["issues", "--capture", "zero", "--dir", "."],
+        &["bench", "--compare", "zero", "zero"],
+        &["summarize", "game.sgpt", "--config", "zero"],
+    ];
+    for args in refused {
+        let run = dir.run_address_space_limited(args, ADDRESS_SPACE_KIB);
+        let run = run.expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.starts_with("framewise: ") && line.contains("zero: "),
+            "{args:?}: {line}"
+        );
+        assert!(
+            line.contains("character device") || line.contains("device holds no"),
+            "{args:?}: {line}"
+        );
+        assert_eq!(run.stdout, "", "{args:?}");
+    }
+    // A pipe of garbage that never ends is refused by its first bytes, before it is read
+    // on; the writer then meets a closed pipe.
+    let fifo = dir.path("zeros.fifo");
+    mkfifo(&fifo);
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(fifo)
+                .expect("the FIFO opens");
+            let zeros = vec![0u8; 1 << 16];
+            while f.write_all(&zeros).is_ok() {}
+        })
+    };
+    let run = dir
+        .run_address_space_limited(&["summarize", "zeros.fifo"], ADDRESS_SPACE_KIB)
+        .expect(4);
+    writer.join().expect("the writer");
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: zeros.fifo: not a capture: its first bytes, 00 00 00 00 00 00 00 00 (hex), match no known format (.sgpt, .litecap, Chrome JSON)"
+    );
+    // A capture through a FIFO still reads, under the same limit.
+    let capture = std::fs::read(dir.path("game.sgpt")).expect("the capture");
+    let writer = feed(&fifo, capture);
+    dir.run_address_space_limited(&["summarize", "zeros.fifo"], ADDRESS_SPACE_KIB)
+        .expect(0);
+    writer.join().expect("the writer");
 }

@@ -50,6 +50,15 @@ pub enum LoadError {
         /// The path.
         path: PathBuf,
     },
+    /// The path is a character or block device, or a socket: no capture is read from one
+    /// (a device such as `/dev/zero` never ends).
+    #[error("{}: is a {kind}, not a capture: a capture is read from a regular file, a pipe or a FIFO", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is: `character device`, `block device` or `socket`.
+        kind: &'static str,
+    },
     /// The file is empty.
     #[error("empty input (0 bytes): not a capture")]
     Empty,
@@ -331,10 +340,7 @@ pub fn open_with_progress(
         // A pipe or a FIFO (`/dev/stdin`) is read once, whole: peeking at its first bytes
         // would consume them, and the reader opening it again would find the rest, or
         // nothing ("0 bytes, shorter than the 32-byte header").
-        let bytes = read_reporting(path, 0, progress).map_err(|source| LoadError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let bytes = read_stream(path, progress)?;
         return from_bytes_reporting(bytes, options, progress);
     }
     // Peek first: an .sgpt goes to the format crate's own reader, which opens the file.
@@ -398,10 +404,41 @@ pub fn open_with_frame_source(
     Ok((capture, FrameSource::kept()))
 }
 
-/// Whether `path` is a stream that can be read only once, front to back: neither a regular
-/// file nor a directory (a pipe, a FIFO, a character device such as `/dev/stdin` on a pipe).
+/// Whether `path` is a stream that can be read only once, front to back: a pipe or a FIFO
+/// (`/dev/stdin` on a pipe is one). A character or block device or a socket is no stream
+/// here: it is refused ([`LoadError::NotAFile`]), never read.
 pub fn is_stream(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+}
+
+/// What a file is when it is neither a regular file, a directory nor a FIFO:
+/// `character device`, `block device` or `socket`; `None` otherwise.
+pub fn special_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let file_type = meta.file_type();
+    if file_type.is_char_device() {
+        Some("character device")
+    } else if file_type.is_block_device() {
+        Some("block device")
+    } else if file_type.is_socket() {
+        Some("socket")
+    } else {
+        None
+    }
+}
+
+/// Refuses what holds no capture though it can be opened: a character or block device, or
+/// a socket. A device such as `/dev/zero` never ends, so it is refused by its type, before
+/// anything opens it, with one line.
+pub fn refuse_special(path: &Path, meta: &std::fs::Metadata) -> Result<(), LoadError> {
+    match special_kind(meta) {
+        Some(kind) => Err(LoadError::NotAFile {
+            path: path.to_owned(),
+            kind,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// What [`peek`] found.
@@ -425,6 +462,7 @@ pub(crate) fn peek(path: &Path) -> Result<Peeked, LoadError> {
             path: path.to_owned(),
         });
     }
+    refuse_special(path, &meta)?;
     let mut head = [0u8; 4];
     let n = {
         use std::io::Read;
@@ -440,20 +478,75 @@ pub(crate) fn peek(path: &Path) -> Result<Peeked, LoadError> {
     })
 }
 
+/// Whether `head`, a stream's first bytes, already decides its kind: four bytes decide a
+/// magic (`.sgpt`, `.litecap`, a damaged `.sgpt` magic), and the first byte that is not
+/// blank decides Chrome JSON or nothing. More bytes never change what they decided.
+fn kind_decided(head: &[u8]) -> bool {
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    head.len() >= 4 && body.iter().any(|b| !b.is_ascii_whitespace())
+}
+
+/// Reads a stream (a pipe or a FIFO) once, whole, reporting bytes read; but first its
+/// first bytes, and an input that they show is no capture is refused there, before reading
+/// on: a stream of garbage can be endless (`cat /dev/zero | framewise summarize /dev/stdin`).
+pub(crate) fn read_stream(
+    path: &Path,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Vec<u8>, LoadError> {
+    use std::io::Read;
+    let io = |source| LoadError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    refuse_special(path, &meta)?;
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    let mut head = Vec::new();
+    let mut piece = [0u8; 4096];
+    while !kind_decided(&head) {
+        match f.read(&mut piece) {
+            Ok(0) => break,
+            Ok(n) => head.extend_from_slice(piece.get(..n).unwrap_or(&[])),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io(e)),
+        }
+    }
+    if head.is_empty() {
+        return Err(LoadError::Empty);
+    }
+    if detect(&head).is_none() {
+        return Err(LoadError::UnknownFormat {
+            head: head.iter().take(8).copied().collect(),
+        });
+    }
+    read_rest(f, head, 0, progress).map_err(io)
+}
+
 /// Reads a whole file in pieces, reporting bytes read.
 fn read_reporting(
     path: &Path,
     expected_len: u64,
     progress: &mut dyn FnMut(Progress),
 ) -> std::io::Result<Vec<u8>> {
+    let f = std::fs::File::open(path)?;
+    read_rest(f, Vec::new(), expected_len, progress)
+}
+
+/// Reads `f` to its end after the `bytes` already read from it, reporting bytes read.
+fn read_rest(
+    mut f: std::fs::File,
+    mut bytes: Vec<u8>,
+    expected_len: u64,
+    progress: &mut dyn FnMut(Progress),
+) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     const PIECE: usize = 1 << 20;
-    let mut f = std::fs::File::open(path)?;
     // The length is a hint: the file may change while it is read; never trust it for
     // more than the first allocation.
     let hint = usize::try_from(expected_len).unwrap_or(0).min(1 << 30);
-    let mut bytes = Vec::with_capacity(hint);
+    bytes.reserve(hint.saturating_sub(bytes.len()));
     let mut reporter = Reporter::start(progress, Stage::Reading, expected_len);
+    reporter.update(bytes.len() as u64);
     let mut piece = vec![0u8; PIECE];
     loop {
         let n = match f.read(&mut piece) {

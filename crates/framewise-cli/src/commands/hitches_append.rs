@@ -80,6 +80,7 @@ pub fn locate(given: Option<&Path>, capture: &Path) -> anyhow::Result<(PathBuf, 
 /// The records derived from the `.sgpt` capture at `path`, in the order the live log would
 /// write them, with the frames read and lost.
 pub fn derive(path: &Path) -> anyhow::Result<(Vec<Record>, u64, u64)> {
+    crate::input::refuse_device(path, "a capture")?;
     let opened = framewise_format::read::open(path).map_err(|e| {
         anyhow::anyhow!(
             "{}: --append derives incidents from .sgpt captures only: {e}",

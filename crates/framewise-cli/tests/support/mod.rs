@@ -88,8 +88,23 @@ impl Dir {
     /// Runs with extra environment variables.
     pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_framewise"));
-        cmd.args(args)
-            .current_dir(self.tmp.path())
+        cmd.args(args);
+        self.run_command(cmd, env)
+    }
+
+    /// Runs with the process's address space limited to `kib` KiB (`ulimit -v`): a run that
+    /// reads an endless input into memory fails there (an allocation refused, an abort)
+    /// rather than running until the machine runs out.
+    pub fn run_address_space_limited(&self, args: &[&str], kib: u64) -> Run {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", &format!("ulimit -v {kib} && exec \"$0\" \"$@\"")])
+            .arg(env!("CARGO_BIN_EXE_framewise"))
+            .args(args);
+        self.run_command(cmd, &[])
+    }
+
+    fn run_command(&self, mut cmd: Command, env: &[(&str, &str)]) -> Run {
+        cmd.current_dir(self.tmp.path())
             .env_remove("GITHUB_STEP_SUMMARY")
             .env_remove("RUST_BACKTRACE")
             // The `.framewise/` verbs read it; a tester's own must not leak in.

@@ -281,6 +281,7 @@ pub fn run_named(
 
 /// Reads a bench result file.
 pub fn read_result(path: &Path) -> anyhow::Result<BenchResult> {
+    crate::input::refuse_device(path, "a bench result")?;
     let bytes = std::fs::read(path)
         .with_context(|| format!("{}: cannot read the bench result", path.display()))?;
     let Ok(text) = String::from_utf8(bytes) else {
