@@ -114,10 +114,15 @@ pub(crate) fn reset_all() {
     }
 }
 
-/// Appends this frame's value of every counter touched in the session, resetting sums. Takes
-/// no lock: the slots are walked through their links.
-pub(crate) fn collect(out: &mut Vec<CounterValue>) {
+/// Appends this frame's value of every counter touched in the session, resetting sums, and
+/// writes the first slots' addresses into `lines` (as many as it holds, in the order walked:
+/// where the next call will read). Takes no lock: the slots are walked through their links.
+pub(crate) fn collect(out: &mut Vec<CounterValue>, lines: &mut [*const u8]) {
+    let mut lines = lines.iter_mut();
     for slot in each_slot() {
+        if let Some(line) = lines.next() {
+            *line = std::ptr::from_ref(slot).cast();
+        }
         if !slot.touched.load(Ordering::Relaxed) {
             continue;
         }
@@ -130,6 +135,21 @@ pub(crate) fn collect(out: &mut Vec<CounterValue>) {
             value,
         });
     }
+}
+
+/// How many slots' lines [`collect`] writes down for frame close to ask for at its next call.
+pub(crate) const SLOTS_ASKED_FOR: usize = 4;
+
+/// The line of the slots' list head, which [`collect`] reads first.
+#[inline(always)]
+pub(crate) fn head_line() -> *const u8 {
+    std::ptr::from_ref(&FIRST).cast()
+}
+
+/// Asks for the line of the slots' list head, without waiting for it.
+#[inline(always)]
+pub(crate) fn prefetch_head() {
+    crate::thread::prefetch(&FIRST, 1);
 }
 
 /// A static call site of `counter!` or `gauge!`.

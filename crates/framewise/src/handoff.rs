@@ -286,6 +286,15 @@ impl Shared {
         }
     }
 
+    /// The lines the next [`Self::exchange`] from `sender` reads first: the gate's (the mode,
+    /// the failure flag, the ring; returned), and the next slot's, which it also writes (into
+    /// `slot`).
+    #[inline]
+    pub(crate) fn exchange_lines(&self, sender: &Sender, slot: &mut *const u8) -> *const u8 {
+        *slot = self.gate.0.ring.slot_line(&sender.at);
+        std::ptr::from_ref(&self.gate).cast()
+    }
+
     /// Parks the calling (lossless game) thread, whose frame of `bytes` found no room, until
     /// the writer gives a batch back, the session fails, or [`RECHECK`] passes.
     #[cold]

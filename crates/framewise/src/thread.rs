@@ -515,25 +515,76 @@ pub(crate) fn calling_ring_over_half() -> bool {
     producer.head.saturating_sub(tail) > half
 }
 
-/// Asks the CPU to bring the `bytes` from `ptr` into its cache, without waiting for them: a
-/// hint, which changes nothing the program computes (no address is dereferenced).
+/// Asks the CPU to bring every cache line that the `bytes` from `ptr` lie in into its cache,
+/// without waiting for them: a hint, which changes nothing the program computes (no address
+/// is dereferenced).
 #[inline(always)]
 pub(crate) fn prefetch<T>(ptr: *const T, bytes: usize) {
+    let start = ptr.cast::<u8>();
+    let mut offset = 0;
+    while offset < bytes {
+        prefetch_line(start.wrapping_add(offset), false);
+        offset += LINE;
+    }
+    // The last byte's line, which the steps above miss when `ptr` is not at a line's start.
+    if bytes > 1 {
+        prefetch_line(start.wrapping_add(bytes - 1), false);
+    }
+}
+
+/// Asks the CPU to bring the `bytes` of code from `text` into its second-level cache
+/// (which holds code and data), without waiting for them: the lines a function will run,
+/// asked for together where the CPU would fetch them one after another as it runs into
+/// each. A hint, like [`prefetch`].
+#[inline(always)]
+pub(crate) fn prefetch_code(text: *const u8, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let start = ptr.cast::<i8>();
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
         let mut offset = 0;
         while offset < bytes {
-            // SAFETY: a prefetch never faults and has no effect on memory; the address need
-            // not be valid (`wrapping_add` computes it without asserting that it is).
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
-            offset += 64;
+            // SAFETY: a prefetch never faults and has no effect on memory.
+            unsafe { _mm_prefetch::<_MM_HINT_T1>(text.wrapping_add(offset).cast::<i8>()) };
+            offset += LINE;
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (ptr, bytes);
+        let _ = (text, bytes);
+    }
+}
+
+/// The cache line size the prefetches and the padding assume.
+pub(crate) const LINE: usize = 64;
+
+/// Asks for the cache line at `ptr`, for reading, or `for_write` for writing (in the
+/// exclusive state, so that a store to a line another core holds does not wait a second
+/// time for it). A hint: it never faults, whatever the address, and has no effect on memory.
+#[inline(always)]
+pub(crate) fn prefetch_line(ptr: *const u8, for_write: bool) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if for_write {
+            // `prefetchw` (Intel since Broadwell, AMD since its first x86-64 CPUs; earlier
+            // Intel CPUs decode it as a no-op): `_MM_HINT_ET0` compiles to a `prefetcht0`
+            // without the `prfchw` target feature.
+            // SAFETY: a prefetch reads and writes no memory and never faults.
+            unsafe {
+                core::arch::asm!(
+                    "prefetchw byte ptr [{0}]",
+                    in(reg) ptr,
+                    options(nostack, preserves_flags, readonly)
+                );
+            }
+        } else {
+            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: as above; the address need not be valid.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr.cast::<i8>()) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (ptr, for_write);
     }
 }
 

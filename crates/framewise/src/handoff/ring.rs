@@ -103,6 +103,12 @@ impl FrameRing {
         crate::thread::prefetch(&self.slots[at.slot], std::mem::size_of::<Slot>());
     }
 
+    /// The slot's line the frame at `at` will use (frame close writes it).
+    #[inline]
+    pub(crate) fn slot_line(&self, at: &Position) -> *const u8 {
+        std::ptr::from_ref(&self.slots[at.slot]).cast()
+    }
+
     /// Whether the frame at `at` waits in its slot (writer thread).
     pub(crate) fn has_frame(&self, at: &Position) -> bool {
         self.slots[at.slot].stamp.load(Ordering::Acquire) == full(at.frame)

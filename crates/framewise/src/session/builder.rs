@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 use std::fs::File;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -22,7 +22,7 @@ use crate::writer::{FrameHook, FrameWritten, WarningHook, WriterConfig, WriterMo
 use crate::{CaptureLevel, ACTIVE, ENABLED};
 
 use super::{
-    Closer, Inner, Session, Staging, DEFAULT_BYTE_BUDGET, DEFAULT_GPU_WAIT_FRAMES,
+    Closer, Entry, Inner, Session, Staging, DEFAULT_BYTE_BUDGET, DEFAULT_GPU_WAIT_FRAMES,
     DEFAULT_QUEUE_BYTES, DEFAULT_QUEUE_FRAMES, DEFAULT_REALTIME_QUEUE_FRAMES,
     DEFAULT_USERMARK_WINDOW, FRAME_HISTORY,
 };
@@ -416,7 +416,7 @@ impl SessionBuilder {
                 golden_frame: self.env_golden_frame,
                 seed: self.env_seed,
                 resolution: self.env_resolution,
-                finished: AtomicBool::new(false),
+                entry: thread::Padded(Entry::new()),
                 closer: Mutex::new(Closer::new(current, begin_ticks)),
                 staging: thread::Padded(Mutex::new(Staging {
                     index: 0,

@@ -12,7 +12,7 @@ mod context;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -29,7 +29,7 @@ use crate::writer::WriterMode;
 use crate::{CaptureLevel, ACTIVE, ENABLED};
 
 pub use builder::SessionBuilder;
-use close::Closer;
+use close::{Closer, Entry};
 
 /// Default `byte_budget`: 512 MiB.
 pub const DEFAULT_BYTE_BUDGET: u64 = 512 * 1024 * 1024;
@@ -104,7 +104,8 @@ struct Inner {
     golden_frame: Option<u64>,
     seed: Option<u64>,
     resolution: Option<(u32, u32)>,
-    finished: AtomicBool,
+    /// Whether the session finished, and the lines of the next close (read first).
+    entry: Padded<Entry>,
     closer: Mutex<Closer>,
     staging: Padded<Mutex<Staging>>,
     topologies: Mutex<HashSet<u64>>,
@@ -183,7 +184,7 @@ impl Session {
 
     /// Whether the session has ended (stopped, or `frame_limit` reached).
     pub fn is_finished(&self) -> bool {
-        self.inner.finished.load(Ordering::Acquire)
+        self.inner.entry.finished.load(Ordering::Acquire)
     }
 
     /// Bytes the capture holds so far (header included). Readable at any time.
@@ -268,7 +269,7 @@ impl Session {
             return done.clone();
         }
         let closer = lock(&inner.closer);
-        inner.finished.store(true, Ordering::Release);
+        inner.entry.finished.store(true, Ordering::Release);
         ENABLED.store(false, Ordering::Release);
         let tracks: Vec<(SymId, Vec<Sample>)> = lock(&inner.staging).samples.drain().collect();
         for (counter, samples) in tracks {
