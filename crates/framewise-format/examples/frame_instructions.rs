@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo build --release -p framewise-format --example frame_instructions
-//! for f in fw_decode fw_decode_into fw_encode; do
+//! for f in fw_decode fw_decode_into fw_encode fw_encode_bmi2; do
 //!   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.$f --toggle-collect=$f \
 //!     target/release/examples/frame_instructions 2>&1 | grep Collected
 //! done
@@ -69,6 +69,30 @@ pub fn fw_encode(frames: &[Frame], out: &mut Vec<u8>) -> usize {
     bytes
 }
 
+/// [`fw_encode`] through `encode_frame_bmi2` (the encoder built for BMI1, BMI2 and LZCNT),
+/// when the CPU has them; otherwise 0 bytes.
+#[inline(never)]
+#[no_mangle]
+pub fn fw_encode_bmi2(frames: &[Frame], out: &mut Vec<u8>) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+    {
+        let mut bytes = 0;
+        for f in frames {
+            out.clear();
+            // SAFETY: the CPU has the three features the function is built for (above).
+            unsafe { payload::encode_frame_bmi2(out, black_box(f), std::iter::empty()) }
+                .expect("encode");
+            bytes += out.len();
+        }
+        return bytes;
+    }
+    let _ = (frames, out);
+    0
+}
+
 fn main() {
     let mut rng = support::Rng::new(9);
     let frames: Vec<Frame> = (0..FRAMES)
@@ -88,7 +112,8 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(1);
     let mut out = Vec::with_capacity(1 << 16);
-    let (mut spans, mut bytes) = (0, 0);
+    let (mut spans, mut bytes, mut bytes_bmi2) = (0, 0, 0);
+    let mut best_encode_bmi2 = f64::MAX;
     // The fastest round of each loop: a rough wall-clock figure that shrugs off a noisy
     // machine better than a mean (criterion's benches are the reported ones).
     let (mut best_decode, mut best_decode_into, mut best_encode) = (f64::MAX, f64::MAX, f64::MAX);
@@ -104,16 +129,23 @@ fn main() {
         let t = std::time::Instant::now();
         bytes = fw_encode(&frames, &mut out);
         best_encode = best_encode.min(t.elapsed().as_secs_f64());
+        let t = std::time::Instant::now();
+        bytes_bmi2 = fw_encode_bmi2(&frames, &mut out);
+        best_encode_bmi2 = best_encode_bmi2.min(t.elapsed().as_secs_f64());
     }
     println!("{FRAMES} frames, {spans} CPU spans, {bytes} payload bytes");
+    println!(
+        "encode_frame_bmi2: {bytes_bmi2} payload bytes (0: the CPU lacks BMI1, BMI2 or LZCNT)"
+    );
     if rounds > 1 {
         let per_span = |s: f64| s * 1e9 / spans as f64;
         println!(
             "fastest of {rounds} rounds: decode {:.1} ns/span, decode_into {:.1} ns/span, \
-             encode {:.1} ns/span",
+             encode {:.1} ns/span, encode_frame_bmi2 {:.1} ns/span",
             per_span(best_decode),
             per_span(best_decode_into),
-            per_span(best_encode)
+            per_span(best_encode),
+            per_span(best_encode_bmi2)
         );
     }
 }

@@ -5,6 +5,7 @@ mod support;
 mod census;
 mod corruption;
 mod directory;
+mod encoder_bmi2;
 mod fuzz_findings;
 mod golden;
 mod reader_defects;

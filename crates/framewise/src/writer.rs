@@ -131,6 +131,9 @@ pub(crate) struct WriterThread {
     /// and back once the frame is written, so that the spans are not written into the lanes
     /// of a batch last touched a whole queue of frames earlier (the ring rotates its batches).
     warm_lanes: Vec<Lane>,
+    /// `Some` when the CPU has BMI1, BMI2 and LZCNT: frames are then encoded by the encoder
+    /// built for them ([`write_frame`]).
+    bmi2: Option<Bmi2>,
 }
 
 /// The sink is flushed once no message waits (so a writer that keeps up flushes every
@@ -163,6 +166,7 @@ impl WriterThread {
             unflushed: Vec::with_capacity(FLUSH_EVERY_FRAMES),
             wake: WakePlan::default(),
             warm_lanes: Vec::new(),
+            bmi2: Bmi2::detect(),
         }
     }
 
@@ -430,13 +434,17 @@ impl WriterThread {
     /// written ([`refused_whole`]), `None` when the session failed (now or before).
     fn try_write(&mut self, frame: &Frame) -> Option<bool> {
         let mut refused = false;
-        let ok = self.with_writer(|writer, symbols| match writer.write_frame(frame, symbols) {
-            Err(error) if refused_whole(&error) => {
-                refused = true;
-                Ok(())
-            }
-            other => other,
-        });
+        let bmi2 = self.bmi2;
+        let ok =
+            self.with_writer(
+                |writer, symbols| match write_frame(writer, frame, symbols, bmi2) {
+                    Err(error) if refused_whole(&error) => {
+                        refused = true;
+                        Ok(())
+                    }
+                    other => other,
+                },
+            );
         ok.then_some(!refused)
     }
 
@@ -540,6 +548,43 @@ impl WriterThread {
             }
         }
     }
+}
+
+/// Proof that the CPU has BMI1, BMI2 and LZCNT, which `Writer::write_frame_bmi2` is built
+/// for: made only by [`Bmi2::detect`].
+#[derive(Clone, Copy, Debug)]
+struct Bmi2(());
+
+impl Bmi2 {
+    /// `Some` when the CPU has the three features.
+    fn detect() -> Option<Self> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+        {
+            return Some(Self(()));
+        }
+        None
+    }
+}
+
+/// Writes a frame, through the encoder built for BMI1, BMI2 and LZCNT when the CPU has them
+/// (`bmi2`): the same bytes and errors, in fewer instructions.
+fn write_frame(
+    writer: &mut Writer<OpenSink>,
+    frame: &Frame,
+    symbols: &SymbolTable,
+    bmi2: Option<Bmi2>,
+) -> Result<(), EncodeError> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(Bmi2(())) = bmi2 {
+        // SAFETY: a `Bmi2` is made only by `Bmi2::detect`, once it found that the CPU has
+        // the three features the function is built for.
+        return unsafe { writer.write_frame_bmi2(frame, symbols) };
+    }
+    let _ = bmi2;
+    writer.write_frame(frame, symbols)
 }
 
 /// Gives a warning to the host's hook (or stderr) and keeps it for the report.

@@ -9,6 +9,8 @@ pub mod topo;
 pub mod tracks;
 
 pub use census::{decode_census, encode_census};
+#[cfg(target_arch = "x86_64")]
+pub use frame::encode_frame_bmi2;
 pub use frame::{
     decode_frame, encode_frame, encode_frame_checked, peek_frame, FrameDecoder, FramePeek,
 };

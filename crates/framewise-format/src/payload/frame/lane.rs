@@ -31,6 +31,31 @@ pub(super) fn encode_lane(
     stack: &mut Vec<u64>,
     by_depth: bool,
 ) -> Result<(), EncodeError> {
+    encode_lane_body(out, lane, frame_begin_ns, stack, by_depth)
+}
+
+/// [`encode_lane`] (by depth where the depths allow it) compiled for BMI1, BMI2 and LZCNT:
+/// see `encode_frame_bmi2`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi1,bmi2,lzcnt")]
+pub(super) fn encode_lane_bmi2(
+    out: &mut Vec<u8>,
+    lane: &Lane,
+    frame_begin_ns: u64,
+    stack: &mut Vec<u64>,
+) -> Result<(), EncodeError> {
+    encode_lane_body(out, lane, frame_begin_ns, stack, true)
+}
+
+/// The body of [`encode_lane`] and [`encode_lane_bmi2`], inlined into each.
+#[inline(always)]
+fn encode_lane_body(
+    out: &mut Vec<u8>,
+    lane: &Lane,
+    frame_begin_ns: u64,
+    stack: &mut Vec<u64>,
+    by_depth: bool,
+) -> Result<(), EncodeError> {
     put_varint(out, u64::from(lane.thread));
     put_varint(out, lane.dropped_spans);
     put_varint(out, lane.spans.len() as u64);

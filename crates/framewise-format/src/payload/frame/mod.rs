@@ -45,11 +45,47 @@ pub fn encode_frame_checked<'s>(
     encode_frame_with(out, frame, defs, false)
 }
 
+/// [`encode_frame`] with its lane encoder compiled for BMI1, BMI2 and LZCNT (x86-64): the
+/// same bytes and errors, in fewer instructions (the Rice parameters' bit counts in one
+/// `lzcnt` each, shifts by any register with `shlx`/`shrx`, which leaves `rcx` to the loop's
+/// state).
+///
+/// # Safety
+///
+/// The CPU must have BMI1, BMI2 and LZCNT: a caller not built for them calls this in
+/// `unsafe`, after checking them (`is_x86_feature_detected!`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi1,bmi2,lzcnt")]
+pub fn encode_frame_bmi2<'s>(
+    out: &mut Vec<u8>,
+    frame: &Frame,
+    defs: impl ExactSizeIterator<Item = &'s Symbol>,
+) -> Result<(), EncodeError> {
+    // The closure has this function's features, so it calls the lane encoder built for them.
+    encode_frame_body(out, frame, defs, |out, lane, begin, stack| {
+        lane::encode_lane_bmi2(out, lane, begin, stack)
+    })
+}
+
 fn encode_frame_with<'s>(
     out: &mut Vec<u8>,
     frame: &Frame,
     defs: impl ExactSizeIterator<Item = &'s Symbol>,
     by_depth: bool,
+) -> Result<(), EncodeError> {
+    encode_frame_body(out, frame, defs, |out, lane, begin, stack| {
+        encode_lane(out, lane, begin, stack, by_depth)
+    })
+}
+
+/// The body of [`encode_frame_with`] and [`encode_frame_bmi2`], each lane appended by
+/// `encode_lane`.
+#[inline(always)]
+fn encode_frame_body<'s>(
+    out: &mut Vec<u8>,
+    frame: &Frame,
+    defs: impl ExactSizeIterator<Item = &'s Symbol>,
+    mut encode_lane: impl FnMut(&mut Vec<u8>, &Lane, u64, &mut Vec<u64>) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
     encode_symbol_block(out, defs);
     put_varint(out, frame.index);
@@ -79,7 +115,7 @@ fn encode_frame_with<'s>(
     put_varint(out, frame.lanes.len() as u64);
     let mut stack = Vec::new();
     for lane in &frame.lanes {
-        encode_lane(out, lane, begin, &mut stack, by_depth)?;
+        encode_lane(out, lane, begin, &mut stack)?;
     }
 
     // GPU
