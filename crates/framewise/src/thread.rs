@@ -532,28 +532,6 @@ pub(crate) fn prefetch<T>(ptr: *const T, bytes: usize) {
     }
 }
 
-/// Asks the CPU to bring the `bytes` of code from `text` into its second-level cache
-/// (which holds code and data), without waiting for them: the lines a function will run,
-/// asked for together where the CPU would fetch them one after another as it runs into
-/// each. A hint, like [`prefetch`].
-#[inline(always)]
-pub(crate) fn prefetch_code(text: *const u8, bytes: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
-        let mut offset = 0;
-        while offset < bytes {
-            // SAFETY: a prefetch never faults and has no effect on memory.
-            unsafe { _mm_prefetch::<_MM_HINT_T1>(text.wrapping_add(offset).cast::<i8>()) };
-            offset += LINE;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (text, bytes);
-    }
-}
-
 /// The cache line size the prefetches and the padding assume.
 pub(crate) const LINE: usize = 64;
 

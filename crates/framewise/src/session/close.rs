@@ -7,10 +7,8 @@ use framewise_format::model::CounterValue;
 
 use crate::clock::now_ticks;
 use crate::counters;
-use crate::handoff::{
-    self, Closed, Delivery, Exchange, FrameBatch, Sender, Shared, COUNTERS_CAPACITY,
-};
-use crate::thread::{self, prefetch, prefetch_code, prefetch_line};
+use crate::handoff::{self, Closed, Delivery, Exchange, FrameBatch, Sender, COUNTERS_CAPACITY};
+use crate::thread::{self, prefetch, prefetch_line};
 use crate::writer::WriterMode;
 
 use super::{lock, FrameGuard, FrameOutcome, Inner, Session, Staging, FRAME_HISTORY};
@@ -19,15 +17,6 @@ use super::{lock, FrameGuard, FrameOutcome, Inner, Session, Staging, FRAME_HISTO
 /// (three: two lines, and the third where the header straddles one), the hand-off slot's,
 /// the counters' vector's, and the first counter slots'.
 const WRITTEN_LINES: usize = 6 + counters::SLOTS_ASKED_FOR;
-
-/// How much of `end_frame`'s code, from its start, close asks for as it begins: in the
-/// release build of the `game_loop` bench, every line of it that a close runs lies in its
-/// first 2,624 bytes (41 lines, 37 of them run by every close; callgrind `--dump-instr=yes`).
-/// A build that lays the function out otherwise only aims the hint at other lines.
-const CLOSE_TEXT_BYTES: usize = 2624;
-/// How much of the hand-off's `exchange`, from its start (its 5 lines that a close runs lie
-/// in its first 6).
-const EXCHANGE_TEXT_BYTES: usize = 384;
 
 /// What `end_frame` reads first: whether the session finished, and where the data lines lie
 /// that the next close touches and could find only by reading others (behind a pointer, or at
@@ -87,9 +76,6 @@ impl Inner {
         prefetch(&self.frame_limit, 1);
         counters::prefetch_head();
         self.entry.prefetch_next();
-        // The code close runs every frame, into the second-level cache (see the sizes).
-        prefetch_code(Session::end_frame as *const u8, CLOSE_TEXT_BYTES);
-        prefetch_code(Shared::exchange as *const u8, EXCHANGE_TEXT_BYTES);
     }
 }
 
