@@ -115,13 +115,13 @@ pub(crate) fn reset_all() {
 }
 
 /// Appends this frame's value of every counter touched in the session, resetting sums, and
-/// writes the first slots' addresses into `lines` (as many as it holds, in the order walked:
-/// where the next call will read). Takes no lock: the slots are walked through their links.
-pub(crate) fn collect(out: &mut Vec<CounterValue>, lines: &mut [*const u8]) {
-    let mut lines = lines.iter_mut();
-    for slot in each_slot() {
-        if let Some(line) = lines.next() {
-            *line = std::ptr::from_ref(slot).cast();
+/// gives `line` the address of each of the first [`SLOTS_ASKED_FOR`] slots with its place in
+/// the walk (where the next call will read). Takes no lock: the slots are walked through their
+/// links.
+pub(crate) fn collect(out: &mut Vec<CounterValue>, mut line: impl FnMut(usize, *const u8)) {
+    for (walked, slot) in each_slot().enumerate() {
+        if walked < SLOTS_ASKED_FOR {
+            line(walked, std::ptr::from_ref(slot).cast());
         }
         if !slot.touched.load(Ordering::Relaxed) {
             continue;

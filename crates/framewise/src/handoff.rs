@@ -286,13 +286,16 @@ impl Shared {
         }
     }
 
-    /// The lines the next [`Self::exchange`] from `sender` reads first: the gate's (the mode,
-    /// the failure flag, the ring; returned), and the next slot's, which it also writes (into
-    /// `slot`).
-    #[inline]
-    pub(crate) fn exchange_lines(&self, sender: &Sender, slot: &mut *const u8) -> *const u8 {
-        *slot = self.gate.0.ring.slot_line(&sender.at);
+    /// The line of the gate, which every [`Self::exchange`] reads first (the mode, the
+    /// failure flag, the ring).
+    pub(crate) fn gate_line(&self) -> *const u8 {
         std::ptr::from_ref(&self.gate).cast()
+    }
+
+    /// The line of the slot the next [`Self::exchange`] from `sender` writes.
+    #[inline]
+    pub(crate) fn next_slot_line(&self, sender: &Sender) -> *const u8 {
+        self.gate.0.ring.slot_line(&sender.at)
     }
 
     /// Parks the calling (lossless game) thread, whose frame of `bytes` found no room, until

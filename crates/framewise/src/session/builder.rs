@@ -403,6 +403,7 @@ impl SessionBuilder {
         let begin_ticks = now_ticks();
         ENABLED.store(true, Ordering::Release);
 
+        let gate = shared.gate_line();
         Ok(Session {
             inner: Arc::new(Inner {
                 shared,
@@ -416,7 +417,7 @@ impl SessionBuilder {
                 golden_frame: self.env_golden_frame,
                 seed: self.env_seed,
                 resolution: self.env_resolution,
-                entry: thread::Padded(Entry::new()),
+                entry: thread::Padded(Entry::new(gate)),
                 closer: Mutex::new(Closer::new(current, begin_ticks)),
                 staging: thread::Padded(Mutex::new(Staging {
                     index: 0,

@@ -13,10 +13,15 @@ use crate::writer::WriterMode;
 
 use super::{lock, FrameGuard, FrameOutcome, Inner, Session, Staging, FRAME_HISTORY};
 
-/// The lines close writes that [`Entry`] holds: the frame history's slot, the batch header's
-/// (three: two lines, and the third where the header straddles one), the hand-off slot's,
-/// the counters' vector's, and the first counter slots'.
-const WRITTEN_LINES: usize = 6 + counters::SLOTS_ASKED_FOR;
+/// The lines close writes that [`Entry`] holds, by index: the frame history's slot, the batch
+/// header's (three: two lines, and the third where the header straddles one), the hand-off
+/// slot's, the counters' vector's, and the first counter slots'.
+const HISTORY_LINE: usize = 0;
+const HEADER_LINES: usize = 1;
+const SLOT_LINE: usize = 4;
+const COUNTERS_LINE: usize = 5;
+const COUNTER_SLOT_LINES: usize = 6;
+const WRITTEN_LINES: usize = COUNTER_SLOT_LINES + counters::SLOTS_ASKED_FOR;
 
 /// What `end_frame` reads first: whether the session finished, and where the data lines lie
 /// that the next close touches and could find only by reading others (behind a pointer, or at
@@ -28,38 +33,41 @@ const WRITTEN_LINES: usize = 6 + counters::SLOTS_ASKED_FOR;
 #[repr(C)]
 pub(super) struct Entry {
     pub(super) finished: AtomicBool,
-    /// The hand-off gate's line, which close reads (null before the first close: a prefetch
-    /// of it is dropped).
-    gate: AtomicPtr<u8>,
-    /// Lines close writes, asked for in the exclusive state.
+    /// The hand-off gate's line, which close reads (set once: the gate does not move).
+    gate: *const u8,
+    /// Lines close writes, asked for in the exclusive state (until a close writes one down,
+    /// the counters' list head: a line close reads anyway, and one that is always mapped).
     written: [AtomicPtr<u8>; WRITTEN_LINES],
 }
 
+// SAFETY: `gate` is an address that is only asked for (prefetched), never dereferenced.
+unsafe impl Send for Entry {}
+// SAFETY: as above; `gate` is never written after `new`.
+unsafe impl Sync for Entry {}
+
 impl Entry {
-    pub(super) fn new() -> Self {
+    /// An entry for a session whose hand-off gate lies at `gate`.
+    pub(super) fn new(gate: *const u8) -> Self {
         Self {
             finished: AtomicBool::new(false),
-            gate: AtomicPtr::default(),
-            written: Default::default(),
+            gate,
+            written: std::array::from_fn(|_| AtomicPtr::new(counters::head_line().cast_mut())),
         }
     }
 
     /// Asks for the lines the previous close wrote down, without waiting for them.
     #[inline(always)]
     fn prefetch_next(&self) {
-        prefetch_line(self.gate.load(Ordering::Relaxed), false);
+        prefetch_line(self.gate, false);
         for line in &self.written {
             prefetch_line(line.load(Ordering::Relaxed), true);
         }
     }
 
-    /// Writes down the lines of the next close.
+    /// Writes down a line the next close writes, at `index` (see [`WRITTEN_LINES`]).
     #[inline(always)]
-    fn write_down(&self, gate: *const u8, written: &[*const u8; WRITTEN_LINES]) {
-        self.gate.store(gate.cast_mut(), Ordering::Relaxed);
-        for (slot, &line) in self.written.iter().zip(written) {
-            slot.store(line.cast_mut(), Ordering::Relaxed);
-        }
+    fn write_down(&self, index: usize, line: *const u8) {
+        self.written[index].store(line.cast_mut(), Ordering::Relaxed);
     }
 }
 
@@ -199,10 +207,11 @@ impl Session {
         let Some(mut batch) = closer.current.take() else {
             return false;
         };
-        // The lines the next close writes, found as this one goes (where none is found, the
-        // counters' head: a line close reads anyway).
-        let mut written = [counters::head_line(); WRITTEN_LINES];
-        counters::collect(&mut closer.counters, &mut written[6..]);
+        // The lines the next close writes are written down as this one finds them.
+        let entry = &inner.entry;
+        counters::collect(&mut closer.counters, |slot, line| {
+            entry.write_down(COUNTER_SLOT_LINES + slot, line);
+        });
         let counted = closer.counters.len();
         let batch_ref = &mut *batch;
         let closed = &mut batch_ref.closed;
@@ -237,7 +246,7 @@ impl Session {
                 .history_begin_ticks
                 .get(((index + 1) % FRAME_HISTORY as u64) as usize)
             {
-                written[0] = std::ptr::from_ref(slot).cast();
+                entry.write_down(HISTORY_LINE, std::ptr::from_ref(slot).cast());
             }
         }
 
@@ -270,15 +279,17 @@ impl Session {
         closer.begin_ticks = end_ticks;
         if let Some(batch) = closer.current.as_deref() {
             let header = std::ptr::from_ref(&batch.closed).cast::<u8>();
-            written[1] = header;
-            written[2] = header.wrapping_add(64);
-            written[3] = header.wrapping_add(size_of::<Closed>() - 1);
+            entry.write_down(HEADER_LINES, header);
+            entry.write_down(HEADER_LINES + 1, header.wrapping_add(64));
+            entry.write_down(
+                HEADER_LINES + 2,
+                header.wrapping_add(size_of::<Closed>() - 1),
+            );
         }
-        let gate = inner.shared.exchange_lines(&closer.sender, &mut written[4]);
+        entry.write_down(SLOT_LINE, inner.shared.next_slot_line(&closer.sender));
         if closer.counters.capacity() > 0 {
-            written[5] = closer.counters.as_ptr().cast();
+            entry.write_down(COUNTERS_LINE, closer.counters.as_ptr().cast());
         }
-        inner.entry.write_down(gate, &written);
         inner
             .frame_limit
             .is_some_and(|limit| closer.frames_closed >= limit)
