@@ -1,0 +1,501 @@
+//! Building: rows → frames → capture. The clock origin applied, `B`/`E` events matched into
+//! spans, the frames chosen (the span `--frame-span` names, else the trace's own frame track,
+//! else the span [`pick_frame_span`] picks), every span, mark and counter sample assigned to
+//! the frame it starts in, and the tolerated oddities (unclosed `B`, `E` without `B`, `B`/`E`
+//! events out of order, spans overlapping their parent, unknown phases) reported as defects
+//! and notes.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+
+use crate::build::{
+    float_raw, CaptureBuilder, FrameInput, LaneInput, LoadOptions, MarkInput, SpanInput,
+};
+use crate::load::{Progress, Reporter, Stage};
+use crate::model::{Capture, CounterKind, Defect, DefectKind, Numeric, ScopeId, SourceKind};
+
+use super::frame_span::pick_frame_span;
+use super::parse::{ArrayEnd, Parsed, RawSpan, ReadBeginEnd};
+use super::ChromeError;
+
+pub(super) fn build(
+    mut parsed: Parsed,
+    end: ArrayEnd,
+    options: &LoadOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Capture, ChromeError> {
+    let mut defects: Vec<Defect> = std::mem::take(&mut parsed.carried);
+    let mut notes: Vec<String> = Vec::new();
+    let events = parsed.elements;
+    match end {
+        ArrayEnd::Closed => {}
+        ArrayEnd::Open => {
+            notes.push("the event array is not closed with ] (the format allows this)".into())
+        }
+        ArrayEnd::Truncated(offset) => defects.push(
+            Defect::new(
+                DefectKind::TruncatedTail,
+                1,
+                format!(
+                    "the trace is cut off at byte {offset}; {events} whole events before it were read"
+                ),
+            )
+            .at(offset as u64),
+        ),
+        ArrayEnd::Malformed(offset, message) => defects.push(
+            Defect::new(
+                DefectKind::CorruptRange,
+                1,
+                format!(
+                    "malformed JSON at byte {offset} ({message}); reading stopped after {events} events"
+                ),
+            )
+            .at(offset as u64),
+        ),
+    }
+
+    // The clock origin: the earliest timestamp of any timed event.
+    let origin_us = parsed.origin_us;
+    let to_ns = |us: f64| -> Option<u64> {
+        let ns = ((us - origin_us) * 1000.0).round();
+        (0.0..1.8e19).contains(&ns).then_some(ns as u64)
+    };
+    let mut untimed = parsed.untimed;
+
+    // X spans onto the clock, in place (the same size, so the allocation is reused).
+    let read = parsed.spans.len();
+    let mut spans: Vec<RawSpan> = std::mem::take(&mut parsed.spans)
+        .into_iter()
+        .filter_map(|r| {
+            let start_ns = to_ns(r.ts_us)?;
+            Some(RawSpan {
+                thread: r.thread,
+                name: r.name,
+                site: r.site,
+                depth: 0,
+                start_ns,
+                end_ns: start_ns.saturating_add((r.dur_us * 1000.0).round() as u64),
+            })
+        })
+        .collect();
+    untimed += (read - spans.len()) as u64;
+    let frame_track: Vec<(u64, u64, bool)> = parsed
+        .frame_track
+        .iter()
+        .filter_map(|&(ts, dur, paused)| {
+            let begin = to_ns(ts)?;
+            Some((
+                begin,
+                begin.saturating_add((dur * 1000.0).round() as u64),
+                paused,
+            ))
+        })
+        .collect();
+    untimed += (parsed.frame_track.len() - frame_track.len()) as u64;
+    let marks: Vec<(u32, u32, u64)> = parsed
+        .marks
+        .iter()
+        .filter_map(|&(thread, name, ts)| Some((thread, name, to_ns(ts)?)))
+        .collect();
+    untimed += (parsed.marks.len() - marks.len()) as u64;
+    let mut samples: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
+    for (name, list) in std::mem::take(&mut parsed.samples) {
+        let timed: Vec<(u64, f64)> = list
+            .iter()
+            .filter_map(|&(ts, v)| Some((to_ns(ts)?, v)))
+            .collect();
+        untimed += (list.len() - timed.len()) as u64;
+        if !timed.is_empty() {
+            samples.insert(name, timed);
+        }
+    }
+
+    // Match B/E per thread, in timestamp order (stable, so file order breaks ties).
+    let mut out_of_order = 0u64;
+    let mut unclosed: Vec<u32> = Vec::new();
+    let mut unmatched_end = 0u64;
+    let be_count: usize = parsed.begin_ends.iter().map(Vec::len).sum();
+    // Room for the B/E spans, and no more: growing by doubling would hold up to twice
+    // the rows.
+    spans.shrink_to_fit();
+    spans.reserve_exact(be_count / 2);
+    for (thread, list) in std::mem::take(&mut parsed.begin_ends)
+        .into_iter()
+        .enumerate()
+    {
+        let thread = u32::try_from(thread).unwrap_or(u32::MAX);
+        let mut timed: Vec<(u64, ReadBeginEnd)> = Vec::with_capacity(list.len());
+        for e in list {
+            match to_ns(e.ts_us) {
+                Some(ts) => timed.push((ts, e)),
+                None => untimed += 1,
+            }
+        }
+        out_of_order += timed.windows(2).filter(|w| w[1].0 < w[0].0).count() as u64;
+        timed.sort_by_key(|&(ts, _)| ts);
+        let mut stack: Vec<(u64, ReadBeginEnd)> = Vec::new();
+        for (ts, e) in timed {
+            if e.begin {
+                stack.push((ts, e));
+            } else if let Some((start_ns, b)) = stack.pop() {
+                spans.push(RawSpan {
+                    thread,
+                    name: b.name,
+                    site: b.site,
+                    depth: 0,
+                    start_ns,
+                    end_ns: ts.max(start_ns),
+                });
+            } else {
+                unmatched_end += 1;
+            }
+        }
+        unclosed.extend(stack.iter().map(|(_, b)| b.name));
+    }
+    if out_of_order > 0 {
+        defects.push(Defect::new(
+            DefectKind::Importer,
+            out_of_order,
+            format!("{out_of_order} B/E events were out of timestamp order on their thread; sorted before matching"),
+        ));
+    }
+    if !unclosed.is_empty() {
+        let shown: Vec<&str> = unclosed
+            .iter()
+            .take(5)
+            .map(|&n| parsed.strings.get(n))
+            .collect();
+        defects.push(Defect::new(
+            DefectKind::Importer,
+            unclosed.len() as u64,
+            format!(
+                "{} B events were never closed (e.g. {}); dropped, not closed at a guessed time",
+                unclosed.len(),
+                shown.join(", ")
+            ),
+        ));
+    }
+    if unmatched_end > 0 {
+        defects.push(Defect::new(
+            DefectKind::Importer,
+            unmatched_end,
+            format!("{unmatched_end} E events had no open B on their thread; ignored"),
+        ));
+    }
+    if parsed.no_dur > 0 {
+        defects.push(Defect::new(
+            DefectKind::Importer,
+            parsed.no_dur,
+            format!("{} X events had no valid dur; ignored", parsed.no_dur),
+        ));
+    }
+    if untimed > 0 {
+        defects.push(Defect::new(
+            DefectKind::Importer,
+            untimed,
+            format!("{untimed} events had no numeric ts; ignored"),
+        ));
+    }
+    for (ph, n) in &parsed.unknown {
+        defects.push(Defect::new(
+            DefectKind::Importer,
+            *n,
+            format!("{n} events with unknown phase `{ph}`; ignored"),
+        ));
+    }
+    if !parsed.unimported.is_empty() {
+        let list: Vec<String> = parsed
+            .unimported
+            .iter()
+            .map(|(ph, n)| format!("{n} `{ph}`"))
+            .collect();
+        notes.push(format!(
+            "events of phases not imported (async, flow, object, sample, context): {}",
+            list.join(", ")
+        ));
+    }
+
+    if spans.is_empty() && frame_track.is_empty() {
+        return Err(ChromeError::NoSpans {
+            events: usize::try_from(events).unwrap_or(usize::MAX),
+        });
+    }
+
+    // Nesting per thread: pre-order by (thread, start, longest first); spans of the same
+    // extent by name and site, so the order never depends on the sort (which works in
+    // place: no second copy of the spans).
+    spans.sort_unstable_by_key(|s| (s.thread, s.start_ns, Reverse(s.end_ns), s.name, s.site));
+    let mut clipped = 0u64;
+    let mut stack: Vec<u64> = Vec::new();
+    let mut current_thread = u32::MAX;
+    for s in spans.iter_mut() {
+        if s.thread != current_thread {
+            stack.clear();
+            current_thread = s.thread;
+        }
+        while let Some(&end) = stack.last() {
+            if s.start_ns >= end {
+                stack.pop();
+            } else {
+                break;
+            }
+        }
+        if let Some(&end) = stack.last() {
+            if s.end_ns > end {
+                clipped += 1;
+                s.end_ns = end;
+            }
+        }
+        s.depth = u32::try_from(stack.len()).unwrap_or(u32::MAX);
+        stack.push(s.end_ns);
+    }
+    if clipped > 0 {
+        defects.push(Defect::new(
+            DefectKind::Importer,
+            clipped,
+            format!("{clipped} spans overlapped their parent without nesting; each was clipped to its parent's end"),
+        ));
+    }
+
+    // The frame span.
+    let thread_label = |t: u32| -> String {
+        let t = t as usize;
+        let pid = parsed.thread_pids.get(t).cloned().unwrap_or_default();
+        let tid = parsed.thread_tids.get(t).cloned().unwrap_or_default();
+        let thread = parsed
+            .thread_names
+            .get(t)
+            .cloned()
+            .flatten()
+            .unwrap_or_else(|| format!("tid {tid}"));
+        match parsed.process_names.get(&pid) {
+            Some(p) => format!("{p}/{thread}"),
+            None => format!("pid {pid}/{thread}"),
+        }
+    };
+    let own_track = options.frame_span.is_none() && !frame_track.is_empty();
+    let frame_span: Option<(u32, u32)> = match &options.frame_span {
+        None if own_track => {
+            notes.push(format!(
+                "frames from the trace's own frame track (category `frame`, as `framewise trace` writes it: {} frames); pass --frame-span NAME to use a span instead",
+                frame_track.len()
+            ));
+            None
+        }
+        Some(name) => {
+            let not_found = || ChromeError::FrameSpanNotFound {
+                name: name.clone(),
+                spans: spans.len(),
+            };
+            let id = parsed.strings.find(name).ok_or_else(not_found)?;
+            let mut top_level: BTreeMap<u32, u64> = BTreeMap::new();
+            for s in spans.iter().filter(|s| s.depth == 0 && s.name == id) {
+                *top_level.entry(s.thread).or_insert(0) += 1;
+            }
+            let thread = top_level
+                .iter()
+                .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+                .map(|(t, _)| *t)
+                .or_else(|| spans.iter().find(|s| s.name == id).map(|s| s.thread))
+                .ok_or_else(not_found)?;
+            Some((thread, id))
+        }
+        None => {
+            let pick = pick_frame_span(&spans, &parsed.strings, &thread_label).ok_or(
+                ChromeError::NoSpans {
+                    events: usize::try_from(events).unwrap_or(usize::MAX),
+                },
+            )?;
+            notes.push(pick.note);
+            Some((pick.thread, pick.name))
+        }
+    };
+    let mut frame_spans: Vec<(u64, u64, bool)> = match frame_span {
+        None => frame_track,
+        Some((thread, name)) => spans
+            .iter()
+            .filter(|s| s.thread == thread && s.name == name)
+            .map(|s| (s.start_ns, s.end_ns, false))
+            .collect(),
+    };
+    frame_spans.sort_unstable();
+    frame_spans.dedup_by_key(|f| f.0);
+    let begins: Vec<u64> = frame_spans.iter().map(|f| f.0).collect();
+    let frame_of =
+        |at: u64| -> Option<usize> { begins.partition_point(|&b| b <= at).checked_sub(1) };
+
+    // Build.
+    let mut b = CaptureBuilder::from_options(SourceKind::Chrome, options);
+    let threads: Vec<u32> = (0..parsed.thread_names.len())
+        .map(|t| b.thread(&thread_label(u32::try_from(t).unwrap_or(u32::MAX))))
+        .collect();
+    // Scopes in the order their spans come (pre-order per thread), each (name, site) once.
+    let mut scopes: HashMap<(u32, u32), ScopeId> = HashMap::new();
+    for s in &spans {
+        if let std::collections::hash_map::Entry::Vacant(slot) = scopes.entry((s.name, s.site)) {
+            let name = parsed.strings.get(s.name);
+            let (file, line) = parsed
+                .site_list
+                .get(s.site as usize)
+                .copied()
+                .unwrap_or((0, 0));
+            slot.insert(b.scope(
+                if name.is_empty() { "(unnamed)" } else { name },
+                parsed.strings.get(file),
+                line,
+            ));
+        }
+    }
+    let frames = frame_spans.len();
+    let mut before_first = 0u64;
+    let mut marks_per_frame: Vec<Vec<MarkInput>> = (0..frames).map(|_| Vec::new()).collect();
+    for &(thread, name, at) in &marks {
+        let id = b.mark_name(parsed.strings.get(name));
+        match frame_of(at).and_then(|f| marks_per_frame.get_mut(f)) {
+            Some(list) => list.push(MarkInput {
+                name: id,
+                thread: threads.get(thread as usize).copied(),
+                at_ns: at,
+                user: None,
+            }),
+            None => before_first += 1,
+        }
+    }
+    let mut counters_per_frame: Vec<Vec<(u32, i64)>> = (0..frames).map(|_| Vec::new()).collect();
+    for (name, list) in samples.iter_mut() {
+        list.sort_by_key(|&(ts, _)| ts);
+        let integral = list
+            .iter()
+            .all(|&(_, v)| v.fract() == 0.0 && v.abs() < 9.0e15);
+        let numeric = if integral {
+            Numeric::Integer
+        } else {
+            Numeric::Float
+        };
+        let id = b.counter(name, CounterKind::Gauge, numeric);
+        // Each frame takes its last sample.
+        let mut last: Vec<Option<f64>> = vec![None; frames];
+        for &(ts, v) in list.iter() {
+            match frame_of(ts).and_then(|f| last.get_mut(f)) {
+                Some(slot) => *slot = Some(v),
+                None => before_first += 1,
+            }
+        }
+        for (f, v) in last.into_iter().enumerate() {
+            if let (Some(v), Some(list)) = (v, counters_per_frame.get_mut(f)) {
+                let raw = if integral { v as i64 } else { float_raw(v) };
+                list.push((id, raw));
+            }
+        }
+    }
+    if !samples.is_empty() {
+        notes.push(
+            "Chrome counter events are samples; each frame takes its last sample, as a gauge"
+                .into(),
+        );
+    }
+
+    // Each thread's spans are one sorted run: a cursor per thread walks it frame by frame,
+    // so no per-frame copy of the spans is made.
+    let first_begin = begins.first().copied().unwrap_or(u64::MAX);
+    let mut cursors: Vec<(usize, usize)> = Vec::new();
+    let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    let mut from = 0;
+    while from < spans.len() {
+        let thread = spans.get(from).map_or(0, |s| s.thread);
+        let to = from
+            + spans
+                .get(from..)
+                .map_or(0, |rest| rest.partition_point(|s| s.thread == thread));
+        let mut next = from;
+        while spans
+            .get(next)
+            .is_some_and(|s| next < to && s.start_ns < first_begin)
+        {
+            next += 1;
+        }
+        before_first += (next - from) as u64;
+        if let Some(s) = spans.get(next).filter(|_| next < to) {
+            heap.push(Reverse((s.start_ns, cursors.len())));
+        }
+        cursors.push((next, to));
+        from = to;
+    }
+    if before_first > 0 {
+        notes.push(format!(
+            "{before_first} events before the first frame were not assigned to any frame"
+        ));
+    }
+    for d in defects {
+        b.defect(d);
+    }
+    for n in notes {
+        b.note(n);
+    }
+
+    let mut f = FrameInput::default();
+    let mut runs: Vec<(u32, usize, usize)> = Vec::new();
+    let mut reporter = Reporter::start(progress, Stage::Frames, frames as u64);
+    for (i, &(begin, end, paused)) in frame_spans.iter().enumerate() {
+        reporter.update(i as u64);
+        let next_begin = begins.get(i + 1).copied().unwrap_or(u64::MAX);
+        runs.clear();
+        while let Some(&Reverse((start_ns, c))) = heap.peek() {
+            if start_ns >= next_begin {
+                break;
+            }
+            heap.pop();
+            let Some(&(run_from, to)) = cursors.get(c) else {
+                continue;
+            };
+            let mut next = run_from;
+            while spans
+                .get(next)
+                .is_some_and(|s| next < to && s.start_ns < next_begin)
+            {
+                next += 1;
+            }
+            let thread = spans.get(run_from).map_or(0, |s| s.thread);
+            runs.push((thread, run_from, next));
+            if let Some(cursor) = cursors.get_mut(c) {
+                cursor.0 = next;
+            }
+            if let Some(s) = spans.get(next).filter(|_| next < to) {
+                heap.push(Reverse((s.start_ns, c)));
+            }
+        }
+        runs.sort_unstable_by_key(|r| r.0);
+        f.clear();
+        f.index = i as u64;
+        f.paused = paused;
+        f.cpu_begin_ns = begin;
+        f.cpu_end_ns = end;
+        for &(thread, run_from, run_to) in &runs {
+            let list = spans.get(run_from..run_to).unwrap_or(&[]);
+            f.lanes.push(LaneInput {
+                thread: threads.get(thread as usize).copied().unwrap_or(0),
+                spans: list
+                    .iter()
+                    .map(|s| SpanInput {
+                        scope: scopes.get(&(s.name, s.site)).copied().unwrap_or(0),
+                        depth: s.depth,
+                        start_ns: s.start_ns,
+                        end_ns: s.end_ns,
+                    })
+                    .collect(),
+                dropped_spans: 0,
+            });
+        }
+        f.marks = marks_per_frame
+            .get_mut(i)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        f.counters = counters_per_frame
+            .get_mut(i)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        b.push_frame(&f);
+    }
+    reporter.finish();
+    Ok(b.finish())
+}

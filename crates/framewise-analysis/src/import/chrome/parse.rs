@@ -1,0 +1,508 @@
+//! Reading: bytes → typed events → compact rows. The event array (bare, or under
+//! `traceEvents`) is streamed through serde_json into [`Parsed`]: strings interned, spans
+//! and `B`/`E` events per thread in µs before the clock origin is known, marks, counter
+//! samples, metadata names, the frame track of a trace framewise exported and the defects
+//! it carries, and how the array ended (closed, left open, cut off, malformed).
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::io::Read;
+use std::rc::Rc;
+
+use serde::de::{
+    self, DeserializeSeed, Deserializer as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
+
+use crate::load::{Progress, Reporter, Stage};
+use crate::model::{Defect, DefectKind};
+
+use super::event::{Args, Event, TopKey};
+use super::source::{Position, Source};
+use super::ChromeError;
+
+/// Phases that are part of the format but not imported (async, flow, object, sample, memory
+/// dump, context, clock sync).
+const KNOWN_UNIMPORTED: &[&str] = &[
+    "b", "e", "n", "S", "T", "p", "F", "s", "t", "f", "P", "O", "N", "D", "V", "v", "(", ")", "c",
+];
+
+/// The defects a trace framewise exported carries in `otherData.defects` (what its capture
+/// lost), as this import's own: a trace of a damaged capture stays damaged when read back.
+/// Anything else in `otherData`, or another generator's, is left alone.
+fn carried_defects(other_data: &serde_json::Value) -> Vec<Defect> {
+    if other_data
+        .get("generator")
+        .and_then(serde_json::Value::as_str)
+        != Some("framewise")
+    {
+        return Vec::new();
+    }
+    let Some(list) = other_data
+        .get("defects")
+        .and_then(serde_json::Value::as_array)
+    else {
+        return Vec::new();
+    };
+    list.iter()
+        .map(|d| {
+            let kind = d
+                .get("kind")
+                .and_then(|k| serde_json::from_value::<DefectKind>(k.clone()).ok())
+                .unwrap_or(DefectKind::Other);
+            let message = d
+                .get("message")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("a defect of unknown kind");
+            let count = d
+                .get("count")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(1);
+            let mut defect = Defect::new(
+                kind,
+                count,
+                format!("in the capture this trace was exported from: {message}"),
+            );
+            defect.frame = d.get("frame").and_then(serde_json::Value::as_u64);
+            defect
+        })
+        .collect()
+}
+
+/// Strings interned to `u32` ids: span, mark and file names repeat on every event.
+#[derive(Default)]
+pub(super) struct Strings {
+    ids: HashMap<String, u32>,
+    all: Vec<String>,
+}
+
+impl Strings {
+    pub(super) fn id(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = u32::try_from(self.all.len()).unwrap_or(u32::MAX);
+        self.all.push(s.to_owned());
+        self.ids.insert(s.to_owned(), id);
+        id
+    }
+
+    pub(super) fn get(&self, id: u32) -> &str {
+        self.all.get(id as usize).map_or("", String::as_str)
+    }
+
+    pub(super) fn find(&self, s: &str) -> Option<u32> {
+        self.ids.get(s).copied()
+    }
+}
+
+/// An `X` event as read: times in the trace's µs, before the clock origin is known.
+#[derive(Clone, Copy)]
+pub(super) struct ReadSpan {
+    pub(super) thread: u32,
+    pub(super) name: u32,
+    pub(super) site: u32,
+    pub(super) ts_us: f64,
+    pub(super) dur_us: f64,
+}
+
+/// A `B` or `E` event as read.
+#[derive(Clone, Copy)]
+pub(super) struct ReadBeginEnd {
+    pub(super) ts_us: f64,
+    pub(super) begin: bool,
+    pub(super) name: u32,
+    pub(super) site: u32,
+}
+
+/// A span on the capture's clock. 32 bytes: what the importer holds per span.
+#[derive(Clone, Copy)]
+pub(super) struct RawSpan {
+    pub(super) thread: u32,
+    pub(super) name: u32,
+    pub(super) site: u32,
+    pub(super) depth: u32,
+    pub(super) start_ns: u64,
+    pub(super) end_ns: u64,
+}
+
+/// How far the event array was read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ArrayState {
+    NotStarted,
+    /// `traceEvents` is there but is not an array.
+    NotAnArray,
+    Reading,
+    Closed,
+}
+
+/// How reading the event array ended.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum ArrayEnd {
+    Closed,
+    /// Ended cleanly between events without `]` (allowed by the format).
+    Open,
+    /// Cut off inside an event at this offset.
+    Truncated(usize),
+    /// Malformed JSON at this offset; reading stopped.
+    Malformed(usize, String),
+}
+
+/// Everything read from the events, compact, before the clock origin is applied.
+pub(super) struct Parsed {
+    position: Rc<Position>,
+    array: ArrayState,
+    /// Where the last whole element of the array ended.
+    element_end: u64,
+    /// Elements of the event array read, whatever they were.
+    pub(super) elements: u64,
+    pub(super) strings: Strings,
+    sites: HashMap<(u32, u32), u32>,
+    pub(super) site_list: Vec<(u32, u32)>,
+    thread_keys: HashMap<(String, String), usize>,
+    pub(super) thread_names: Vec<Option<String>>,
+    pub(super) thread_pids: Vec<String>,
+    pub(super) thread_tids: Vec<String>,
+    pub(super) process_names: HashMap<String, String>,
+    /// The earliest `ts` of any event but metadata, µs.
+    pub(super) origin_us: f64,
+    pub(super) spans: Vec<ReadSpan>,
+    /// Per thread, `B`/`E` events in file order.
+    pub(super) begin_ends: Vec<Vec<ReadBeginEnd>>,
+    /// The frame track of a trace framewise exported: (ts, dur, paused) per frame, µs.
+    pub(super) frame_track: Vec<(f64, f64, bool)>,
+    pub(super) marks: Vec<(u32, u32, f64)>,
+    pub(super) samples: BTreeMap<String, Vec<(f64, f64)>>,
+    pub(super) unimported: BTreeMap<String, u64>,
+    pub(super) unknown: BTreeMap<String, u64>,
+    pub(super) untimed: u64,
+    pub(super) no_dur: u64,
+    /// The defects a framewise trace carries from its capture (`otherData.defects`).
+    pub(super) carried: Vec<Defect>,
+}
+
+impl Parsed {
+    fn new(position: Rc<Position>) -> Self {
+        Self {
+            position,
+            array: ArrayState::NotStarted,
+            element_end: 0,
+            elements: 0,
+            strings: Strings::default(),
+            sites: HashMap::new(),
+            site_list: Vec::new(),
+            thread_keys: HashMap::new(),
+            thread_names: Vec::new(),
+            thread_pids: Vec::new(),
+            thread_tids: Vec::new(),
+            process_names: HashMap::new(),
+            origin_us: f64::INFINITY,
+            spans: Vec::new(),
+            begin_ends: Vec::new(),
+            frame_track: Vec::new(),
+            marks: Vec::new(),
+            samples: BTreeMap::new(),
+            unimported: BTreeMap::new(),
+            unknown: BTreeMap::new(),
+            untimed: 0,
+            no_dur: 0,
+            carried: Vec::new(),
+        }
+    }
+
+    fn thread_of(&mut self, pid: String, tid: String) -> u32 {
+        let next = self.thread_keys.len();
+        let names = &mut self.thread_names;
+        let pids = &mut self.thread_pids;
+        let tids = &mut self.thread_tids;
+        let at = *self
+            .thread_keys
+            .entry((pid.clone(), tid.clone()))
+            .or_insert_with(|| {
+                names.push(None);
+                pids.push(pid);
+                tids.push(tid);
+                next
+            });
+        u32::try_from(at).unwrap_or(u32::MAX)
+    }
+
+    pub(super) fn site(&mut self, args: Option<&Args>) -> u32 {
+        let (file, line) = args.map_or(("", 0), Args::site);
+        let file = self.strings.id(file);
+        let next = u32::try_from(self.site_list.len()).unwrap_or(u32::MAX);
+        let list = &mut self.site_list;
+        *self.sites.entry((file, line)).or_insert_with(|| {
+            list.push((file, line));
+            next
+        })
+    }
+
+    /// Folds one event into the rows.
+    fn take(&mut self, e: Event) {
+        self.elements += 1;
+        let ph = e.ph.as_str();
+        if ph != Some("M") {
+            if let Some(ts) = e.ts.as_f64().filter(|t| t.is_finite()) {
+                self.origin_us = self.origin_us.min(ts);
+            }
+        }
+        let Some(ph) = ph else {
+            *self.unknown.entry("(none)".into()).or_insert(0) += 1;
+            return;
+        };
+        let name = e.name.as_str().unwrap_or("");
+        if ph == "M" {
+            let value = e.args.as_ref().and_then(|a| a.name.clone());
+            match (name, value) {
+                ("thread_name", Some(v)) => {
+                    let t = self.thread_of(e.pid.id(), e.tid.id());
+                    if let Some(slot) = self.thread_names.get_mut(t as usize) {
+                        *slot = Some(v);
+                    }
+                }
+                ("process_name", Some(v)) => {
+                    self.process_names.insert(e.pid.id(), v);
+                }
+                _ => {}
+            }
+            return;
+        }
+        if KNOWN_UNIMPORTED.contains(&ph) {
+            *self.unimported.entry(ph.to_owned()).or_insert(0) += 1;
+            return;
+        }
+        if !matches!(ph, "X" | "B" | "E" | "i" | "I" | "R" | "C") {
+            *self.unknown.entry(ph.to_owned()).or_insert(0) += 1;
+            return;
+        }
+        let Some(ts_us) = e.ts.as_f64() else {
+            self.untimed += 1;
+            return;
+        };
+        let thread = self.thread_of(e.pid.id(), e.tid.id());
+        let args = e.args.as_ref();
+        match ph {
+            "X" => match e.dur.as_f64() {
+                Some(dur_us) if dur_us.is_finite() && dur_us >= 0.0 => {
+                    if e.cat.as_str() == Some("frame") {
+                        if let Some(a) = args.filter(|a| a.index.is_some()) {
+                            self.frame_track
+                                .push((ts_us, dur_us, a.paused.unwrap_or(false)));
+                            return;
+                        }
+                    }
+                    let name = self.strings.id(name);
+                    let site = self.site(args);
+                    self.spans.push(ReadSpan {
+                        thread,
+                        name,
+                        site,
+                        ts_us,
+                        dur_us,
+                    });
+                }
+                _ => self.no_dur += 1,
+            },
+            "B" | "E" => {
+                let begin = ph == "B";
+                let (name, site) = if begin {
+                    (self.strings.id(name), self.site(args))
+                } else {
+                    (0, 0)
+                };
+                let t = thread as usize;
+                if self.begin_ends.len() <= t {
+                    self.begin_ends.resize_with(t + 1, Vec::new);
+                }
+                if let Some(list) = self.begin_ends.get_mut(t) {
+                    list.push(ReadBeginEnd {
+                        ts_us,
+                        begin,
+                        name,
+                        site,
+                    });
+                }
+            }
+            "C" => {
+                if let Some(args) = args {
+                    let single = args.members == 1;
+                    for (k, x) in &args.numbers {
+                        let counter = if single {
+                            name.to_owned()
+                        } else {
+                            format!("{name}.{k}")
+                        };
+                        self.samples.entry(counter).or_default().push((ts_us, *x));
+                    }
+                }
+            }
+            _ => {
+                let name = self.strings.id(name);
+                self.marks.push((thread, name, ts_us));
+            }
+        }
+    }
+}
+
+/// The event array: each element is folded into [`Parsed`] as soon as it is read.
+struct EventsSeed<'s>(&'s mut Parsed);
+
+impl<'de> DeserializeSeed<'de> for EventsSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EventsSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of trace events")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let p = self.0;
+        p.array = ArrayState::Reading;
+        p.element_end = p.position.consumed.get();
+        while let Some(event) = seq.next_element::<Event>()? {
+            p.take(event);
+            p.element_end = p.position.consumed.get();
+        }
+        p.array = ArrayState::Closed;
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        self.0.array = ArrayState::NotAnArray;
+        Ok(())
+    }
+    other_kinds!(this => this.0.array = ArrayState::NotAnArray);
+}
+
+/// The object form: `traceEvents` is streamed, every other member skipped unread.
+struct ObjectSeed<'s>(&'s mut Parsed);
+
+impl<'de> Visitor<'de> for ObjectSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object with \"traceEvents\"")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<TopKey>()? {
+            match key {
+                TopKey::TraceEvents => map.next_value_seed(EventsSeed(&mut *self.0))?,
+                TopKey::OtherData => {
+                    let other_data = map.next_value::<serde_json::Value>()?;
+                    self.0.carried = carried_defects(&other_data);
+                }
+                TopKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads the events from `reader` (`total_bytes`: its length, for progress), tolerating a
+/// cut-off array. Returns the rows and how the array ended.
+pub(super) fn read_events<R: Read>(
+    reader: R,
+    total_bytes: u64,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Parsed, ArrayEnd), ChromeError> {
+    let position = Rc::new(Position::default());
+    let mut source = Source {
+        inner: reader,
+        buf: vec![0u8; 1 << 16],
+        at: 0,
+        len: 0,
+        position: Rc::clone(&position),
+        reporter: Reporter::start(progress, Stage::Parsing, total_bytes),
+    };
+    let io = |e: std::io::Error, position: &Position| ChromeError::Read {
+        offset: position.consumed.get(),
+        message: e.to_string(),
+    };
+    source.refill().map_err(|e| io(e, &position))?;
+    if source.buf.get(..source.len.min(3)) == Some(b"\xEF\xBB\xBF".as_slice()) {
+        source.at = 3;
+    }
+    let first = source.peek_significant().map_err(|e| io(e, &position))?;
+    let mut parsed = Parsed::new(Rc::clone(&position));
+    let object = match first {
+        Some(b'[') => false,
+        Some(b'{') => true,
+        Some(_) => {
+            return Err(ChromeError::NotATrace {
+                found: "neither [ nor {",
+            })
+        }
+        None => {
+            return Err(ChromeError::NotATrace {
+                found: "an empty document",
+            })
+        }
+    };
+    let result = {
+        let mut de = serde_json::Deserializer::from_reader(&mut source);
+        if object {
+            de.deserialize_map(ObjectSeed(&mut parsed))
+        } else {
+            EventsSeed(&mut parsed).deserialize(&mut de)
+        }
+    };
+    source.reporter.finish();
+    let offset = usize::try_from(position.consumed.get()).unwrap_or(usize::MAX);
+    let element_end = usize::try_from(parsed.element_end).unwrap_or(usize::MAX);
+    let end = match (result, parsed.array) {
+        (Ok(()), ArrayState::NotAnArray) => {
+            return Err(ChromeError::NotATrace {
+                found: "a \"traceEvents\" that is not an array",
+            })
+        }
+        (Ok(()), ArrayState::NotStarted) => {
+            return Err(ChromeError::NotATrace {
+                found: "an object without \"traceEvents\"",
+            })
+        }
+        (Ok(()), _) => ArrayEnd::Closed,
+        (Err(e), _) if e.is_io() => {
+            return Err(ChromeError::Read {
+                offset: position.consumed.get(),
+                message: e.to_string(),
+            })
+        }
+        (Err(e), ArrayState::NotStarted | ArrayState::NotAnArray) => {
+            return Err(ChromeError::NotJson {
+                offset,
+                message: e.to_string(),
+            })
+        }
+        (Err(e), ArrayState::Reading) if e.is_eof() => {
+            if position.significant_end.get() <= parsed.element_end {
+                // Nothing but separators after the last whole event.
+                if object {
+                    ArrayEnd::Truncated(offset)
+                } else {
+                    ArrayEnd::Open
+                }
+            } else {
+                ArrayEnd::Truncated(element_end)
+            }
+        }
+        (Err(e), ArrayState::Reading) if parsed.elements == 0 => {
+            return Err(ChromeError::NotJson {
+                offset,
+                message: e.to_string(),
+            })
+        }
+        (Err(e), ArrayState::Reading) => ArrayEnd::Malformed(offset, e.to_string()),
+        // The array was read whole; the object around it is cut off or broken.
+        (Err(e), ArrayState::Closed) if e.is_eof() => ArrayEnd::Truncated(offset),
+        (Err(e), ArrayState::Closed) => ArrayEnd::Malformed(offset, e.to_string()),
+    };
+    Ok((parsed, end))
+}
