@@ -33,24 +33,20 @@ const WRITTEN_LINES: usize = COUNTER_SLOT_LINES + counters::SLOTS_ASKED_FOR;
 #[repr(C)]
 pub(super) struct Entry {
     pub(super) finished: AtomicBool,
-    /// The hand-off gate's line, which close reads (set once: the gate does not move).
-    gate: *const u8,
+    /// The address of the hand-off gate's line, which close reads (set once: the gate does
+    /// not move; only ever asked for, never read through).
+    gate: usize,
     /// Lines close writes, asked for in the exclusive state (until a close writes one down,
     /// the counters' list head: a line close reads anyway, and one that is always mapped).
     written: [AtomicPtr<u8>; WRITTEN_LINES],
 }
-
-// SAFETY: `gate` is an address that is only asked for (prefetched), never dereferenced.
-unsafe impl Send for Entry {}
-// SAFETY: as above; `gate` is never written after `new`.
-unsafe impl Sync for Entry {}
 
 impl Entry {
     /// An entry for a session whose hand-off gate lies at `gate`.
     pub(super) fn new(gate: *const u8) -> Self {
         Self {
             finished: AtomicBool::new(false),
-            gate,
+            gate: gate.addr(),
             written: std::array::from_fn(|_| AtomicPtr::new(counters::head_line().cast_mut())),
         }
     }
@@ -58,7 +54,7 @@ impl Entry {
     /// Asks for the lines the previous close wrote down, without waiting for them.
     #[inline(always)]
     fn prefetch_next(&self) {
-        prefetch_line(self.gate, false);
+        prefetch_line(std::ptr::without_provenance(self.gate), false);
         for line in &self.written {
             prefetch_line(line.load(Ordering::Relaxed), true);
         }
