@@ -52,17 +52,6 @@ pub fn inspect_with(
     mut on_progress: impl FnMut(Progress),
 ) -> Result<Inspection, LoadError> {
     let path = path.as_ref();
-    let io = |source| LoadError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.is_dir() {
-        return Err(LoadError::IsDirectory {
-            path: path.to_owned(),
-        });
-    }
-    load::refuse_special(path, &meta)?;
     let file = path.display().to_string();
     if load::is_stream(path) {
         // A pipe or a FIFO is read once, whole (a peek would consume its first bytes); a
@@ -78,17 +67,13 @@ pub fn inspect_with(
         let options = options.clone().with_spans(false).with_summary_only(false);
         return Ok(of_imported(file, len, &load::from_bytes(bytes, &options)?));
     }
-    let mut head = [0u8; 4];
-    let n = {
-        use std::io::Read;
-        let mut f = std::fs::File::open(path).map_err(io)?;
-        f.read(&mut head).map_err(io)?
-    };
-    if load::detect(head.get(..n).unwrap_or(&[])) == Some(FileKind::Sgpt) {
+    // A directory, a device, an empty or unreadable file are refused here, as `load` does.
+    let peeked = load::peek(path)?;
+    if peeked.sgpt {
         let reader = open_reader(path)?;
         return Ok(of_sgpt(file, &reader, &mut on_progress));
     }
     let options = options.clone().with_spans(false).with_summary_only(false);
     let capture = load::open_with_progress(path, &options, &mut on_progress)?;
-    Ok(of_imported(file, meta.len(), &capture))
+    Ok(of_imported(file, peeked.bytes, &capture))
 }
