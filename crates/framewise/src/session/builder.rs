@@ -3,11 +3,12 @@
 use std::collections::HashSet;
 use std::fs::File;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use framewise_format::model::{AdapterInfo, GpuQueueClock, Meta, RenderSettings, SymbolTable};
 use framewise_format::Writer;
+use parking_lot::Mutex;
 
 use crate::clock::{now_ticks, ClockChoice, SessionClock};
 use crate::counters;

@@ -16,19 +16,19 @@ use crate::thread;
 use crate::topology::{TopologyDesc, TopologyId};
 use crate::{CaptureLevel, Gauge};
 
-use super::{lock, Session, FRAME_HISTORY, SAMPLES_PER_TRACK};
+use super::{Session, FRAME_HISTORY, SAMPLES_PER_TRACK};
 
 impl Session {
     /// Sets the phase (`boot`, `load`, `play`…) carried by every frame from the one open now.
     pub fn set_phase(&self, phase: &str) {
         let symbol = intern::intern(NamedKind::Phase, phase);
-        lock(&self.inner.staging).phase = Some(symbol);
+        self.inner.staging.lock().phase = Some(symbol);
     }
 
     /// Declares frames paused (recorded, but excluded from budgets and hitches) from the one
     /// open now.
     pub fn set_paused(&self, paused: bool) {
-        lock(&self.inner.staging).paused = paused;
+        self.inner.staging.lock().paused = paused;
     }
 
     /// Flags the trailing default window (5 s unless configured) as "it felt wrong here".
@@ -44,7 +44,7 @@ impl Session {
         let window_start_ns = at_ns.saturating_sub(window_ns);
         let thread = thread::current_thread_symbol().unwrap_or(SymId::MAX);
         let name = intern::intern(NamedKind::Mark, "usermark");
-        let mut staging = lock(&self.inner.staging);
+        let mut staging = self.inner.staging.lock();
         let frame = staging.index;
         // Walk back from the open frame to the one containing the window's start, as far as
         // the session remembers.
@@ -119,7 +119,7 @@ impl Session {
     /// until the ticket is delivered or `gpu_wait_frames` more frames close.
     pub fn gpu_submit(&self, queue: GpuQueue) -> GpuTicket {
         let submit_ns = self.now_ns();
-        let mut staging = lock(&self.inner.staging);
+        let mut staging = self.inner.staging.lock();
         if !staging.gpu_queues.iter().any(|q| q.queue == queue.symbol) {
             staging.set = true;
             staging.gpu_queues.push(GpuQueueFrame {
@@ -141,7 +141,7 @@ impl Session {
     /// later). Results for a frame already written (or dropped) are counted late and ignored.
     pub fn gpu_deliver(&self, ticket: GpuTicket, passes: &[GpuPassTiming]) {
         let readback_ns = self.now_ns();
-        let mut staging = lock(&self.inner.staging);
+        let mut staging = self.inner.staging.lock();
         staging.set = true;
         let first_pass = staging.delivered_passes.len();
         staging.delivered_passes.extend_from_slice(passes);
@@ -211,7 +211,7 @@ impl Session {
         intern::copy_into(&mut table, &referenced);
         topology.id = framewise_format::topology_id(&topology, &table);
         let id = TopologyId(topology.id);
-        let first_time = lock(&self.inner.topologies).insert(id.0);
+        let first_time = self.inner.topologies.lock().insert(id.0);
         if first_time && self.inner.level >= CaptureLevel::Structure && !self.is_finished() {
             self.inner
                 .shared
@@ -232,7 +232,7 @@ impl Session {
         }
         let mut census = census.clone();
         if census.frame.is_none() {
-            census.frame = Some(lock(&self.inner.staging).index);
+            census.frame = Some(self.inner.staging.lock().index);
         }
         self.inner.shared.send(Message::Census(Box::new(census)));
         true
@@ -241,7 +241,7 @@ impl Session {
     /// Declares the frame graph the open frame runs (level 1 and up; ignored below).
     pub fn set_topology(&self, topology: TopologyId) {
         if self.inner.level >= CaptureLevel::Structure {
-            let mut staging = lock(&self.inner.staging);
+            let mut staging = self.inner.staging.lock();
             staging.topology = Some(topology.0);
             staging.set = true;
         }
@@ -251,7 +251,7 @@ impl Session {
     /// `Workload`'s `None` fields mean unknown, which is not zero.
     pub fn record_workload(&self, pass: PassLabel, workload: Workload) {
         if self.inner.level >= CaptureLevel::Workload {
-            let mut staging = lock(&self.inner.staging);
+            let mut staging = self.inner.staging.lock();
             staging.set = true;
             staging.workloads.push(PassWorkload {
                 pass: pass.symbol,
@@ -266,7 +266,7 @@ impl Session {
         let at_ns = self.now_ns();
         let counter = gauge.symbol();
         let full = {
-            let mut staging = lock(&self.inner.staging);
+            let mut staging = self.inner.staging.lock();
             let samples = staging.samples.entry(counter).or_default();
             samples.push(Sample { at_ns, value });
             (samples.len() >= SAMPLES_PER_TRACK).then(|| std::mem::take(samples))

@@ -13,11 +13,12 @@ mod context;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use framewise_format::model::{CounterTrack, GpuQueueFrame, Mark, PassWorkload, Sample, SymId};
+use parking_lot::Mutex;
 
 use crate::clock::SessionClock;
 use crate::error::{SessionError, StartError, StopError};
@@ -56,11 +57,6 @@ pub const DEFAULT_REALTIME_QUEUE_FRAMES: usize = 512;
 const FRAME_HISTORY: usize = 4096;
 /// Samples buffered per counter track before a `CNTR` record is written.
 const SAMPLES_PER_TRACK: usize = 256;
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every critical section in the session leaves its data consistent.
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// What the host set for the open frame, from any thread.
 ///
@@ -179,7 +175,7 @@ impl Session {
 
     /// The index the next closed frame will have (frames count from 0).
     pub fn frame_index(&self) -> u64 {
-        lock(&self.inner.staging).index
+        self.inner.staging.lock().index
     }
 
     /// Whether the session has ended (stopped, or `frame_limit` reached).
@@ -264,14 +260,14 @@ impl Session {
 
     fn finish(&self) -> Result<Report, StopError> {
         let inner = &*self.inner;
-        let mut outcome = lock(&inner.outcome);
+        let mut outcome = inner.outcome.lock();
         if let Some(done) = &*outcome {
             return done.clone();
         }
-        let closer = lock(&inner.closer);
+        let closer = inner.closer.lock();
         inner.entry.finished.store(true, Ordering::Release);
         ENABLED.store(false, Ordering::Release);
-        let tracks: Vec<(SymId, Vec<Sample>)> = lock(&inner.staging).samples.drain().collect();
+        let tracks: Vec<(SymId, Vec<Sample>)> = inner.staging.lock().samples.drain().collect();
         for (counter, samples) in tracks {
             if !samples.is_empty() {
                 inner
@@ -282,7 +278,7 @@ impl Session {
         inner.shared.send(Message::Stop);
         let frames_closed = closer.frames_closed;
         drop(closer);
-        let handle = lock(&inner.writer).take();
+        let handle = inner.writer.lock().take();
         let closed = match handle.map(JoinHandle::join) {
             Some(Ok(writer)) => writer.closed,
             Some(Err(_)) => {
@@ -314,7 +310,7 @@ impl Session {
             bytes_written: shared.bytes_written.load(Ordering::Relaxed),
             closed,
             warnings: shared.warnings(),
-            usermarks: lock(&inner.staging).usermarks.clone(),
+            usermarks: inner.staging.lock().usermarks.clone(),
             error,
         };
         let result = match report.error.clone() {
