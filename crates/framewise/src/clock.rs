@@ -6,7 +6,7 @@
 //! `rdtsc` costs about half of an `Instant::now()`. Its frequency is calibrated once per process
 //! against the monotonic clock. Anywhere else a tick is one nanosecond of `Instant`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -21,8 +21,9 @@ pub enum ClockChoice {
     Monotonic,
 }
 
-/// True while ticks come from `rdtsc`. Decided at session start, read on the hot path.
-static USE_TSC: AtomicBool = AtomicBool::new(false);
+// Whether ticks come from `rdtsc` (`FLAGS.use_tsc`): decided at session start, read on the hot
+// path, kept beside the session's flag (one line for both).
+use crate::ENABLED as FLAGS;
 
 /// The process-wide anchor of `Instant`-based ticks.
 static INSTANT_ANCHOR: OnceLock<Instant> = OnceLock::new();
@@ -43,7 +44,7 @@ struct TscCalibration {
 pub(crate) fn now_ticks() -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
-        if USE_TSC.load(Ordering::Relaxed) {
+        if FLAGS.use_tsc.load(Ordering::Relaxed) {
             return read_tsc();
         }
         // Out of line, so that the `rdtsc` path falls through with no jump over it.
@@ -176,7 +177,7 @@ impl SessionClock {
             Some(c) => (true, c.ticks_per_second),
             None => (false, 1e9),
         };
-        USE_TSC.store(tsc, Ordering::Relaxed);
+        FLAGS.use_tsc.store(tsc, Ordering::Relaxed);
         let ns_per_tick_fixed = ((1e9 / ticks_per_second) * 4_294_967_296.0).round() as u64;
         Self {
             base_ticks: now_ticks(),

@@ -95,8 +95,31 @@ pub use sink::{Sink, WriteSeek};
 pub use topology::{EdgeDesc, PassDesc, ResourceDesc, TopologyDesc, TopologyId};
 pub use writer::{FrameWritten, WriterMode};
 
-/// True while a session records: the one relaxed load every hook makes first.
-pub(crate) static ENABLED: AtomicBool = AtomicBool::new(false);
+/// True while a session records: the one relaxed load every hook makes first (through
+/// [`Flags`]' `Deref`). The clock's source, which every scope reads next, shares its line.
+pub(crate) static ENABLED: Flags = Flags {
+    enabled: AtomicBool::new(false),
+    use_tsc: AtomicBool::new(false),
+};
+
+/// The process-wide flags a scope reads, in one cache line of their own: a thread's first
+/// scope after a wait (a paced frame) fetches one line for both, and no other static's
+/// writes take it away. Dereferences to the session's flag.
+#[repr(C, align(64))]
+pub(crate) struct Flags {
+    enabled: AtomicBool,
+    /// True while ticks come from `rdtsc`. Decided at session start (`clock`).
+    pub(crate) use_tsc: AtomicBool,
+}
+
+impl std::ops::Deref for Flags {
+    type Target = AtomicBool;
+
+    #[inline(always)]
+    fn deref(&self) -> &AtomicBool {
+        &self.enabled
+    }
+}
 
 /// True from a session's start until its stop: one session per process at a time.
 pub(crate) static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -122,7 +145,7 @@ pub fn is_recording() -> bool {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::counters::CounterSite;
-    pub use crate::intern::{MarkSite, ScopeSite};
+    pub use crate::intern::{MarkSite, ScopeSite, SiteNames};
     pub use crate::scope::mark_at;
 
     /// Converts a counter argument to `i64`, saturating (a count never wraps sign).
@@ -165,8 +188,10 @@ pub mod __private {
 #[macro_export]
 macro_rules! scope {
     ($name:expr) => {{
+        static __FRAMEWISE_NAMES: $crate::__private::SiteNames =
+            $crate::__private::SiteNames::new($name, ::core::file!());
         static __FRAMEWISE_SITE: $crate::__private::ScopeSite =
-            $crate::__private::ScopeSite::new($name, ::core::file!(), ::core::line!());
+            $crate::__private::ScopeSite::new(&__FRAMEWISE_NAMES, ::core::line!());
         $crate::ScopeGuard::begin(&__FRAMEWISE_SITE)
     }};
 }

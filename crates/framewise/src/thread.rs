@@ -90,13 +90,20 @@ impl<T> std::ops::Deref for Padded<T> {
 }
 
 /// One recording thread's ring and state.
+///
+/// Laid out in order (`repr(C)`), from a line's start: every field an event reads or writes
+/// (`slots`, `mask`, `producer` and the published `head`, 56 bytes) lies in the buffer's first
+/// cache line, so that a thread's first scope after a wait (a paced frame) fetches one line of
+/// its buffer, not three. The writer reads `head` there once a drain, as it read it in a line
+/// of its own: the same one line goes back to the producer's core afterwards.
+#[repr(C, align(64))]
 pub(crate) struct ThreadBuffer {
-    /// The thread's lane symbol.
-    pub(crate) thread: SymId,
     slots: Box<[UnsafeCell<Event>]>,
     mask: u64,
-    producer: Padded<UnsafeCell<Producer>>,
-    head: Padded<AtomicU64>,
+    producer: UnsafeCell<Producer>,
+    head: AtomicU64,
+    /// The thread's lane symbol (read by the writer; written only when a ring is reused).
+    pub(crate) thread: SymId,
     tail: Padded<AtomicU64>,
     /// Spans and marks the producer could not fit, ever (written by the producer only).
     dropped: AtomicU64,
@@ -108,6 +115,9 @@ pub(crate) struct ThreadBuffer {
     /// core.
     consumer: Padded<Mutex<Consumer>>,
 }
+
+// Every field an event touches ends within the buffer's first line.
+const _: () = assert!(std::mem::offset_of!(ThreadBuffer, head) + 8 <= LINE);
 
 // SAFETY: `slots` and `producer` are written only by the owning thread (the producer) and
 // `slots` read by the consumer only below the head the producer published with release
@@ -129,12 +139,12 @@ impl ThreadBuffer {
             thread,
             slots,
             mask: capacity as u64 - 1,
-            producer: Padded(UnsafeCell::new(Producer {
+            producer: UnsafeCell::new(Producer {
                 head: 0,
                 limit: capacity as u64,
                 reserved: 0,
-            })),
-            head: Padded(AtomicU64::new(0)),
+            }),
+            head: AtomicU64::new(0),
             tail: Padded(AtomicU64::new(0)),
             dropped: AtomicU64::new(0),
             retired: AtomicBool::new(false),
@@ -156,7 +166,7 @@ impl ThreadBuffer {
     #[inline(never)]
     unsafe fn refresh_room(&self, needed: u64) -> bool {
         // SAFETY: the caller is the owning thread, the only one touching `producer`.
-        let producer = unsafe { &mut *self.producer.0.get() };
+        let producer = unsafe { &mut *self.producer.get() };
         producer.limit = self.tail.0.load(Ordering::Acquire) + self.mask + 1;
         producer.reserved + needed <= producer.limit
     }
@@ -173,7 +183,7 @@ impl ThreadBuffer {
         // consumer is done with it, and it is not readable by the consumer until the head
         // below is published (release: the slot's stores are visible before the new head).
         unsafe { *self.slots.get_unchecked(index).get() = event };
-        self.head.0.store(head + 1, Ordering::Release);
+        self.head.store(head + 1, Ordering::Release);
     }
 
     #[cold]
@@ -198,7 +208,7 @@ impl ThreadBuffer {
             head,
             limit,
             reserved,
-        } = unsafe { *self.producer.0.get() };
+        } = unsafe { *self.producer.get() };
         // SAFETY: owning thread.
         if reserved + NEEDED > limit && !unsafe { self.refresh_room(NEEDED) } {
             self.count_dropped();
@@ -207,7 +217,7 @@ impl ThreadBuffer {
         // SAFETY: owning thread; the slot is reserved (`head < reserved + NEEDED <= limit`).
         unsafe {
             self.write(head, event);
-            let producer = &mut *self.producer.0.get();
+            let producer = &mut *self.producer.get();
             producer.head = head + 1;
             producer.reserved = reserved + NEEDED;
         }
@@ -239,7 +249,7 @@ impl ThreadBuffer {
         // SAFETY: the caller is the owning thread; the slot was reserved when the begin was
         // recorded (`reserved` already counts it, and keeps counting it once written).
         unsafe {
-            let head = (*self.producer.0.get()).head;
+            let head = (*self.producer.get()).head;
             self.write(
                 head,
                 Event {
@@ -248,7 +258,7 @@ impl ThreadBuffer {
                     kind: KIND_END,
                 },
             );
-            (*self.producer.0.get()).head = head + 1;
+            (*self.producer.get()).head = head + 1;
         }
     }
 
@@ -278,7 +288,7 @@ impl ThreadBuffer {
     /// still write their ends; frame close ignores ends it has no begin for.
     pub(crate) fn discard(&self) {
         let mut consumer = self.consumer();
-        let head = self.head.0.load(Ordering::Acquire);
+        let head = self.head.load(Ordering::Acquire);
         self.tail.0.store(head, Ordering::Release);
         consumer.carried.clear();
         consumer.open.clear();
@@ -304,7 +314,7 @@ impl ThreadBuffer {
     ) -> u64 {
         let mut consumer = self.consumer();
         let consumer = &mut *consumer;
-        let head = self.head.0.load(Ordering::Acquire);
+        let head = self.head.load(Ordering::Acquire);
         let mut tail = self.tail.0.load(Ordering::Relaxed);
         let mut lost = 0u64;
         let lane_start = spans.len();
@@ -386,7 +396,7 @@ impl ThreadBuffer {
     /// Whether the thread exited and everything it wrote has been drained.
     pub(crate) fn is_finished(&self) -> bool {
         self.retired.load(Ordering::Acquire)
-            && self.tail.0.load(Ordering::Relaxed) == self.head.0.load(Ordering::Acquire)
+            && self.tail.0.load(Ordering::Relaxed) == self.head.load(Ordering::Acquire)
     }
 }
 
@@ -503,7 +513,7 @@ pub(crate) fn calling_ring_over_half() -> bool {
     let buffer = unsafe { &*ptr };
     // SAFETY: the calling thread owns the buffer, the only one touching `producer`, and is
     // not inside one of its other calls.
-    let producer = unsafe { &mut *buffer.producer.0.get() };
+    let producer = unsafe { &mut *buffer.producer.get() };
     let capacity = buffer.mask + 1;
     let half = capacity / 2;
     // `limit - capacity` is a tail the consumer had reached: the ring holds at most this.

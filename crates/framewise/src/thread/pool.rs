@@ -68,12 +68,12 @@ impl ThreadBuffer {
     pub(super) fn reuse(&mut self, thread: SymId) {
         let capacity = self.mask + 1;
         self.thread = thread;
-        *self.producer.0.get_mut() = Producer {
+        *self.producer.get_mut() = Producer {
             head: 0,
             limit: capacity,
             reserved: 0,
         };
-        *self.head.0.get_mut() = 0;
+        *self.head.get_mut() = 0;
         *self.tail.0.get_mut() = 0;
         *self.dropped.get_mut() = 0;
         *self.retired.get_mut() = false;
