@@ -259,6 +259,20 @@ fn a_capture_is_read_from_a_fifo_once_whole() {
     );
 }
 
+/// Writes `piece` into the FIFO at `fifo` again and again from another thread, until its
+/// reader closes it: an input that never ends.
+fn feed_forever(fifo: &Path, piece: Vec<u8>) -> std::thread::JoinHandle<()> {
+    let fifo = fifo.to_owned();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(fifo)
+            .expect("the FIFO opens");
+        while f.write_all(&piece).is_ok() {}
+    })
+}
+
 /// Room for a run of the binary, but not for an endless input read into memory.
 const ADDRESS_SPACE_KIB: u64 = 4 << 20;
 
@@ -309,18 +323,7 @@ fn a_device_given_as_a_capture_is_refused_at_once() {
     // on; the writer then meets a closed pipe.
     let fifo = dir.path("zeros.fifo");
     mkfifo(&fifo);
-    let writer = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || {
-            use std::io::Write;
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .open(fifo)
-                .expect("the FIFO opens");
-            let zeros = vec![0u8; 1 << 16];
-            while f.write_all(&zeros).is_ok() {}
-        })
-    };
+    let writer = feed_forever(&fifo, vec![0u8; 1 << 16]);
     let run = dir
         .run_address_space_limited(&["summarize", "zeros.fifo"], ADDRESS_SPACE_KIB)
         .expect(4);
@@ -335,4 +338,58 @@ fn a_device_given_as_a_capture_is_refused_at_once() {
     dir.run_address_space_limited(&["summarize", "zeros.fifo"], ADDRESS_SPACE_KIB)
         .expect(0);
     writer.join().expect("the writer");
+}
+
+/// The refusal of a stream that is blank for longer than the loader's limit (1 MiB).
+const ONLY_BLANK: &str = "not a capture: it starts with more than 1 MiB of blanks (whitespace), and no capture starts so late (a Chrome JSON's first non-blank byte, `{` or `[`, comes sooner)";
+
+#[test]
+fn an_endless_stream_of_blanks_is_refused_past_its_limit() {
+    // A Chrome JSON may start with blanks, so a stream of blanks decided nothing and was read
+    // on without end (`yes '' | framewise summarize /dev/stdin`). Past 1 MiB of blanks it is
+    // now refused, one line, exit 4, like any stream whose first bytes are no capture's. The
+    // writers never stop: the test ends only because the reader refuses (before the fix it
+    // never ended). The address space is limited so that a reader that kept what it read
+    // would fail on an allocation rather than fill the machine's memory.
+    let dir = Dir::new();
+    // Through a FIFO, from a thread that writes blanks of every kind until the pipe closes.
+    let fifo = dir.path("blank.fifo");
+    mkfifo(&fifo);
+    for verb in ["summarize", "inspect"] {
+        let writer = feed_forever(&fifo, b" \t\r\n".repeat(1 << 14));
+        let run = dir
+            .run_address_space_limited(&[verb, "blank.fifo", "--format", "json"], ADDRESS_SPACE_KIB)
+            .expect(4);
+        writer.join().expect("the writer");
+        assert_eq!(
+            run.one_error_line(),
+            format!("framewise: error: blank.fifo: {ONLY_BLANK}"),
+            "{verb}"
+        );
+        assert_eq!(run.stdout, "", "{verb}");
+    }
+    // Through a pipe on stdin, from a child process that writes empty lines for ever.
+    let mut yes = Command::new("yes")
+        .arg("")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("yes runs");
+    let stdin = yes.stdout.take().expect("yes's stdout");
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            &format!("ulimit -v {ADDRESS_SPACE_KIB} && exec \"$0\" \"$@\""),
+        ])
+        .arg(env!("CARGO_BIN_EXE_framewise"))
+        .args(["summarize", "/dev/stdin"])
+        .stdin(stdin)
+        .output()
+        .expect("framewise runs");
+    // `yes` meets the closed pipe and ends.
+    yes.wait().expect("yes ends");
+    assert_eq!(out.status.code(), Some(4));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        format!("framewise: error: /dev/stdin: {ONLY_BLANK}")
+    );
 }

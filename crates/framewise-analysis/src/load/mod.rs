@@ -68,6 +68,13 @@ pub enum LoadError {
         /// Up to the first 8 bytes.
         head: Vec<u8>,
     },
+    /// A stream (a pipe or a FIFO) that starts with more than [`STREAM_BLANK_LIMIT_BYTES`]
+    /// blank bytes: no capture starts so late, and a stream of blanks can be endless.
+    #[error("not a capture: it starts with more than {} of blanks (whitespace), and no capture starts so late (a Chrome JSON's first non-blank byte, `{{` or `[`, comes sooner)", shown_bytes_count(*.limit_bytes))]
+    OnlyBlank {
+        /// The limit passed: [`STREAM_BLANK_LIMIT_BYTES`].
+        limit_bytes: usize,
+    },
     /// A `.litecap` that does not decode.
     #[error(transparent)]
     Litecap(#[from] litecap::DecodeError),
@@ -478,17 +485,46 @@ pub(crate) fn peek(path: &Path) -> Result<Peeked, LoadError> {
     })
 }
 
+/// How many blank bytes (ASCII whitespace, after an optional UTF-8 byte order mark) a stream
+/// may start with before it is refused ([`LoadError::OnlyBlank`]): a Chrome JSON may start
+/// with blanks, but none starts with a MiB of them, and a stream of blanks can be endless
+/// (`yes '' | framewise summarize /dev/stdin`).
+pub const STREAM_BLANK_LIMIT_BYTES: usize = 1 << 20;
+
+/// The UTF-8 byte order mark a JSON text may start with.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A byte count as people read it: `1 MiB` when it is whole MiB, else `N bytes`.
+fn shown_bytes_count(bytes: usize) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
 /// Whether `head`, a stream's first bytes, already decides its kind: four bytes decide a
 /// magic (`.sgpt`, `.litecap`, a damaged `.sgpt` magic), and the first byte that is not
 /// blank decides Chrome JSON or nothing. More bytes never change what they decided.
-fn kind_decided(head: &[u8]) -> bool {
-    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    head.len() >= 4 && body.iter().any(|b| !b.is_ascii_whitespace())
+/// `blank_from` is where the bytes not yet looked at begin (every byte before it is blank,
+/// after the byte order mark), so that a long run of blanks is looked at once.
+fn kind_decided(head: &[u8], blank_from: &mut usize) -> bool {
+    let start = if head.starts_with(BOM) { BOM.len() } else { 0 };
+    let from = (*blank_from).max(start);
+    let rest = head.get(from..).unwrap_or(&[]);
+    match rest.iter().position(|b| !b.is_ascii_whitespace()) {
+        Some(_) => head.len() >= 4,
+        None => {
+            *blank_from = head.len();
+            false
+        }
+    }
 }
 
 /// Reads a stream (a pipe or a FIFO) once, whole, reporting bytes read; but first its
 /// first bytes, and an input that they show is no capture is refused there, before reading
 /// on: a stream of garbage can be endless (`cat /dev/zero | framewise summarize /dev/stdin`).
+/// So can a stream of blanks: past [`STREAM_BLANK_LIMIT_BYTES`] of them it is refused.
 pub(crate) fn read_stream(
     path: &Path,
     progress: &mut dyn FnMut(Progress),
@@ -503,7 +539,14 @@ pub(crate) fn read_stream(
     let mut f = std::fs::File::open(path).map_err(io)?;
     let mut head = Vec::new();
     let mut piece = [0u8; 4096];
-    while !kind_decided(&head) {
+    let mut blank_from = 0;
+    while !kind_decided(&head, &mut blank_from) {
+        let bom_bytes = if head.starts_with(BOM) { BOM.len() } else { 0 };
+        if blank_from.saturating_sub(bom_bytes) > STREAM_BLANK_LIMIT_BYTES {
+            return Err(LoadError::OnlyBlank {
+                limit_bytes: STREAM_BLANK_LIMIT_BYTES,
+            });
+        }
         match f.read(&mut piece) {
             Ok(0) => break,
             Ok(n) => head.extend_from_slice(piece.get(..n).unwrap_or(&[])),
@@ -593,5 +636,42 @@ mod shown_bytes_tests {
         }
         .to_string();
         assert!(binary.contains("00 ff 07 (hex)"), "{binary}");
+    }
+}
+
+#[cfg(test)]
+mod stream_head_tests {
+    use super::*;
+
+    #[test]
+    fn blanks_decide_nothing_and_are_looked_at_once() {
+        let mut blank_from = 0;
+        assert!(!kind_decided(b" \n\t\r ", &mut blank_from));
+        assert_eq!(blank_from, 5, "every byte so far is blank");
+        assert!(kind_decided(b" \n\t\r [", &mut blank_from));
+        let mut blank_from = 0;
+        assert!(!kind_decided(b"\xEF\xBB\xBF  ", &mut blank_from));
+        assert_eq!(blank_from, 5, "a byte order mark, then blanks");
+        assert!(kind_decided(b"\xEF\xBB\xBF  {", &mut blank_from));
+        let mut blank_from = 0;
+        assert!(
+            !kind_decided(b"{", &mut blank_from),
+            "one byte decides no magic"
+        );
+        assert_eq!(blank_from, 0);
+        assert!(kind_decided(b"SGPT", &mut blank_from));
+    }
+
+    #[test]
+    fn a_blank_stream_names_its_limit_in_mib() {
+        let text = LoadError::OnlyBlank {
+            limit_bytes: STREAM_BLANK_LIMIT_BYTES,
+        }
+        .to_string();
+        assert!(
+            text.starts_with("not a capture: it starts with more than 1 MiB of blanks"),
+            "{text}"
+        );
+        assert_eq!(shown_bytes_count(4096), "4096 bytes");
     }
 }
