@@ -50,9 +50,11 @@ impl RiceContext {
     /// when `n = 1` and `a > 2^63`, never for a context made by [`RiceContext::new`] (its
     /// count is 1 only before its first update, its sum then an initial mean); a caller
     /// codes with `k.min(63)` on a path that a parameter of 32 or more takes anyway.
+    ///
+    /// `LZCNT`: the caller is built for LZCNT (see [`nonzero_count`]).
     #[inline(always)]
-    pub(crate) fn k_for_encoder(&self) -> u32 {
-        let n1 = self.n | 1;
+    pub(crate) fn k_for_encoder<const LZCNT: bool>(&self) -> u32 {
+        let n1 = nonzero_count::<LZCNT>(self.n);
         k_unclamped(self.a, self.n, n1, n1.leading_zeros())
     }
 
@@ -83,10 +85,26 @@ impl RiceContext {
     }
 }
 
+/// A count `n ≥ 1` as [`k_unclamped`]'s `n1`, whose bit length is `n`'s: `n | 1` for a
+/// caller built without LZCNT, so that `leading_zeros` knows its operand is not zero and
+/// skips the fix-up that `bsr` needs for zero (`bsr` and an `xor`, no `cmov`); `n` itself for
+/// a caller built with LZCNT, where `leading_zeros` is one `lzcnt`, defined at zero, and the
+/// `| 1` would be one more instruction for each parameter. A context's count is never 0 (it
+/// starts at 1, grows by 1, and halves only from [`RESET`]), so both give the same parameter
+/// (test `the_unclamped_parameter_clamps_to_the_parameter` checks both).
+#[inline(always)]
+fn nonzero_count<const LZCNT: bool>(n: u64) -> u64 {
+    if LZCNT {
+        n
+    } else {
+        n | 1
+    }
+}
+
 /// The smallest `k ≤ 64` with `n · 2^k ≥ a`, where `n ≥ 1`: [`RiceContext::k`] before its
 /// clamp at 63 (64 stands for 63; test `the_unclamped_parameter_clamps_to_the_parameter`).
-/// `n1` is `n | 1` and `n_lz` its leading zero count (two contexts sharing a count compute
-/// them once).
+/// `n1` is `n` or `n | 1` ([`nonzero_count`]) and `n_lz` its leading zero count (two contexts
+/// sharing a count compute them once).
 ///
 /// `d = bitlen(a) - bitlen(n)`, or 0 when `a` is the shorter: then `n << d` has `a`'s bit
 /// length and is either ≥ `a` (one shift less would be shorter than `a`) or one shift
@@ -120,10 +138,10 @@ impl RicePair {
     }
 
     /// Both contexts' Rice parameters before their clamp at 63, as
-    /// [`RiceContext::k_for_encoder`] gives them.
+    /// [`RiceContext::k_for_encoder`] gives them (`LZCNT` likewise).
     #[inline(always)]
-    pub(crate) fn k(&self) -> (u32, u32) {
-        let n1 = self.n | 1;
+    pub(crate) fn k<const LZCNT: bool>(&self) -> (u32, u32) {
+        let n1 = nonzero_count::<LZCNT>(self.n);
         let n_lz = n1.leading_zeros();
         (
             k_unclamped(self.a[0], self.n, n1, n_lz),
@@ -730,8 +748,9 @@ mod tests {
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let check = |a: u64, n: u64| {
             let ctx = RiceContext { a, n };
-            let k = ctx.k_for_encoder();
+            let k = ctx.k_for_encoder::<false>();
             assert_eq!(k.min(63), ctx.k(), "a={a} n={n}");
+            assert_eq!(ctx.k_for_encoder::<true>(), k, "a={a} n={n}");
             // The smallest k ≤ 64 with n · 2^k ≥ a.
             let brute = (0..=64u32)
                 .find(|&k| (u128::from(n) << k) >= u128::from(a))
@@ -778,7 +797,8 @@ mod tests {
                     (x >> 3) >> [61, 20, 59, 62, 0][(i % 5) as usize],
                 )
             };
-            let (k0, k1) = pair.k();
+            let (k0, k1) = pair.k::<false>();
+            assert_eq!(pair.k::<true>(), (k0, k1), "step {i}");
             assert_eq!(
                 (k0.min(63), k1.min(63)),
                 (two[0].k(), two[1].k()),

@@ -31,11 +31,12 @@ pub(super) fn encode_lane(
     stack: &mut Vec<u64>,
     by_depth: bool,
 ) -> Result<(), EncodeError> {
-    encode_lane_body(out, lane, frame_begin_ns, stack, by_depth)
+    encode_lane_body::<false>(out, lane, frame_begin_ns, stack, by_depth)
 }
 
 /// [`encode_lane`] (by depth where the depths allow it) compiled for BMI1, BMI2 and LZCNT:
-/// see `encode_frame_bmi2`.
+/// see `encode_frame_bmi2`. Its Rice parameters count leading zeros of the contexts' counts
+/// without `| 1` (see `bits::nonzero_count`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi1,bmi2,lzcnt")]
 pub(super) fn encode_lane_bmi2(
@@ -44,12 +45,13 @@ pub(super) fn encode_lane_bmi2(
     frame_begin_ns: u64,
     stack: &mut Vec<u64>,
 ) -> Result<(), EncodeError> {
-    encode_lane_body(out, lane, frame_begin_ns, stack, true)
+    encode_lane_body::<true>(out, lane, frame_begin_ns, stack, true)
 }
 
-/// The body of [`encode_lane`] and [`encode_lane_bmi2`], inlined into each.
+/// The body of [`encode_lane`] and [`encode_lane_bmi2`], inlined into each; `LZCNT` when
+/// built for LZCNT (see `bits::nonzero_count`).
 #[inline(always)]
-fn encode_lane_body(
+fn encode_lane_body<const LZCNT: bool>(
     out: &mut Vec<u8>,
     lane: &Lane,
     frame_begin_ns: u64,
@@ -73,7 +75,7 @@ fn encode_lane_body(
     // Room for the stores of a lane of 8 bytes a span (most take under 7), zero-filled here
     // in one step rather than grown by the bit writer out of line at its first store.
     buf.resize(stream_at + 8 * lane.spans.len() + 8, 0);
-    let result = if by_depth && encode_lane_by_depth(&mut buf, &mut w, &lane.spans, base) {
+    let result = if by_depth && encode_lane_by_depth::<LZCNT>(&mut buf, &mut w, &lane.spans, base) {
         Ok(())
     } else {
         // Not a lane whose depths give its nesting: the stream starts again, every check
@@ -84,7 +86,7 @@ fn encode_lane_body(
         }
         buf.truncate(stream_at);
         w = WriteState::new(&buf);
-        encode_lane_stream(&mut buf, &mut w, lane, base, stack)
+        encode_lane_stream::<LZCNT>(&mut buf, &mut w, lane, base, stack)
     };
     w.finish(&mut buf);
     *out = buf;
@@ -116,17 +118,17 @@ fn encode_lane_body(
 /// and when a depth breaks the rule, this returns false, having written part of a
 /// stream: the caller starts again with [`encode_lane_stream`], which decides.
 ///
-/// The stack holds the open spans' ends only: at a begin, the span on top of it is
-/// always the last one begun, so the first end coded before a begin (or after the last
-/// one) is a leaf and any other a tail. It is a local array of [`BY_DEPTH_LEVELS`] slots,
-/// whose address and length the loop never keeps in a register; a lane nested deeper
+/// The open spans' ends are all the loop keeps of them: the first end coded before a begin
+/// (or after the last one) is the last span begun, a leaf, and any other a tail. The leaf's
+/// end waits in a local; the spans open below it are a local array of [`BY_DEPTH_LEVELS`]
+/// slots, whose address and length the loop never keeps in a register; a lane nested deeper
 /// returns false, and the caller codes it through every check.
 ///
 /// A lane whose top level is depth 0, the usual case, takes a copy of the loop without the
 /// depth context: the depths it codes are all 0, whose code stays the one bit 0
 /// ([`write_begin_at_depth_0`]).
 #[inline(always)]
-pub(super) fn encode_lane_by_depth(
+pub(super) fn encode_lane_by_depth<const LZCNT: bool>(
     out: &mut Vec<u8>,
     w: &mut WriteState,
     spans: &[CpuSpan],
@@ -134,15 +136,22 @@ pub(super) fn encode_lane_by_depth(
 ) -> bool {
     match spans.first() {
         None => true,
-        Some(first) if first.depth == 0 => by_depth_loop::<true>(out, w, spans, base, 0),
-        Some(first) => by_depth_loop::<false>(out, w, spans, base, first.depth),
+        Some(first) if first.depth == 0 => by_depth_loop::<true, LZCNT>(out, w, spans, base, 0),
+        Some(first) => by_depth_loop::<false, LZCNT>(out, w, spans, base, first.depth),
     }
 }
 
 /// The loop of [`encode_lane_by_depth`] for a lane whose top level is `top_depth`;
 /// `AT_DEPTH_0` when that is 0.
+///
+/// The last span begun is kept apart from the stack, its end in a local (`pending`): when the
+/// next span is not its child, that end is the first one coded (a leaf, whose end the stack
+/// never holds); when it is, the end goes on the stack. Below the lane's first span lies a
+/// virtual root in the stack's slot 0, never ended, so that the first span is the root's
+/// child like any other (spans are one level further from the stack's bottom than from the
+/// top level, and a span at level `l` lies inside an open span when `l > 1`).
 #[inline(always)]
-fn by_depth_loop<const AT_DEPTH_0: bool>(
+fn by_depth_loop<const AT_DEPTH_0: bool, const LZCNT: bool>(
     out: &mut Vec<u8>,
     w: &mut WriteState,
     spans: &[CpuSpan],
@@ -153,59 +162,73 @@ fn by_depth_loop<const AT_DEPTH_0: bool>(
     let [gap, leaf, tail, sym, depth] = CTX_INITIAL_MEANS;
     let mut begin_ctx = RicePair::new([gap, sym]);
     let mut depth_ctx = RiceContext::new(depth);
-    let mut end_ctx = [RiceContext::new(leaf), RiceContext::new(tail)];
+    let mut leaf_ctx = RiceContext::new(leaf);
+    let mut tail_ctx = RiceContext::new(tail);
     let mut last_ns = base;
     let mut last_sym: i64 = 0;
-    // Open spans' ends: open[..level], innermost last; the open span at open[j] is at depth
-    // top_depth + j.
+    // Open spans below the last one begun: open[..level], innermost last (open[0] the
+    // virtual root); the last span begun is at level `level`, its end `pending`.
     let mut level = 0usize;
+    let mut pending = 0u64;
     for s in spans {
-        // The level the span begins at; a depth above the top level wraps to a large one.
-        let target = s.depth.wrapping_sub(top_depth) as usize;
-        if target > level {
-            return false;
-        }
-        let mut tail = 0usize;
-        while target < level {
-            level -= 1;
-            let ctx = &mut end_ctx[tail];
-            let Some(end_ns) = end_open(out, w, ctx, open[level % BY_DEPTH_LEVELS], last_ns, true)
+        // The span's level is `rel + 1`; a depth above the top level gives a large `rel`.
+        let rel = s.depth.wrapping_sub(top_depth) as usize;
+        if rel >= level {
+            if rel > level {
+                return false;
+            }
+            // A child of the last span begun, which stays open. Its slot fails past
+            // BY_DEPTH_LEVELS levels below the root: the lane is coded through every check.
+            let Some(slot) = open.get_mut(level) else {
+                return false;
+            };
+            *slot = pending;
+            level += 1;
+        } else {
+            // The last span begun ends: a leaf. Then the open spans down to the new one's
+            // level: tails.
+            let Some(end_ns) = end_open::<LZCNT>(out, w, &mut leaf_ctx, pending, last_ns, true)
             else {
                 return false;
             };
             last_ns = end_ns;
-            tail = 1;
+            while rel + 1 < level {
+                level -= 1;
+                let end_ns = open[level % BY_DEPTH_LEVELS];
+                let Some(end_ns) = end_open::<LZCNT>(out, w, &mut tail_ctx, end_ns, last_ns, true)
+                else {
+                    return false;
+                };
+                last_ns = end_ns;
+            }
         }
         if s.start_ns < last_ns {
             return false;
         }
-        let in_span = level > 0;
+        let in_span = level > 1;
         let gap_sym = (s.start_ns - last_ns, zigzag(i64::from(s.scope) - last_sym));
         if AT_DEPTH_0 {
-            write_begin_at_depth_0(out, w, &mut begin_ctx, gap_sym, in_span);
+            write_begin_at_depth_0::<LZCNT>(out, w, &mut begin_ctx, gap_sym, in_span);
         } else {
             let depth = (!in_span).then_some(s.depth);
-            write_begin(out, w, (&mut begin_ctx, &mut depth_ctx), gap_sym, depth);
+            write_begin::<LZCNT>(out, w, (&mut begin_ctx, &mut depth_ctx), gap_sym, depth);
         }
         last_sym = i64::from(s.scope);
         last_ns = s.start_ns;
-        let Some(slot) = open.get_mut(level) else {
-            return false;
-        };
-        *slot = s.end_ns;
-        level += 1;
+        pending = s.end_ns;
     }
-    // Every span has begun: the remaining ends carry no token.
-    let mut tail = 0usize;
-    while level > 0 {
+    // Every span has begun: the remaining ends carry no token. The last span begun is a leaf.
+    let Some(end_ns) = end_open::<LZCNT>(out, w, &mut leaf_ctx, pending, last_ns, false) else {
+        return false;
+    };
+    last_ns = end_ns;
+    while level > 1 {
         level -= 1;
-        let ctx = &mut end_ctx[tail];
-        let Some(end_ns) = end_open(out, w, ctx, open[level % BY_DEPTH_LEVELS], last_ns, false)
-        else {
+        let end_ns = open[level % BY_DEPTH_LEVELS];
+        let Some(end_ns) = end_open::<LZCNT>(out, w, &mut tail_ctx, end_ns, last_ns, false) else {
             return false;
         };
         last_ns = end_ns;
-        tail = 1;
     }
     true
 }
@@ -214,15 +237,16 @@ fn by_depth_loop<const AT_DEPTH_0: bool>(
 /// its top level is coded through every check instead, to the same bits.
 pub(super) const BY_DEPTH_LEVELS: usize = 64;
 
-/// The end of an open span of [`encode_lane_by_depth`] (`end_ns`, read from its slot in the
-/// stack), coded after an event at `last_ns`: its time, or `None` when time would run back.
+/// The end of an open span of [`encode_lane_by_depth`] (`end_ns`: the leaf's, or a tail's
+/// read from its slot in the stack), coded after an event at `last_ns`: its time, or `None`
+/// when time would run back.
 ///
-/// The callers read the slot as `open[level % BY_DEPTH_LEVELS]` after `level -= 1`: a level
-/// is only entered once its slot was written (`open.get_mut(level)` succeeded), so `level` is
-/// at most [`BY_DEPTH_LEVELS`] and the `%` never changes the index; it only spares the bounds
-/// check (2.9 instructions a span in `fw_encode`).
+/// The callers read a tail's slot as `open[level % BY_DEPTH_LEVELS]` after `level -= 1`: a
+/// level is only entered once its slot was written (`open.get_mut(level)` succeeded), so
+/// `level` is at most [`BY_DEPTH_LEVELS`] and the `%` never changes the index; it only spares
+/// the bounds check (2.9 instructions a span in `fw_encode`).
 #[inline(always)]
-fn end_open(
+fn end_open<const LZCNT: bool>(
     out: &mut Vec<u8>,
     w: &mut WriteState,
     ctx: &mut RiceContext,
@@ -231,7 +255,7 @@ fn end_open(
     token: bool,
 ) -> Option<u64> {
     let delta = end_ns.checked_sub(last_ns)?;
-    write_end(out, w, ctx, delta, token);
+    write_end::<LZCNT>(out, w, ctx, delta, token);
     Some(end_ns)
 }
 
@@ -249,7 +273,7 @@ fn end_open(
 /// updated together, share their count ([`RicePair`]); whether an end is a leaf is read
 /// from the indices.
 #[inline(always)]
-fn encode_lane_stream(
+fn encode_lane_stream<const LZCNT: bool>(
     out: &mut Vec<u8>,
     w: &mut WriteState,
     lane: &Lane,
@@ -291,7 +315,7 @@ fn encode_lane_stream(
             }
             // Span i has not begun, so fewer than S have: the token is coded.
             let ctx = &mut end_ctx[usize::from(t + 1 != i)];
-            write_end(out, w, ctx, top.end_ns - last_ns, true);
+            write_end::<LZCNT>(out, w, ctx, top.end_ns - last_ns, true);
             last_ns = top.end_ns;
         }
         if let Some(d) = parent_depth {
@@ -302,7 +326,7 @@ fn encode_lane_stream(
         if s.start_ns < last_ns {
             return Err(bad(i, "starts before the previous event (not pre-order)"));
         }
-        write_begin(
+        write_begin::<LZCNT>(
             out,
             w,
             (&mut begin_ctx, &mut depth_ctx),
@@ -326,7 +350,7 @@ fn encode_lane_stream(
             return Err(bad(t, "ends before an event that precedes its end"));
         }
         let ctx = &mut end_ctx[usize::from(t + 1 != spans.len())];
-        write_end(out, w, ctx, top.end_ns - last_ns, false);
+        write_end::<LZCNT>(out, w, ctx, top.end_ns - last_ns, false);
         last_ns = top.end_ns;
     }
     Ok(())
@@ -335,7 +359,7 @@ fn encode_lane_stream(
 /// A begin event: the 1 token when a span is open (an end is also possible), the gap, the
 /// scope delta, and the depth when nothing is open (`depth` is then `Some`).
 #[inline(always)]
-fn write_begin(
+fn write_begin<const LZCNT: bool>(
     out: &mut Vec<u8>,
     w: &mut WriteState,
     (begin_ctx, depth_ctx): (&mut RicePair, &mut RiceContext),
@@ -344,7 +368,7 @@ fn write_begin(
 ) {
     // Parameters of at most 64 (see `RicePair::k`): 64, which no context of a lane reaches,
     // would take the long path, which clamps it; a shift by it is not a quotient used.
-    let (k_gap, k_sym) = begin_ctx.k();
+    let (k_gap, k_sym) = begin_ctx.k::<LZCNT>();
     let (q_gap, q_sym) = (gap.wrapping_shr(k_gap), sym.wrapping_shr(k_sym));
     let (gn, yn) = (code_len(k_gap, q_gap), code_len(k_sym, q_sym));
     match depth {
@@ -372,7 +396,7 @@ fn write_begin(
         }
         Some(depth) => {
             let depth = u64::from(depth);
-            let k_depth = depth_ctx.k_for_encoder();
+            let k_depth = depth_ctx.k_for_encoder::<LZCNT>();
             let q_depth = depth.wrapping_shr(k_depth);
             let dn = code_len(k_depth, q_depth);
             let n = gn.wrapping_add(yn).wrapping_add(dn);
@@ -401,7 +425,7 @@ fn write_begin(
 /// begin is `n = gap + scope + 1` bits either way: the 1 token first when a span is open,
 /// the depth's 0 last when none is. The depth context is not kept: nothing else reads it.
 #[inline(always)]
-fn write_begin_at_depth_0(
+fn write_begin_at_depth_0<const LZCNT: bool>(
     out: &mut Vec<u8>,
     w: &mut WriteState,
     begin_ctx: &mut RicePair,
@@ -409,7 +433,7 @@ fn write_begin_at_depth_0(
     in_span: bool,
 ) {
     // Parameters of at most 64: see `write_begin`.
-    let (k_gap, k_sym) = begin_ctx.k();
+    let (k_gap, k_sym) = begin_ctx.k::<LZCNT>();
     let (q_gap, q_sym) = (gap.wrapping_shr(k_gap), sym.wrapping_shr(k_sym));
     let (gn, yn) = (code_len(k_gap, q_gap), code_len(k_sym, q_sym));
     let gy_len = gn.wrapping_add(yn);
@@ -437,7 +461,7 @@ fn write_begin_at_depth_0(
 
 /// An end event: the 0 token when it is coded, then `end - t` with the context.
 #[inline(always)]
-fn write_end(
+fn write_end<const LZCNT: bool>(
     out: &mut Vec<u8>,
     w: &mut WriteState,
     ctx: &mut RiceContext,
@@ -445,7 +469,7 @@ fn write_end(
     token: bool,
 ) {
     // At most 64 (see `RiceContext::k_for_encoder`); 32 and more take the long path.
-    let k = ctx.k_for_encoder();
+    let k = ctx.k_for_encoder::<LZCNT>();
     let q = delta.wrapping_shr(k);
     // q < 24 and k ≤ 31: the code is q + 1 + k ≤ 55 bits, and the token fits beside it.
     if (q | u64::from(k & 96)) < UNARY_LIMIT {

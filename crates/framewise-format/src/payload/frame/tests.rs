@@ -634,7 +634,7 @@ pub(super) fn coded_by_depth(lane: &Lane) -> bool {
     let mut out = Vec::new();
     let mut w = WriteState::new(&out);
     let base = lane.spans.first().map_or(0, |s| s.start_ns);
-    encode_lane_by_depth(&mut out, &mut w, &lane.spans, base)
+    encode_lane_by_depth::<false>(&mut out, &mut w, &lane.spans, base)
 }
 
 /// Lanes nested about as deep as the stack of open spans the depths code with: those
