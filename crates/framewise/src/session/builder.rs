@@ -418,7 +418,6 @@ impl SessionBuilder {
                 golden_frame: self.env_golden_frame,
                 seed: self.env_seed,
                 resolution: self.env_resolution,
-                entry: thread::Padded(Entry::new(gate)),
                 closer: Mutex::new(Closer::new(current, begin_ticks)),
                 staging: thread::Padded(Mutex::new(Staging {
                     index: 0,
@@ -430,6 +429,7 @@ impl SessionBuilder {
                 writer: Mutex::new(Some(handle)),
                 outcome: Mutex::new(None),
             }),
+            entry: Entry::new(gate),
         })
     }
 

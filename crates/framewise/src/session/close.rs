@@ -11,7 +11,7 @@ use crate::handoff::{self, Closed, Delivery, Exchange, FrameBatch, Sender, COUNT
 use crate::thread::{self, prefetch, prefetch_line};
 use crate::writer::WriterMode;
 
-use super::{FrameGuard, FrameOutcome, Inner, Session, Staging, FRAME_HISTORY};
+use super::{FrameGuard, FrameOutcome, Session, Staging, FRAME_HISTORY};
 
 /// The lines close writes that [`Entry`] holds, by index: the frame history's slot, the batch
 /// header's (three: two lines, and the third where the header straddles one), the hand-off
@@ -28,8 +28,10 @@ const WRITTEN_LINES: usize = COUNTER_SLOT_LINES + counters::SLOTS_ASKED_FOR;
 /// an index that moves every frame). Each close writes them down for the next, which asks for
 /// all of them at once before it reads any of its lines: a close whose lines have all left
 /// the caches while the game ran its frame then waits for them together, where it found them
-/// one after another. Two cache lines of their own (`Inner::entry`), which only closes write
-/// (and `finish`, once).
+/// one after another. In the session handle itself (`Session::entry`), beside the pointer to
+/// the session's state: close finds these addresses in the lines that hold that pointer, and
+/// asks for the session's lines and the written-down ones in one go, where it waited for the
+/// entry's own lines first. Only closes write it (and `finish`, once).
 #[repr(C)]
 pub(super) struct Entry {
     pub(super) finished: AtomicBool,
@@ -67,19 +69,19 @@ impl Entry {
     }
 }
 
-impl Inner {
-    /// Asks for every data line close touches, without waiting for them: the session's own
-    /// (found from `self` alone), then those the previous close wrote down (see [`Entry`]).
+impl Session {
+    /// Asks for every data line close touches, without waiting for them: those the previous
+    /// close wrote down (see [`Entry`]) and the session state's own, both found in the handle.
     #[inline(always)]
     fn prefetch_close(&self) {
-        prefetch(&*self.entry, size_of::<Entry>());
-        prefetch(&self.closer, size_of::<Mutex<Closer>>());
-        // What close reads of `Staging` every frame is its first line.
-        prefetch(&*self.staging, 1);
-        prefetch(&self.shared, 1);
-        prefetch(&self.frame_limit, 1);
-        counters::prefetch_head();
         self.entry.prefetch_next();
+        let inner = &*self.inner;
+        prefetch(&inner.closer, size_of::<Mutex<Closer>>());
+        // What close reads of `Staging` every frame is its first line.
+        prefetch(&*inner.staging, 1);
+        prefetch(&inner.shared, 1);
+        prefetch(&inner.frame_limit, 1);
+        counters::prefetch_head();
     }
 }
 
@@ -169,8 +171,8 @@ impl Session {
     /// their rings, pairs and encodes them. Never waits on I/O; in lossless mode waits for
     /// the writer to make room when it is behind.
     pub fn end_frame(&self) -> FrameOutcome {
-        self.inner.prefetch_close();
-        if self.inner.entry.finished.load(Ordering::Acquire) {
+        self.prefetch_close();
+        if self.entry.finished.load(Ordering::Acquire) {
             return FrameOutcome::Finished;
         }
         let end_ticks = now_ticks();
@@ -178,7 +180,7 @@ impl Session {
             let mut closer = self.inner.closer.lock();
             // Re-checked under the lock: `finish` takes it to send the writer its last
             // message, so no frame can be handed over after that.
-            if self.inner.entry.finished.load(Ordering::Acquire) {
+            if self.entry.finished.load(Ordering::Acquire) {
                 return FrameOutcome::Finished;
             }
             self.close_frame(&mut closer, end_ticks)
@@ -213,7 +215,7 @@ impl Session {
             return false;
         };
         // The lines the next close writes are written down as this one finds them.
-        let entry = &inner.entry;
+        let entry = &self.entry;
         counters::collect(&mut closer.counters, |slot, line| {
             entry.write_down(COUNTER_SLOT_LINES + slot, line);
         });
@@ -362,8 +364,16 @@ impl Session {
 mod tests {
     use parking_lot::Mutex;
 
-    use super::super::Staging;
+    use super::super::{Session, Staging};
     use crate::thread::Padded;
+
+    /// What close reads first, the pointer to the session's state and the entry, lies in the
+    /// two cache lines the handle is aligned to.
+    #[test]
+    fn the_handle_is_two_cache_lines() {
+        assert_eq!(align_of::<Session>(), 64);
+        assert_eq!(size_of::<Session>(), 128);
+    }
 
     /// What close reads and writes of `Staging` every frame (the fields it reads when no
     /// setter flagged `set`) lies in the mutex's own cache line.

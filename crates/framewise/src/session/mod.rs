@@ -100,8 +100,6 @@ struct Inner {
     golden_frame: Option<u64>,
     seed: Option<u64>,
     resolution: Option<(u32, u32)>,
-    /// Whether the session finished, and the lines of the next close (read first).
-    entry: Padded<Entry>,
     closer: Mutex<Closer>,
     staging: Padded<Mutex<Staging>>,
     topologies: Mutex<HashSet<u64>>,
@@ -124,8 +122,14 @@ pub enum FrameOutcome {
 ///
 /// Every method takes `&self`, and the session is `Send + Sync`: share it by reference
 /// (or in an `Arc`) with the threads that report GPU results or set context.
+///
+/// The handle also holds what a frame close reads first (whether the session finished, and
+/// where the lines of the next close lie), in the two cache lines it is aligned to: found
+/// with the pointer to the session's state, not behind it.
+#[repr(C, align(64))]
 pub struct Session {
     inner: Arc<Inner>,
+    entry: Entry,
 }
 
 impl std::fmt::Debug for Session {
@@ -180,7 +184,7 @@ impl Session {
 
     /// Whether the session has ended (stopped, or `frame_limit` reached).
     pub fn is_finished(&self) -> bool {
-        self.inner.entry.finished.load(Ordering::Acquire)
+        self.entry.finished.load(Ordering::Acquire)
     }
 
     /// Bytes the capture holds so far (header included). Readable at any time.
@@ -265,7 +269,7 @@ impl Session {
             return done.clone();
         }
         let closer = inner.closer.lock();
-        inner.entry.finished.store(true, Ordering::Release);
+        self.entry.finished.store(true, Ordering::Release);
         ENABLED.store(false, Ordering::Release);
         let tracks: Vec<(SymId, Vec<Sample>)> = inner.staging.lock().samples.drain().collect();
         for (counter, samples) in tracks {
