@@ -153,30 +153,50 @@ pub(crate) fn prefetch_head() {
 }
 
 /// A static call site of `counter!` or `gauge!`.
+///
+/// 16 bytes and 16-aligned, its name and kind behind a reference (read only when the site
+/// first finds its slot), as a `scope!` site is: the call sites a frame runs through share
+/// cache lines four to a line.
 #[doc(hidden)]
 #[derive(Debug)]
+#[repr(C, align(16))]
 pub struct CounterSite {
-    name: &'static str,
-    kind: CounterKind,
     slot: AtomicPtr<CounterSlot>,
+    name: &'static CounterName,
 }
 
-impl CounterSite {
-    /// A sum counter's call site.
+/// A `counter!` or `gauge!` call site's name and kind.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct CounterName {
+    name: &'static str,
+    kind: CounterKind,
+}
+
+impl CounterName {
+    /// A sum counter's name.
     pub const fn sum(name: &'static str) -> Self {
         Self {
             name,
             kind: CounterKind::Sum,
-            slot: AtomicPtr::new(std::ptr::null_mut()),
         }
     }
 
-    /// A gauge's call site.
+    /// A gauge's name.
     pub const fn gauge(name: &'static str) -> Self {
         Self {
             name,
             kind: CounterKind::Gauge,
+        }
+    }
+}
+
+impl CounterSite {
+    /// The call site of the counter or gauge `name`.
+    pub const fn new(name: &'static CounterName) -> Self {
+        Self {
             slot: AtomicPtr::new(std::ptr::null_mut()),
+            name,
         }
     }
 
@@ -193,7 +213,7 @@ impl CounterSite {
     #[cold]
     #[inline(never)]
     fn slot_slow(&'static self) -> &'static CounterSlot {
-        let slot = slot_for(self.name, self.kind);
+        let slot = slot_for(self.name.name, self.name.kind);
         self.slot
             .store(std::ptr::from_ref(slot).cast_mut(), Ordering::Release);
         slot

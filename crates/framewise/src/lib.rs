@@ -144,7 +144,7 @@ pub fn is_recording() -> bool {
 /// What the macros expand to; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::counters::CounterSite;
+    pub use crate::counters::{CounterName, CounterSite};
     pub use crate::intern::{MarkSite, ScopeSite, SiteNames};
     pub use crate::scope::mark_at;
 
@@ -215,8 +215,10 @@ macro_rules! scope {
 #[macro_export]
 macro_rules! counter {
     ($name:expr, $value:expr) => {{
+        static __FRAMEWISE_NAME: $crate::__private::CounterName =
+            $crate::__private::CounterName::sum($name);
         static __FRAMEWISE_SITE: $crate::__private::CounterSite =
-            $crate::__private::CounterSite::sum($name);
+            $crate::__private::CounterSite::new(&__FRAMEWISE_NAME);
         __FRAMEWISE_SITE.record($crate::__private::IntoCount::into_count($value));
     }};
 }
@@ -238,8 +240,10 @@ macro_rules! counter {
 #[macro_export]
 macro_rules! gauge {
     ($name:expr, $value:expr) => {{
+        static __FRAMEWISE_NAME: $crate::__private::CounterName =
+            $crate::__private::CounterName::gauge($name);
         static __FRAMEWISE_SITE: $crate::__private::CounterSite =
-            $crate::__private::CounterSite::gauge($name);
+            $crate::__private::CounterSite::new(&__FRAMEWISE_NAME);
         __FRAMEWISE_SITE.record($crate::__private::IntoCount::into_count($value));
     }};
 }
