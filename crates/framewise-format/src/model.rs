@@ -502,14 +502,31 @@ impl Frame {
 
     /// Calls `push` with every symbol id this frame refers to, in the frame's order, repeats
     /// included (a span's scope once per span): for callers that deduplicate their own way.
-    pub fn for_each_symbol(&self, mut push: impl FnMut(SymId)) {
+    pub fn for_each_symbol(&self, push: impl FnMut(SymId)) {
+        self.for_each_symbol_from(0, push);
+    }
+
+    /// [`Frame::for_each_symbol`] with only the ids at or above `from`. A lane's spans, the
+    /// bulk of a frame's ids, are walked only when the largest of their scopes is: a first
+    /// pass takes that maximum, with no branch a span, and passes over a lane whose scopes
+    /// are all below `from` (a writer's spans, once their symbols are written).
+    #[inline(always)]
+    pub(crate) fn for_each_symbol_from(&self, from: SymId, mut push: impl FnMut(SymId)) {
+        let mut push = |id| {
+            if id >= from {
+                push(id);
+            }
+        };
         if let Some(p) = self.phase {
             push(p);
         }
         for lane in &self.lanes {
             push(lane.thread);
-            for span in &lane.spans {
-                push(span.scope);
+            let scopes = lane.spans.iter().map(|s| s.scope);
+            if from == 0 || scopes.max().is_some_and(|m| m >= from) {
+                for span in &lane.spans {
+                    push(span.scope);
+                }
             }
         }
         for q in &self.gpu.queues {

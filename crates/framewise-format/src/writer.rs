@@ -416,10 +416,10 @@ fn collect_refs(
     refs.clear();
     match skip {
         Some(skip) => {
-            // The ids written grow from 0: one comparison passes nearly every id.
-            let written_below = skip.filled_below();
-            frame.for_each_symbol(|id| {
-                if id >= written_below && !skip.contains(id) && collecting.insert(id) {
+            // The ids written grow from 0: every id below the first one missing is written,
+            // and a lane whose scopes are all below it is passed over after one pass.
+            frame.for_each_symbol_from(skip.filled_below(), |id| {
+                if !skip.contains(id) && collecting.insert(id) {
                     refs.push(id);
                 }
             });
@@ -689,5 +689,22 @@ mod tests {
         }
         collect_refs(&frame, Some(&written), &mut collecting, &mut refs);
         assert_eq!(refs, [3, 9, 2_000_000]);
+        // Every id up to 40 written: a lane with a scope above is walked, one whose scopes
+        // are all below is passed over.
+        frame.lanes.push(Lane {
+            thread: 4,
+            spans: vec![span(1, 0, 0), span(40, 1, 0), span(12, 0, 3)],
+            ..Lane::default()
+        });
+        let mut written = SymSet::default();
+        for id in 0..=40 {
+            written.insert(id);
+        }
+        assert_eq!(written.filled_below(), 41);
+        collect_refs(&frame, Some(&written), &mut collecting, &mut refs);
+        assert_eq!(refs, [2_000_000, SymId::MAX]);
+        frame.lanes[1].spans[2].scope = 41;
+        collect_refs(&frame, Some(&written), &mut collecting, &mut refs);
+        assert_eq!(refs, [41, 2_000_000, SymId::MAX]);
     }
 }
