@@ -30,10 +30,11 @@ fn summarize_shows_the_top_of_each_list_on_one_screen() {
     let out = &run.stdout;
     assert_eq!(rows(out, "scope_"), 15, "{out}");
     assert_eq!(rows(out, "pass_"), 15, "{out}");
-    assert_eq!(rows(out, "counter_"), 15, "{out}");
+    // 15 sum counters, ranked by sum, and 5 gauges apart, by name: each list under 15.
+    assert_eq!(rows(out, "counter_"), 20, "{out}");
+    assert!(out.contains("\ngauges (exact levels"), "{out}");
     assert!(out.contains("… 105 more scopes (--all to list every one, --format json for machines)"));
     assert!(out.contains("… 15 more passes"), "{out}");
-    assert!(out.contains("… 5 more counters"), "{out}");
     assert!(out.contains("top 15 of 120 by total"), "{out}");
     // One line per kind of null reason, not one per metric.
     assert!(!out.contains("needs at least"), "{out}");
@@ -53,7 +54,10 @@ fn summarize_top_and_all() {
         .run(&["summarize", "sample.sgpt", "--top", "3"])
         .expect(0);
     assert_eq!(rows(&run.stdout, "scope_"), 3, "{}", run.stdout);
-    assert_eq!(rows(&run.stdout, "counter_"), 3, "{}", run.stdout);
+    // The top 3 sums and the first 3 gauges.
+    assert_eq!(rows(&run.stdout, "counter_"), 6, "{}", run.stdout);
+    assert!(run.stdout.contains("… 12 more counters"), "{}", run.stdout);
+    assert!(run.stdout.contains("… 2 more gauges"), "{}", run.stdout);
     assert!(run.stdout.contains("… 117 more scopes"), "{}", run.stdout);
     assert!(run.stdout.contains("top 3 of 120 by total"));
 
@@ -230,11 +234,11 @@ fn diff_and_gate_top_and_all() {
     let run = dir
         .run(&["diff", "base.sgpt", "cand.sgpt", "--top", "3"])
         .expect(0);
-    assert!(run.stdout.contains("(showing 3 of 31)"), "{}", run.stdout);
+    assert!(run.stdout.contains("(showing 3 of 32)"), "{}", run.stdout);
     assert_eq!(rows(&run.stdout, "scope.render."), 3, "{}", run.stdout);
     assert!(
         run.stdout
-            .contains("… 28 more changed metrics and 31 unchanged not shown"),
+            .contains("… 29 more changed metrics and 32 unchanged not shown"),
         "{}",
         run.stdout
     );
@@ -246,7 +250,7 @@ fn diff_and_gate_top_and_all() {
         .iter()
         .map(|p| rows(&run.stdout, p))
         .sum();
-    assert_eq!(every, 62, "31 changed and 31 unchanged: {}", run.stdout);
+    assert_eq!(every, 64, "32 changed and 32 unchanged: {}", run.stdout);
     assert!(run.stdout.contains("same"), "{}", run.stdout);
     assert!(!run.stdout.contains("not shown"), "{}", run.stdout);
 

@@ -10,7 +10,7 @@ fn sgpt_json_console_markdown() {
         .run(&["summarize", "game.sgpt", "--format", "json"])
         .expect(0);
     let json = run.json();
-    assert_eq!(json["schema"], "framewise.summary/1");
+    assert_eq!(json["schema"], "framewise.summary/2");
     // 300 frames; the last has no period.
     assert_eq!(json["capture"]["frames"], 300);
     assert_eq!(json["frame"]["count"], 299);
@@ -136,4 +136,83 @@ fn chrome_json() {
         .json();
     assert_eq!(picked["frame"]["count"], json["frame"]["count"]);
     insta::assert_json_snapshot!("summarize_chrome_json", redact(&json, dir.tmp.path()));
+}
+
+#[test]
+fn gauges_are_read_by_level_never_ranked_totalled_or_gated_by_a_sum() {
+    // `camera.z_mm` is a gauge (a position, about 91,000 mm each frame): its sum over 300
+    // frames (27 million) ranked it first among the counters "by sum", above every count.
+    let dir = Dir::new();
+    let game = Game {
+        run: Some(1),
+        ..Game::default()
+    };
+    write_game(&dir.path("game.sgpt"), &game);
+    let json = dir
+        .run(&["summarize", "game.sgpt", "--format", "json"])
+        .expect(0)
+        .json();
+    let gauge = &json["counters"]["camera.z_mm"];
+    assert_eq!(gauge["kind"], "gauge");
+    assert!(gauge["sum"].is_null(), "{gauge}");
+    assert!(gauge["null_reasons"]["sum"]
+        .as_str()
+        .is_some_and(|r| r.contains("gauge")));
+    // Its level: the mean, the median, the extremes and the last value.
+    assert_eq!(gauge["p50"], 91_449.5);
+    assert_eq!(gauge["max"], 91_898);
+    assert_eq!(gauge["last"], 91_898);
+    // A sum counter keeps its total.
+    assert_eq!(json["counters"]["draw_calls"]["sum"], 36_150);
+
+    // People see the sums ranked by sum and the gauges apart, by name.
+    let console = dir
+        .run(&["summarize", "game.sgpt", "--top", "1"])
+        .expect(0)
+        .stdout;
+    let sums = console
+        .split("\ncounters, sums (")
+        .nth(1)
+        .expect("a sums section");
+    let (sums, gauges) = sums.split_once("\ngauges (").expect("a gauges section");
+    assert!(sums.contains("top 1 of 3 by sum"), "{console}");
+    assert!(sums.contains("particles"), "{console}");
+    assert!(!sums.contains("camera.z_mm"), "{console}");
+    assert!(gauges.contains("camera.z_mm"), "{console}");
+    assert!(!gauges.contains(" sum "), "{console}");
+    let markdown = dir
+        .run(&["summarize", "game.sgpt", "--format", "markdown"])
+        .expect(0)
+        .stdout;
+    assert!(markdown.contains("**Gauges**"), "{markdown}");
+    assert!(
+        !markdown.contains("counter.camera.z_mm.sum"),
+        "no null reason for a column no table has: {markdown}"
+    );
+
+    // `diff` has no row for a gauge's sum; `gate` refuses to gate one, pointing at its level.
+    let diff = dir
+        .run(&["diff", "game.sgpt", "game.sgpt", "--format", "json"])
+        .expect(0)
+        .json();
+    let rows = diff["rows"].as_array().expect("rows");
+    assert!(rows
+        .iter()
+        .any(|r| r["metric"] == "counter.camera.z_mm.p50"));
+    assert!(!rows
+        .iter()
+        .any(|r| r["metric"] == "counter.camera.z_mm.sum"));
+    let run = dir
+        .run(&[
+            "gate",
+            "game.sgpt",
+            "game.sgpt",
+            "--tolerance",
+            "counter.camera.z_mm.sum=0",
+        ])
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: `counter.camera.z_mm.sum`: `camera.z_mm` is a gauge, a level sampled each frame, and has no sum; gate its level: counter.camera.z_mm.avg, .p50, .max or .last"
+    );
 }

@@ -88,6 +88,15 @@ pub enum GateConfigError {
         /// The nearest paths measured, or the names measured.
         hint: String,
     },
+    /// A gauge's sum (`counter.entities.sum`): a level summed over frames means nothing, so
+    /// no summary has one.
+    #[error("`{metric}`: `{name}` is a gauge, a level sampled each frame, and has no sum; gate its level: counter.{name}.avg, .p50, .max or .last")]
+    GaugeSum {
+        /// The path as given.
+        metric: String,
+        /// The gauge.
+        name: String,
+    },
     /// A gated path that neither capture has (`counter.draw_call.max`).
     #[error("`{metric}` is in neither capture: no {block} named `{name}`; {hint}")]
     NotInEitherCapture {

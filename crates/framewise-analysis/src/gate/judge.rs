@@ -91,6 +91,14 @@ fn is_sum_counter(name: &str, base: &Summary, cand: &Summary) -> bool {
         .is_some_and(|c| c.kind == CounterKind::Sum)
 }
 
+/// Whether counter `name` is a gauge on the side(s) that have it.
+fn is_gauge(name: &str, base: &Summary, cand: &Summary) -> bool {
+    base.counters
+        .get(name)
+        .or_else(|| cand.counters.get(name))
+        .is_some_and(|c| c.kind == CounterKind::Gauge)
+}
+
 /// Resolves a configured path to concrete paths: wildcards expand over both captures'
 /// names (a counter wildcard over sum counters only); an exact path present in neither is
 /// tried under its lite-profiler alias, and refused when its scope, pass or counter is in
@@ -105,6 +113,20 @@ fn resolve(
     } else {
         configured.to_owned()
     };
+    // A gauge's sum is in no summary: refused, pointing at its level, rather than left
+    // unmeasured.
+    for path in [canonical.clone(), alias_path(&canonical)] {
+        if let Some(p) = parse_metric_path(&path) {
+            if let (Some(name), "counter", "sum") = (p.name, p.block, p.stat) {
+                if is_gauge(name, base, cand) {
+                    return Err(GateConfigError::GaugeSum {
+                        metric: configured.to_owned(),
+                        name: name.to_owned(),
+                    });
+                }
+            }
+        }
+    }
     if let Some(p) = parse_metric_path(&canonical) {
         if p.name == Some("*") {
             let mut names = bt.names(p.block);

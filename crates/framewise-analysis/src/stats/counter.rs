@@ -1,4 +1,8 @@
-//! [`CounterStats`]: a counter's exact statistics over the frames that recorded it.
+//! [`CounterStats`]: a counter's exact statistics over the frames that recorded it. A sum
+//! counter (a per-frame count: draw calls, bytes uploaded) has a total over frames; a gauge
+//! (a level sampled each frame: entities alive, memory in use) has none, since adding up a
+//! level frame after frame means nothing: its `sum` is null, and it is read by its level
+//! (`avg`, `p50`, `max`, `last`).
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -32,9 +36,10 @@ impl Num {
 pub struct CounterStats {
     /// `sum` or `gauge`.
     pub kind: crate::model::CounterKind,
-    /// Exact sum over frames (null if it does not fit in i64).
+    /// Exact sum over frames: null for a gauge ([`GAUGE_HAS_NO_SUM`]), and when it does not
+    /// fit in i64.
     pub sum: Option<Num>,
-    /// Mean per frame.
+    /// Mean per frame (a gauge: its mean level).
     pub avg: Option<f64>,
     /// Smallest.
     pub min: Option<Num>,
@@ -42,6 +47,8 @@ pub struct CounterStats {
     pub max: Option<Num>,
     /// p1.
     pub p01: Option<f64>,
+    /// p50, the median.
+    pub p50: Option<f64>,
     /// p99.
     pub p99: Option<f64>,
     /// The value in the last frame that recorded it.
@@ -52,6 +59,10 @@ pub struct CounterStats {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub null_reasons: NullReasons,
 }
+
+/// Why a gauge's `sum` is null, in `null_reasons`.
+pub const GAUGE_HAS_NO_SUM: &str =
+    "a gauge is a level sampled each frame: its sum over frames means nothing";
 
 impl CounterStats {
     /// Statistics over integer values in frame order.
@@ -81,7 +92,7 @@ impl CounterStats {
         let min = values.iter().copied().min();
         let max = values.iter().copied().max();
         let keys = (min.map_or(u64::MAX, key), max.map_or(0, key));
-        let chosen = select_ranks_by_key(&mut scratch, &ranks_for(n, &[P01, P99]), key, keys);
+        let chosen = select_ranks_by_key(&mut scratch, &ranks_for(n, &[P01, P50, P99]), key, keys);
         let pct = |q| {
             interpolate(
                 n as u64,
@@ -91,6 +102,7 @@ impl CounterStats {
             )
         };
         let p01 = record(&mut reasons, "p01", pct(P01));
+        let p50 = record(&mut reasons, "p50", pct(P50));
         let p99 = record(&mut reasons, "p99", pct(P99));
         Self::finish(
             kind,
@@ -98,8 +110,7 @@ impl CounterStats {
             avg,
             min.map(Num::Int),
             max.map(Num::Int),
-            p01,
-            p99,
+            [p01, p50, p99],
             last,
             values.len() as u64,
             reasons,
@@ -116,6 +127,7 @@ impl CounterStats {
         let sum: f64 = finite.iter().sum();
         let as_f: Vec<AsF64> = sorted.iter().map(|&v| AsF64(v)).collect();
         let p01 = record(&mut reasons, "p01", percentile(&as_f, P01));
+        let p50 = record(&mut reasons, "p50", percentile(&as_f, P50));
         let p99 = record(&mut reasons, "p99", percentile(&as_f, P99));
         if finite.is_empty() {
             reasons.insert("sum".into(), NullReason::Empty.to_string());
@@ -126,8 +138,7 @@ impl CounterStats {
             (!finite.is_empty()).then(|| sum / finite.len() as f64),
             sorted.first().copied().map(Num::Float),
             sorted.last().copied().map(Num::Float),
-            p01,
-            p99,
+            [p01, p50, p99],
             last,
             finite.len() as u64,
             reasons,
@@ -144,8 +155,7 @@ impl CounterStats {
         avg: Option<f64>,
         min: Option<Num>,
         max: Option<Num>,
-        p01: Option<f64>,
-        p99: Option<f64>,
+        [p01, p50, p99]: [Option<f64>; 3],
         last: Option<Num>,
         count: u64,
         mut reasons: NullReasons,
@@ -155,6 +165,15 @@ impl CounterStats {
                 reasons.insert(name.into(), NullReason::Empty.to_string());
             }
         }
+        // A gauge's level summed over frames is no figure of anything: it is left out,
+        // whatever the values were (an empty gauge says so too).
+        let sum = match kind {
+            crate::model::CounterKind::Sum => sum,
+            crate::model::CounterKind::Gauge => {
+                reasons.insert("sum".into(), GAUGE_HAS_NO_SUM.to_owned());
+                None
+            }
+        };
         Self {
             kind,
             sum,
@@ -162,6 +181,7 @@ impl CounterStats {
             min,
             max,
             p01,
+            p50,
             p99,
             last,
             count,

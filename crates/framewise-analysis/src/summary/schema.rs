@@ -12,7 +12,7 @@ use crate::stats::{CounterStats, FrameBlock, ScopeStats, WorkBlock};
 use super::metric::{json_block, parse_metric_path, MetricTable};
 
 /// The schema name every summary carries.
-pub const SUMMARY_SCHEMA: &str = "framewise.summary/1";
+pub const SUMMARY_SCHEMA: &str = "framewise.summary/2";
 
 /// A JSON object whose entries keep their order (scopes sorted by total, for instance).
 #[derive(Clone, Debug, PartialEq)]

@@ -163,3 +163,58 @@ fn named_map_keeps_order_through_json() {
     let back: NamedMap<i32> = serde_json::from_str(&s).expect("parses");
     assert_eq!(back, m);
 }
+
+/// Ten frames with a sum counter (`draws`: 10 a frame) and a gauge (`entities`: a level
+/// rising 100, 200, …, 1000), summary-only or not.
+fn counted_frames(summary_only: bool) -> Capture {
+    use crate::build::{CaptureBuilder, FrameInput};
+    use crate::model::{CounterKind, Numeric};
+    let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+    if summary_only {
+        b = b.summary_only();
+    }
+    let draws = b.counter("draws", CounterKind::Sum, Numeric::Integer);
+    let entities = b.counter("entities", CounterKind::Gauge, Numeric::Integer);
+    let mut f = FrameInput::default();
+    for i in 0..10u64 {
+        f.clear();
+        f.index = i;
+        f.cpu_begin_ns = i * 16_000_000;
+        f.cpu_end_ns = f.cpu_begin_ns + 1_000_000;
+        f.counters = vec![(draws, 10), (entities, 100 * (i as i64 + 1))];
+        b.push_frame(&f);
+    }
+    b.finish()
+}
+
+#[test]
+fn a_gauge_is_read_by_its_level_and_never_summed() {
+    use crate::stats::{Num, GAUGE_HAS_NO_SUM};
+    for summary_only in [false, true] {
+        let s = summarize(&counted_frames(summary_only));
+        // A sum counter keeps its total and its per-frame figures.
+        let draws = s.counters.get("draws").expect("draws");
+        assert_eq!(draws.sum, Some(Num::Int(100)));
+        assert_eq!((draws.avg, draws.p50), (Some(10.0), Some(10.0)));
+        // A gauge's sum over frames (5500 here) means nothing: null, with its reason; its
+        // level is what it reports.
+        let entities = s.counters.get("entities").expect("entities");
+        assert_eq!(entities.sum, None, "summary_only {summary_only}");
+        assert_eq!(
+            entities.null_reasons.get("sum").map(String::as_str),
+            Some(GAUGE_HAS_NO_SUM)
+        );
+        assert_eq!(entities.avg, Some(550.0));
+        assert_eq!(entities.p50, Some(550.0));
+        assert_eq!(entities.max, Some(Num::Int(1000)));
+        assert_eq!(entities.last, Some(Num::Int(1000)));
+        // So no metric path, hence no `diff` row and no `gate` check, reads a gauge's sum.
+        assert_eq!(s.metric("counter.entities.sum"), None);
+        assert_eq!(s.metric("counter.draws.sum"), Some(100.0));
+        assert_eq!(s.metric("counter.entities.p50"), Some(550.0));
+        let d = crate::diff(&s, &s);
+        assert!(d.rows.iter().all(|r| r.metric != "counter.entities.sum"));
+        assert!(d.rows.iter().any(|r| r.metric == "counter.draws.sum"));
+    }
+    assert!(known_stats("counter").iter().any(|st| st == "p50"));
+}

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use framewise_analysis::gate::Verdict;
 
+use framewise_analysis::model::CounterKind;
 use framewise_analysis::stats::{
     jank_threshold_ns, spike_threshold_ns, Classification, CounterStats, FrameClass, NullReasons,
     Num, ScopeStats, TimeStats,
@@ -175,22 +176,43 @@ fn scope_table(first: &str, rows: &[(&str, &ScopeStats)], with_sites: bool) -> T
     t
 }
 
-fn counter_table(rows: &[(&str, &CounterStats)]) -> Table {
+/// Sum counters: a total over frames, and the per-frame figures.
+fn sum_table(rows: &[(&str, &CounterStats)]) -> Table {
     let mut t = Table::new(&[
-        "counter", "kind", "frames", "sum", "avg", "min", "max", "p01", "p99", "last",
-    ])
-    .align(1, Align::Left);
+        "counter", "frames", "sum", "avg", "min", "p01", "p50", "p99", "max", "last",
+    ]);
     for &(name, c) in rows {
         t.row(vec![
             name.to_owned(),
-            serde_name(&c.kind),
             c.count.to_string(),
             num_cell(c.sum),
             table::num(c.avg),
             num_cell(c.min),
-            num_cell(c.max),
             table::num(c.p01),
+            table::num(c.p50),
             table::num(c.p99),
+            num_cell(c.max),
+            num_cell(c.last),
+        ]);
+    }
+    t
+}
+
+/// Gauges: a level each frame, read by its level; no sum (it would mean nothing).
+fn gauge_table(rows: &[(&str, &CounterStats)]) -> Table {
+    let mut t = Table::new(&[
+        "gauge", "frames", "avg", "min", "p01", "p50", "p99", "max", "last",
+    ]);
+    for &(name, c) in rows {
+        t.row(vec![
+            name.to_owned(),
+            c.count.to_string(),
+            table::num(c.avg),
+            num_cell(c.min),
+            table::num(c.p01),
+            table::num(c.p50),
+            table::num(c.p99),
+            num_cell(c.max),
             num_cell(c.last),
         ]);
     }
@@ -302,9 +324,9 @@ fn grouped_reasons(stats: &[NullStat<'_>]) -> Vec<String> {
     lines
 }
 
-/// Counters for people: largest sum first (the JSON keeps name order).
-fn counters_by_sum(map: &NamedMap<CounterStats>) -> Vec<(&str, &CounterStats)> {
-    let mut rows: Vec<(&str, &CounterStats)> = map.iter().collect();
+/// Sum counters for people: largest sum first (the JSON keeps name order).
+fn sums_by_sum(map: &NamedMap<CounterStats>) -> Vec<(&str, &CounterStats)> {
+    let mut rows: Vec<(&str, &CounterStats)> = map.iter().filter(|(_, c)| !is_gauge(c)).collect();
     rows.sort_by(|a, b| {
         let key = |c: &CounterStats| c.sum.map(Num::as_f64);
         match (key(a.1), key(b.1)) {
@@ -316,6 +338,15 @@ fn counters_by_sum(map: &NamedMap<CounterStats>) -> Vec<(&str, &CounterStats)> {
         .then_with(|| a.0.cmp(b.0))
     });
     rows
+}
+
+/// Gauges for people, in name order (the JSON's): a level has no total to rank by.
+fn gauges_by_name(map: &NamedMap<CounterStats>) -> Vec<(&str, &CounterStats)> {
+    map.iter().filter(|(_, c)| is_gauge(c)).collect()
+}
+
+fn is_gauge(c: &CounterStats) -> bool {
+    c.kind == CounterKind::Gauge
 }
 
 /// The rows of one long list that people see, and how many were left out.
@@ -347,11 +378,21 @@ impl<'a, T> Shown<'a, T> {
             format!(", {words}")
         }
     }
+
+    /// `, the first 15 of 40 by name` when cut.
+    fn first_qualifier(&self) -> String {
+        if self.rows.len() < self.total {
+            format!(", the first {} of {} by name", self.rows.len(), self.total)
+        } else {
+            String::new()
+        }
+    }
 }
 
 const SCOPES: Noun = Noun("scope", "scopes");
 const PASSES: Noun = Noun("pass", "passes");
 const COUNTERS: Noun = Noun("counter", "counters");
+const GAUGES: Noun = Noun("gauge", "gauges");
 
 impl SummaryView {
     fn header_lines(&self) -> Vec<String> {
@@ -406,8 +447,12 @@ impl SummaryView {
         Shown::new(self.summary.passes.iter().collect(), &self.list)
     }
 
-    fn counters(&self) -> Shown<'_, CounterStats> {
-        Shown::new(counters_by_sum(&self.summary.counters), &self.list)
+    fn sums(&self) -> Shown<'_, CounterStats> {
+        Shown::new(sums_by_sum(&self.summary.counters), &self.list)
+    }
+
+    fn gauges(&self) -> Shown<'_, CounterStats> {
+        Shown::new(gauges_by_name(&self.summary.counters), &self.list)
     }
 
     /// Every null statistic of the capture (`shown_only`: only those of the rows shown).
@@ -417,7 +462,9 @@ impl SummaryView {
         null_stats("frame".into(), &s.frame.null_reasons, &mut out);
         null_stats("work".into(), &s.work.null_reasons, &mut out);
         let (scopes, passes, counters) = if shown_only {
-            (self.scopes().rows, self.passes().rows, self.counters().rows)
+            let mut counters = self.sums().rows;
+            counters.extend(self.gauges().rows);
+            (self.scopes().rows, self.passes().rows, counters)
         } else {
             (
                 s.scopes.iter().collect(),
@@ -432,7 +479,18 @@ impl SummaryView {
             null_stats(format!("pass.{name}"), &st.null_reasons, &mut out);
         }
         for (name, st) in counters {
-            null_stats(format!("counter.{name}"), &st.null_reasons, &mut out);
+            let block = format!("counter.{name}");
+            for (stat, reason) in &st.null_reasons {
+                // A gauge's sum is null by its kind and no table shows it: no `—` to explain.
+                if is_gauge(st) && stat == "sum" {
+                    continue;
+                }
+                out.push(NullStat {
+                    block: block.clone(),
+                    stat,
+                    reason,
+                });
+            }
         }
         out
     }
@@ -497,14 +555,24 @@ impl Report for SummaryView {
         }
         if s.counters.is_empty() {
             out.push_str("\ncounters: none recorded\n");
-        } else {
-            let shown = self.counters();
+        }
+        let sums = self.sums();
+        if !sums.rows.is_empty() {
             out.push_str(&format!(
-                "\ncounters (exact per-frame values{})\n",
-                shown.qualifier("sum")
+                "\ncounters, sums (exact per-frame counts, totalled over frames{})\n",
+                sums.qualifier("sum")
             ));
-            counter_table(&shown.rows).console(out, 2);
-            list::more_console(shown.hidden, COUNTERS, 2, out);
+            sum_table(&sums.rows).console(out, 2);
+            list::more_console(sums.hidden, COUNTERS, 2, out);
+        }
+        let gauges = self.gauges();
+        if !gauges.rows.is_empty() {
+            out.push_str(&format!(
+                "\ngauges (exact levels, one a frame: read by level, never summed{})\n",
+                gauges.first_qualifier()
+            ));
+            gauge_table(&gauges.rows).console(out, 2);
+            list::more_console(gauges.hidden, GAUGES, 2, out);
         }
         let reasons = grouped_reasons(&self.null_stats(false));
         if !reasons.is_empty() {
@@ -561,14 +629,23 @@ impl Report for SummaryView {
             scope_table("pass", &shown.rows, false).markdown(out);
             list::more_markdown(shown.hidden, PASSES, out);
         }
-        if !s.counters.is_empty() {
-            let shown = self.counters();
+        let sums = self.sums();
+        if !sums.rows.is_empty() {
             out.push_str(&format!(
-                "\n**Counters** (exact{})\n\n",
-                shown.qualifier("sum")
+                "\n**Counters, sums** (exact per-frame counts, totalled over frames{})\n\n",
+                sums.qualifier("sum")
             ));
-            counter_table(&shown.rows).markdown(out);
-            list::more_markdown(shown.hidden, COUNTERS, out);
+            sum_table(&sums.rows).markdown(out);
+            list::more_markdown(sums.hidden, COUNTERS, out);
+        }
+        let gauges = self.gauges();
+        if !gauges.rows.is_empty() {
+            out.push_str(&format!(
+                "\n**Gauges** (exact levels, one a frame: read by level, never summed{})\n\n",
+                gauges.first_qualifier()
+            ));
+            gauge_table(&gauges.rows).markdown(out);
+            list::more_markdown(gauges.hidden, GAUGES, out);
         }
         // Only the reasons of the rows shown: the rest are in the JSON.
         let reasons = self.null_stats(true);
