@@ -340,13 +340,26 @@ impl ThreadBuffer {
             .get(..(pending - first.len()).min(start))
             .unwrap_or(&[]);
         let fine = clock.tick_at_most_ns();
+        #[cfg(target_arch = "x86_64")]
+        let bmi2 = std::arch::is_x86_feature_detected!("bmi2");
         'ring: for part in [first, second] {
             cursor.taken = 0;
             loop {
-                let stop = if fine {
-                    pairing::run::<true>(part, &mut cursor, cutoff_ticks, clock, &mut out)
-                } else {
-                    pairing::run::<false>(part, &mut cursor, cutoff_ticks, clock, &mut out)
+                let stop = match fine {
+                    // SAFETY: the CPU has BMI2 (detected above).
+                    #[cfg(target_arch = "x86_64")]
+                    true if bmi2 => unsafe {
+                        pairing::run_bmi2::<true>(part, &mut cursor, cutoff_ticks, clock, &mut out)
+                    },
+                    // SAFETY: as above.
+                    #[cfg(target_arch = "x86_64")]
+                    false if bmi2 => unsafe {
+                        pairing::run_bmi2::<false>(part, &mut cursor, cutoff_ticks, clock, &mut out)
+                    },
+                    true => pairing::run::<true>(part, &mut cursor, cutoff_ticks, clock, &mut out),
+                    false => {
+                        pairing::run::<false>(part, &mut cursor, cutoff_ticks, clock, &mut out)
+                    }
                 };
                 match stop {
                     Stop::Done => break,

@@ -167,6 +167,24 @@ pub(super) fn run<const FINE: bool>(
     stop
 }
 
+/// [`run`] built for BMI2, whose `mulx` converts ticks to ns: the same spans, marks and
+/// stops.
+///
+/// # Safety
+///
+/// The CPU has BMI2 (`is_x86_feature_detected!("bmi2")`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+pub(super) unsafe fn run_bmi2<const FINE: bool>(
+    events: &[std::cell::UnsafeCell<Event>],
+    cursor: &mut Cursor,
+    cutoff_ticks: u64,
+    clock: &SessionClock,
+    out: &mut [CpuSpan],
+) -> Stop {
+    run::<FINE>(events, cursor, cutoff_ticks, clock, out)
+}
+
 /// The slots of the spans begun in this drain and still open, outermost first, into `open`
 /// (read from the links in `out[..]`, see [`Cursor`]).
 pub(super) fn open_slots(out: &[CpuSpan], top: usize, open: &mut Vec<usize>) {
@@ -309,4 +327,100 @@ pub(super) fn carry_open(
     }
     unplace(open, out);
     open.clear();
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    /// A stop as plain data, to compare.
+    fn stop_fields(stop: &Stop) -> (u8, SymId, u64) {
+        match *stop {
+            Stop::Done => (0, 0, 0),
+            Stop::Cutoff => (1, 0, 0),
+            Stop::Full => (2, 0, 0),
+            Stop::EndBelowTop { id, at_ns } => (3, id, at_ns),
+            Stop::Mark { id, at_ns } => (4, id, at_ns),
+        }
+    }
+
+    fn cursor_fields(c: &Cursor) -> (usize, usize, u32, u64, usize) {
+        (c.spans, c.top, c.depth, c.last_ticks, c.taken)
+    }
+
+    /// `run` and `run_bmi2` leave the same spans, cursor and stops, run by run, on random
+    /// streams of begins, ends (matching the top or not) and marks, with both clocks (the
+    /// drain tests take only one of the two on a given CPU).
+    #[test]
+    fn the_bmi2_build_pairs_as_the_portable_one() {
+        if !std::arch::is_x86_feature_detected!("bmi2") {
+            return;
+        }
+        let clocks = [
+            SessionClock::with_rate(1_000, 1_431_655_765),
+            SessionClock::with_rate(1_000, (3 << 32) + 12_345),
+        ];
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let (mut stops, mut spans) = (0usize, 0usize);
+        for seed in 0..200 {
+            let clock = &clocks[seed % 2];
+            let mut ticks = 900;
+            let events: Vec<std::cell::UnsafeCell<Event>> = (0..next(300))
+                .map(|_| {
+                    ticks += next(50);
+                    let kind = match next(10) {
+                        0 => super::super::KIND_MARK,
+                        1..=5 => KIND_BEGIN,
+                        _ => KIND_END,
+                    };
+                    let id = next(3) as SymId;
+                    std::cell::UnsafeCell::new(Event { ticks, id, kind })
+                })
+                .collect();
+            let cutoff = ticks.saturating_sub(next(400));
+            let fine = clock.tick_at_most_ns();
+            let capacity = next(64) as usize;
+            let start = || Cursor {
+                spans: 0,
+                top: NO_SLOT,
+                depth: 0,
+                last_ticks: clock.base_ticks(),
+                taken: 0,
+            };
+            let (mut a, mut b) = (start(), start());
+            let (mut out_a, mut out_b) = (vec![FILLER; capacity], vec![FILLER; capacity]);
+            loop {
+                let (stop_a, stop_b) = if fine {
+                    (run::<true>(&events, &mut a, cutoff, clock, &mut out_a), {
+                        // SAFETY: the CPU has BMI2 (checked above).
+                        unsafe { run_bmi2::<true>(&events, &mut b, cutoff, clock, &mut out_b) }
+                    })
+                } else {
+                    (run::<false>(&events, &mut a, cutoff, clock, &mut out_a), {
+                        // SAFETY: the CPU has BMI2 (checked above).
+                        unsafe { run_bmi2::<false>(&events, &mut b, cutoff, clock, &mut out_b) }
+                    })
+                };
+                assert_eq!(stop_fields(&stop_a), stop_fields(&stop_b), "seed {seed}");
+                assert_eq!(cursor_fields(&a), cursor_fields(&b), "seed {seed}");
+                assert_eq!(out_a, out_b, "seed {seed}");
+                stops += 1;
+                // After a mark or an end below the top the loop runs on from where it
+                // stopped (the drain would pair that end the long way first).
+                match stop_a {
+                    Stop::Done | Stop::Cutoff | Stop::Full => break,
+                    Stop::EndBelowTop { .. } | Stop::Mark { .. } => {}
+                }
+            }
+            spans += a.spans;
+        }
+        // What the streams exercised, so that the test cannot pass on empty runs.
+        assert!(stops > 200 && spans > 1_000, "{stops} stops, {spans} spans");
+    }
 }
