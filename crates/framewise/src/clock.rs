@@ -54,6 +54,17 @@ pub(crate) fn now_ticks() -> u64 {
     instant_ticks()
 }
 
+/// The current tick count when ticks are the TSC's (one `rdtsc`, no call), else `None`: for a
+/// fast path that calls nothing and leaves the monotonic clock to a slow path's `now_ticks`.
+#[inline(always)]
+pub(crate) fn tsc_ticks() -> Option<u64> {
+    #[cfg(target_arch = "x86_64")]
+    if FLAGS.use_tsc.load(Ordering::Relaxed) {
+        return Some(read_tsc());
+    }
+    None
+}
+
 #[cfg(target_arch = "x86_64")]
 #[cold]
 #[inline(never)]

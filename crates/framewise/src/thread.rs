@@ -18,7 +18,7 @@ use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 
 use framewise_format::model::{CpuSpan, Frame, Mark, MarkKind, SymId};
 
-use crate::clock::{now_ticks, SessionClock};
+use crate::clock::{now_ticks, tsc_ticks, SessionClock};
 use crate::intern::intern_thread;
 
 mod pairing;
@@ -194,12 +194,13 @@ impl ThreadBuffer {
     }
 
     /// Writes `event` and reserves `NEEDED` slots for it (2 for a begin: its own and its
-    /// end's; 1 for a mark), or counts it dropped and returns false when they do not fit.
+    /// end's; 1 for a mark) when they fit below the limit last read; false, with nothing
+    /// written, when they do not.
     ///
     /// # Safety
     /// Only the owning thread may call this.
     #[inline(always)]
-    unsafe fn push_reserving<const NEEDED: u64>(&self, event: Event) -> bool {
+    unsafe fn push_within_limit<const NEEDED: u64>(&self, event: Event) -> bool {
         // SAFETY: the caller is the owning thread, the only one touching `producer`. Its
         // fields are read into locals before the slot is written and stored after, so the
         // compiler need not read them again after the slot's store (which it cannot prove
@@ -209,9 +210,7 @@ impl ThreadBuffer {
             limit,
             reserved,
         } = unsafe { *self.producer.get() };
-        // SAFETY: owning thread.
-        if reserved + NEEDED > limit && !unsafe { self.refresh_room(NEEDED) } {
-            self.count_dropped();
+        if reserved + NEEDED > limit {
             return false;
         }
         // SAFETY: owning thread; the slot is reserved (`head < reserved + NEEDED <= limit`).
@@ -222,6 +221,25 @@ impl ThreadBuffer {
             producer.reserved = reserved + NEEDED;
         }
         true
+    }
+
+    /// Writes `event` and reserves `NEEDED` slots for it, refreshing the limit when the one
+    /// last read says they do not fit, or counts it dropped and returns false when they do not.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    #[inline(always)]
+    unsafe fn push_reserving<const NEEDED: u64>(&self, event: Event) -> bool {
+        // SAFETY: the caller is the owning thread (all three calls).
+        unsafe {
+            if self.push_within_limit::<NEEDED>(event)
+                || (self.refresh_room(NEEDED) && self.push_within_limit::<NEEDED>(event))
+            {
+                return true;
+            }
+        }
+        self.count_dropped();
+        false
     }
 
     /// Records a begin; false when the span did not fit and was dropped.
@@ -600,15 +618,37 @@ pub(crate) fn begin(id: SymId) -> bool {
     unsafe { buffer.begin(id, ticks) }
 }
 
-/// Records the end of a begin that `begin` recorded on this thread.
+/// Records the end of a begin that `begin` recorded on this thread. The thread's buffer
+/// pointer is read where the call site is (one load); the rest is `end_at`, out of line.
 #[inline(always)]
 pub(crate) fn end(id: SymId) {
-    let ticks = now_ticks();
-    let ptr = CURRENT.with(Cell::get);
+    end_at(CURRENT.with(Cell::get), id);
+}
+
+/// `end` with the calling thread's buffer pointer (`CURRENT`), out of line: every call site
+/// calls this one copy, so that the scopes of a frame share its code line where each call site
+/// inlined a copy of its own. Its fast path (the TSC for a clock) calls nothing, so it saves no
+/// register; the monotonic clock is read in `end_slow`.
+#[inline(never)]
+fn end_at(ptr: *const ThreadBuffer, id: SymId) {
+    let Some(ticks) = tsc_ticks() else {
+        return end_slow(ptr, id);
+    };
+    end_with(ptr, id, ticks);
+}
+
+#[cold]
+#[inline(never)]
+fn end_slow(ptr: *const ThreadBuffer, id: SymId) {
+    end_with(ptr, id, now_ticks());
+}
+
+#[inline(always)]
+fn end_with(ptr: *const ThreadBuffer, id: SymId, ticks: u64) {
     if ptr.is_null() {
         return;
     }
-    // SAFETY: as in `current`; this is the calling thread's own buffer.
+    // SAFETY: as in `current`; `ptr` is the calling thread's own buffer.
     unsafe { (*ptr).end(id, ticks) }
 }
 

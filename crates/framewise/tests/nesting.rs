@@ -310,3 +310,56 @@ fn guards_dropped_out_of_order_lose_only_the_span_left_open() {
         );
     }
 }
+
+/// Under the monotonic clock every end takes the slow path of its out-of-line part (whose fast
+/// path reads the TSC only): the spans are the same as under the TSC.
+#[test]
+fn scopes_nest_under_the_monotonic_clock() {
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("nesting-monotonic");
+    const FRAMES: usize = 3;
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .clock(framewise::ClockChoice::Monotonic)
+        .start(path.as_path())
+        .unwrap();
+    for _ in 0..FRAMES {
+        std::thread::Builder::new()
+            .name("monotonic-worker".to_owned())
+            .spawn(|| {
+                let _outer = scope!("mono.outer");
+                {
+                    let _a = scope!("mono.a");
+                }
+                let _b = scope!("mono.b");
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        session.end_frame();
+    }
+    let report = session.stop().unwrap();
+    assert!(report.is_complete(), "{report:?}");
+    let capture = common::open(&path);
+    assert!(capture.defects().is_empty(), "{:?}", capture.defects());
+    let frames = common::frames(&capture);
+    assert_eq!(frames.len(), FRAMES);
+    for frame in &frames {
+        assert_eq!(frame.lanes.len(), 1, "one worker thread a frame");
+        let lane = &frame.lanes[0];
+        check_pre_order(lane);
+        let shape: Vec<(String, u32)> = lane
+            .spans
+            .iter()
+            .map(|s| (name(&capture, s.scope), s.depth))
+            .collect();
+        assert_eq!(
+            shape,
+            vec![
+                ("mono.outer".to_owned(), 0),
+                ("mono.a".to_owned(), 1),
+                ("mono.b".to_owned(), 1)
+            ]
+        );
+    }
+}
