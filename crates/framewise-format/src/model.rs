@@ -507,9 +507,10 @@ impl Frame {
     }
 
     /// [`Frame::for_each_symbol`] with only the ids at or above `from`. A lane's spans, the
-    /// bulk of a frame's ids, are walked only when the largest of their scopes is: a first
-    /// pass takes that maximum, with no branch a span, and passes over a lane whose scopes
-    /// are all below `from` (a writer's spans, once their symbols are written).
+    /// bulk of a frame's ids, are walked only when one of their scopes is: a first pass ORs
+    /// together whether each scope is, with no branch a span (LLVM compares several at once;
+    /// a maximum cost more, SSE2 having no unsigned `max`), and passes over a lane whose
+    /// scopes are all below `from` (a writer's spans, once their symbols are written).
     #[inline(always)]
     pub(crate) fn for_each_symbol_from(&self, from: SymId, mut push: impl FnMut(SymId)) {
         let mut push = |id| {
@@ -522,8 +523,12 @@ impl Frame {
         }
         for lane in &self.lanes {
             push(lane.thread);
-            let scopes = lane.spans.iter().map(|s| s.scope);
-            if from == 0 || scopes.max().is_some_and(|m| m >= from) {
+            if from == 0
+                || lane
+                    .spans
+                    .iter()
+                    .fold(false, |any, s| any | (s.scope >= from))
+            {
                 for span in &lane.spans {
                     push(span.scope);
                 }
