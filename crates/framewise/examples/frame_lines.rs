@@ -1,7 +1,7 @@
 //! The distinct cache lines (data and code) one thread's scopes touch in one frame: what a
 //! frame's first scopes fetch again when the thread comes back from its wait between frames
-//! (see "The scopes, eighth pass" in `docs/performance/recorder-passes.md`). Deterministic:
-//! the memory trace of valgrind's `lackey`, the lines counted between two markers.
+//! (see "The scopes, eighth pass" in `docs/performance/recorder-passes-scopes.md`).
+//! Deterministic: the memory trace of valgrind's `lackey`, the lines counted between two markers.
 //!
 //! ```text
 //! cargo build --release -p framewise --example frame_lines
