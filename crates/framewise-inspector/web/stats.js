@@ -145,14 +145,16 @@ function counterTable(block, onPick) {
       ["sum", "total"],
       ["avg", "avg/frame"],
       ["min", "min"],
-      ["max", "max"],
+      ["p50", "p50"],
       ["p99", "p99"],
+      ["max", "max"],
     ]),
     kindTable("Gauges (exact, the level each frame)", "gauge-table", "gauge", [
       ["avg", "avg"],
       ["min", "min"],
-      ["max", "max"],
+      ["p50", "p50"],
       ["p99", "p99"],
+      ["max", "max"],
       ["last", "last"],
     ]),
   ];

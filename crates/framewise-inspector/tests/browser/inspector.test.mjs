@@ -278,7 +278,24 @@ async function run(browserContext) {
   if (gaugeNames.length) {
     const gaugeHeads = await page.locator("#gauge-table thead th").allTextContents();
     check(!gaugeHeads.some((x) => x === "sum" || x === "total"), `gauges show a sum: ${JSON.stringify(gaugeHeads)}`);
+    check(gaugeHeads.includes("p50"), `gauges show no median level: ${JSON.stringify(gaugeHeads)}`);
+    // The median shown is the statistics' own: the first gauge row's p50 cell, against the API's
+    // for the range the page shows (the drag above).
+    const first = [...gaugeNames].sort()[0];
+    const p50Cell = await page
+      .locator(`#gauge-table tbody tr[data-name="${first}"] td`)
+      .nth(gaugeHeads.indexOf("p50"))
+      .textContent();
+    const p50 = rangeStats.counters[first].p50;
+    // Shown rounded to the table's digits: equal within a hundredth of the value (or of 1).
+    const shown = Number(p50Cell.replace(/[^0-9.eE+-]/g, ""));
+    check(
+      p50 === null ? !/[0-9]/.test(p50Cell) : Math.abs(shown - p50) <= 0.01 * Math.max(1, Math.abs(p50)),
+      `the gauge ${first}'s p50 reads ${JSON.stringify(p50Cell)}, where the statistics say ${p50}`,
+    );
   }
+  const counterHeads = await page.locator("#counter-table thead th").allTextContents();
+  if (sumNames.length) check(counterHeads.includes("p50"), `counters show no median: ${JSON.stringify(counterHeads)}`);
 
   // No hidden columns and no panel wider than its box at laptop and desktop sizes
   // (measured by element boxes).
