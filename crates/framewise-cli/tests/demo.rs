@@ -43,9 +43,15 @@ fn the_demo_records_and_explains(dir: &Dir) {
             run.stdout
         );
     }
+    // The attribute step names the frame it suggests and why: the first hitch injected.
+    let (frame, cause) = Schedule::for_frames(FRAMES.parse().expect("frames")).hitches()[0];
+    let step = format!(
+        "  framewise attribute demo.sgpt --frame {frame}\n      which scopes (and call sites) made frame {frame} slow: the {} injected there\n",
+        cause.name()
+    );
     assert!(
-        run.stdout.contains("framewise attribute demo.sgpt --frame"),
-        "{}",
+        run.stdout.contains(&step),
+        "missing {step:?}:\n{}",
         run.stdout
     );
     assert!(

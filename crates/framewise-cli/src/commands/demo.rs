@@ -299,7 +299,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         crate::run_verb(["hitches", file.as_str()])?;
         output::write_stdout(&next_steps(
             &capture,
-            outcome.injected.first().map(|h| h.frame),
+            outcome.injected.first().map(|h| (h.frame, h.cause.name())),
         ))
     });
     explained?;
@@ -359,11 +359,17 @@ fn incident_dir() -> anyhow::Result<PathBuf> {
     Ok(made.dir)
 }
 
-/// The commands to look further, spelled out for this capture.
-fn next_steps(capture: &Path, hitch_frame: Option<u64>) -> String {
+/// The commands to look further, spelled out for this capture. `hitch` is the first hitch the game injected: its frame and its cause's name.
+fn next_steps(capture: &Path, hitch: Option<(u64, &str)>) -> String {
     let file = capture.display().to_string();
     let trace = capture.with_extension("trace.json").display().to_string();
-    let frame = hitch_frame.map_or_else(String::new, |f| format!(" --frame {f}"));
+    let frame = hitch.map_or_else(String::new, |(f, _)| format!(" --frame {f}"));
+    let attribute_says = hitch.map_or_else(
+        || "which scopes (and call sites) make up the excess over the p95".to_owned(),
+        |(f, cause)| {
+            format!("which scopes (and call sites) made frame {f} slow: the {cause} injected there")
+        },
+    );
     let rows = [
         (
             format!("framewise view {file}"),
@@ -375,7 +381,7 @@ fn next_steps(capture: &Path, hitch_frame: Option<u64>) -> String {
         ),
         (
             format!("framewise attribute {file}{frame}"),
-            "which scopes (and call sites) made that frame slow",
+            attribute_says.as_str(),
         ),
         (
             format!("framewise trace {file} -o {trace}"),
