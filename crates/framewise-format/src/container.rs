@@ -170,11 +170,19 @@ fn bad_magic(found: u32) -> OpenError {
 
 /// Builds the 16-byte record header for a payload.
 pub fn record_header(record_type: u32, payload: &[u8]) -> [u8; RECORD_HEADER_LEN] {
+    record_header_of(record_type, payload.len() as u32, crc32fast::hash(payload))
+}
+
+/// Where a record header's CRC field starts: after the sync word, the type and the length.
+pub const RECORD_CRC_AT: usize = 12;
+
+/// The 16-byte record header of a payload of `payload_len` bytes whose CRC is `crc`.
+pub fn record_header_of(record_type: u32, payload_len: u32, crc: u32) -> [u8; RECORD_HEADER_LEN] {
     let mut h = [0u8; RECORD_HEADER_LEN];
     h[0..4].copy_from_slice(&SYNC.to_le_bytes());
     h[4..8].copy_from_slice(&record_type.to_le_bytes());
-    h[8..12].copy_from_slice(&(payload.len() as u32).to_le_bytes());
-    h[12..16].copy_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    h[8..RECORD_CRC_AT].copy_from_slice(&payload_len.to_le_bytes());
+    h[RECORD_CRC_AT..16].copy_from_slice(&crc.to_le_bytes());
     h
 }
 

@@ -332,20 +332,11 @@ impl<W: Write> Writer<W> {
 
     /// Writes `DIRE` straight from the packed table: its CRC is computed in a first pass and
     /// the payload written in 64 KiB pieces in a second, so the directory is never built or
-    /// copied in memory, whatever the session's length.
+    /// copied in memory, whatever the session's length. A seekable sink takes one pass
+    /// ([`Writer::finish_and_close`]).
     fn write_directory(&mut self, hitch_frames: &[u64]) -> Result<(u64, u64), EncodeError> {
         let hitches = HitchSet::new(hitch_frames);
-        let mut head = Vec::with_capacity(64 + self.records.len() * 16);
-        encode_directory_head(&mut head, &self.records, self.frames.len);
-        let payload_len = self
-            .frames
-            .len
-            .checked_mul(FRAME_ENTRY_LEN)
-            .and_then(|table| table.checked_add(head.len()))
-            .unwrap_or(usize::MAX);
-        if u32::try_from(payload_len).is_err() {
-            return Err(EncodeError::PayloadTooLarge { bytes: payload_len });
-        }
+        let (head, payload_len) = self.directory_head()?;
         let mut crc = crc32fast::Hasher::new();
         crc.update(&head);
         let mut piece = Vec::with_capacity(DIRECTORY_PIECE_BYTES + FRAME_ENTRY_LEN);
@@ -354,24 +345,58 @@ impl<W: Write> Writer<W> {
             Ok(())
         })?;
         let offset = self.pos;
-        let mut header = [0u8; container::RECORD_HEADER_LEN];
-        header[0..4].copy_from_slice(&container::SYNC.to_le_bytes());
-        header[4..8].copy_from_slice(&DIRE.to_le_bytes());
-        header[8..12].copy_from_slice(&(payload_len as u32).to_le_bytes());
-        header[12..16].copy_from_slice(&crc.finalize().to_le_bytes());
-        self.write_raw(&header)?;
+        self.write_raw(&container::record_header_of(
+            DIRE,
+            payload_len,
+            crc.finalize(),
+        ))?;
         self.write_raw(&head)?;
+        self.write_directory_table(&hitches, &mut piece, None)?;
+        Ok(self.directory_written(offset))
+    }
+
+    /// DIRE's payload up to its frame table (the other records), and the payload's length.
+    fn directory_head(&self) -> Result<(Vec<u8>, u32), EncodeError> {
+        let mut head = Vec::with_capacity(64 + self.records.len() * 16);
+        encode_directory_head(&mut head, &self.records, self.frames.len);
+        let payload_len = self
+            .frames
+            .len
+            .checked_mul(FRAME_ENTRY_LEN)
+            .and_then(|table| table.checked_add(head.len()))
+            .unwrap_or(usize::MAX);
+        let payload_len = u32::try_from(payload_len)
+            .map_err(|_| EncodeError::PayloadTooLarge { bytes: payload_len })?;
+        Ok((head, payload_len))
+    }
+
+    /// Writes DIRE's frame table from the packed one, in pieces, into `crc` too when given.
+    fn write_directory_table(
+        &mut self,
+        hitches: &HitchSet,
+        piece: &mut Vec<u8>,
+        mut crc: Option<&mut crc32fast::Hasher>,
+    ) -> Result<(), EncodeError> {
         let frames = std::mem::take(&mut self.frames);
-        let written = frames.encode_table(&hitches, &mut piece, |bytes| self.write_raw(bytes));
+        let written = frames.encode_table(hitches, piece, |bytes| {
+            if let Some(crc) = crc.as_deref_mut() {
+                crc.update(bytes);
+            }
+            self.write_raw(bytes)
+        });
         self.frames = frames;
-        written?;
+        written
+    }
+
+    /// Lists the DIRE record written from `offset` to here; its offset and length.
+    fn directory_written(&mut self, offset: u64) -> (u64, u64) {
         let length = self.pos - offset;
         self.records.push(RecordEntry {
             record_type: DIRE,
             offset,
             length,
         });
-        Ok((offset, length))
+        (offset, length)
     }
 
     /// Writes `DIRE` (frames listed in `hitch_frames` flagged) and returns the sink. For a
@@ -387,7 +412,7 @@ impl<W: Write + Seek> Writer<W> {
     /// Writes `DIRE`, then patches the header's CLOSED flag and directory pointer, leaving
     /// the sink positioned at the end.
     pub fn finish_and_close(mut self, hitch_frames: &[u64]) -> Result<W, EncodeError> {
-        let (offset, length) = self.write_directory(hitch_frames)?;
+        let (offset, length) = self.write_directory_patched(hitch_frames)?;
         let mut sink = self.sink.take().ok_or(EncodeError::Poisoned)?;
         let header = Header {
             flags: FLAG_CLOSED,
@@ -401,6 +426,28 @@ impl<W: Write + Seek> Writer<W> {
         sink.seek(SeekFrom::Start(offset + length))?;
         sink.flush()?;
         Ok(sink)
+    }
+
+    /// [`Writer::write_directory`] in one pass over the packed table: the record's header
+    /// goes out with a zero CRC, the CRC is taken over the payload as it is written, and the
+    /// header's CRC field is patched after. The same bytes; the table is decoded and encoded
+    /// once instead of twice. Until the patch, the record fails its CRC, as a record cut short
+    /// would, and the file header does not point at it yet.
+    fn write_directory_patched(&mut self, hitch_frames: &[u64]) -> Result<(u64, u64), EncodeError> {
+        let hitches = HitchSet::new(hitch_frames);
+        let (head, payload_len) = self.directory_head()?;
+        let offset = self.pos;
+        self.write_raw(&container::record_header_of(DIRE, payload_len, 0))?;
+        self.write_raw(&head)?;
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&head);
+        let mut piece = Vec::with_capacity(DIRECTORY_PIECE_BYTES + FRAME_ENTRY_LEN);
+        self.write_directory_table(&hitches, &mut piece, Some(&mut crc))?;
+        let (offset, length) = self.directory_written(offset);
+        let sink = self.sink.as_mut().ok_or(EncodeError::Poisoned)?;
+        sink.seek(SeekFrom::Start(offset + container::RECORD_CRC_AT as u64))?;
+        sink.write_all(&crc.finalize().to_le_bytes())?;
+        Ok((offset, length))
     }
 }
 
