@@ -207,3 +207,61 @@ fn own_export_round_trips_its_frames() {
         again.notes
     );
 }
+
+/// A trace whose frame track skips indices lost those frames: the import says so with a
+/// `dropped-frames` defect (so `gate` and `diff` are inconclusive on it, as on a capture that
+/// lost frames) and leaves the period across the gap unknown, rather than reading the frame
+/// before the gap as one long frame.
+#[test]
+fn a_frame_track_with_a_gap_lost_frames() {
+    let spec = GameSpec {
+        frames: 60,
+        with_spans: true,
+        ..GameSpec::default()
+    };
+    let mut v = export(&spec, false);
+    let all = events(&v).len();
+    if let Some(list) = v["traceEvents"].as_array_mut() {
+        list.retain(|e| {
+            let index = e["args"]["index"].as_u64();
+            !(e["cat"] == "frame" && index.is_some_and(|i| (20..30).contains(&i)))
+        });
+    }
+    assert_eq!(events(&v).len(), all - 10, "ten frames cut from the track");
+    let bytes = serde_json::to_vec(&v).expect("bytes");
+    let back = framewise_analysis::import::chrome::import(&bytes, &LoadOptions::default())
+        .expect("imports");
+    let lost: Vec<_> = back
+        .defects()
+        .iter()
+        .filter(|d| d.kind == framewise_analysis::DefectKind::DroppedFrames)
+        .collect();
+    assert_eq!(lost.len(), 1, "{:?}", back.defects());
+    assert_eq!(lost[0].count, 10);
+    assert!(
+        lost[0].message.contains("after frame 19"),
+        "{}",
+        lost[0].message
+    );
+    let frames = back.frames();
+    let row = frames
+        .index
+        .iter()
+        .position(|&i| i == 19)
+        .expect("frame 19");
+    assert_eq!(frames.index.get(row + 1), Some(&30));
+    assert_eq!(frames.period_ns[row], None, "no period across the gap");
+
+    // The whole track reads as before: no defect.
+    let whole = serde_json::to_vec(&export(&spec, false)).expect("bytes");
+    let back = framewise_analysis::import::chrome::import(&whole, &LoadOptions::default())
+        .expect("imports");
+    assert!(
+        !back
+            .defects()
+            .iter()
+            .any(|d| d.kind == framewise_analysis::DefectKind::DroppedFrames),
+        "{:?}",
+        back.defects()
+    );
+}

@@ -79,15 +79,16 @@ pub(super) fn build(
         })
         .collect();
     untimed += (read - spans.len()) as u64;
-    let frame_track: Vec<(u64, u64, bool)> = parsed
+    let frame_track: Vec<(u64, u64, bool, Option<u64>)> = parsed
         .frame_track
         .iter()
-        .filter_map(|&(ts, dur, paused)| {
+        .filter_map(|&(ts, dur, paused, index)| {
             let begin = to_ns(ts)?;
             Some((
                 begin,
                 begin.saturating_add((dur * 1000.0).round() as u64),
                 paused,
+                Some(index),
             ))
         })
         .collect();
@@ -310,16 +311,23 @@ pub(super) fn build(
             Some((pick.thread, pick.name))
         }
     };
-    let mut frame_spans: Vec<(u64, u64, bool)> = match frame_span {
+    // A frame-track frame keeps its index (so a period across a gap is unknown, as in the
+    // capture); a frame span is numbered by its place.
+    let mut frame_spans: Vec<(u64, u64, bool, Option<u64>)> = match frame_span {
         None => frame_track,
         Some((thread, name)) => spans
             .iter()
             .filter(|s| s.thread == thread && s.name == name)
-            .map(|s| (s.start_ns, s.end_ns, false))
+            .map(|s| (s.start_ns, s.end_ns, false, None))
             .collect(),
     };
     frame_spans.sort_unstable();
     frame_spans.dedup_by_key(|f| f.0);
+    if !defects.iter().any(|d| d.kind == DefectKind::DroppedFrames) {
+        if let Some(d) = frame_track_gaps(&frame_spans) {
+            defects.push(d);
+        }
+    }
     let begins: Vec<u64> = frame_spans.iter().map(|f| f.0).collect();
     let frame_of =
         |at: u64| -> Option<usize> { begins.partition_point(|&b| b <= at).checked_sub(1) };
@@ -436,7 +444,7 @@ pub(super) fn build(
     let mut f = FrameInput::default();
     let mut runs: Vec<(u32, usize, usize)> = Vec::new();
     let mut reporter = Reporter::start(progress, Stage::Frames, frames as u64);
-    for (i, &(begin, end, paused)) in frame_spans.iter().enumerate() {
+    for (i, &(begin, end, paused, index)) in frame_spans.iter().enumerate() {
         reporter.update(i as u64);
         let next_begin = begins.get(i + 1).copied().unwrap_or(u64::MAX);
         runs.clear();
@@ -466,7 +474,7 @@ pub(super) fn build(
         }
         runs.sort_unstable_by_key(|r| r.0);
         f.clear();
-        f.index = i as u64;
+        f.index = index.unwrap_or(i as u64);
         f.paused = paused;
         f.cpu_begin_ns = begin;
         f.cpu_end_ns = end;
@@ -498,4 +506,29 @@ pub(super) fn build(
     }
     reporter.finish();
     Ok(b.finish())
+}
+
+/// The frames a frame track skips: indices missing between two frames in time order, as a
+/// `dropped-frames` defect (a trace that lost frames is damaged, as its capture would be),
+/// or `None` when the indices run on without a gap. A trace exported from a capture that
+/// dropped frames carries that defect already and is not counted twice.
+fn frame_track_gaps(frames: &[(u64, u64, bool, Option<u64>)]) -> Option<Defect> {
+    let mut missing = 0u64;
+    let mut first: Option<u64> = None;
+    for pair in frames.windows(2) {
+        if let [(_, _, _, Some(a)), (_, _, _, Some(b))] = pair {
+            if *b > a.saturating_add(1) {
+                missing = missing.saturating_add(b - a - 1);
+                first.get_or_insert(*a);
+            }
+        }
+    }
+    let after = first?;
+    Some(Defect::new(
+        DefectKind::DroppedFrames,
+        missing,
+        format!(
+            "the trace's frame track skips {missing} frame indices (the first after frame {after}): those frames are not in it; the periods around them are unknown"
+        ),
+    ))
 }

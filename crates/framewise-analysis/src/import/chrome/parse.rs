@@ -168,8 +168,9 @@ pub(super) struct Parsed {
     pub(super) spans: Vec<ReadSpan>,
     /// Per thread, `B`/`E` events in file order.
     pub(super) begin_ends: Vec<Vec<ReadBeginEnd>>,
-    /// The frame track of a trace framewise exported: (ts, dur, paused) per frame, µs.
-    pub(super) frame_track: Vec<(f64, f64, bool)>,
+    /// The frame track of a trace framewise exported: (ts, dur, paused, index) per frame,
+    /// µs.
+    pub(super) frame_track: Vec<(f64, f64, bool, u64)>,
     pub(super) marks: Vec<(u32, u32, f64)>,
     pub(super) samples: BTreeMap<String, Vec<(f64, f64)>>,
     pub(super) unimported: BTreeMap<String, u64>,
@@ -285,9 +286,13 @@ impl Parsed {
             "X" => match e.dur.as_f64() {
                 Some(dur_us) if dur_us.is_finite() && dur_us >= 0.0 => {
                     if e.cat.as_str() == Some("frame") {
-                        if let Some(a) = args.filter(|a| a.index.is_some()) {
-                            self.frame_track
-                                .push((ts_us, dur_us, a.paused.unwrap_or(false)));
+                        if let Some((a, index)) = args.and_then(|a| Some((a, a.index?))) {
+                            self.frame_track.push((
+                                ts_us,
+                                dur_us,
+                                a.paused.unwrap_or(false),
+                                index,
+                            ));
                             return;
                         }
                     }
