@@ -17,7 +17,21 @@
 //! has drained and sleeps, so nothing else runs while it is traced. The analysis prints the
 //! distinct 64-byte lines of instructions and of data the traced frame touched, the data ones
 //! sorted into the executable's statics (named by `nm`), the thread-local block, the stack
-//! and the rest (the thread's buffer and ring, on the heap).
+//! and the rest (the thread's buffer and ring, and the session's state, on the heap).
+//!
+//! `close` traces one frame close instead (see "Frame close on the game thread, tenth pass" in
+//! `docs/performance/recorder-passes-close.md`): the game thread of the bench's `realtime`
+//! mode, a realtime session whose game thread records its share of the frame (a `frame` scope
+//! wrapping 10 systems of 1 + 2 × 2 scopes, one `counter!` per system, a `mark!`; 51 scopes)
+//! and closes it, and `end_frame` alone is traced between the markers. With
+//! `FRAME_LINES_VERBOSE=1` the analysis lists each code line with its function.
+//!
+//! ```text
+//! valgrind --tool=lackey --trace-mem=yes --log-file=/tmp/lackey.close \
+//!   target/release/examples/frame_lines close > /tmp/close_lines.out
+//! FRAME_LINES_VERBOSE=1 target/release/examples/frame_lines analyze /tmp/lackey.close \
+//!   /tmp/close_lines.out /tmp/frame_lines.nm
+//! ```
 
 #![expect(
     clippy::unwrap_used,
@@ -29,7 +43,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::hint::black_box;
 use std::io::BufRead;
 
-use framewise::{counter, scope, Session, Sink, WriterMode};
+use framewise::{counter, mark, scope, Session, Sink, WriterMode};
 
 const LINE: u64 = 64;
 
@@ -67,29 +81,61 @@ pub extern "C" fn frame_lines_end() {
     black_box(2u16);
 }
 
+/// The game thread's share of the bench's frame, before its close: 51 scopes and a mark.
+#[inline(never)]
+fn game_frame() {
+    {
+        let _frame = scope!("frame");
+        systems(10, 2);
+    }
+    mark!("tick");
+}
+
 thread_local! {
     static PROBE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-fn record() -> Result<(), Box<dyn std::error::Error>> {
+/// Prints the markers' addresses and the probes the analysis sorts data lines by.
+fn print_addresses(stack_probe: &u64) {
+    println!("start {:x}", frame_lines_start as *const () as usize);
+    println!("end {:x}", frame_lines_end as *const () as usize);
+    println!("stack {:x}", std::ptr::from_ref(stack_probe) as usize);
+    println!("tls {:x}", PROBE.with(|p| p.as_ptr() as usize));
+}
+
+/// Records 20 frames untimed, lets the writer drain and sleep, then traces one frame between
+/// the markers: a worker's share of the frame, or with `close`, the close of the game thread's
+/// share (recorded before the markers, in a realtime session as the bench's `realtime` mode).
+fn record(close: bool) -> Result<(), Box<dyn std::error::Error>> {
+    let (mode, frame): (WriterMode, fn()) = if close {
+        (WriterMode::Realtime, game_frame)
+    } else {
+        (WriterMode::Lossless, worker_frame)
+    };
     let session = Session::builder()
-        .writer_mode(WriterMode::Lossless)
+        .writer_mode(mode)
         .start(Sink::stream(std::io::sink()))?;
     for _ in 0..20 {
-        worker_frame();
+        frame();
         session.end_frame();
+    }
+    if close {
+        game_frame();
     }
     std::thread::sleep(std::time::Duration::from_millis(50));
     let stack_probe = 0u64;
-    println!("start {:x}", frame_lines_start as *const () as usize);
-    println!("end {:x}", frame_lines_end as *const () as usize);
-    println!("stack {:x}", std::ptr::addr_of!(stack_probe) as usize);
-    println!("tls {:x}", PROBE.with(|p| p.as_ptr() as usize));
+    print_addresses(&stack_probe);
     frame_lines_start();
-    worker_frame();
+    if close {
+        black_box(session.end_frame());
+    } else {
+        worker_frame();
+    }
     frame_lines_end();
     black_box(&stack_probe);
-    session.end_frame();
+    if !close {
+        session.end_frame();
+    }
     session.stop()?;
     Ok(())
 }
@@ -185,12 +231,13 @@ fn analyze(trace: &str, out: &str, nm: &str) {
     }
     let mut code_by_fn: BTreeMap<String, usize> = BTreeMap::new();
     for l in &code {
-        if std::env::var_os("FRAME_LINES_VERBOSE").is_some() {
-            println!("  code {:x}", l * LINE - bias);
-        }
         let name = (0..LINE)
             .find_map(|o| name_of(&symbols, (l * LINE + o).checked_sub(bias)?))
             .unwrap_or("?");
+        if std::env::var_os("FRAME_LINES_VERBOSE").is_some() {
+            // Link address, for `objdump --start-address`; the function that holds its start.
+            println!("  code {:x} {name}", l * LINE - bias);
+        }
         *code_by_fn.entry(name.to_owned()).or_default() += 1;
     }
     let mut data_by_kind: BTreeMap<String, Vec<u64>> = BTreeMap::new();
@@ -207,7 +254,7 @@ fn analyze(trace: &str, out: &str, nm: &str) {
         {
             format!("static: {name}")
         } else {
-            "heap (the thread's buffer and ring)".to_owned()
+            "heap (the thread's buffer and ring, the session's state)".to_owned()
         };
         if verbose {
             // The instruction that first touched the line, as a link address for `addr2line`.
@@ -228,9 +275,12 @@ fn analyze(trace: &str, out: &str, nm: &str) {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("analyze") {
-        analyze(&args[2], &args[3], &args[4]);
-        return Ok(());
+    match args.get(1).map(String::as_str) {
+        Some("analyze") => {
+            analyze(&args[2], &args[3], &args[4]);
+            Ok(())
+        }
+        Some("close") => record(true),
+        _ => record(false),
     }
-    record()
 }

@@ -181,6 +181,7 @@ impl Session {
             // Re-checked under the lock: `finish` takes it to send the writer its last
             // message, so no frame can be handed over after that.
             if self.entry.finished.load(Ordering::Acquire) {
+                std::hint::cold_path();
                 return FrameOutcome::Finished;
             }
             self.close_frame(&mut closer, end_ticks)
@@ -277,11 +278,6 @@ impl Session {
             Exchange::Dropped(same) => self.dropped(closer, same, end_ticks),
             Exchange::Failed(same) => self.failed(same),
         });
-        // Lossless: a game thread whose ring is over half full waits for the writer to gather
-        // what it handed over, so that the next frame cannot overflow the ring and lose spans.
-        if inner.shared.mode() == WriterMode::Lossless && thread::calling_ring_over_half() {
-            inner.shared.wait_gathered(&mut closer.sender);
-        }
         closer.frames_closed += 1;
         closer.begin_ticks = end_ticks;
         if let Some(batch) = closer.current.as_deref() {
@@ -297,9 +293,23 @@ impl Session {
         if closer.counters.capacity() > 0 {
             entry.write_down(COUNTERS_LINE, closer.counters.as_ptr().cast());
         }
+        // Last: what the wait below changes is none of what was written down above.
+        if inner.shared.mode() == WriterMode::Lossless {
+            self.lossless_check(closer);
+        }
         inner
             .frame_limit
             .is_some_and(|limit| closer.frames_closed >= limit)
+    }
+
+    /// Lossless: a game thread whose ring is over half full waits for the writer to gather
+    /// what it handed over, so that the next frame cannot overflow the ring and lose spans.
+    /// Out of line: a realtime close runs none of it, and its code stays in fewer lines.
+    #[inline(never)]
+    fn lossless_check(&self, closer: &mut Closer) {
+        if thread::calling_ring_over_half() {
+            self.inner.shared.wait_gathered(&mut closer.sender);
+        }
     }
 
     /// A frame dropped at the hand-off (realtime mode, the writer behind): its batch back,
