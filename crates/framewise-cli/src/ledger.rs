@@ -95,6 +95,20 @@ pub fn parse_instant(text: &str) -> Result<i64, String> {
     })
 }
 
+/// Refuses a `--from` later than its `--to`: such a range holds no time, so a fold over it
+/// would read as a log with nothing in it (`no incidents recorded`) when the bounds were
+/// only swapped.
+pub fn check_range(from: Option<i64>, to: Option<i64>) -> anyhow::Result<()> {
+    match (from, to) {
+        (Some(from), Some(to)) if from > to => anyhow::bail!(
+            "--from {} is after --to {}: the range holds no time (swap them?)",
+            framewise_incidents::iso_from_unix_ms(from),
+            framewise_incidents::iso_from_unix_ms(to)
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// "3h ago", the way a person reads a last occurrence.
 pub fn ago(ms: i64) -> String {
     let s = (ms.max(0) + 500) / 1000;

@@ -444,6 +444,29 @@ fn history_draws_gaps_not_zeros() {
     run.one_error_line();
 }
 
+/// A `--from` after its `--to` is a range with no time in it: refused (exit 4, one line), not
+/// folded into an empty catalogue that reads as `no incidents recorded`.
+#[test]
+fn a_range_that_ends_before_it_starts_is_refused() {
+    let dir = Dir::new();
+    ledger(&dir);
+    for verb in ["issues", "report", "history"] {
+        let run = dir
+            .run(&[verb, "--from", "2026-12-02", "--to", "2026-12-01"])
+            .expect(4);
+        assert_eq!(
+            run.one_error_line(),
+            "framewise: error: --from 2026-12-02T00:00:00.000Z is after --to \
+             2026-12-01T00:00:00.000Z: the range holds no time (swap them?)",
+            "{verb}"
+        );
+        assert!(run.stdout.is_empty(), "{verb}");
+        // The same day as both bounds is a range (its first instant).
+        dir.run(&[verb, "--from", "2026-12-01", "--to", "2026-12-01"])
+            .expect(0);
+    }
+}
+
 fn usermark(minute: i64) -> Record {
     Record::Usermark(UsermarkRecord {
         common: common(minute, "b"),

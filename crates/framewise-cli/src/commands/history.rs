@@ -4,7 +4,7 @@
 //! its measurements are absent from the JSON and drawn as `—`, never as 0.
 //!
 //! Exit: 0 once the ledger was read (no evidence included); 4 when there is no
-//! `.framewise/` or a file cannot be read.
+//! `.framewise/`, a file cannot be read, or `--from` is after `--to`.
 
 use std::collections::BTreeSet;
 
@@ -58,6 +58,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 /// The verb's result without printing it (`framewise history` and the MCP server's
 /// `get_history` both call this): exit 0.
 pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<HistoryView>> {
+    crate::ledger::check_range(args.from, args.to)?;
     let dir = args.dir.locate()?;
     let files = LedgerFiles::read(&dir)?;
     let (ledger, info) = files.ledger();

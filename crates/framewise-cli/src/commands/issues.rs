@@ -2,7 +2,8 @@
 //! footprint (count, first and last seen, builds, worst, last evidence, situation, fixes).
 //!
 //! Exit: 0 once the ledger was read (an empty catalogue included); 4 when there is no
-//! `.framewise/`, a file cannot be read, or `--fp` names no issue of the ledger.
+//! `.framewise/`, a file cannot be read, `--from` is after `--to`, or `--fp` names no issue of
+//! the ledger.
 
 use anyhow::bail;
 use framewise_incidents::fold::{
@@ -67,6 +68,7 @@ pub fn fold(
     fold: &FoldArgs,
     occurrences: Occurrences,
 ) -> anyhow::Result<(Catalogue, LedgerInfo)> {
+    ledger::check_range(fold.from, fold.to)?;
     let dir = dir.locate()?;
     let options = CatalogueOptions {
         include_automated: fold.include_automated,

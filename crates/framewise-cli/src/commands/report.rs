@@ -1,8 +1,8 @@
 //! `framewise report`: the top five issues of the catalogue, each with its last evidence
 //! and the fixes recorded against it — what to look at first.
 //!
-//! Exit: 0 once the ledger was read; 4 when there is no `.framewise/` or a file cannot be
-//! read.
+//! Exit: 0 once the ledger was read; 4 when there is no `.framewise/`, a file cannot be
+//! read, or `--from` is after `--to`.
 
 use framewise_incidents::fold::Occurrences;
 
