@@ -329,6 +329,26 @@ fn lite_profiler_config_aliases_resolve() {
     assert_eq!(aliased.status, CheckStatus::Regressed);
 }
 
+/// A metric given twice in a JSON config is refused with its line, in either shape: JSON
+/// leaves a repeated key to the reader, and keeping the last would gate `frame.avg` at 50%
+/// under a file whose first line for it says 10%.
+#[test]
+fn a_json_config_naming_a_metric_twice_is_refused() {
+    for text in [
+        "{\"tolerances\": {\"frame.avg\": 0.1,\n\"frame.avg\": 0.5}}",
+        "{\"frame.avg\": 0.1,\n\"frame.avg\": 0.5}",
+    ] {
+        let e = GateConfig::from_json(text).unwrap_err().to_string();
+        assert!(
+            e.contains("`frame.avg` is given twice") && e.contains("line 2"),
+            "{text}: {e}"
+        );
+    }
+    // Each metric once is read as before.
+    let cfg = GateConfig::from_json("{\"frame.avg\": 0.1, \"frame.p99\": 0.5}").expect("valid");
+    assert_eq!(cfg.tolerances.get("frame.avg"), Some(&0.1));
+}
+
 #[test]
 fn diff_rows_carry_base_cand_delta_pct() {
     let cand = summarize(&game(&GameSpec {

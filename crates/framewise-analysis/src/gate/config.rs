@@ -313,17 +313,24 @@ impl GateConfig {
             #[derive(Deserialize)]
             #[serde(deny_unknown_fields)]
             struct Wrapped {
-                tolerances: BTreeMap<String, serde_json::Value>,
+                tolerances: Tolerances,
             }
             serde_json::from_str::<Wrapped>(text)
                 .map_err(json_error)?
                 .tolerances
+                .0
         } else {
-            serde_json::from_str(text).map_err(|_| GateConfigError::Json {
-                line: 1,
-                column: 1,
-                message: "expected an object of metric paths to tolerances".into(),
-            })?
+            match serde_json::from_str::<Tolerances>(text) {
+                Ok(map) => map.0,
+                Err(e) if e.is_data() && value.is_object() => return Err(json_error(e)),
+                Err(_) => {
+                    return Err(GateConfigError::Json {
+                        line: 1,
+                        column: 1,
+                        message: "expected an object of metric paths to tolerances".into(),
+                    })
+                }
+            }
         };
         let mut cfg = Self::empty();
         for (metric, v) in &map {
@@ -340,6 +347,40 @@ impl GateConfig {
             })?;
         }
         Ok(cfg)
+    }
+}
+
+/// A JSON object of tolerances whose keys are each given once: JSON leaves a repeated key
+/// to the reader (serde_json keeps the last), so `{"frame.avg": 0.1, "frame.avg": 0.5}`
+/// would gate at 0.5 while a reviewer reads 0.1. It is refused, with its line.
+struct Tolerances(BTreeMap<String, serde_json::Value>);
+
+impl<'de> Deserialize<'de> for Tolerances {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Tolerances;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of metric paths to tolerances")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut access: A,
+            ) -> Result<Tolerances, A::Error> {
+                let mut map = BTreeMap::new();
+                while let Some(key) = access.next_key::<String>()? {
+                    let value: serde_json::Value = access.next_value()?;
+                    if map.contains_key(&key) {
+                        return Err(serde::de::Error::custom(format!(
+                            "`{key}` is given twice: which tolerance was meant? give it once"
+                        )));
+                    }
+                    map.insert(key, value);
+                }
+                Ok(Tolerances(map))
+            }
+        }
+        deserializer.deserialize_map(Visitor)
     }
 }
 
