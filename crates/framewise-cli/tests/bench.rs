@@ -316,6 +316,50 @@ fn check_judges_budgets_against_the_profile_or_a_bench() {
     );
 }
 
+/// A profile.json holding a figure the recorder never writes (a negative p95, an absurd
+/// scope time) or of another schema is refused by `check` and `hook-status` (exit 4, one
+/// line), as an edited bench result is: a p95 of -3 ms is inside every budget, so judging it
+/// would pass a check on a file that was not the session's.
+#[test]
+fn check_refuses_a_profile_holding_what_the_recorder_never_writes() {
+    let dir = Dir::new();
+    config(&dir, 40);
+    profile(&dir, -3.0, &[]);
+    for verb in ["check", "hook-status"] {
+        let run = dir.run(&[verb]).expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.starts_with("framewise: error: .framewise/profile.json: cannot read the profile: frame.p95 = -3: not a usable value"),
+            "{verb}: {line}"
+        );
+        assert!(run.stdout.is_empty(), "{verb}");
+    }
+    profile_with_counters(&dir, 44);
+    let text = std::fs::read_to_string(dir.path(".framewise/profile.json")).expect("profile");
+    dir.write(
+        ".framewise/profile.json",
+        text.replace("\"max_ms\":9.0", "\"max_ms\":1e300"),
+    );
+    let line = dir.run(&["check"]).expect(4).one_error_line().to_owned();
+    assert!(line.contains("scope.render.max = 1e300"), "{line}");
+    dir.write(
+        ".framewise/profile.json",
+        text.replace("framewise.profile/1", "framewise.profile/9"),
+    );
+    let line = dir.run(&["check"]).expect(4).one_error_line().to_owned();
+    assert!(
+        line.contains("schema framewise.profile/9 is not framewise.profile/1"),
+        "{line}"
+    );
+    // A counter may be negative (a gauge can be): read and judged.
+    dir.write(
+        ".framewise/profile.json",
+        text.replace("\"min\":30", "\"min\":-30"),
+    );
+    let run = dir.run(&["check"]).expect(0);
+    assert!(run.stdout.contains("INSIDE (exit 0)"), "{}", run.stdout);
+}
+
 /// A profile.json whose window carries draw calls (max `draw_calls_max`) and a `render`
 /// scope.
 fn profile_with_counters(dir: &Dir, draw_calls_max: i64) {

@@ -14,8 +14,10 @@ use crate::gate::number_as_written as show;
 /// that means, variances and ratios of such values stay finite.
 pub const MAX_USABLE: f64 = 1e100;
 
-/// Why `v`, named `what`, is not usable (`may_be_negative`: a counter's value), if it is not.
-fn check(what: &str, v: f64, may_be_negative: bool) -> Option<String> {
+/// Why `v`, named `what`, is not usable (`may_be_negative`: a counter's value), if it is not:
+/// `what = v: not a usable value (why)`. The rule for any figure framewise wrote and reads
+/// back (a bench result, `profile.json`).
+pub fn unusable(what: &str, v: f64, may_be_negative: bool) -> Option<String> {
     let why = if !v.is_finite() || v.abs() > MAX_USABLE {
         format!("a finite number within ±{}", show(MAX_USABLE))
     } else if v < 0.0 && !may_be_negative {
@@ -33,7 +35,7 @@ fn frame_figures(at: &str, f: &FrameFigures) -> Option<String> {
         ("p99_ms", f.p99_ms),
     ]
     .into_iter()
-    .find_map(|(name, v)| check(&format!("{at} frame.{name}"), v?, false))
+    .find_map(|(name, v)| unusable(&format!("{at} frame.{name}"), v?, false))
 }
 
 /// The first value of `result` a comparison cannot use, described in one phrase (`run 2:
@@ -46,18 +48,18 @@ pub fn first_unusable(result: &BenchResult) -> Option<String> {
             .metrics
             .iter()
             .find_map(|(metric, &v)| {
-                check(&format!("{at} {metric}"), v, metric.starts_with("counter."))
+                unusable(&format!("{at} {metric}"), v, metric.starts_with("counter."))
             })
             .or_else(|| frame_figures(&at, &run.frame))
-            .or_else(|| check(&format!("{at} measured_s"), run.measured_s, false))
-            .or_else(|| check(&format!("{at} hitches_per_min"), run.hitches_per_min, false));
+            .or_else(|| unusable(&format!("{at} measured_s"), run.measured_s, false))
+            .or_else(|| unusable(&format!("{at} hitches_per_min"), run.hitches_per_min, false));
         if found.is_some() {
             return found;
         }
     }
     frame_figures("pooled:", &result.pooled.frame)
         .or_else(|| {
-            check(
+            unusable(
                 "pooled: hitches_per_min",
                 result.pooled.hitches_per_min,
                 false,
@@ -67,7 +69,7 @@ pub fn first_unusable(result: &BenchResult) -> Option<String> {
             result
                 .noise_floor
                 .iter()
-                .find_map(|(metric, v)| check(&format!("noise_floor {metric}"), (*v)?, false))
+                .find_map(|(metric, v)| unusable(&format!("noise_floor {metric}"), (*v)?, false))
         })
 }
 
@@ -77,19 +79,19 @@ mod tests {
 
     #[test]
     fn only_counters_may_be_negative_and_nothing_may_be_absurd() {
-        assert_eq!(check("frame.p50", 20.0, false), None);
-        assert_eq!(check("counter.x.min", -7.0, true), None);
+        assert_eq!(unusable("frame.p50", 20.0, false), None);
+        assert_eq!(unusable("counter.x.min", -7.0, true), None);
         assert_eq!(
-            check("run 1: frame.p50", 1e308, false).as_deref(),
+            unusable("run 1: frame.p50", 1e308, false).as_deref(),
             Some("run 1: frame.p50 = 1e308: not a usable value (a finite number within ±1e100)")
         );
         assert_eq!(
-            check("run 1: frame.p50", -5.0, false).as_deref(),
+            unusable("run 1: frame.p50", -5.0, false).as_deref(),
             Some(
                 "run 1: frame.p50 = -5: not a usable value (a time, rate or count, never negative)"
             )
         );
-        assert!(check("counter.x.sum", -1e101, true).is_some());
-        assert!(check("x", f64::NAN, true).is_some());
+        assert!(unusable("counter.x.sum", -1e101, true).is_some());
+        assert!(unusable("x", f64::NAN, true).is_some());
     }
 }

@@ -365,9 +365,11 @@ impl Report for View {
 }
 
 /// `.framewise/profile.json`, or one error line naming it once, first:
-/// `PATH: cannot read the profile: WHY`.
+/// `PATH: cannot read the profile: WHY`. A profile of another schema, or holding a figure the
+/// recorder never writes (a negative time, a value beyond ±1e100: an edited file), is refused
+/// as a bench result is, rather than judged: a p95 of -3 ms is inside every budget.
 pub(crate) fn read_profile(path: &std::path::Path) -> anyhow::Result<framewise_incidents::Profile> {
-    framewise_incidents::read_profile(path).map_err(|e| match e {
+    let profile = framewise_incidents::read_profile(path).map_err(|e| match e {
         framewise_incidents::Error::Json { source, .. } => {
             anyhow::anyhow!("{}: cannot read the profile: {source}", path.display())
         }
@@ -375,5 +377,26 @@ pub(crate) fn read_profile(path: &std::path::Path) -> anyhow::Result<framewise_i
             anyhow::anyhow!("{}: cannot read the profile: {source}", path.display())
         }
         other => other.into(),
-    })
+    })?;
+    if profile.schema != framewise_incidents::PROFILE_SCHEMA {
+        anyhow::bail!(
+            "{}: cannot read the profile: schema {} is not {}",
+            path.display(),
+            profile.schema,
+            framewise_incidents::PROFILE_SCHEMA
+        );
+    }
+    let unusable = profile_values(&profile)
+        .values
+        .iter()
+        .find_map(|(metric, &v)| {
+            framewise_analysis::bench::usable::unusable(metric, v, metric.starts_with("counter."))
+        });
+    if let Some(why) = unusable {
+        anyhow::bail!(
+            "{}: cannot read the profile: {why}; framewise writes no such value (was the file edited?)",
+            path.display()
+        );
+    }
+    Ok(profile)
 }
