@@ -78,5 +78,22 @@ fn footprint_rejects_bad_input_on_one_line() {
         "{}",
         run.stderr
     );
+    // A facet named twice: which value was meant? Not the last one, silently (that would
+    // print the id of `view=tp` for a command line that also says `view=fp`).
+    let run = dir
+        .run(&[
+            "footprint",
+            "k",
+            "--situation",
+            "view=fp",
+            "--situation",
+            "view=tp",
+        ])
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: --situation view= is given twice: which value was meant? give each name once"
+    );
+    assert!(run.stdout.is_empty());
     dir.run(&["footprint"]).expect(4).one_error_line();
 }

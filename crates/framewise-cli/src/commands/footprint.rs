@@ -6,7 +6,8 @@
 //! runtime that follows the rule. `--situation` appends the canonical situation of the facets
 //! given (`|ctx:…`), as the recorder does, so a key can be built from its parts.
 //!
-//! Exit: 0 printed; 4 on an empty key, a malformed facet, or a situation given twice.
+//! Exit: 0 printed; 4 on an empty key, a malformed facet, a situation given both in the key
+//! and by `--situation`, or a facet name given twice.
 
 use std::collections::BTreeMap;
 
@@ -56,6 +57,9 @@ fn full_key(key: &str, facets: &[String]) -> anyhow::Result<String> {
     let mut pairs = Vec::with_capacity(facets.len());
     for facet in facets {
         match facet.split_once('=') {
+            Some((name, _)) if pairs.iter().any(|&(n, _)| n == name) => bail!(
+                "--situation {name}= is given twice: which value was meant? give each name once"
+            ),
             Some((name, value)) if !name.is_empty() => pairs.push((name, value)),
             _ => bail!("--situation {facet:?}: expected NAME=VALUE"),
         }
