@@ -28,6 +28,11 @@ fn same_capture_passes() {
     let r = gated(&base(), &base(), &GateConfig::default());
     assert_eq!(r.verdict, Verdict::Pass);
     assert_eq!(r.exit_code, 0);
+    assert_eq!(r.reasons, ["2 metrics within tolerance"]);
+    let mut one = GateConfig::empty();
+    one.set("frame.avg", 0.1).expect("valid");
+    let r = gated(&base(), &base(), &one);
+    assert_eq!(r.reasons, ["1 metric within tolerance"]);
 }
 
 #[test]

@@ -413,7 +413,10 @@ pub fn gate(
         reasons.push("no configured metric is present in both captures".into());
         Verdict::Inconclusive
     } else {
-        reasons.push(format!("{compared} metrics within tolerance"));
+        reasons.push(format!(
+            "{compared} {} within tolerance",
+            if compared == 1 { "metric" } else { "metrics" }
+        ));
         Verdict::Pass
     };
     if config.allow_damaged
