@@ -42,6 +42,16 @@ fn the_slow_variant_multiplies_draw_calls_but_not_triangles() {
     }
 }
 
+/// Every seed the command line takes runs: `--seed 18446744073709551615` (and any seed whose
+/// low 32 bits are all ones) overflowed the ground texture's noise seed and panicked.
+#[test]
+fn the_largest_seeds_run() {
+    for seed in [u64::MAX, u64::from(u32::MAX)] {
+        let run = framewise_demo::run(DemoConfig { seed, ..quiet(3) }).expect("runs");
+        assert_eq!(run.frames.len(), 3, "seed {seed}");
+    }
+}
+
 #[test]
 fn a_pinned_step_makes_the_run_and_its_image_repeatable() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -31,7 +31,7 @@ impl Texture {
             .map(|i| {
                 let (x, y) = ((i % LATTICE) as f32, (i / LATTICE) as f32);
                 value_noise(x * 0.5, y * 0.5, seed) * 0.7
-                    + value_noise(x * 2.0, y * 2.0, seed + 1) * 0.3
+                    + value_noise(x * 2.0, y * 2.0, seed.wrapping_add(1)) * 0.3
             })
             .collect();
         let coarse_side = (size / 4).max(1);
