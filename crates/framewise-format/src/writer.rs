@@ -134,20 +134,40 @@ impl<W: Write> Writer<W> {
         payload: &[u8],
         refs: &[SymId],
     ) -> Result<(u64, u64), EncodeError> {
+        let mut rec = std::mem::take(&mut self.scratch);
+        rec.clear();
+        rec.extend_from_slice(&[0; container::RECORD_HEADER_LEN]);
+        rec.extend_from_slice(payload);
+        let result = self.write_record_in_place(record_type, &mut rec, refs);
+        self.scratch = rec;
+        result
+    }
+
+    /// [`Writer::write_record`] of the payload `rec[RECORD_HEADER_LEN..]`: the header is
+    /// filled in `rec[..RECORD_HEADER_LEN]`, room the caller left, so that the record goes
+    /// out in one write with no copy of the payload.
+    fn write_record_in_place(
+        &mut self,
+        record_type: u32,
+        rec: &mut [u8],
+        refs: &[SymId],
+    ) -> Result<(u64, u64), EncodeError> {
+        let Some((header, payload)) =
+            rec.split_first_chunk_mut::<{ container::RECORD_HEADER_LEN }>()
+        else {
+            // Not reached: both callers leave the room.
+            return Err(EncodeError::Io(std::io::Error::other(
+                "a record buffer without room for its header",
+            )));
+        };
         if u32::try_from(payload.len()).is_err() {
             return Err(EncodeError::PayloadTooLarge {
                 bytes: payload.len(),
             });
         }
         let offset = self.pos;
-        let header = container::record_header(record_type, payload);
-        let mut rec = std::mem::take(&mut self.scratch);
-        rec.clear();
-        rec.extend_from_slice(&header);
-        rec.extend_from_slice(payload);
-        let result = self.write_raw(&rec);
-        self.scratch = rec;
-        result?;
+        *header = container::record_header(record_type, payload);
+        self.write_raw(rec)?;
         for &id in refs {
             self.emitted.insert(id);
         }
@@ -210,10 +230,12 @@ impl<W: Write> Writer<W> {
         let result = (|| {
             let defs = self.definitions(&refs, symbols, refresh)?;
             let defines_new = defs.iter().any(|d| !self.emitted.contains(d.id));
+            // The payload is encoded after room for the record's header.
             let mut payload = std::mem::take(&mut self.payload);
             payload.clear();
+            payload.extend_from_slice(&[0; container::RECORD_HEADER_LEN]);
             let written = encode(&mut payload, frame, defs.iter())
-                .and_then(|()| self.write_record(FRAM, &payload, &refs));
+                .and_then(|()| self.write_record_in_place(FRAM, &mut payload, &refs));
             self.payload = payload;
             let (offset, length) = written?;
             self.frames_written += 1;
