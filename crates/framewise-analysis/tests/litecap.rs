@@ -110,6 +110,47 @@ fn v4_timeline_becomes_spans_and_marks() {
     assert_eq!(c.marks()[0].frame_row, 25);
 }
 
+/// A frame time that is negative or not finite cannot be read, so that frame is lost: the
+/// defect is `dropped-frames`, which makes `gate` and `diff` inconclusive on the capture, as on
+/// any capture that lost frames; with an `importer` defect the gate passed on the frames left
+/// (50 frames of 500 ms read as NaN left a run of 12 ms frames).
+#[test]
+fn an_unreadable_frame_time_loses_the_frame() {
+    let mut lc = sample(3, 100, 1);
+    for ms in &mut lc.frames_ms[40..50] {
+        *ms = f32::NAN;
+    }
+    lc.frames_ms[60] = -1.0;
+    lc.frames_ms[61] = f32::INFINITY;
+    let bytes = litecap::encode(&lc);
+    let c = litecap::import(&bytes, &LoadOptions::default()).expect("tolerated");
+    assert_eq!(c.frames().index.len(), 88);
+    let lost: Vec<_> = c
+        .defects()
+        .iter()
+        .filter(|d| d.kind == framewise_analysis::DefectKind::DroppedFrames)
+        .collect();
+    assert_eq!(lost.len(), 1, "{:?}", c.defects());
+    assert_eq!(lost[0].count, 12);
+    let whole = summarize(
+        &litecap::import(
+            &litecap::encode(&sample(3, 100, 1)),
+            &LoadOptions::default(),
+        )
+        .expect("valid"),
+    );
+    let cut = summarize(&c);
+    let r = framewise_analysis::gate(&whole, &cut, &framewise_analysis::GateConfig::default())
+        .expect("the default paths name something");
+    assert_eq!(
+        r.verdict,
+        framewise_analysis::Verdict::Inconclusive,
+        "{:?}",
+        r.reasons
+    );
+    assert_eq!(r.exit_code, 2);
+}
+
 #[test]
 fn trailing_bytes_and_bad_meta_are_defects() {
     let mut lc = sample(2, 10, 1);

@@ -614,7 +614,7 @@ fn build_reporting(
     reporter.finish();
     if invalid_frames > 0 {
         b.defect(Defect::new(
-            DefectKind::Importer,
+            DefectKind::DroppedFrames,
             invalid_frames,
             format!("{invalid_frames} litecap frame times were negative or not finite; those frames were dropped"),
         ));
