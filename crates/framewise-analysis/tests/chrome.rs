@@ -138,6 +138,47 @@ fn unclosed_unknown_and_out_of_order_are_defects() {
     assert_eq!(s.scopes.get("late").and_then(|l| l.max), Some(0.006));
 }
 
+/// An `X` event whose `dur` is not a number is a span lost: the defect is `dropped-spans`,
+/// so a gate on a scope metric is incomplete (inconclusive), as on a capture whose recorder
+/// dropped spans; with an `importer` defect the gate passed on the spans left (half of every
+/// frame's `update` runs gone, `scope.update.p95` unchanged).
+#[test]
+fn an_x_event_without_a_duration_is_a_lost_span() {
+    let whole = trace(120);
+    let mut n = 0;
+    let cut: Vec<String> = whole
+        .lines()
+        .map(|line| {
+            if line.contains(r#""name":"update""#) {
+                n += 1;
+                if n % 2 == 0 {
+                    return line.replace(r#""dur":4000"#, r#""dur":"soon""#);
+                }
+            }
+            line.to_owned()
+        })
+        .collect();
+    let c = chrome::import(cut.join("\n").as_bytes(), &LoadOptions::default()).expect("tolerated");
+    let lost: Vec<_> = c
+        .defects()
+        .iter()
+        .filter(|d| d.kind == DefectKind::DroppedSpans)
+        .collect();
+    assert_eq!(lost.len(), 1, "{:?}", c.defects());
+    assert_eq!(lost[0].count, 60);
+    let base =
+        summarize(&chrome::import(whole.as_bytes(), &LoadOptions::default()).expect("valid"));
+    let mut cfg = framewise_analysis::GateConfig::empty();
+    cfg.set("scope.update.p95", 0.1).expect("valid");
+    let r = framewise_analysis::gate(&base, &summarize(&c), &cfg).expect("names a scope");
+    assert_eq!(
+        r.verdict,
+        framewise_analysis::Verdict::Inconclusive,
+        "{:?}",
+        r.reasons
+    );
+}
+
 #[test]
 fn overlapping_children_are_clipped_and_reported() {
     let text = r#"[

@@ -183,7 +183,8 @@ pub enum DefectKind {
     UnresolvedSymbol,
     /// Whole frames were dropped by the writer or lost to damage.
     DroppedFrames,
-    /// Spans were dropped by the recorder (buffer full).
+    /// Spans were dropped by the recorder (buffer full), or lost on import (a Chrome `X`
+    /// event without a duration).
     DroppedSpans,
     /// GPU results were expected for a frame and never came.
     GpuResultsMissing,

@@ -184,10 +184,15 @@ pub(super) fn build(
         ));
     }
     if parsed.no_dur > 0 {
+        // A span without a length is a span lost: the scope statistics of the frames it was
+        // in are low, as when a recorder drops spans, so a gate on them is incomplete.
         defects.push(Defect::new(
-            DefectKind::Importer,
+            DefectKind::DroppedSpans,
             parsed.no_dur,
-            format!("{} X events had no valid dur; ignored", parsed.no_dur),
+            format!(
+                "{} X events had no valid dur; ignored, so their spans are lost",
+                parsed.no_dur
+            ),
         ));
     }
     if untimed > 0 {
