@@ -101,6 +101,31 @@ fn two_runs_of_the_same_workload_pass_the_default_gate() {
     assert!(!gated.contains(&"counter.camera.z_mm.max"), "{gated:?}");
 }
 
+/// One `--tolerance` per metric: `frame.avg=0.1 … frame.avg=0.5` is ambiguous (the last one
+/// used to win, so the gate passed at 50% under a command line that also says 10%), and is
+/// refused with one line and no verdict, as a JSON config naming a metric twice is.
+#[test]
+fn a_metric_given_two_tolerances_exits_4() {
+    let dir = Dir::new();
+    pair(&dir, &regressed());
+    let run = dir
+        .run(&[
+            "gate",
+            "base.sgpt",
+            "cand.sgpt",
+            "--tolerance",
+            "frame.avg=0.1",
+            "--tolerance",
+            "frame.avg =0.5",
+        ])
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: --tolerance frame.avg is given twice: which tolerance was meant? give it once"
+    );
+    assert!(run.stdout.is_empty(), "no verdict: {}", run.stdout);
+}
+
 #[test]
 fn a_typo_in_a_counter_path_exits_4_with_a_suggestion() {
     let dir = Dir::new();

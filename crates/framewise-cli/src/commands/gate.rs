@@ -70,7 +70,15 @@ fn gate_config(args: &Args, cfg: &config::Config) -> anyhow::Result<GateConfig> 
         g.tolerances
             .extend(listed.tolerances.iter().map(|(k, v)| (k.clone(), *v)));
     }
+    let mut given: Vec<&str> = Vec::with_capacity(args.tolerances.len());
     for arg in &args.tolerances {
+        // A metric given twice is ambiguous (which tolerance was meant?): refused, as a
+        // JSON config naming a metric twice is, never settled by the order of the flags.
+        let metric = arg.split_once('=').map_or(arg.as_str(), |(m, _)| m.trim());
+        if given.contains(&metric) {
+            bail!("--tolerance {metric} is given twice: which tolerance was meant? give it once");
+        }
+        given.push(metric);
         g.apply_arg(arg)
             .with_context(|| format!("--tolerance {arg}"))?;
     }
