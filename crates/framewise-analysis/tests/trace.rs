@@ -252,6 +252,24 @@ fn a_frame_track_with_a_gap_lost_frames() {
     assert_eq!(frames.index.get(row + 1), Some(&30));
     assert_eq!(frames.period_ns[row], None, "no period across the gap");
 
+    // Exported from a capture that lost those frames to damage: its carried defect says so,
+    // and the gap is not counted again.
+    v["otherData"]["defects"] = serde_json::json!([
+        {"kind": "corrupt-range", "message": "bytes 10..20 skipped", "count": 1}
+    ]);
+    let bytes = serde_json::to_vec(&v).expect("bytes");
+    let back = framewise_analysis::import::chrome::import(&bytes, &LoadOptions::default())
+        .expect("imports");
+    let kinds: Vec<_> = back.defects().iter().map(|d| d.kind).collect();
+    assert_eq!(kinds, [framewise_analysis::DefectKind::CorruptRange]);
+    let frames = back.frames();
+    let row = frames
+        .index
+        .iter()
+        .position(|&i| i == 19)
+        .expect("frame 19");
+    assert_eq!(frames.period_ns[row], None, "no period across the gap");
+
     // The whole track reads as before: no defect.
     let whole = serde_json::to_vec(&export(&spec, false)).expect("bytes");
     let back = framewise_analysis::import::chrome::import(&whole, &LoadOptions::default())

@@ -25,6 +25,9 @@ pub(super) fn build(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Capture, ChromeError> {
     let mut defects: Vec<Defect> = std::mem::take(&mut parsed.carried);
+    // Frames the exported capture had lost already (dropped, or lost to its damage): the
+    // gaps they leave in the frame track are said by those defects, not counted again.
+    let lost_before_export = defects.iter().any(|d| crate::diff::loses_frames(d.kind));
     let mut notes: Vec<String> = Vec::new();
     let events = parsed.elements;
     match end {
@@ -328,7 +331,7 @@ pub(super) fn build(
     };
     frame_spans.sort_unstable();
     frame_spans.dedup_by_key(|f| f.0);
-    if !defects.iter().any(|d| d.kind == DefectKind::DroppedFrames) {
+    if !lost_before_export {
         if let Some(d) = frame_track_gaps(&frame_spans) {
             defects.push(d);
         }
@@ -515,8 +518,7 @@ pub(super) fn build(
 
 /// The frames a frame track skips: indices missing between two frames in time order, as a
 /// `dropped-frames` defect (a trace that lost frames is damaged, as its capture would be),
-/// or `None` when the indices run on without a gap. A trace exported from a capture that
-/// dropped frames carries that defect already and is not counted twice.
+/// or `None` when the indices run on without a gap.
 fn frame_track_gaps(frames: &[(u64, u64, bool, Option<u64>)]) -> Option<Defect> {
     let mut missing = 0u64;
     let mut first: Option<u64> = None;
