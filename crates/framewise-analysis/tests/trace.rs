@@ -208,6 +208,21 @@ fn own_export_round_trips_its_frames() {
     );
 }
 
+/// A trace read back through the Chrome importer.
+fn reimport(v: &Value) -> framewise_analysis::Capture {
+    let bytes = serde_json::to_vec(v).expect("bytes");
+    framewise_analysis::import::chrome::import(&bytes, &LoadOptions::default()).expect("imports")
+}
+
+/// The row of the frame with `index`.
+fn row_of(c: &framewise_analysis::Capture, index: u64) -> usize {
+    c.frames()
+        .index
+        .iter()
+        .position(|&i| i == index)
+        .expect("the frame is there")
+}
+
 /// A trace whose frame track skips indices lost those frames: the import says so with a
 /// `dropped-frames` defect (so `gate` and `diff` are inconclusive on it, as on a capture that
 /// lost frames) and leaves the period across the gap unknown, rather than reading the frame
@@ -228,9 +243,7 @@ fn a_frame_track_with_a_gap_lost_frames() {
         });
     }
     assert_eq!(events(&v).len(), all - 10, "ten frames cut from the track");
-    let bytes = serde_json::to_vec(&v).expect("bytes");
-    let back = framewise_analysis::import::chrome::import(&bytes, &LoadOptions::default())
-        .expect("imports");
+    let back = reimport(&v);
     let lost: Vec<_> = back
         .defects()
         .iter()
@@ -243,12 +256,7 @@ fn a_frame_track_with_a_gap_lost_frames() {
         "{}",
         lost[0].message
     );
-    let frames = back.frames();
-    let row = frames
-        .index
-        .iter()
-        .position(|&i| i == 19)
-        .expect("frame 19");
+    let (frames, row) = (back.frames(), row_of(&back, 19));
     assert_eq!(frames.index.get(row + 1), Some(&30));
     assert_eq!(frames.period_ns[row], None, "no period across the gap");
 
@@ -257,23 +265,14 @@ fn a_frame_track_with_a_gap_lost_frames() {
     v["otherData"]["defects"] = serde_json::json!([
         {"kind": "corrupt-range", "message": "bytes 10..20 skipped", "count": 1}
     ]);
-    let bytes = serde_json::to_vec(&v).expect("bytes");
-    let back = framewise_analysis::import::chrome::import(&bytes, &LoadOptions::default())
-        .expect("imports");
+    let back = reimport(&v);
     let kinds: Vec<_> = back.defects().iter().map(|d| d.kind).collect();
     assert_eq!(kinds, [framewise_analysis::DefectKind::CorruptRange]);
-    let frames = back.frames();
-    let row = frames
-        .index
-        .iter()
-        .position(|&i| i == 19)
-        .expect("frame 19");
+    let (frames, row) = (back.frames(), row_of(&back, 19));
     assert_eq!(frames.period_ns[row], None, "no period across the gap");
 
     // The whole track reads as before: no defect.
-    let whole = serde_json::to_vec(&export(&spec, false)).expect("bytes");
-    let back = framewise_analysis::import::chrome::import(&whole, &LoadOptions::default())
-        .expect("imports");
+    let back = reimport(&export(&spec, false));
     assert!(
         !back
             .defects()
