@@ -101,6 +101,36 @@ fn two_runs_of_the_same_workload_pass_the_default_gate() {
     assert!(!gated.contains(&"counter.camera.z_mm.max"), "{gated:?}");
 }
 
+/// A sum counter the base counts and the candidate has as a gauge (its trace read back: a
+/// Chrome counter is a sample) has no sum there: inconclusive, and the reason says the
+/// candidate has no value for it, not "too few values".
+#[test]
+fn a_sum_the_candidate_has_as_a_gauge_is_no_value_not_too_few() {
+    let dir = Dir::new();
+    write_game(&dir.path("base.sgpt"), &Game::default());
+    dir.run(&["trace", "base.sgpt", "-o", "cand.json"])
+        .expect(0);
+    let json = dir
+        .run(&[
+            "gate",
+            "base.sgpt",
+            "cand.json",
+            "--no-default-tolerances",
+            "--tolerance",
+            "counter.draw_calls.sum=0",
+            "--format",
+            "json",
+        ])
+        .expect(2)
+        .json();
+    let reason = json["reasons"][0].as_str().expect("a reason");
+    assert!(
+        reason.starts_with("counter.draw_calls.sum: the candidate has no value for it (a gauge is"),
+        "{reason}"
+    );
+    assert_eq!(json["checks"][0]["status"], "too_few_values");
+}
+
 /// One `--tolerance` per metric: `frame.avg=0.1 … frame.avg=0.5` is ambiguous (the last one
 /// used to win, so the gate passed at 50% under a command line that also says 10%), and is
 /// refused with one line and no verdict, as a JSON config naming a metric twice is.

@@ -321,8 +321,15 @@ pub fn gate(
                     };
                     match too_few_reason(json, &metric) {
                         Some(why) => {
+                            // Too few values (a p99 of 50 frames), or none that means
+                            // anything (a gauge's sum, where the other side counts a sum).
+                            let has = if why.starts_with("needs at least") {
+                                "too few values for it"
+                            } else {
+                                "no value for it"
+                            };
                             too_few.push(format!(
-                                "{metric}: the {side} has too few values for it ({why}), so it can be judged neither way"
+                                "{metric}: the {side} has {has} ({why}), so it can be judged neither way"
                             ));
                             (CheckStatus::TooFewValues, None)
                         }
