@@ -226,6 +226,24 @@ pub fn refuse_device(path: &Path, what: &str) -> anyhow::Result<()> {
     }
 }
 
+/// Refuses two sides of a comparison that are one stream (`/dev/stdin /dev/stdin`, or one
+/// FIFO named twice): a pipe is read once, so the second side would read as empty. The same
+/// regular file on both sides is allowed (a capture against itself: no difference).
+pub fn refuse_one_stream(a: &Path, b: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return Ok(());
+    };
+    if x.file_type().is_fifo() && (x.dev(), x.ino()) == (y.dev(), y.ino()) {
+        anyhow::bail!(
+            "{} and {} are one pipe, which is read once: the second side would be empty (save the capture to a file and name the file twice, or compare it with another)",
+            a.display(),
+            b.display()
+        );
+    }
+    Ok(())
+}
+
 /// A path as shown in outputs: as the user spelled it.
 pub fn shown(path: &Path) -> String {
     path.display().to_string()

@@ -102,6 +102,33 @@ fn a_dash_is_not_stdin_and_says_so() {
 }
 
 #[test]
+fn one_pipe_on_both_sides_is_refused_and_one_file_is_not() {
+    let dir = Dir::new();
+    write_game(&dir.path("good.sgpt"), &Game::default());
+    // A pipe is read once: the second side would read as empty.
+    for args in [
+        &["diff", "/dev/stdin", "/dev/stdin"][..],
+        &["gate", "/dev/stdin", "/dev/stdin"],
+        &["bench", "--compare", "/dev/stdin", "/dev/stdin"],
+    ] {
+        let run = dir.run_stdin_from("good.sgpt", true, args).expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.starts_with(
+                "framewise: error: /dev/stdin and /dev/stdin are one pipe, which is read once"
+            ),
+            "{args:?}: {line}"
+        );
+    }
+    // The same regular file on both sides is a capture against itself: no difference.
+    for verb in ["diff", "gate"] {
+        dir.run_stdin_from("good.sgpt", false, &[verb, "/dev/stdin", "/dev/stdin"])
+            .expect(0);
+        dir.run(&[verb, "good.sgpt", "good.sgpt"]).expect(0);
+    }
+}
+
+#[test]
 fn sgpt_header_only_too_short_and_bad_header_crc() {
     let dir = Dir::new();
     // SGPT magic, then too few bytes for a header.

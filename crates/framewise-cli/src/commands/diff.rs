@@ -76,6 +76,7 @@ pub fn load_pair(
     cand: &Path,
     input_args: &InputArgs,
 ) -> anyhow::Result<(InputInfo, InputInfo)> {
+    input::refuse_one_stream(base, cand)?;
     let options = input_args.options(Need::Summary);
     let b = input::load(base, &options)?;
     let c = input::load(cand, &options)?;

@@ -103,6 +103,23 @@ impl Dir {
         self.run_command(cmd, &[])
     }
 
+    /// Runs with stdin fed from the file `name` in this directory: through a pipe (`cat
+    /// NAME | framewise …`) when `pipe`, else the file itself (`framewise … < NAME`).
+    pub fn run_stdin_from(&self, name: &str, pipe: bool, args: &[&str]) -> Run {
+        if pipe {
+            let mut cmd = Command::new("sh");
+            cmd.args(["-c", "f=$1; shift; cat \"$f\" | \"$0\" \"$@\""])
+                .arg(env!("CARGO_BIN_EXE_framewise"))
+                .arg(name)
+                .args(args);
+            return self.run_command(cmd, &[]);
+        }
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_framewise"));
+        cmd.args(args)
+            .stdin(std::fs::File::open(self.path(name)).unwrap());
+        self.run_command(cmd, &[])
+    }
+
     fn run_command(&self, mut cmd: Command, env: &[(&str, &str)]) -> Run {
         cmd.current_dir(self.tmp.path())
             .env_remove("GITHUB_STEP_SUMMARY")

@@ -393,6 +393,7 @@ pub fn compare_files(
     change: Option<String>,
     counters_only: bool,
 ) -> anyhow::Result<Comparison> {
+    crate::input::refuse_one_stream(a, b)?;
     let before = read_result(a)?;
     let after = read_result(b)?;
     compare_results(&before, &after, budgets, dir, change, counters_only)
