@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::gate::measured_as;
 use crate::summary::{direction, Direction};
 
 /// The metric path `frame_ms` is judged on.
@@ -93,8 +94,12 @@ pub fn evaluate_budgets(
         .into_iter()
         .filter(|(_, metric, _)| !counters_only || metric.starts_with("counter."))
         .map(|(budget, metric, limit)| {
-            let dir = direction(&metric);
-            let value = value_of(&metric);
+            // Resolved as `gate` resolves a path: `counter.drawCalls.max` is the
+            // `counter.draw_calls.max` measured.
+            let (value, dir) = match measured_as(&metric, &value_of) {
+                Some((path, v)) => (Some(v), direction(&path)),
+                None => (None, direction(&metric)),
+            };
             let headroom = value.map(|v| match dir {
                 Direction::LowerIsBetter => limit - v,
                 Direction::HigherIsBetter => v - limit,
@@ -168,5 +173,14 @@ mod tests {
             (None, BudgetState::Breached)
         );
         assert_eq!(only[0].metric, "counter.draw_calls.max");
+        // A counter's camelCase spelling is the snake_case path measured, as in `gate`.
+        let mut camel = Budgets::default();
+        camel.limits.insert("counter.drawCalls.max".into(), 250.0);
+        let checks = evaluate_budgets(&camel, false, |p| values.get(p).copied());
+        assert_eq!(
+            (checks[0].state, checks[0].value),
+            (BudgetState::Breached, Some(300.0))
+        );
+        assert_eq!(checks[0].metric, "counter.drawCalls.max");
     }
 }

@@ -411,6 +411,18 @@ pub fn snake_case(name: &str) -> String {
     out
 }
 
+/// A path as the measurements spell it, with what `get` finds there: `path` as written,
+/// else under its lite-profiler alias ([`alias_path`]: `counter.drawCalls.max` →
+/// `counter.draw_calls.max`). The one resolution of an exact path that `gate` and budgets
+/// share; `None` when neither spelling is measured.
+pub fn measured_as<T>(path: &str, get: impl Fn(&str) -> Option<T>) -> Option<(String, T)> {
+    if let Some(found) = get(path) {
+        return Some((path.to_owned(), found));
+    }
+    let aliased = alias_path(path);
+    get(&aliased).map(|found| (aliased, found))
+}
+
 /// The lite-profiler spelling of a path in framewise's: `phase.` → `scope.`, camelCase →
 /// snake_case in every segment.
 pub fn alias_path(path: &str) -> String {

@@ -11,7 +11,9 @@ use crate::summary::{
     direction, format_metric, json_block, parse_metric_path, Direction, MetricTable, Summary,
 };
 
-use super::config::{alias_path, block_noun, hint, nearest, GateConfig, GateConfigError};
+use super::config::{
+    alias_path, block_noun, hint, measured_as, nearest, GateConfig, GateConfigError,
+};
 use super::Verdict;
 
 /// What happened to one gated metric.
@@ -142,14 +144,11 @@ fn resolve(
                 .collect());
         }
     }
-    let present = |p: &str| bt.get(p).is_some() || ct.get(p).is_some();
-    if present(&canonical) {
-        return Ok(vec![canonical]);
+    let present = |p: &str| (bt.get(p).is_some() || ct.get(p).is_some()).then_some(());
+    if let Some((path, ())) = measured_as(&canonical, present) {
+        return Ok(vec![path]);
     }
     let aliased = alias_path(&canonical);
-    if present(&aliased) {
-        return Ok(vec![aliased]);
-    }
     // Absent from both: a null statistic of something that exists (p99 of 50 frames) is
     // absent, a name neither capture has is a mistake.
     match parse_metric_path(&aliased) {

@@ -30,8 +30,8 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 pub use self::config::{
-    alias_path, check_metric, nearest, number_as_written, snake_case, GateConfig, GateConfigError,
-    DEFAULT_TOLERANCES, MAX_TOLERANCE,
+    alias_path, check_metric, measured_as, nearest, number_as_written, snake_case, GateConfig,
+    GateConfigError, DEFAULT_TOLERANCES, MAX_TOLERANCE,
 };
 pub use self::judge::{gate, unknown_name, CheckStatus, GateCheck, GateResult};
 
