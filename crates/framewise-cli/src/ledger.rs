@@ -109,8 +109,12 @@ pub fn check_range(from: Option<i64>, to: Option<i64>) -> anyhow::Result<()> {
     }
 }
 
-/// "3h ago", the way a person reads a last occurrence.
+/// "3h ago", the way a person reads a last occurrence; a time after now (a clock set
+/// wrong, a hand-edited line) is "in the future", never "0s ago".
 pub fn ago(ms: i64) -> String {
+    if ms <= -500 {
+        return "in the future".to_owned();
+    }
     let s = (ms.max(0) + 500) / 1000;
     if s < 60 {
         return format!("{s}s ago");
@@ -133,6 +137,7 @@ mod tests {
     #[test]
     fn ago_reads_like_a_person() {
         assert_eq!(ago(-5), "0s ago");
+        assert_eq!(ago(-3_600_000), "in the future");
         assert_eq!(ago(42_000), "42s ago");
         assert_eq!(ago(5 * 60_000), "5m ago");
         assert_eq!(ago(3 * 3_600_000), "3h ago");

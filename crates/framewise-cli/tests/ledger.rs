@@ -179,6 +179,43 @@ fn init_scaffolds_once_and_keeps_what_exists() {
 }
 
 #[test]
+fn issues_skip_an_absurd_frame_time_and_say_a_future_time_is_in_the_future() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    // 1e308 ms is no frame: the line is malformed, never a worst of `inf ms`.
+    let absurd = serde_json::to_string(&hitch(40, "a", 1e308, COMPILE)).expect("json");
+    // Ten years after the fixtures' day: a clock set wrong.
+    let future =
+        serde_json::to_string(&hitch(10 * 365 * 24 * 60, "b", 60.0, PHYSICS)).expect("json");
+    append_raw(&fw.join("perf.jsonl"), &format!("{absurd}\n{future}\n"));
+    let json = dir.run(&["issues", "--format", "json"]).expect(0).json();
+    assert_eq!(json["ledger"]["malformed"], 1);
+    let compile = json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .find(|i| i["id"] == id(COMPILE).as_str())
+        .expect("the compile issue");
+    assert_eq!(
+        compile["worst"],
+        serde_json::json!({"value": 150.0, "unit": "ms"})
+    );
+    let run = dir.run(&["issues"]).expect(0);
+    assert!(!run.stdout.contains("inf"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("skipped in perf.jsonl: 1 malformed"),
+        "{}",
+        run.stdout
+    );
+    let physics = run
+        .stdout
+        .lines()
+        .find(|l| l.contains(&id(PHYSICS)))
+        .expect("the physics row");
+    assert!(physics.contains("in the future"), "{physics}");
+}
+
+#[test]
 fn issues_fold_the_ledger_by_footprint() {
     let dir = Dir::new();
     let fw = ledger(&dir);

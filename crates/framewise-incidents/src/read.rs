@@ -3,7 +3,8 @@
 //! A crash can leave a last line without its newline (a torn line): it is skipped and
 //! counted, never an error, and a reader that resumes from a byte cursor
 //! ([`read_from`]) resumes *before* it, so the line is read whole once a writer finishes
-//! it. A line that is not JSON, or a record of a known type that does not parse, is
+//! it. A line that is not JSON, a record of a known type that does not parse, or one whose
+//! frame time is no measurement (`"frame_ms": 1e308`: [`Record::has_implausible_time`]) is
 //! malformed: skipped and counted. A JSON object of another `type` (written by a newer
 //! framewise or another tool) is skipped and counted apart.
 
@@ -44,7 +45,10 @@ pub fn parse_line(line: &[u8]) -> Result<Record, bool> {
     };
     match probe.record_type {
         Some(t) if RECORD_TYPES.contains(&t.as_str()) => {
-            serde_json::from_slice::<Record>(line).map_err(|_| true)
+            match serde_json::from_slice::<Record>(line) {
+                Ok(record) if !record.has_implausible_time() => Ok(record),
+                _ => Err(true),
+            }
         }
         _ => Err(false),
     }
@@ -157,5 +161,16 @@ mod tests {
         assert_eq!(outcome.unknown_type, 1);
         assert!(!outcome.torn_last_line);
         assert_eq!(outcome.next_offset, text.len() as u64);
+    }
+
+    #[test]
+    fn a_frame_time_that_is_no_measurement_is_malformed() {
+        let absurd = HEARTBEAT.replace(r#""frames":10"#, r#""frames":10,"p95_ms":1e308"#);
+        let negative = HEARTBEAT.replace(r#""frames":10"#, r#""frames":10,"median_ms":-4.0"#);
+        let a_week = HEARTBEAT.replace(r#""frames":10"#, r#""frames":10,"p95_ms":604800000"#);
+        let text = format!("{absurd}\n{negative}\n{a_week}\n");
+        let outcome = parse_bytes(text.as_bytes(), 0);
+        assert_eq!(outcome.malformed, 2, "1e308 ms and -4 ms");
+        assert_eq!(outcome.records.len(), 1, "a week is the longest frame time");
     }
 }

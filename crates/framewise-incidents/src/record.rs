@@ -61,7 +61,41 @@ impl Record {
             Self::Heartbeat(_) | Self::SessionEnd(_) => None,
         }
     }
+
+    /// Whether a frame time the record holds is no measurement: not finite, negative, or
+    /// longer than [`MAX_FRAME_MS`] (`"frame_ms": 1e308`). The reader counts such a line
+    /// malformed, as it does one that does not parse.
+    pub fn has_implausible_time(&self) -> bool {
+        let window = |w: &Window| [w.ms, w.median_ms, w.p95_ms];
+        let times: Vec<Option<f64>> = match self {
+            Self::Hitch(r) => [
+                Some(r.frame_ms),
+                r.median_ms,
+                Some(r.threshold_ms),
+                r.work_ms,
+                r.gpu_ms,
+            ]
+            .into_iter()
+            .chain(r.scopes.iter().map(|s| Some(s.ms)))
+            .collect(),
+            Self::Heartbeat(r) => window(&r.window).to_vec(),
+            Self::Usermark(r) => window(&r.window)
+                .into_iter()
+                .chain(r.worst_frames.iter().map(|w| Some(w.frame_ms)))
+                .collect(),
+            Self::Jitter(r) => vec![Some(r.dt_ms), r.median_dt_ms, r.duration_ms],
+            Self::SessionEnd(_) => Vec::new(),
+        };
+        times
+            .into_iter()
+            .flatten()
+            .any(|ms| !(0.0..=MAX_FRAME_MS).contains(&ms))
+    }
 }
+
+/// The longest frame time a record can hold, ms: a week (a machine asleep over a weekend
+/// mid-frame stays inside it). A longer one is no measurement.
+pub const MAX_FRAME_MS: f64 = 7.0 * 24.0 * 3_600_000.0;
 
 /// The fields every record carries, flattened into the record's object.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

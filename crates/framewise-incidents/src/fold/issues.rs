@@ -82,7 +82,8 @@ pub struct Issue {
     pub first: String,
     /// The last occurrence.
     pub last: String,
-    /// Milliseconds from the last occurrence to "now" (0 when it lies ahead).
+    /// Milliseconds from the last occurrence to "now" (negative when it lies ahead: a clock
+    /// set wrong).
     pub last_ago_ms: i64,
     /// The builds it was seen on, in order of first sight.
     pub builds: Vec<String>,
@@ -289,7 +290,7 @@ pub fn catalogue(
                 count: g.count,
                 first: iso_from_unix_ms(g.first_ms),
                 last: iso_from_unix_ms(g.last_ms),
-                last_ago_ms: (options.now_ms - g.last_ms).max(0),
+                last_ago_ms: options.now_ms - g.last_ms,
                 builds: g.builds.iter().map(|b| (*b).to_owned()).collect(),
                 worst: g.worst,
                 last_guess: g.last_guess.cloned(),
