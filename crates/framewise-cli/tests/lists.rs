@@ -39,11 +39,42 @@ fn summarize_shows_the_top_of_each_list_on_one_screen() {
     // One line per kind of null reason, not one per metric.
     assert!(!out.contains("needs at least"), "{out}");
     assert!(
-        out.contains("— = not enough frames behind it: p95 needs ≥ 20, p01/p99/1% low need ≥ 100, p99.9/0.1% low need ≥ 1000 (this capture: 11–12 frames)"),
+        out.contains("— = not enough frames behind it: p95 needs ≥ 20, p01/p99/1% low need ≥ 100, p99.9/0.1% low need ≥ 1000 (those rows: 11–12 frames)"),
         "{out}"
     );
     assert!(out.lines().count() < 100, "{} lines", out.lines().count());
     insta::assert_snapshot!("summarize_sample_console", redact_text(out, dir.tmp.path()));
+}
+
+/// The dashes explained are those of the rows shown: a scope that ran in one frame, cut
+/// by `--top`, leaves no reason on the screen; shown, it has its line and its count.
+#[test]
+fn summarize_explains_only_the_dashes_it_shows() {
+    let dir = Dir::new();
+    write_game(
+        &dir.path("game.sgpt"),
+        &Game {
+            load_frames: vec![150],
+            ..Game::default()
+        },
+    );
+    let run = dir.run(&["summarize", "game.sgpt", "--top", "2"]).expect(0);
+    let out = &run.stdout;
+    assert!(out.contains("… 1 more scope"), "{out}");
+    assert_eq!(rows(out, "load_level"), 0, "{out}");
+    // Only the frame table's p99.9 and 0.1% low, with the frames behind them.
+    assert!(
+        out.contains(
+            "— = not enough frames behind it: p99.9/0.1% low need ≥ 1000 (those rows: 299–300 frames)"
+        ),
+        "{out}"
+    );
+
+    let run = dir.run(&["summarize", "game.sgpt", "--all"]).expect(0);
+    let out = &run.stdout;
+    assert_eq!(rows(out, "load_level"), 1, "{out}");
+    assert!(out.contains("p50 needs ≥ 2"), "{out}");
+    assert!(out.contains("(those rows: 1–300 frames)"), "{out}");
 }
 
 #[test]

@@ -311,7 +311,7 @@ fn grouped_reasons(stats: &[NullStat<'_>]) -> Vec<String> {
             format!("{lo}–{hi} frames")
         };
         lines.push(format!(
-            "{NONE} = not enough frames behind it: {} (this capture: {have})",
+            "{NONE} = not enough frames behind it: {} (those rows: {have})",
             groups.join(", ")
         ));
     }
@@ -455,23 +455,15 @@ impl SummaryView {
         Shown::new(gauges_by_name(&self.summary.counters), &self.list)
     }
 
-    /// Every null statistic of the capture (`shown_only`: only those of the rows shown).
-    fn null_stats(&self, shown_only: bool) -> Vec<NullStat<'_>> {
+    /// The null statistics of the rows shown (`--top`/`--all`): what the tables' `—`s are.
+    fn null_stats(&self) -> Vec<NullStat<'_>> {
         let s = &self.summary;
         let mut out = Vec::new();
         null_stats("frame".into(), &s.frame.null_reasons, &mut out);
         null_stats("work".into(), &s.work.null_reasons, &mut out);
-        let (scopes, passes, counters) = if shown_only {
-            let mut counters = self.sums().rows;
-            counters.extend(self.gauges().rows);
-            (self.scopes().rows, self.passes().rows, counters)
-        } else {
-            (
-                s.scopes.iter().collect(),
-                s.passes.iter().collect(),
-                s.counters.iter().collect(),
-            )
-        };
+        let mut counters = self.sums().rows;
+        counters.extend(self.gauges().rows);
+        let (scopes, passes) = (self.scopes().rows, self.passes().rows);
         for (name, st) in scopes {
             null_stats(format!("scope.{name}"), &st.null_reasons, &mut out);
         }
@@ -574,7 +566,9 @@ impl Report for SummaryView {
             gauge_table(&gauges.rows).console(out, 2);
             list::more_console(gauges.hidden, GAUGES, 2, out);
         }
-        let reasons = grouped_reasons(&self.null_stats(false));
+        // Only the reasons of the rows shown: a `—` the screen does not show needs no
+        // explaining (the JSON has every one).
+        let reasons = grouped_reasons(&self.null_stats());
         if !reasons.is_empty() {
             out.push('\n');
             for r in reasons {
@@ -648,7 +642,7 @@ impl Report for SummaryView {
             list::more_markdown(gauges.hidden, GAUGES, out);
         }
         // Only the reasons of the rows shown: the rest are in the JSON.
-        let reasons = self.null_stats(true);
+        let reasons = self.null_stats();
         if !reasons.is_empty() {
             out.push_str(&format!("\n**Not computed ({NONE})**\n\n"));
             for r in reasons {
@@ -730,7 +724,7 @@ mod tests {
         assert_eq!(
             grouped_reasons(&stats),
             vec![
-                "— = not enough frames behind it: p95 needs ≥ 20, p01/p99/1% low need ≥ 100, p99.9 needs ≥ 1000 (this capture: 11–12 frames)".to_owned(),
+                "— = not enough frames behind it: p95 needs ≥ 20, p01/p99/1% low need ≥ 100, p99.9 needs ≥ 1000 (those rows: 11–12 frames)".to_owned(),
                 "— = no values: counter.c.sum".to_owned(),
             ]
         );

@@ -199,6 +199,9 @@ pub struct Game {
     /// Also record what differs between two runs of one workload, as in the demo: a sum
     /// counter `particles` and a gauge `camera.z_mm` whose values depend on this run number.
     pub run: Option<u64>,
+    /// Frames in which a short `load_level` scope also runs (after `render`): a scope with
+    /// few frames behind it, last by total.
+    pub load_frames: Vec<u64>,
 }
 
 impl Default for Game {
@@ -211,6 +214,7 @@ impl Default for Game {
             without_pipelines_counter: false,
             software_adapter: false,
             run: None,
+            load_frames: vec![],
         }
     }
 }
@@ -251,6 +255,7 @@ const PIPELINES: u32 = 5;
 const PHASE: u32 = 6;
 const PARTICLES: u32 = 7;
 const CAMERA_Z: u32 = 8;
+const LOAD_LEVEL: u32 = 9;
 
 fn symbols(g: &Game) -> SymbolTable {
     let mut s = SymbolTable::new();
@@ -289,6 +294,16 @@ fn symbols(g: &Game) -> SymbolTable {
         "pipelines_created",
     );
     add(PHASE, SymbolKind::Phase, "play");
+    if !g.load_frames.is_empty() {
+        add(
+            LOAD_LEVEL,
+            SymbolKind::Scope {
+                file: "src/level.rs".into(),
+                line: 7,
+            },
+            "load_level",
+        );
+    }
     if g.run.is_some() {
         add(
             PARTICLES,
@@ -360,6 +375,29 @@ pub fn game_frames(g: &Game) -> Vec<Frame> {
                 value: 91_000 + (i * 3) as i64 + run as i64,
             });
         }
+        let mut spans = vec![
+            CpuSpan {
+                scope: UPDATE,
+                depth: 0,
+                start_ns: update_start,
+                end_ns: update_start + update_ns,
+            },
+            CpuSpan {
+                scope: RENDER,
+                depth: 0,
+                start_ns: render_start,
+                end_ns: render_start + render_ns,
+            },
+        ];
+        if g.load_frames.contains(&i) {
+            let load_start = render_start + render_ns + 50_000;
+            spans.push(CpuSpan {
+                scope: LOAD_LEVEL,
+                depth: 0,
+                start_ns: load_start,
+                end_ns: load_start + 100_000,
+            });
+        }
         frames.push(Frame {
             index: i,
             phase: Some(PHASE),
@@ -367,20 +405,7 @@ pub fn game_frames(g: &Game) -> Vec<Frame> {
             cpu_end_ns: end_ns,
             lanes: vec![Lane {
                 thread: THREAD,
-                spans: vec![
-                    CpuSpan {
-                        scope: UPDATE,
-                        depth: 0,
-                        start_ns: update_start,
-                        end_ns: update_start + update_ns,
-                    },
-                    CpuSpan {
-                        scope: RENDER,
-                        depth: 0,
-                        start_ns: render_start,
-                        end_ns: render_start + render_ns,
-                    },
-                ],
+                spans,
                 dropped_spans: 0,
             }],
             counters,
