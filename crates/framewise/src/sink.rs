@@ -10,11 +10,13 @@ impl<T: Write + Seek> WriteSeek for T {}
 
 /// Where a session writes its capture.
 ///
-/// A path or a seekable writer gets a closed capture (header patched with the directory at
-/// stop); a plain stream (a pipe) gets the directory at its end but no header patch. The
+/// A path to a regular file or a seekable writer gets a closed capture (header patched with
+/// the directory at stop); a plain stream (a pipe), or a path that names a FIFO or a device,
+/// gets the directory at its end but no header patch. The
 /// session owns the sink, so the sink cannot go away while the session records.
 pub enum Sink {
-    /// A file, created (or truncated) at start.
+    /// A file, created (or truncated) at start; a FIFO or a device there is written as a
+    /// stream.
     Path(std::path::PathBuf),
     /// A stream that cannot seek.
     Stream(Box<dyn Write + Send>),
@@ -82,8 +84,17 @@ enum OpenKind {
 }
 
 impl OpenSink {
+    /// A file opened from a path: a regular file is sought at stop (its header patched
+    /// CLOSED); anything else a path can name (a FIFO, a terminal, a device) cannot seek and
+    /// is written as a stream is.
     pub(crate) fn file(file: File) -> Self {
-        Self::new(OpenKind::File(BufWriter::with_capacity(64 * 1024, file)))
+        let regular = file.metadata().is_ok_and(|m| m.file_type().is_file());
+        let buffered = BufWriter::with_capacity(64 * 1024, file);
+        Self::new(if regular {
+            OpenKind::File(buffered)
+        } else {
+            OpenKind::Stream(Box::new(buffered))
+        })
     }
 
     pub(crate) fn stream(stream: Box<dyn Write + Send>) -> Self {

@@ -482,3 +482,35 @@ fn a_frame_is_reported_written_only_once_the_file_holds_it() {
         );
     }
 }
+
+/// A path that names a FIFO is written as a stream, never sought: the reader at the other
+/// end gets every frame and a directory whose record is whole (its CRC computed before it
+/// is sent, as a stream's is), and stop reports no error where it failed to seek.
+#[test]
+fn a_fifo_path_is_recorded_as_a_stream_with_a_whole_directory() {
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("fifo");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let reader_path = path.clone();
+    let reader = std::thread::spawn(move || std::fs::read(reader_path).expect("read the fifo"));
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .start(path.as_path())
+        .unwrap();
+    for _ in 0..20 {
+        record_scopes(10);
+        session.end_frame();
+    }
+    let report = session.stop().expect("a fifo stops cleanly");
+    assert_eq!(report.frames_written, 20);
+    let bytes = reader.join().unwrap();
+    let capture = read::from_bytes(bytes).expect("the stream opens");
+    // Read by a scan, as every stream is (its header is never patched CLOSED): every record
+    // intact, the directory's included.
+    assert!(capture.defects().is_empty(), "{:?}", capture.defects());
+    assert_eq!(common::frames(&capture).len(), 20);
+}
