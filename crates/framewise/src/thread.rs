@@ -323,6 +323,7 @@ impl ThreadBuffer {
     /// those slots. A span begun in an earlier frame (carried) starts before every span
     /// begun in this one, and closes after its descendants, so its end inserts it at the
     /// front. Spans still open when the drain stops give their slot back and are carried.
+    #[cfg(test)]
     pub(crate) fn drain(
         &self,
         cutoff_ticks: u64,
@@ -330,19 +331,38 @@ impl ThreadBuffer {
         spans: &mut Vec<CpuSpan>,
         marks: &mut Vec<Mark>,
     ) -> u64 {
+        let from = spans.len();
+        self.drain_over(cutoff_ticks, clock, spans, from, marks)
+    }
+
+    /// [`ThreadBuffer::drain`] into `spans[from..]`, over whatever they hold: the spans the
+    /// drain pairs replace them, and those it does not reach are cut off. A lane drained over
+    /// its previous frame's spans (`from` 0) pads only the slots past them (see
+    /// [`pairing::pad`]), where an emptied lane pads every slot of its capacity.
+    pub(crate) fn drain_over(
+        &self,
+        cutoff_ticks: u64,
+        clock: &SessionClock,
+        spans: &mut Vec<CpuSpan>,
+        from: usize,
+        marks: &mut Vec<Mark>,
+    ) -> u64 {
         let mut consumer = self.consumer();
         let consumer = &mut *consumer;
         let head = self.head.load(Ordering::Acquire);
         let mut tail = self.tail.0.load(Ordering::Relaxed);
         let mut lost = 0u64;
-        let lane_start = spans.len();
+        let lane_start = from.min(spans.len());
         let mut carried = std::mem::take(&mut consumer.carried);
         let mut open = std::mem::take(&mut consumer.open);
         let mut out = std::mem::take(spans);
+        // The slots from `lane_start` on are filler to the pairing: it writes a span before
+        // it reads one.
+        pad(&mut out, FILLER);
         // Clamped to the session's start, a tick converts with no saturation (ticks before
         // it read as 0 either way).
         let mut cursor = Cursor {
-            spans: pad(&mut out, FILLER),
+            spans: lane_start,
             top: NO_SLOT,
             depth: open_depth(carried.len()),
             last_ticks: consumer.last_ticks.max(clock.base_ticks()),
@@ -449,10 +469,10 @@ pub(crate) fn drain_lanes(cutoff_ticks: u64, clock: &SessionClock, frame: &mut F
             frame.lanes.push(Default::default());
         }
         if let Some(lane) = frame.lanes.get_mut(used) {
-            lane.spans.clear();
             lane.thread = buffer.thread;
+            // Over the spans the lane held (the writer's warm lanes keep their last frame's).
             lane.dropped_spans =
-                buffer.drain(cutoff_ticks, clock, &mut lane.spans, &mut frame.marks);
+                buffer.drain_over(cutoff_ticks, clock, &mut lane.spans, 0, &mut frame.marks);
             if !lane.spans.is_empty() || lane.dropped_spans > 0 {
                 used += 1;
             }

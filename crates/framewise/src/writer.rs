@@ -127,7 +127,7 @@ pub(crate) struct WriterThread {
     unflushed: Vec<FrameWritten>,
     /// When to wake when no message waits: between two frame closes.
     wake: WakePlan,
-    /// Empty lanes the writer keeps warm in its cache: swapped into each batch it gathers
+    /// Lanes the writer keeps warm in its cache: swapped into each batch it gathers
     /// and back once the frame is written, so that the spans are not written into the lanes
     /// of a batch last touched a whole queue of frames earlier (the ring rotates its batches).
     warm_lanes: Vec<Lane>,
@@ -301,8 +301,9 @@ impl WriterThread {
             discarded.marks.clear();
         }
         batch.open_closed(&clock);
-        // Every lane the writer holds is empty (see `give_back_lanes`), as are a recycled
-        // batch's: the swap changes where the spans go, not what they are.
+        // The lanes the writer holds keep their last frame's spans (see `give_back_lanes`),
+        // and a recycled batch's are empty: either way the drain writes the lanes over from
+        // their first slot, so the swap changes where the spans go, not what they are.
         std::mem::swap(&mut batch.frame.lanes, &mut self.warm_lanes);
         batch.lanes_used = thread::drain_lanes(batch.closed.cutoff_ticks, &clock, &mut batch.frame);
         batch.frame.marks.append(&mut batch.staged_marks);
@@ -420,12 +421,13 @@ impl WriterThread {
         }
     }
 
-    /// Takes the written frame's lanes back, emptied, to keep them warm for the next frame
-    /// gathered, and leaves the batch the empty lanes the writer held.
+    /// Takes the written frame's lanes back to keep them warm for the next frame gathered,
+    /// and leaves the batch the lanes the writer held. The lanes taken back keep their spans:
+    /// the next drain writes over them (`thread::ThreadBuffer::drain_over`), and so pads
+    /// only the slots past them, where an emptied lane's every slot was padded again.
     fn give_back_lanes(&mut self, batch: &mut FrameBatch) {
         std::mem::swap(&mut batch.frame.lanes, &mut self.warm_lanes);
         for lane in &mut self.warm_lanes {
-            lane.spans.clear();
             lane.dropped_spans = 0;
         }
     }
