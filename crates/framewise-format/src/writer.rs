@@ -362,10 +362,14 @@ impl<W: Write> Writer<W> {
         let mut crc = crc32fast::Hasher::new();
         crc.update(&head);
         let mut piece = Vec::with_capacity(DIRECTORY_PIECE_BYTES + FRAME_ENTRY_LEN);
-        self.frames.encode_table(&hitches, &mut piece, |bytes| {
-            crc.update(bytes);
-            Ok(())
-        })?;
+        self.frames.encode_table(
+            |f| hitches.contains(&f.index),
+            &mut piece,
+            |bytes| {
+                crc.update(bytes);
+                Ok(())
+            },
+        )?;
         let offset = self.pos;
         self.write_raw(&container::record_header_of(
             DIRE,
@@ -373,7 +377,7 @@ impl<W: Write> Writer<W> {
             crc.finalize(),
         ))?;
         self.write_raw(&head)?;
-        self.write_directory_table(&hitches, &mut piece, None)?;
+        self.write_directory_table(|f| hitches.contains(&f.index), &mut piece, None)?;
         Ok(self.directory_written(offset))
     }
 
@@ -395,12 +399,12 @@ impl<W: Write> Writer<W> {
     /// Writes DIRE's frame table from the packed one, in pieces, into `crc` too when given.
     fn write_directory_table(
         &mut self,
-        hitches: &HitchSet,
+        hitch: impl FnMut(&FrameEntry) -> bool,
         piece: &mut Vec<u8>,
         mut crc: Option<&mut crc32fast::Hasher>,
     ) -> Result<(), EncodeError> {
         let frames = std::mem::take(&mut self.frames);
-        let written = frames.encode_table(hitches, piece, |bytes| {
+        let written = frames.encode_table(hitch, piece, |bytes| {
             if let Some(crc) = crc.as_deref_mut() {
                 crc.update(bytes);
             }
@@ -433,8 +437,20 @@ impl<W: Write> Writer<W> {
 impl<W: Write + Seek> Writer<W> {
     /// Writes `DIRE`, then patches the header's CLOSED flag and directory pointer, leaving
     /// the sink positioned at the end.
-    pub fn finish_and_close(mut self, hitch_frames: &[u64]) -> Result<W, EncodeError> {
-        let (offset, length) = self.write_directory_patched(hitch_frames)?;
+    pub fn finish_and_close(self, hitch_frames: &[u64]) -> Result<W, EncodeError> {
+        let hitches = HitchSet::new(hitch_frames);
+        self.finish_and_close_judged(|f| hitches.contains(&f.index))
+    }
+
+    /// [`Writer::finish_and_close`] with each frame's hitch flag decided by `hitch` as its
+    /// entry is written: it sees every entry once, in write order, with its period filled in
+    /// (what [`Writer::directory_frames`] gives), so that a rule judging frames in order (the
+    /// recorder's hitch rule) needs no walk of the directory of its own before the write.
+    pub fn finish_and_close_judged(
+        mut self,
+        hitch: impl FnMut(&FrameEntry) -> bool,
+    ) -> Result<W, EncodeError> {
+        let (offset, length) = self.write_directory_patched(hitch)?;
         let mut sink = self.sink.take().ok_or(EncodeError::Poisoned)?;
         let header = Header {
             flags: FLAG_CLOSED,
@@ -455,8 +471,10 @@ impl<W: Write + Seek> Writer<W> {
     /// header's CRC field is patched after. The same bytes; the table is decoded and encoded
     /// once instead of twice. Until the patch, the record fails its CRC, as a record cut short
     /// would, and the file header does not point at it yet.
-    fn write_directory_patched(&mut self, hitch_frames: &[u64]) -> Result<(u64, u64), EncodeError> {
-        let hitches = HitchSet::new(hitch_frames);
+    fn write_directory_patched(
+        &mut self,
+        hitch: impl FnMut(&FrameEntry) -> bool,
+    ) -> Result<(u64, u64), EncodeError> {
         let (head, payload_len) = self.directory_head()?;
         let offset = self.pos;
         self.write_raw(&container::record_header_of(DIRE, payload_len, 0))?;
@@ -464,7 +482,7 @@ impl<W: Write + Seek> Writer<W> {
         let mut crc = crc32fast::Hasher::new();
         crc.update(&head);
         let mut piece = Vec::with_capacity(DIRECTORY_PIECE_BYTES + FRAME_ENTRY_LEN);
-        self.write_directory_table(&hitches, &mut piece, Some(&mut crc))?;
+        self.write_directory_table(hitch, &mut piece, Some(&mut crc))?;
         let (offset, length) = self.directory_written(offset);
         let sink = self.sink.as_mut().ok_or(EncodeError::Poisoned)?;
         sink.seek(SeekFrom::Start(offset + container::RECORD_CRC_AT as u64))?;
@@ -669,17 +687,18 @@ impl PackedFrames {
         })
     }
 
-    /// Encodes the DIRE frame table (frames in `hitches` flagged) into `piece`, handing it
+    /// Encodes the DIRE frame table (frames `hitch` says of flagged: it sees each entry once,
+    /// in order, its period filled in) into `piece`, handing it
     /// to `sink` every [`DIRECTORY_PIECE_BYTES`] and at the end.
     fn encode_table(
         &self,
-        hitches: &HitchSet,
+        mut hitch: impl FnMut(&FrameEntry) -> bool,
         piece: &mut Vec<u8>,
         mut sink: impl FnMut(&[u8]) -> Result<(), EncodeError>,
     ) -> Result<(), EncodeError> {
         piece.clear();
         for (mut entry, defines) in self.entries() {
-            entry.hitch = hitches.contains(&entry.index);
+            entry.hitch = hitch(&entry);
             encode_frame_entry(piece, &entry, defines);
             if piece.len() >= DIRECTORY_PIECE_BYTES {
                 sink(piece)?;

@@ -1,6 +1,7 @@
 //! Opening files: by directory, falling back to scan, and refusing what is not a capture.
 
 use crate::support;
+use framewise_format::model::FrameEntry;
 use framewise_format::read::{self, Defect};
 use framewise_format::{EncodeError, Header, OpenError};
 
@@ -484,4 +485,48 @@ fn the_directory_written_in_one_pass_is_the_one_written_in_two() {
     assert!(c.opened_by_directory());
     assert!(c.verify().is_empty(), "{:?}", c.verify());
     assert_eq!(c.frame_entries().filter(|f| f.hitch).count(), 4);
+}
+
+#[test]
+fn a_judged_directory_flags_the_frames_its_judge_flags_seeing_each_entry_once() {
+    // finish_and_close_judged asks for each entry's hitch flag as the entry goes out: the
+    // judge sees every entry once, in write order, as directory_frames gives it (period
+    // filled in), and the bytes are those of finish_and_close given the frames it flagged.
+    let (_, frames, symbols) = support::capture(2_500, 3, false);
+    let flag = |f: &FrameEntry| f.index % 7 == 3 || f.period_ns.is_none();
+    let mut judged =
+        framewise_format::Writer::new(std::io::Cursor::new(Vec::new()), &support::meta(), &symbols)
+            .expect("writer");
+    let mut listed =
+        framewise_format::Writer::new(std::io::Cursor::new(Vec::new()), &support::meta(), &symbols)
+            .expect("writer");
+    for f in &frames {
+        judged.write_frame(f, &symbols).expect("frame");
+        listed.write_frame(f, &symbols).expect("frame");
+    }
+    let expected: Vec<FrameEntry> = judged.directory_frames().collect();
+    let hitches: Vec<u64> = expected
+        .iter()
+        .filter(|f| flag(f))
+        .map(|f| f.index)
+        .collect();
+    let mut seen = Vec::new();
+    let judged = judged
+        .finish_and_close_judged(|f| {
+            seen.push(*f);
+            flag(f)
+        })
+        .expect("finish")
+        .into_inner();
+    let listed = listed
+        .finish_and_close(&hitches)
+        .expect("finish")
+        .into_inner();
+    assert_eq!(seen, expected);
+    assert!(judged == listed, "the captures differ");
+    let c = read::from_bytes(judged).expect("open");
+    assert!(c.opened_by_directory());
+    assert!(c.verify().is_empty(), "{:?}", c.verify());
+    assert_eq!(c.frame_entries().filter(|f| f.hitch).count(), hitches.len());
+    assert!(hitches.len() > 300);
 }

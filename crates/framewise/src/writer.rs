@@ -9,7 +9,9 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use framewise_format::model::{Frame, GpuPass, GpuQueueFrame, GpuTiming, Lane, SymbolTable};
+use framewise_format::model::{
+    Frame, FrameEntry, GpuPass, GpuQueueFrame, GpuTiming, Lane, SymbolTable,
+};
 use framewise_format::{EncodeError, Writer};
 
 use crate::clock::SessionClock;
@@ -529,11 +531,15 @@ impl WriterThread {
         }
         let can_seek = writer.get_ref().is_some_and(OpenSink::can_seek);
         // The directory's hitch flags come from the one hitch rule (framewise-detect), the
-        // same code `framewise hitches` runs, so the strip and the verdicts agree.
-        let hitches = directory_hitches(&writer, self.config.frame_budget_ns);
+        // same code `framewise hitches` runs, so the strip and the verdicts agree. A seekable
+        // sink's directory is written in one pass, the rule judging each frame as its entry
+        // goes out; a stream's is walked once for the rule and twice more to be written.
+        let budget_ns = self.config.frame_budget_ns;
         let result = if can_seek {
-            writer.finish_and_close(&hitches)
+            let mut rule = hitch_rule(budget_ns);
+            writer.finish_and_close_judged(|f| is_hitch(&mut rule, f))
         } else {
+            let hitches = directory_hitches(&writer, budget_ns);
             writer.finish(&hitches)
         };
         match result {
@@ -600,14 +606,26 @@ pub(crate) fn emit_warning(shared: &Shared, hook: Option<&WarningHook>, warning:
 
 /// Frames the hitch rule flags, judged over the directory's periods in frame order.
 fn directory_hitches<W: std::io::Write>(writer: &Writer<W>, budget_ns: Option<u64>) -> Vec<u64> {
-    let mut rule = HitchRule::new(budget_ns.unwrap_or(DEFAULT_BUDGET_NS));
+    let mut rule = hitch_rule(budget_ns);
     writer
         .directory_frames()
-        .filter_map(|f| {
-            let judgement = rule.observe(f.period_ns?, f.paused)?;
-            judgement.hitch.then_some(f.index)
-        })
+        .filter(|f| is_hitch(&mut rule, f))
+        .map(|f| f.index)
         .collect()
+}
+
+/// The hitch rule a session's directory is judged by.
+fn hitch_rule(budget_ns: Option<u64>) -> HitchRule {
+    HitchRule::new(budget_ns.unwrap_or(DEFAULT_BUDGET_NS))
+}
+
+/// Whether `rule` flags the directory's next frame `f` (frames are given in order; one with
+/// no period, the last, or a paused one is never a hitch, and only a period judged enters
+/// the rule's window).
+fn is_hitch(rule: &mut HitchRule, f: &FrameEntry) -> bool {
+    f.period_ns
+        .and_then(|period_ns| rule.observe(period_ns, f.paused))
+        .is_some_and(|judgement| judgement.hitch)
 }
 
 #[cfg(test)]
