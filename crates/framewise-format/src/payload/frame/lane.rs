@@ -441,9 +441,9 @@ fn write_begin_at_depth_0<const LZCNT: bool>(
     if (q_gap | q_sym) < UNARY_LIMIT && n <= 56 {
         let g = rice_code(k_gap, q_gap, gap);
         let y = rice_code(k_sym, q_sym, sym);
-        let open = u64::from(in_span);
-        // Open: 1, gap, scope. At the top level: gap, scope, 0.
-        let value = (((g << yn) | y) << (1 - open)) | (open << gy_len);
+        let gy = (g << yn) | y;
+        // Open: 1, gap, scope (2^gy_len + gy). At the top level: gap, scope, 0 (gy + gy).
+        let value = gy + if in_span { 1 << gy_len } else { gy };
         w.put_small(out, value, n);
         // As in `write_begin`: no sum can overflow.
         begin_ctx.update_unsaturated(gap, sym);
