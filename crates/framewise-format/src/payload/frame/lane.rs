@@ -437,14 +437,14 @@ fn write_begin_at_depth_0<const LZCNT: bool>(
     let (q_gap, q_sym) = (gap.wrapping_shr(k_gap), sym.wrapping_shr(k_sym));
     let (gn, yn) = (code_len(k_gap, q_gap), code_len(k_sym, q_sym));
     let gy_len = gn.wrapping_add(yn);
-    let n = gy_len.wrapping_add(1);
-    if (q_gap | q_sym) < UNARY_LIMIT && n <= 56 {
+    // The begin's n = gy_len + 1 bits fit one write.
+    if (q_gap | q_sym) < UNARY_LIMIT && gy_len < 56 {
         let g = rice_code(k_gap, q_gap, gap);
         let y = rice_code(k_sym, q_sym, sym);
         let gy = (g << yn) | y;
         // Open: 1, gap, scope (2^gy_len + gy). At the top level: gap, scope, 0 (gy + gy).
         let value = gy + if in_span { 1 << gy_len } else { gy };
-        w.put_small(out, value, n);
+        w.put_small(out, value, gy_len + 1);
         // As in `write_begin`: no sum can overflow.
         begin_ctx.update_unsaturated(gap, sym);
     } else {
