@@ -472,7 +472,7 @@ fn write_end<const LZCNT: bool>(
     let k = ctx.k_for_encoder::<LZCNT>();
     let q = delta.wrapping_shr(k);
     // q < 24 and k ≤ 31: the code is q + 1 + k ≤ 55 bits, and the token fits beside it.
-    if (q | u64::from(k & 96)) < UNARY_LIMIT {
+    if q < UNARY_LIMIT && k < 32 {
         // The 0 token is a leading zero: the same bits, one more of them.
         w.put_small(
             out,
