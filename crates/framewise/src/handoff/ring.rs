@@ -96,13 +96,6 @@ impl FrameRing {
         spare.unwrap_or_else(no_spare)
     }
 
-    /// The slot's line the frame at `at` will use, asked for without waiting (frame close,
-    /// for its next close).
-    #[inline]
-    pub(crate) fn prefetch(&self, at: &Position) {
-        crate::thread::prefetch(&self.slots[at.slot], std::mem::size_of::<Slot>());
-    }
-
     /// The slot's line the frame at `at` will use (frame close writes it).
     #[inline]
     pub(crate) fn slot_line(&self, at: &Position) -> *const u8 {

@@ -88,11 +88,22 @@ struct Staging {
     samples: HashMap<SymId, Vec<Sample>>,
 }
 
+/// The session's state, behind the handle.
+///
+/// Laid out in order (`repr(C)`), from a cache line's start (`staging` aligns it to one):
+/// what a close reads and writes of it every frame, the closer's lock and state, the pointer
+/// to `Shared` and the frame limit, lies in its first two lines, and what it reads of
+/// `Staging` in the line after; the rest is read by setters and at stop.
+#[repr(C)]
 struct Inner {
+    closer: Mutex<Closer>,
     shared: Arc<Shared>,
+    /// The frame count at which the session finishes (`u64::MAX` when no `frame_limit` was
+    /// set: a count a session never reaches).
+    frame_limit: u64,
+    staging: Padded<Mutex<Staging>>,
     clock: SessionClock,
     level: CaptureLevel,
-    frame_limit: Option<u64>,
     usermark_window: Duration,
     path: Option<PathBuf>,
     queues: Vec<(String, GpuQueue)>,
@@ -100,8 +111,6 @@ struct Inner {
     golden_frame: Option<u64>,
     seed: Option<u64>,
     resolution: Option<(u32, u32)>,
-    closer: Mutex<Closer>,
-    staging: Padded<Mutex<Staging>>,
     topologies: Mutex<HashSet<u64>>,
     writer: Mutex<Option<JoinHandle<crate::writer::WriterOutcome>>>,
     outcome: Mutex<Option<Result<Report, StopError>>>,
