@@ -25,7 +25,7 @@ use crate::{CaptureLevel, ACTIVE, ENABLED};
 use super::{
     Closer, Entry, Inner, Session, Staging, DEFAULT_BYTE_BUDGET, DEFAULT_GPU_WAIT_FRAMES,
     DEFAULT_QUEUE_BYTES, DEFAULT_QUEUE_FRAMES, DEFAULT_REALTIME_QUEUE_FRAMES,
-    DEFAULT_USERMARK_WINDOW, FRAME_HISTORY,
+    DEFAULT_USERMARK_WINDOW,
 };
 
 /// Configures and starts a [`Session`].
@@ -413,7 +413,6 @@ impl SessionBuilder {
                 staging: thread::Padded(Mutex::new(Staging {
                     index: 0,
                     begin_ticks,
-                    history_begin_ticks: vec![0; FRAME_HISTORY].into_boxed_slice(),
                     ..Staging::default()
                 })),
                 clock,

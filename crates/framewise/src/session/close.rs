@@ -10,7 +10,7 @@ use crate::handoff::{self, Closed, Delivery, Exchange, FrameBatch, Sender, COUNT
 use crate::thread::{self, prefetch, prefetch_line, LINE};
 use crate::writer::WriterMode;
 
-use super::{FrameGuard, FrameOutcome, Session, Staging, FRAME_HISTORY};
+use super::{FrameGuard, FrameOutcome, Session, Staging};
 
 /// The lines close writes that [`Entry`] holds, by index: the frame history's slot, the batch
 /// header's (two: the header is two lines, aligned to one), the hand-off slot's, the
@@ -246,20 +246,11 @@ impl Session {
             } else {
                 handoff::estimated_bytes(counted, 0, 0, 0)
             };
-            if let Some(slot) = staging
-                .history_begin_ticks
-                .get_mut((index % FRAME_HISTORY as u64) as usize)
-            {
-                *slot = closer.begin_ticks;
-            }
+            *staging.history_begin_ticks.slot(index) = closer.begin_ticks;
             staging.index = index + 1;
             staging.begin_ticks = end_ticks;
-            if let Some(slot) = staging
-                .history_begin_ticks
-                .get(((index + 1) % FRAME_HISTORY as u64) as usize)
-            {
-                entry.write_down(HISTORY_LINE, std::ptr::from_ref(slot).cast());
-            }
+            let next = staging.history_begin_ticks.slot(index + 1);
+            entry.write_down(HISTORY_LINE, std::ptr::from_ref(next).cast());
         }
 
         let exchanged = inner.shared.exchange(&mut closer.sender, batch, bytes);
@@ -399,7 +390,7 @@ mod tests {
         assert!(within(at(std::ptr::from_ref(&guard.begin_ticks).cast()), 8));
         assert!(within(
             at(std::ptr::from_ref(&guard.history_begin_ticks).cast()),
-            16
+            8
         ));
         assert!(within(at(std::ptr::from_ref(&guard.phase).cast()), 8));
         assert!(within(

@@ -71,7 +71,7 @@ struct Staging {
     /// The open frame's begin, clock ticks.
     begin_ticks: u64,
     /// Begin ticks of recent frames, by `index % FRAME_HISTORY`.
-    history_begin_ticks: Box<[u64]>,
+    history_begin_ticks: History,
     phase: Option<SymId>,
     gpu_outstanding: u32,
     paused: bool,
@@ -86,6 +86,29 @@ struct Staging {
     delivered_passes: Vec<GpuPassTiming>,
     usermarks: Vec<UsermarkRecord>,
     samples: HashMap<SymId, Vec<Sample>>,
+}
+
+/// Begin ticks of the last [`FRAME_HISTORY`] frames, by `index % FRAME_HISTORY`: an array of
+/// that length, so that reading or writing a frame's entry needs no bounds check.
+struct History(Box<[u64; FRAME_HISTORY]>);
+
+impl History {
+    /// The entry of frame `index`.
+    #[inline(always)]
+    fn slot(&mut self, index: u64) -> &mut u64 {
+        &mut self.0[(index % FRAME_HISTORY as u64) as usize]
+    }
+
+    /// The begin ticks of frame `index` (0 until that entry is first written).
+    fn get(&self, index: u64) -> u64 {
+        self.0[(index % FRAME_HISTORY as u64) as usize]
+    }
+}
+
+impl Default for History {
+    fn default() -> Self {
+        Self(Box::new([0; FRAME_HISTORY]))
+    }
 }
 
 /// The session's state, behind the handle.
