@@ -258,6 +258,19 @@ impl Session {
             Exchange::Sent(fresh) => {
                 closer.dropped_pending = 0;
                 inner.shared.nudge_writer(&mut closer.sender);
+                // The next close writes into this batch's header, the counters' vector just
+                // swapped out of the batch before it and the next hand-off slot, each last
+                // written by the writer long ago: asked for now as well as at the next
+                // close's top, so that a frame that leaves them in this core's cache finds
+                // them there (the next close asks again for a frame that did not).
+                let header = std::ptr::from_ref(&fresh.closed).cast::<u8>();
+                prefetch_line(header, false);
+                prefetch_line(header.wrapping_add(LINE), false);
+                prefetch(
+                    closer.counters.as_ptr(),
+                    counted * std::mem::size_of::<CounterValue>(),
+                );
+                prefetch_line(inner.shared.next_slot_line(&closer.sender), false);
                 fresh
             }
             Exchange::Dropped(same) => self.dropped(closer, same, end_ticks),
