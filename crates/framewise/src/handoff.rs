@@ -297,8 +297,6 @@ impl Shared {
         sender.bytes_sent = sender.bytes_sent.wrapping_add(bytes);
         // Only senders of control messages read it: a line no other thread writes.
         self.frames_sent.0.store(sender.at.frame, Ordering::Release);
-        // The line the next close exchanges in, asked for now (see `close_frame`).
-        ring.prefetch(&sender.at);
         fresh
     }
 

@@ -297,9 +297,9 @@ impl WriterThread {
     /// frame's end. The host's staged marks follow the threads' marks, as they always have.
     fn gather(&mut self, batch: &mut FrameBatch) {
         let clock = self.config.clock;
-        if let Some(skip_until_ticks) = batch.closed.skip_until_ticks {
+        if batch.closed.dropped_frames_before > 0 {
             let discarded = &mut self.discarded;
-            thread::drain_lanes(skip_until_ticks, &clock, discarded);
+            thread::drain_lanes(batch.closed.skip_until_ticks, &clock, discarded);
             discarded.marks.clear();
         }
         batch.open_closed(&clock);

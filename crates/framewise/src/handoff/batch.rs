@@ -27,8 +27,9 @@ pub(crate) struct Closed {
     /// writer gathers every thread's events up to the end.
     pub(crate) begin_ticks: u64,
     pub(crate) cutoff_ticks: u64,
-    /// Events up to here belong to frames dropped before this one: discarded first.
-    pub(crate) skip_until_ticks: Option<u64>,
+    /// When frames were dropped before this one (`dropped_frames_before` is not 0), their
+    /// events lie up to here: discarded first. (Otherwise whatever close last held.)
+    pub(crate) skip_until_ticks: u64,
     pub(crate) dropped_frames_before: u64,
     pub(crate) topology: Option<u64>,
     pub(crate) phase: Option<SymId>,

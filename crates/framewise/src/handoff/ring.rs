@@ -76,17 +76,28 @@ impl FrameRing {
         self.slots.len()
     }
 
+    /// The slot of the frame at `at`, found without a bounds check: a position starts at
+    /// slot 0 and wraps at the ring's length ([`Position::advance`]), and every position is
+    /// used with the one ring it advances along (frame close's and the writer's, made with
+    /// it), so its slot is always below the length.
+    #[inline(always)]
+    fn slot(&self, at: &Position) -> &Slot {
+        debug_assert!(at.slot < self.slots.len());
+        // SAFETY: `at.slot < self.slots.len()`, as above.
+        unsafe { self.slots.get_unchecked(at.slot) }
+    }
+
     /// Whether the slot of the frame at `at` holds an empty batch for it (frame close).
     #[inline]
     pub(crate) fn has_room(&self, at: &Position) -> bool {
-        self.slots[at.slot].stamp.load(Ordering::Acquire) == ready(at.frame)
+        self.slot(at).stamp.load(Ordering::Acquire) == ready(at.frame)
     }
 
     /// Puts `batch` into the slot of the frame at `at`, which [`Self::has_room`] said holds
     /// an empty batch, and returns that batch (frame close).
     #[inline]
     pub(crate) fn put(&self, at: &mut Position, batch: Box<FrameBatch>) -> Box<FrameBatch> {
-        let slot = &self.slots[at.slot];
+        let slot = self.slot(at);
         debug_assert_eq!(slot.stamp.load(Ordering::Relaxed), ready(at.frame));
         // SAFETY: the stamp reads `ready(frame)`: frame close has the turn (see `Slot`).
         let spare = unsafe { (*slot.batch.get()).replace(batch) };
@@ -96,22 +107,15 @@ impl FrameRing {
         spare.unwrap_or_else(no_spare)
     }
 
-    /// The slot's line the frame at `at` will use, asked for without waiting (frame close,
-    /// for its next close).
-    #[inline]
-    pub(crate) fn prefetch(&self, at: &Position) {
-        crate::thread::prefetch(&self.slots[at.slot], std::mem::size_of::<Slot>());
-    }
-
     /// The slot's line the frame at `at` will use (frame close writes it).
     #[inline]
     pub(crate) fn slot_line(&self, at: &Position) -> *const u8 {
-        std::ptr::from_ref(&self.slots[at.slot]).cast()
+        std::ptr::from_ref(self.slot(at)).cast()
     }
 
     /// Whether the frame at `at` waits in its slot (writer thread).
     pub(crate) fn has_frame(&self, at: &Position) -> bool {
-        self.slots[at.slot].stamp.load(Ordering::Acquire) == full(at.frame)
+        self.slot(at).stamp.load(Ordering::Acquire) == full(at.frame)
     }
 
     /// Takes the frame at `at` if frame close has put it there (writer thread).
@@ -119,7 +123,7 @@ impl FrameRing {
         if !self.has_frame(at) {
             return None;
         }
-        let slot = &self.slots[at.slot];
+        let slot = self.slot(at);
         // SAFETY: the stamp reads `full(frame)`: the writer has the turn, and keeps it until
         // it refills the slot.
         let batch = unsafe { (*slot.batch.get()).take() };
@@ -130,7 +134,7 @@ impl FrameRing {
     /// Puts an empty batch into the slot of the frame at `at`, taken before, for the frame
     /// `len` later (writer thread).
     pub(crate) fn refill(&self, at: &mut Position, spare: Box<FrameBatch>) {
-        let slot = &self.slots[at.slot];
+        let slot = self.slot(at);
         debug_assert_eq!(slot.stamp.load(Ordering::Relaxed), full(at.frame));
         // SAFETY: the stamp still reads `full(frame)`, taken: the writer has the turn.
         unsafe { *slot.batch.get() = Some(spare) };

@@ -25,7 +25,7 @@ use crate::{CaptureLevel, ACTIVE, ENABLED};
 use super::{
     Closer, Entry, Inner, Session, Staging, DEFAULT_BYTE_BUDGET, DEFAULT_GPU_WAIT_FRAMES,
     DEFAULT_QUEUE_BYTES, DEFAULT_QUEUE_FRAMES, DEFAULT_REALTIME_QUEUE_FRAMES,
-    DEFAULT_USERMARK_WINDOW, FRAME_HISTORY,
+    DEFAULT_USERMARK_WINDOW,
 };
 
 /// Configures and starts a [`Session`].
@@ -407,10 +407,16 @@ impl SessionBuilder {
         let gate = shared.gate_line();
         Ok(Session {
             inner: Arc::new(Inner {
+                closer: Mutex::new(Closer::new(current, begin_ticks)),
                 shared,
+                frame_limit: self.frame_limit.unwrap_or(u64::MAX),
+                staging: thread::Padded(Mutex::new(Staging {
+                    index: 0,
+                    begin_ticks,
+                    ..Staging::default()
+                })),
                 clock,
                 level: self.level,
-                frame_limit: self.frame_limit,
                 usermark_window: self.usermark_window,
                 path,
                 queues,
@@ -418,13 +424,6 @@ impl SessionBuilder {
                 golden_frame: self.env_golden_frame,
                 seed: self.env_seed,
                 resolution: self.env_resolution,
-                closer: Mutex::new(Closer::new(current, begin_ticks)),
-                staging: thread::Padded(Mutex::new(Staging {
-                    index: 0,
-                    begin_ticks,
-                    history_begin_ticks: vec![0; FRAME_HISTORY].into_boxed_slice(),
-                    ..Staging::default()
-                })),
                 topologies: Mutex::new(HashSet::new()),
                 writer: Mutex::new(Some(handle)),
                 outcome: Mutex::new(None),

@@ -3,24 +3,24 @@
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use framewise_format::model::CounterValue;
-use parking_lot::Mutex;
 
 use crate::clock::now_ticks;
 use crate::counters;
 use crate::handoff::{self, Closed, Delivery, Exchange, FrameBatch, Sender, COUNTERS_CAPACITY};
-use crate::thread::{self, prefetch, prefetch_line};
+use crate::thread::{self, prefetch, prefetch_line, LINE};
 use crate::writer::WriterMode;
 
-use super::{FrameGuard, FrameOutcome, Session, Staging, FRAME_HISTORY};
+use super::{FrameGuard, FrameOutcome, Session, Staging};
 
 /// The lines close writes that [`Entry`] holds, by index: the frame history's slot, the batch
-/// header's (three: two lines, and the third where the header straddles one), the hand-off
-/// slot's, the counters' vector's, and the first counter slots'.
+/// header's (two: the header is two lines, aligned to one), the hand-off slot's, the
+/// counters' vector's, and the first counter slots'.
 const HISTORY_LINE: usize = 0;
 const HEADER_LINES: usize = 1;
-const SLOT_LINE: usize = 4;
-const COUNTERS_LINE: usize = 5;
-const COUNTER_SLOT_LINES: usize = 6;
+const SLOT_LINE: usize = 3;
+const COUNTERS_LINE: usize = 4;
+const COUNTER_SLOT_LINES: usize = 5;
+const _: () = assert!(size_of::<Closed>() == 2 * LINE && align_of::<Closed>() == LINE);
 const WRITTEN_LINES: usize = COUNTER_SLOT_LINES + counters::SLOTS_ASKED_FOR;
 
 /// What `end_frame` reads first: whether the session finished, and where the data lines lie
@@ -76,11 +76,12 @@ impl Session {
     fn prefetch_close(&self) {
         self.entry.prefetch_next();
         let inner = &*self.inner;
-        prefetch(&inner.closer, size_of::<Mutex<Closer>>());
+        // The closer's lock and state, `shared` and `frame_limit`: `Inner`'s first two lines.
+        let first = std::ptr::from_ref(inner).cast::<u8>();
+        prefetch_line(first, false);
+        prefetch_line(first.wrapping_add(LINE), false);
         // What close reads of `Staging` every frame is its first line.
         prefetch(&*inner.staging, 1);
-        prefetch(&inner.shared, 1);
-        prefetch(&inner.frame_limit, 1);
         counters::prefetch_head();
     }
 }
@@ -96,10 +97,13 @@ pub(super) struct Closer {
     pub(super) frames_closed: u64,
     /// Frames dropped since the last one sent (written into the next one sent).
     pub(super) dropped_pending: u64,
-    /// The end of the newest dropped frame, while no frame was sent since: the events of
-    /// dropped frames are still in the threads' rings, and the writer discards those up to
-    /// here before it gathers the next frame sent.
-    pub(super) skip_until_ticks: Option<u64>,
+    /// The end of the newest dropped frame, while `dropped_pending` is not 0 (no frame was
+    /// sent since): the events of dropped frames are still in the threads' rings, and the
+    /// writer discards those up to here before it gathers the next frame sent (which reads
+    /// it only when its `dropped_frames_before` is not 0). A bare count, not an `Option`
+    /// beside the one `dropped_pending` already gives: `Closer` and what else close reads of
+    /// `Inner` fit in two cache lines.
+    pub(super) skip_until_ticks: u64,
     /// The hand-off's sending side: frames and bytes sent, the writer's progress as read.
     pub(super) sender: Sender,
 }
@@ -112,7 +116,7 @@ impl Closer {
             begin_ticks,
             frames_closed: 0,
             dropped_pending: 0,
-            skip_until_ticks: None,
+            skip_until_ticks: 0,
             sender: Sender::default(),
         }
     }
@@ -242,37 +246,31 @@ impl Session {
             } else {
                 handoff::estimated_bytes(counted, 0, 0, 0)
             };
-            if let Some(slot) = staging
-                .history_begin_ticks
-                .get_mut((index % FRAME_HISTORY as u64) as usize)
-            {
-                *slot = closer.begin_ticks;
-            }
+            *staging.history_begin_ticks.slot(index) = closer.begin_ticks;
             staging.index = index + 1;
             staging.begin_ticks = end_ticks;
-            if let Some(slot) = staging
-                .history_begin_ticks
-                .get(((index + 1) % FRAME_HISTORY as u64) as usize)
-            {
-                entry.write_down(HISTORY_LINE, std::ptr::from_ref(slot).cast());
-            }
+            let next = staging.history_begin_ticks.slot(index + 1);
+            entry.write_down(HISTORY_LINE, std::ptr::from_ref(next).cast());
         }
 
         let exchanged = inner.shared.exchange(&mut closer.sender, batch, bytes);
         closer.current = Some(match exchanged {
             Exchange::Sent(fresh) => {
                 closer.dropped_pending = 0;
-                closer.skip_until_ticks = None;
                 inner.shared.nudge_writer(&mut closer.sender);
-                // The next close writes into this batch's header and into the counters'
-                // vector just swapped out of the batch before it: both were last written by
-                // the writer, long ago. Their lines are asked for now, without waiting, so
-                // that they are in this core's cache by then.
-                prefetch(&fresh.closed, std::mem::size_of::<Closed>());
+                // The next close writes into this batch's header, the counters' vector just
+                // swapped out of the batch before it and the next hand-off slot, each last
+                // written by the writer long ago: asked for now as well as at the next
+                // close's top, so that a frame that leaves them in this core's cache finds
+                // them there (the next close asks again for a frame that did not).
+                let header = std::ptr::from_ref(&fresh.closed).cast::<u8>();
+                prefetch_line(header, false);
+                prefetch_line(header.wrapping_add(LINE), false);
                 prefetch(
                     closer.counters.as_ptr(),
                     counted * std::mem::size_of::<CounterValue>(),
                 );
+                prefetch_line(inner.shared.next_slot_line(&closer.sender), false);
                 fresh
             }
             Exchange::Dropped(same) => self.dropped(closer, same, end_ticks),
@@ -283,11 +281,7 @@ impl Session {
         if let Some(batch) = closer.current.as_deref() {
             let header = std::ptr::from_ref(&batch.closed).cast::<u8>();
             entry.write_down(HEADER_LINES, header);
-            entry.write_down(HEADER_LINES + 1, header.wrapping_add(64));
-            entry.write_down(
-                HEADER_LINES + 2,
-                header.wrapping_add(size_of::<Closed>() - 1),
-            );
+            entry.write_down(HEADER_LINES + 1, header.wrapping_add(LINE));
         }
         entry.write_down(SLOT_LINE, inner.shared.next_slot_line(&closer.sender));
         if closer.counters.capacity() > 0 {
@@ -297,9 +291,7 @@ impl Session {
         if inner.shared.mode() == WriterMode::Lossless {
             self.lossless_check(closer);
         }
-        inner
-            .frame_limit
-            .is_some_and(|limit| closer.frames_closed >= limit)
+        closer.frames_closed >= inner.frame_limit
     }
 
     /// Lossless: a game thread whose ring is over half full waits for the writer to gather
@@ -326,7 +318,7 @@ impl Session {
         closer.dropped_pending += 1;
         // Its events are still in the rings: the writer discards everything up to here
         // before it gathers the next frame sent.
-        closer.skip_until_ticks = Some(end_ticks);
+        closer.skip_until_ticks = end_ticks;
         self.inner
             .shared
             .frames_dropped
@@ -385,6 +377,19 @@ mod tests {
         assert_eq!(size_of::<Session>(), 128);
     }
 
+    /// What close reads and writes of the session's state every frame, the closer's lock and
+    /// state, the pointer to `Shared` and the frame limit, lies in the state's first two
+    /// cache lines, which close asks for (the state starts a line: `staging` aligns it).
+    #[test]
+    fn what_close_reads_of_the_session_state_is_two_lines() {
+        use super::super::Inner;
+        assert_eq!(align_of::<Inner>(), 64);
+        assert_eq!(std::mem::offset_of!(Inner, closer), 0);
+        assert!(std::mem::offset_of!(Inner, shared) + size_of::<usize>() <= 128);
+        assert!(std::mem::offset_of!(Inner, frame_limit) + size_of::<u64>() <= 128);
+        assert!(size_of::<Mutex<super::Closer>>() <= 128);
+    }
+
     /// What close reads and writes of `Staging` every frame (the fields it reads when no
     /// setter flagged `set`) lies in the mutex's own cache line.
     #[test]
@@ -398,7 +403,7 @@ mod tests {
         assert!(within(at(std::ptr::from_ref(&guard.begin_ticks).cast()), 8));
         assert!(within(
             at(std::ptr::from_ref(&guard.history_begin_ticks).cast()),
-            16
+            8
         ));
         assert!(within(at(std::ptr::from_ref(&guard.phase).cast()), 8));
         assert!(within(

@@ -57,11 +57,7 @@ impl Session {
                 break;
             }
             first_frame = previous;
-            begin_ns = clock.ns(staging
-                .history_begin_ticks
-                .get((previous % FRAME_HISTORY as u64) as usize)
-                .copied()
-                .unwrap_or(0));
+            begin_ns = clock.ns(staging.history_begin_ticks.get(previous));
         }
         let record = UsermarkRecord {
             note: note.to_owned(),

@@ -71,7 +71,7 @@ struct Staging {
     /// The open frame's begin, clock ticks.
     begin_ticks: u64,
     /// Begin ticks of recent frames, by `index % FRAME_HISTORY`.
-    history_begin_ticks: Box<[u64]>,
+    history_begin_ticks: History,
     phase: Option<SymId>,
     gpu_outstanding: u32,
     paused: bool,
@@ -88,11 +88,45 @@ struct Staging {
     samples: HashMap<SymId, Vec<Sample>>,
 }
 
+/// Begin ticks of the last [`FRAME_HISTORY`] frames, by `index % FRAME_HISTORY`: an array of
+/// that length, so that reading or writing a frame's entry needs no bounds check.
+struct History(Box<[u64; FRAME_HISTORY]>);
+
+impl History {
+    /// The entry of frame `index`.
+    #[inline(always)]
+    fn slot(&mut self, index: u64) -> &mut u64 {
+        &mut self.0[(index % FRAME_HISTORY as u64) as usize]
+    }
+
+    /// The begin ticks of frame `index` (0 until that entry is first written).
+    fn get(&self, index: u64) -> u64 {
+        self.0[(index % FRAME_HISTORY as u64) as usize]
+    }
+}
+
+impl Default for History {
+    fn default() -> Self {
+        Self(Box::new([0; FRAME_HISTORY]))
+    }
+}
+
+/// The session's state, behind the handle.
+///
+/// Laid out in order (`repr(C)`), from a cache line's start (`staging` aligns it to one):
+/// what a close reads and writes of it every frame, the closer's lock and state, the pointer
+/// to `Shared` and the frame limit, lies in its first two lines, and what it reads of
+/// `Staging` in the line after; the rest is read by setters and at stop.
+#[repr(C)]
 struct Inner {
+    closer: Mutex<Closer>,
     shared: Arc<Shared>,
+    /// The frame count at which the session finishes (`u64::MAX` when no `frame_limit` was
+    /// set: a count a session never reaches).
+    frame_limit: u64,
+    staging: Padded<Mutex<Staging>>,
     clock: SessionClock,
     level: CaptureLevel,
-    frame_limit: Option<u64>,
     usermark_window: Duration,
     path: Option<PathBuf>,
     queues: Vec<(String, GpuQueue)>,
@@ -100,8 +134,6 @@ struct Inner {
     golden_frame: Option<u64>,
     seed: Option<u64>,
     resolution: Option<(u32, u32)>,
-    closer: Mutex<Closer>,
-    staging: Padded<Mutex<Staging>>,
     topologies: Mutex<HashSet<u64>>,
     writer: Mutex<Option<JoinHandle<crate::writer::WriterOutcome>>>,
     outcome: Mutex<Option<Result<Report, StopError>>>,
