@@ -438,6 +438,53 @@ fn a_fix_is_measured_appended_and_listed() {
 }
 
 #[test]
+fn history_leaves_a_record_dated_after_now_out_of_its_buckets_and_says_so() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    // Ten years after the fixtures' day: a clock set wrong. Drawn, it would stretch the span
+    // to 2036 and put both builds in the first bucket.
+    let future = serde_json::to_string(&beat(10 * 365 * 24 * 60, "b", 18.0)).expect("json");
+    append_raw(&fw.join("perf.jsonl"), &format!("{future}\n"));
+    let json = dir
+        .run(&["history", "--buckets", "3", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(json["future"]["records"], 1, "{json}");
+    assert!(json["future"]["latest"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("2036-")));
+    assert!(json["span"]["to"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("2026-12-01T")));
+    let builds: Vec<&Value> = json["buckets"]
+        .as_array()
+        .expect("buckets")
+        .iter()
+        .map(|b| &b["build"])
+        .collect();
+    assert_eq!(
+        builds,
+        [
+            &serde_json::json!("a"),
+            &Value::Null,
+            &serde_json::json!("b")
+        ],
+        "{json}"
+    );
+    let run = dir.run(&["history", "--buckets", "3"]).expect(0);
+    assert!(
+        run.stdout
+            .contains("left out: 1 record dated after now (the latest 2036-"),
+        "{}",
+        run.stdout
+    );
+    let run = dir
+        .run(&["history", "--buckets", "3", "--format", "markdown"])
+        .expect(0);
+    assert!(run.stdout.contains("left out: 1 record"), "{}", run.stdout);
+}
+
+#[test]
 fn history_draws_gaps_not_zeros() {
     let dir = Dir::new();
     ledger(&dir);
