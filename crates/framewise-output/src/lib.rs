@@ -63,6 +63,15 @@ fn named(path: &Path, what: &str, err: &io::Error) -> io::Error {
     io::Error::new(err.kind(), format!("{}: {what}: {err}", path.display()))
 }
 
+/// Whether `err` says there is nothing at the path: it does not exist, or a component of
+/// its directory is no directory.
+fn absent(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}
+
 /// Follows `path` through symlinks to the path that is finally written (which need not
 /// exist yet: a dangling symlink names the file to create).
 fn follow(path: &Path) -> io::Result<PathBuf> {
@@ -77,7 +86,9 @@ fn follow(path: &Path) -> io::Result<PathBuf> {
                 };
             }
             Ok(_) => return Ok(current),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(current),
+            // Nothing there to follow (`missing/x`, or `file/x` under a regular file): the
+            // file to create, whose creation says which directory is wanting.
+            Err(e) if absent(&e) => return Ok(current),
             Err(e) => return Err(e),
         }
     }
@@ -95,7 +106,7 @@ pub fn destination(path: &Path) -> io::Result<Destination> {
         )),
         Ok(meta) if meta.is_file() => Ok(Destination::File(target)),
         Ok(_) => Ok(Destination::Through(target)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Destination::File(target)),
+        Err(e) if absent(&e) => Ok(Destination::File(target)),
         Err(e) => Err(named(path, "cannot write", &e)),
     }
 }
@@ -261,6 +272,24 @@ mod tests {
                 link.display()
             )
         );
+    }
+
+    #[test]
+    fn a_path_under_a_regular_file_names_that_file_as_no_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("afile");
+        std::fs::write(&file, "x").unwrap();
+        let path = file.join("out.json");
+        let err = write_file(&path, |w| w.write_all(b"x")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: cannot create it: {} is not a directory",
+                path.display(),
+                file.display()
+            )
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
     }
 
     #[test]
