@@ -98,6 +98,14 @@ fn follow(path: &Path) -> io::Result<PathBuf> {
 /// Where the bytes for `path` go: follows symlinks, then tells a regular file (or none)
 /// from anything else. A directory is an error that names `path`.
 pub fn destination(path: &Path) -> io::Result<Destination> {
+    // What the kernel reaches through every link, /proc's included: `/dev/stdout` is a link
+    // to `/proc/self/fd/1`, whose text (`pipe:[8812]`) names no path to follow. Anything
+    // there but a regular file or a directory is written through as it is.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() && !meta.is_dir() {
+            return Ok(Destination::Through(path.to_path_buf()));
+        }
+    }
     let target = follow(path).map_err(|e| named(path, "cannot follow the symlink", &e))?;
     match std::fs::metadata(&target) {
         Ok(meta) if meta.is_dir() => Err(io::Error::new(
@@ -272,6 +280,24 @@ mod tests {
                 link.display()
             )
         );
+    }
+
+    #[test]
+    fn a_descriptor_s_link_to_a_pipe_is_written_through() {
+        use std::io::Read;
+        use std::os::fd::AsRawFd;
+        let (mut reader, writer) = std::io::pipe().unwrap();
+        // What `-o /dev/stdout` reaches when stdout is a pipe.
+        let path = PathBuf::from(format!("/proc/self/fd/{}", writer.as_raw_fd()));
+        assert!(matches!(
+            destination(&path).unwrap(),
+            Destination::Through(_)
+        ));
+        write_file(&path, |w| w.write_all(b"through")).unwrap();
+        drop(writer);
+        let mut text = String::new();
+        reader.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "through");
     }
 
     #[test]
