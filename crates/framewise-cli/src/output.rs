@@ -179,7 +179,10 @@ pub fn write_stdout(text: &str) -> anyhow::Result<()> {
     let mut lock = stdout.lock();
     match lock.write_all(text.as_bytes()).and_then(|()| lock.flush()) {
         Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            mark_stdout_gone();
+            Ok(())
+        }
         Err(e) => Err(e).context("writing to stdout"),
     }
 }
@@ -233,6 +236,30 @@ pub fn emit(args: &OutputArgs, report: &dyn Report) -> anyhow::Result<()> {
         }
     }
     write_stdout(&out)
+}
+
+/// Set once stdout's reader has gone away (`framewise … | head`).
+static STDOUT_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Notes that a write to stdout found its reader gone: the broken pipe `main` keeps silent
+/// about. A broken pipe anywhere else (`-o FIFO` whose reader left) is an error it names.
+pub fn mark_stdout_gone() {
+    STDOUT_GONE.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether a write to stdout found its reader gone.
+pub fn stdout_gone() -> bool {
+    STDOUT_GONE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Whether `path` is this process's stdout (`/dev/stdout`, `/proc/self/fd/1`, or the file
+/// or pipe stdout is): the same file, by device and inode.
+pub fn is_stdout(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(path), std::fs::metadata("/dev/stdout")) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
 }
 
 /// Whether an error is, at bottom, a broken pipe.

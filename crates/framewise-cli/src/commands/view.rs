@@ -173,8 +173,14 @@ fn announce(server: Server) -> anyhow::Result<u8> {
     // script reads this line to find the server.
     server.run_announced(|url| {
         let mut out = std::io::stdout().lock();
-        writeln!(out, "inspector: {url}")?;
-        out.flush()
+        let written = writeln!(out, "inspector: {url}").and_then(|()| out.flush());
+        if written
+            .as_ref()
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            crate::output::mark_stdout_gone();
+        }
+        written
     })?;
     Ok(0)
 }
