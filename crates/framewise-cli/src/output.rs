@@ -96,6 +96,7 @@ impl OutputArgs {
     pub fn check_inputs(&self, inputs: &[&Path]) -> anyhow::Result<()> {
         self.stdout_format()?;
         if let Some(out) = self.json_path() {
+            refuse_log("--json", out)?;
             for input in inputs {
                 if same_file(out, input) {
                     bail!(
@@ -118,6 +119,32 @@ fn format_name(f: Format) -> &'static str {
     }
 }
 
+/// The append-only logs of `.framewise/`: the audit trail, which no report replaces.
+const LOGS: [&str; 3] = [
+    framewise_incidents::PERF_FILE,
+    framewise_incidents::FIXES_FILE,
+    framewise_incidents::BENCH_HISTORY_FILE,
+];
+
+/// Refuses an output (`flag PATH`) that would replace one of the append-only logs
+/// (`perf.jsonl`, `fixes.jsonl`, `bench-history.jsonl`) where one exists: the game's
+/// memory, read by `issues`, `history`, `fix`, `bench`, would be lost to a report.
+pub fn refuse_log(flag: &str, path: &Path) -> anyhow::Result<()> {
+    let named = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| LOGS.contains(n));
+    if let Some(name) = named {
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            bail!(
+                "{flag} {} is the append-only {name} of a game's .framewise/; a report would replace it (name another file)",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Whether two paths name the same file (by canonical path when both exist).
 pub fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
@@ -136,6 +163,7 @@ pub fn json_text(value: &serde_json::Value) -> anyhow::Result<String> {
 /// Writes the JSON document to `--json PATH` by framewise-output's rule (a regular file
 /// replaced whole, a FIFO or device written through, symlinks followed).
 pub fn write_json(path: &Path, text: &str) -> anyhow::Result<()> {
+    refuse_log("--json", path)?;
     framewise_output::write_file(path, |w| {
         w.write_all(text.as_bytes()).map_err(|e| {
             std::io::Error::new(

@@ -10,7 +10,7 @@ use framewise_incidents::{
 };
 use serde_json::Value;
 
-use crate::support::Dir;
+use crate::support::{write_game, Dir, Game};
 
 /// 2026-12-01T00:00:00Z.
 const DAY0_MS: i64 = 1_796_083_200_000;
@@ -482,6 +482,35 @@ fn history_leaves_a_record_dated_after_now_out_of_its_buckets_and_says_so() {
         .run(&["history", "--buckets", "3", "--format", "markdown"])
         .expect(0);
     assert!(run.stdout.contains("left out: 1 record"), "{}", run.stdout);
+}
+
+#[test]
+fn no_report_replaces_the_incident_log() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    let log = std::fs::read(fw.join("perf.jsonl")).expect("log");
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    for args in [
+        &["issues", "--json=.framewise/perf.jsonl"][..],
+        &[
+            "history",
+            "--format",
+            "json",
+            "--json",
+            ".framewise/perf.jsonl",
+        ],
+        &["summarize", "game.sgpt", "--json=.framewise/perf.jsonl"],
+        &["trace", "game.sgpt", "-o", ".framewise/perf.jsonl"],
+    ] {
+        let run = dir.run(args).expect(4);
+        assert!(
+            run.one_error_line()
+                .contains(".framewise/perf.jsonl is the append-only perf.jsonl"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(std::fs::read(fw.join("perf.jsonl")).expect("log"), log);
 }
 
 #[test]

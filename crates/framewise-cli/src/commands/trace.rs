@@ -70,6 +70,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     if to_stdout && args.output.stdout_format()? != Format::Console {
         bail!("-o - writes the trace to stdout; the report cannot go there too (use --json=PATH for it)");
     }
+    if !to_stdout {
+        output::refuse_log("-o", &args.out)?;
+    }
     if !to_stdout && output::same_file(&args.out, &args.file) {
         bail!(
             "-o {} names the input capture; it would be overwritten",
