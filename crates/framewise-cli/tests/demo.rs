@@ -250,6 +250,26 @@ fn demo_golden_path_on_the_capture_is_refused_and_the_capture_kept() {
         b"an earlier capture"
     );
     assert!(!dir.path(".framewise").exists());
+    // Nor does the capture or the PNG replace the game's incident log.
+    std::fs::create_dir(dir.path(".framewise")).expect("dir");
+    dir.write(".framewise/perf.jsonl", b"{}\n");
+    for args in [
+        &["-o", ".framewise/perf.jsonl"][..],
+        &[
+            "--golden-frame",
+            "5",
+            "--golden-path",
+            ".framewise/perf.jsonl",
+        ],
+    ] {
+        let mut argv = vec!["demo", "--frames", "8"];
+        argv.extend(args);
+        refused(&dir, &argv, "is the append-only perf.jsonl");
+    }
+    assert_eq!(
+        std::fs::read(dir.path(".framewise/perf.jsonl")).expect("kept"),
+        b"{}\n"
+    );
 }
 
 #[test]

@@ -198,6 +198,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             }
         }
     }
+    if let Some(path) = &config.output {
+        output::refuse_log("-o", path)?;
+    }
+    if let Some(path) = &config.golden_path {
+        output::refuse_log("--golden-path", path)?;
+    }
     if let (Some(capture), Some(golden)) = (&config.output, &config.golden_path) {
         if output::same_file(capture, golden) {
             anyhow::bail!(
