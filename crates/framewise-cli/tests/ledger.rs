@@ -485,6 +485,21 @@ fn history_leaves_a_record_dated_after_now_out_of_its_buckets_and_says_so() {
 }
 
 #[test]
+fn a_range_with_no_incident_says_so_not_that_none_was_recorded() {
+    let dir = Dir::new();
+    ledger(&dir);
+    for verb in ["issues", "report"] {
+        let run = dir.run(&[verb, "--from", "2030-01-01"]).expect(0);
+        assert!(
+            run.stdout
+                .contains("no incidents recorded in the --from/--to range"),
+            "{verb}: {}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
 fn no_report_replaces_the_incident_log() {
     let dir = Dir::new();
     let fw = ledger(&dir);
