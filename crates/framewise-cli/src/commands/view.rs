@@ -60,6 +60,15 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         })?),
         None => None,
     };
+    if let Some(dir) = &args.web_dir {
+        // Every page would be a 404: refused before the capture loads.
+        if !dir.join("index.html").is_file() {
+            anyhow::bail!(
+                "--web-dir {}: no index.html there (it names a copy of the web app's files, crates/framewise-inspector/web)",
+                dir.display()
+            );
+        }
+    }
     if args.follow && framewise_analysis::load::is_stream(&args.capture) {
         // Following re-reads the file as it grows; a stream is read once and then is gone.
         anyhow::bail!(
