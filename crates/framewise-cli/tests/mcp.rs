@@ -480,6 +480,7 @@ fn the_ledger_tools_read_and_append_the_games_memory() {
     let c = structured(&r);
     assert_eq!(c["buckets"], 4);
     assert_eq!(c["build_count"], 2, "{c}");
+    assert_eq!(c["future"], 0, "{c}");
     report_matches_cli(&dir, c, &["history", "--buckets", "4"]);
 
     let before = std::fs::read_to_string(fw.join("perf.jsonl")).unwrap();
@@ -507,6 +508,17 @@ fn the_ledger_tools_read_and_append_the_games_memory() {
         json!({"title": "typo", "footprints": ["00000000"]}),
     );
     assert_eq!(r["isError"], true, "an id the ledger never saw: {r}");
+
+    // A record from a clock set decades ahead: left out of the timeline, and counted.
+    let log = std::fs::read_to_string(fw.join("perf.jsonl")).unwrap();
+    let line = log.lines().next().unwrap();
+    let at = &line[line.find("\"at\":\"").unwrap() + 6..][..24];
+    let ahead = line.replace(at, "2090-01-01T00:00:00.000Z");
+    std::fs::write(fw.join("perf.jsonl"), format!("{log}{ahead}\n")).unwrap();
+    let r = s.call("get_history", json!({"buckets": 4}));
+    let c = structured(&r);
+    assert_eq!(c["future"], 1, "{c}");
+    assert_eq!(c["build_count"], 2, "{c}");
     assert_eq!(s.close(), Some(0));
 }
 
