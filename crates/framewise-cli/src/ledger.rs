@@ -37,14 +37,22 @@ impl DirArgs {
             return Ok(dir);
         }
         let here = std::env::current_dir()?;
+        let mut not_dir = None;
         for at in here.ancestors() {
             let dir = at.join(DIR_NAME);
             if dir.is_dir() {
                 return Ok(dir);
             }
+            if not_dir.is_none() && std::fs::symlink_metadata(&dir).is_ok() {
+                not_dir = Some(dir);
+            }
         }
+        // A `.framewise` that is a file (or a dangling link) is why none was found: say so.
+        let why = not_dir
+            .map(|p| format!(" ({} is there, but not a directory)", p.display()))
+            .unwrap_or_default();
         bail!(
-            "no {DIR_NAME}/ in {} or its parents: run `framewise init` in the game's repository, or pass --dir",
+            "no {DIR_NAME}/ in {} or its parents{why}: run `framewise init` in the game's repository, or pass --dir",
             here.display()
         )
     }

@@ -500,6 +500,18 @@ fn a_range_with_no_incident_says_so_not_that_none_was_recorded() {
 }
 
 #[test]
+fn a_framewise_file_is_named_when_no_directory_is_found() {
+    let dir = Dir::new();
+    dir.write(".framewise", "not a directory");
+    let run = dir.run(&["issues"]).expect(4);
+    let line = run.one_error_line();
+    assert!(
+        line.contains(".framewise is there, but not a directory): run `framewise init`"),
+        "{line}"
+    );
+}
+
+#[test]
 fn no_report_replaces_the_incident_log() {
     let dir = Dir::new();
     let fw = ledger(&dir);
