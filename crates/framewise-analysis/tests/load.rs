@@ -17,6 +17,29 @@ fn detects_by_content() {
     assert_eq!(detect(b"PK\x03\x04"), None);
 }
 
+/// A file whose first bytes decide it is no capture is refused from them: nothing of the
+/// rest is read (a 10 GB file of garbage was read whole into memory, then refused).
+#[test]
+fn a_file_of_garbage_is_refused_from_its_first_bytes() {
+    // Its own directory: the other tests remove theirs when done.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let garbage = dir.path().join("big-garbage.bin");
+    let mut bytes = b"garbage!".to_vec();
+    bytes.resize(8 << 20, 0);
+    std::fs::write(&garbage, &bytes).expect("write");
+    let mut read = 0u64;
+    let e = load::open_with_progress(&garbage, &LoadOptions::default(), |p| {
+        read = read.max(p.done);
+    })
+    .expect_err("garbage");
+    assert!(
+        e.to_string()
+            .contains(r#"67 61 72 62 61 67 65 21 = "garbage!""#),
+        "{e}"
+    );
+    assert_eq!(read, 0, "the file was read on after its first bytes");
+}
+
 #[test]
 fn bad_files_are_errors_naming_the_problem() {
     let dir = temp_dir();

@@ -117,6 +117,26 @@ pub fn valid_resolution(text: &str) -> bool {
     framewise::env::parse_resolution(text).is_some()
 }
 
+/// The line where `key` is set (`key = …`, spaces allowed) in the table that starts at
+/// `start` of `text`: its lines up to the next table header; `None` when none sets it.
+fn key_line(text: &str, start: usize, key: &str) -> Option<usize> {
+    let mut offset = start;
+    for (i, line) in text.get(start..)?.split_inclusive('\n').enumerate() {
+        let trimmed = line.trim_start();
+        if i > 0 && trimmed.starts_with('[') {
+            return None;
+        }
+        let sets = trimmed
+            .strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with('='));
+        if sets {
+            return Some(line_of(text, offset));
+        }
+        offset += line.len();
+    }
+    None
+}
+
 fn bench_config(raw: &BenchSection) -> Result<BenchConfig, String> {
     if raw.command.is_empty() || raw.command[0].is_empty() {
         return Err("`command` must name a program: command = [\"program\", \"arg\", ...]".into());
@@ -330,10 +350,14 @@ fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
             );
         }
         let bench = bench_config(table.get_ref()).map_err(|e| {
+            // The line of the key the message names (`runs` = 5000: …), else the table's.
+            let key = e.strip_prefix('`').and_then(|rest| rest.split('`').next());
+            let line = key
+                .and_then(|key| key_line(text, table.span().start, key))
+                .unwrap_or_else(|| line_of(text, table.span().start));
             anyhow::anyhow!(
-                "{}: line {}: [bench.{}] {e}",
+                "{}: line {line}: [bench.{}] {e}",
                 path.display(),
-                line_of(text, table.span().start),
                 name.get_ref()
             )
         })?;
@@ -543,20 +567,26 @@ mod tests {
             ("[budgets]\n\"counter.*.max\" = 3\n", 2, "wildcard"),
             (
                 "\n[bench.a]\ncommand = [\"x\"]\nruns = 2\n",
-                2,
+                4,
                 "at least 3",
             ),
-            ("[bench.a]\ncommand = []\n", 1, "command"),
+            ("[bench.a]\ncommand = []\n", 2, "command"),
             (
                 "[bench.a]\ncommand = [\"x\"]\nresolution = \"big\"\n",
-                1,
+                3,
                 "WIDTHxHEIGHT",
             ),
-            ("[bench.a]\ncommand = [\"x\"]\nframes = 0\n", 1, "frames"),
+            ("[bench.a]\ncommand = [\"x\"]\nframes = 0\n", 3, "frames"),
             (
                 "[bench.a]\ncommand = [\"x\"]\nfixed_dt = 1e300\n",
-                1,
+                3,
                 "`fixed_dt` = 1e300: expected seconds in (0, 1)",
+            ),
+            // The key's line, not the table's, however far below the header it is.
+            (
+                "[bench.a]\ncommand = [\"x\"]\n\n# runs\n  runs   = 5000\n",
+                5,
+                "at most 1000 runs",
             ),
             ("[bench.a]\ncommand = [\"x\"]\nwarmpu = 3\n", 3, "warmpu"),
             ("[bench.\"../x\"]\ncommand = [\"x\"]\n", 1, "bench name"),

@@ -37,14 +37,22 @@ impl DirArgs {
             return Ok(dir);
         }
         let here = std::env::current_dir()?;
+        let mut not_dir = None;
         for at in here.ancestors() {
             let dir = at.join(DIR_NAME);
             if dir.is_dir() {
                 return Ok(dir);
             }
+            if not_dir.is_none() && std::fs::symlink_metadata(&dir).is_ok() {
+                not_dir = Some(dir);
+            }
         }
+        // A `.framewise` that is a file (or a dangling link) is why none was found: say so.
+        let why = not_dir
+            .map(|p| format!(" ({} is there, but not a directory)", p.display()))
+            .unwrap_or_default();
         bail!(
-            "no {DIR_NAME}/ in {} or its parents: run `framewise init` in the game's repository, or pass --dir",
+            "no {DIR_NAME}/ in {} or its parents{why}: run `framewise init` in the game's repository, or pass --dir",
             here.display()
         )
     }
@@ -142,5 +150,85 @@ mod tests {
         assert_eq!(ago(5 * 60_000), "5m ago");
         assert_eq!(ago(3 * 3_600_000), "3h ago");
         assert_eq!(ago(72 * 3_600_000), "3d ago");
+    }
+
+    /// The inspector's Issues panel says when an issue was last seen with its own `ago`
+    /// (`web/ago.js`): run in node on the same values, it must read as this one, "in the
+    /// future" included. Skipped without node, unless CI or FRAMEWISE_REQUIRE_BROWSER is set.
+    #[test]
+    fn the_inspector_says_ago_as_the_console_does() {
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../framewise-inspector/web/ago.js"
+        );
+        let mut values: Vec<i64> = vec![
+            i64::from(i32::MIN),
+            -86_400_000,
+            -3_600_000,
+            -501,
+            -500,
+            -499,
+            -1,
+            0,
+            499,
+            500,
+            59_499,
+            59_500,
+            89_999,
+            90_000,
+            3_569_999,
+            3_570_000,
+            (47 * 60 + 29) * 60_000 + 59_499,
+            (47 * 60 + 30) * 60_000,
+            400 * 86_400_000,
+        ];
+        // And a spread over every unit, from a fixed seed.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..200 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(i64::try_from(x % 40_000_000_000).unwrap() - 20_000_000);
+        }
+        let list = serde_json::to_string(&values).unwrap();
+        let run = std::process::Command::new("node")
+            .args([
+                "--input-type=module",
+                "-e",
+                "import { readFileSync } from 'node:fs';\
+                 const [path, list] = process.argv.slice(-2);\
+                 const source = Buffer.from(readFileSync(path, 'utf8')).toString('base64');\
+                 const { ago } = await import(`data:text/javascript;base64,${source}`);\
+                 for (const ms of JSON.parse(list)) console.log(ago(ms));",
+                script,
+                &list,
+            ])
+            .output();
+        let required = ["CI", "FRAMEWISE_REQUIRE_BROWSER"]
+            .iter()
+            .any(|v| std::env::var(v).is_ok_and(|v| !v.is_empty() && v != "0" && v != "false"));
+        let run = match run {
+            Ok(run) => run,
+            Err(e) if !required => {
+                eprintln!("skipped: node does not run ({e})");
+                return;
+            }
+            Err(e) => panic!("node does not run: {e}"),
+        };
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let said: Vec<String> = String::from_utf8(run.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        let expected: Vec<String> = values.iter().map(|&ms| ago(ms)).collect();
+        assert_eq!(said.len(), expected.len());
+        for ((ms, said), expected) in values.iter().zip(&said).zip(&expected) {
+            assert_eq!(said, expected, "ago({ms})");
+        }
     }
 }

@@ -165,8 +165,9 @@ fn main() -> ExitCode {
     match run(cli.command) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            if output::is_broken_pipe(&err) {
-                // The reader went away; say nothing, and never let it read as a pass.
+            if output::is_broken_pipe(&err) && output::stdout_gone() {
+                // stdout's reader went away; say nothing, and never let it read as a
+                // pass. A named output's reader that left (`-o FIFO`) is said below.
                 return ExitCode::from(EXIT_ERROR);
             }
             eprintln!("framewise: error: {}", output::one_line(&err));

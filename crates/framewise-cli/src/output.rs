@@ -96,6 +96,7 @@ impl OutputArgs {
     pub fn check_inputs(&self, inputs: &[&Path]) -> anyhow::Result<()> {
         self.stdout_format()?;
         if let Some(out) = self.json_path() {
+            refuse_log("--json", out)?;
             for input in inputs {
                 if same_file(out, input) {
                     bail!(
@@ -118,6 +119,32 @@ fn format_name(f: Format) -> &'static str {
     }
 }
 
+/// The append-only logs of `.framewise/`: the audit trail, which no report replaces.
+const LOGS: [&str; 3] = [
+    framewise_incidents::PERF_FILE,
+    framewise_incidents::FIXES_FILE,
+    framewise_incidents::BENCH_HISTORY_FILE,
+];
+
+/// Refuses an output (`flag PATH`) that would replace one of the append-only logs
+/// (`perf.jsonl`, `fixes.jsonl`, `bench-history.jsonl`) where one exists: the game's
+/// memory, read by `issues`, `history`, `fix`, `bench`, would be lost to a report.
+pub fn refuse_log(flag: &str, path: &Path) -> anyhow::Result<()> {
+    let named = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| LOGS.contains(n));
+    if let Some(name) = named {
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            bail!(
+                "{flag} {} is the append-only {name} of a game's .framewise/; a report would replace it (name another file)",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Whether two paths name the same file (by canonical path when both exist).
 pub fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
@@ -136,6 +163,7 @@ pub fn json_text(value: &serde_json::Value) -> anyhow::Result<String> {
 /// Writes the JSON document to `--json PATH` by framewise-output's rule (a regular file
 /// replaced whole, a FIFO or device written through, symlinks followed).
 pub fn write_json(path: &Path, text: &str) -> anyhow::Result<()> {
+    refuse_log("--json", path)?;
     framewise_output::write_file(path, |w| {
         w.write_all(text.as_bytes()).map_err(|e| {
             std::io::Error::new(
@@ -179,7 +207,10 @@ pub fn write_stdout(text: &str) -> anyhow::Result<()> {
     let mut lock = stdout.lock();
     match lock.write_all(text.as_bytes()).and_then(|()| lock.flush()) {
         Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            mark_stdout_gone();
+            Ok(())
+        }
         Err(e) => Err(e).context("writing to stdout"),
     }
 }
@@ -233,6 +264,30 @@ pub fn emit(args: &OutputArgs, report: &dyn Report) -> anyhow::Result<()> {
         }
     }
     write_stdout(&out)
+}
+
+/// Set once stdout's reader has gone away (`framewise … | head`).
+static STDOUT_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Notes that a write to stdout found its reader gone: the broken pipe `main` keeps silent
+/// about. A broken pipe anywhere else (`-o FIFO` whose reader left) is an error it names.
+pub fn mark_stdout_gone() {
+    STDOUT_GONE.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether a write to stdout found its reader gone.
+pub fn stdout_gone() -> bool {
+    STDOUT_GONE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Whether `path` is this process's stdout (`/dev/stdout`, `/proc/self/fd/1`, or the file
+/// or pipe stdout is): the same file, by device and inode.
+pub fn is_stdout(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(path), std::fs::metadata("/dev/stdout")) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
 }
 
 /// Whether an error is, at bottom, a broken pipe.

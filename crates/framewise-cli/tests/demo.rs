@@ -225,6 +225,54 @@ fn demo_arguments_are_refused_before_the_game_runs() {
 }
 
 #[test]
+fn demo_golden_path_on_the_capture_is_refused_and_the_capture_kept() {
+    let dir = Dir::new();
+    dir.write("d.sgpt", b"an earlier capture");
+    for golden in ["d.sgpt", "./d.sgpt"] {
+        refused(
+            &dir,
+            &[
+                "demo",
+                "--frames",
+                "8",
+                "-o",
+                "d.sgpt",
+                "--golden-frame",
+                "5",
+                "--golden-path",
+                golden,
+            ],
+            "is also -o: the golden frame would overwrite the capture",
+        );
+    }
+    assert_eq!(
+        std::fs::read(dir.path("d.sgpt")).expect("kept"),
+        b"an earlier capture"
+    );
+    assert!(!dir.path(".framewise").exists());
+    // Nor does the capture or the PNG replace the game's incident log.
+    std::fs::create_dir(dir.path(".framewise")).expect("dir");
+    dir.write(".framewise/perf.jsonl", b"{}\n");
+    for args in [
+        &["-o", ".framewise/perf.jsonl"][..],
+        &[
+            "--golden-frame",
+            "5",
+            "--golden-path",
+            ".framewise/perf.jsonl",
+        ],
+    ] {
+        let mut argv = vec!["demo", "--frames", "8"];
+        argv.extend(args);
+        refused(&dir, &argv, "is the append-only perf.jsonl");
+    }
+    assert_eq!(
+        std::fs::read(dir.path(".framewise/perf.jsonl")).expect("kept"),
+        b"{}\n"
+    );
+}
+
+#[test]
 fn demo_zero_frames_is_a_usage_error_naming_the_flag() {
     let dir = Dir::new();
     refused(

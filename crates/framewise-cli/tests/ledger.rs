@@ -10,7 +10,7 @@ use framewise_incidents::{
 };
 use serde_json::Value;
 
-use crate::support::Dir;
+use crate::support::{write_game, Dir, Game};
 
 /// 2026-12-01T00:00:00Z.
 const DAY0_MS: i64 = 1_796_083_200_000;
@@ -435,6 +435,109 @@ fn a_fix_is_measured_appended_and_listed() {
     assert!(run
         .one_error_line()
         .contains("a fix needs two builds with evidence"));
+}
+
+#[test]
+fn history_leaves_a_record_dated_after_now_out_of_its_buckets_and_says_so() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    // Ten years after the fixtures' day: a clock set wrong. Drawn, it would stretch the span
+    // to 2036 and put both builds in the first bucket.
+    let future = serde_json::to_string(&beat(10 * 365 * 24 * 60, "b", 18.0)).expect("json");
+    append_raw(&fw.join("perf.jsonl"), &format!("{future}\n"));
+    let json = dir
+        .run(&["history", "--buckets", "3", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(json["future"]["records"], 1, "{json}");
+    assert!(json["future"]["latest"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("2036-")));
+    assert!(json["span"]["to"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("2026-12-01T")));
+    let builds: Vec<&Value> = json["buckets"]
+        .as_array()
+        .expect("buckets")
+        .iter()
+        .map(|b| &b["build"])
+        .collect();
+    assert_eq!(
+        builds,
+        [
+            &serde_json::json!("a"),
+            &Value::Null,
+            &serde_json::json!("b")
+        ],
+        "{json}"
+    );
+    let run = dir.run(&["history", "--buckets", "3"]).expect(0);
+    assert!(
+        run.stdout
+            .contains("left out: 1 record dated after now (the latest 2036-"),
+        "{}",
+        run.stdout
+    );
+    let run = dir
+        .run(&["history", "--buckets", "3", "--format", "markdown"])
+        .expect(0);
+    assert!(run.stdout.contains("left out: 1 record"), "{}", run.stdout);
+}
+
+#[test]
+fn a_range_with_no_incident_says_so_not_that_none_was_recorded() {
+    let dir = Dir::new();
+    ledger(&dir);
+    for verb in ["issues", "report"] {
+        let run = dir.run(&[verb, "--from", "2030-01-01"]).expect(0);
+        assert!(
+            run.stdout
+                .contains("no incidents recorded in the --from/--to range"),
+            "{verb}: {}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn a_framewise_file_is_named_when_no_directory_is_found() {
+    let dir = Dir::new();
+    dir.write(".framewise", "not a directory");
+    let run = dir.run(&["issues"]).expect(4);
+    let line = run.one_error_line();
+    assert!(
+        line.contains(".framewise is there, but not a directory): run `framewise init`"),
+        "{line}"
+    );
+}
+
+#[test]
+fn no_report_replaces_the_incident_log() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    let log = std::fs::read(fw.join("perf.jsonl")).expect("log");
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    for args in [
+        &["issues", "--json=.framewise/perf.jsonl"][..],
+        &[
+            "history",
+            "--format",
+            "json",
+            "--json",
+            ".framewise/perf.jsonl",
+        ],
+        &["summarize", "game.sgpt", "--json=.framewise/perf.jsonl"],
+        &["trace", "game.sgpt", "-o", ".framewise/perf.jsonl"],
+    ] {
+        let run = dir.run(args).expect(4);
+        assert!(
+            run.one_error_line()
+                .contains(".framewise/perf.jsonl is the append-only perf.jsonl"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(std::fs::read(fw.join("perf.jsonl")).expect("log"), log);
 }
 
 #[test]

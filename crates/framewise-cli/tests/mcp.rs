@@ -71,6 +71,23 @@ impl Session {
         stdin.flush().unwrap();
     }
 
+    /// Sends one line as it is (not necessarily JSON), with its `\n`.
+    fn send_raw(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line the server writes, as JSON.
+    fn next(&self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(ANSWER_WITHIN)
+            .unwrap_or_else(|e| panic!("no answer within {ANSWER_WITHIN:?}: {e}"));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}"))
+    }
+
     /// Sends a request and waits for the response with its id (nothing else may come first:
     /// the server sends no notification to a client that subscribed to none).
     fn request(&mut self, method: &str, params: Value) -> Value {
@@ -463,6 +480,7 @@ fn the_ledger_tools_read_and_append_the_games_memory() {
     let c = structured(&r);
     assert_eq!(c["buckets"], 4);
     assert_eq!(c["build_count"], 2, "{c}");
+    assert_eq!(c["future"], 0, "{c}");
     report_matches_cli(&dir, c, &["history", "--buckets", "4"]);
 
     let before = std::fs::read_to_string(fw.join("perf.jsonl")).unwrap();
@@ -490,6 +508,17 @@ fn the_ledger_tools_read_and_append_the_games_memory() {
         json!({"title": "typo", "footprints": ["00000000"]}),
     );
     assert_eq!(r["isError"], true, "an id the ledger never saw: {r}");
+
+    // A record from a clock set decades ahead: left out of the timeline, and counted.
+    let log = std::fs::read_to_string(fw.join("perf.jsonl")).unwrap();
+    let line = log.lines().next().unwrap();
+    let at = &line[line.find("\"at\":\"").unwrap() + 6..][..24];
+    let ahead = line.replace(at, "2090-01-01T00:00:00.000Z");
+    std::fs::write(fw.join("perf.jsonl"), format!("{log}{ahead}\n")).unwrap();
+    let r = s.call("get_history", json!({"buckets": 4}));
+    let c = structured(&r);
+    assert_eq!(c["future"], 1, "{c}");
+    assert_eq!(c["build_count"], 2, "{c}");
     assert_eq!(s.close(), Some(0));
 }
 
@@ -555,5 +584,59 @@ fn run_bench_compares_with_the_last_run_and_get_ledger_reads_the_line() {
             .contains("did you mean smoke"),
         "{r}"
     );
+    assert_eq!(s.close(), Some(0));
+}
+
+#[test]
+fn a_line_that_is_no_request_is_answered_per_json_rpc_and_the_session_goes_on() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let mut s = Session::start(&dir);
+
+    let cases: [(&[u8], i64, Value); 8] = [
+        (b"this is not json", -32700, Value::Null),
+        // A request cut short, as a client killed mid-write leaves it.
+        (
+            br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"#,
+            -32700,
+            Value::Null,
+        ),
+        (b"\xff\xfe not UTF-8", -32700, Value::Null),
+        (
+            br#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#,
+            -32600,
+            json!(7),
+        ),
+        (br#"{"id":"x"}"#, -32600, json!("x")),
+        (b"[]", -32600, Value::Null),
+        (b"42", -32600, Value::Null),
+        (
+            br#"{"jsonrpc":"2.0","id":{"no":1},"method":"ping"}"#,
+            -32600,
+            Value::Null,
+        ),
+    ];
+    for (line, code, id) in cases {
+        s.send_raw(line);
+        let answer = s.next();
+        let shown = String::from_utf8_lossy(line);
+        assert_eq!(answer["jsonrpc"], "2.0", "{shown}: {answer}");
+        assert_eq!(answer["error"]["code"], code, "{shown}: {answer}");
+        assert!(answer["error"]["message"].is_string(), "{shown}: {answer}");
+        // `id` is there, null when the line has no readable one.
+        assert_eq!(answer.get("id"), Some(&id), "{shown}: {answer}");
+    }
+
+    // A malformed notification and a response (our own error echoed back) get no answer:
+    // the next line is the ping's.
+    s.send_raw(br#"{"jsonrpc":"2.0","method":"notifications/unheard","params":7}"#);
+    s.send_raw(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#);
+    s.send_raw(b"");
+    let pong = s.request("ping", json!({}));
+    assert!(pong["result"].is_object(), "{pong}");
+
+    // Still serving tools after all of it.
+    let r = s.call("summarize_capture", json!({"capture": "game.sgpt"}));
+    assert_eq!(structured(&r)["verdict"], "pass");
     assert_eq!(s.close(), Some(0));
 }

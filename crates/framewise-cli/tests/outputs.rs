@@ -189,19 +189,69 @@ fn an_output_in_a_missing_directory_names_the_directory() {
     assert!(!dir.path("missing").exists() && !dir.path("gone").exists());
 }
 
-#[test]
-fn trace_to_a_closed_pipe_keeps_exit_0() {
-    let dir = Dir::new();
-    // Far more trace than a pipe buffers (64 KiB), so the writer meets the closed pipe.
+/// A capture whose trace is far more than a pipe buffers (64 KiB), so a writer meets a
+/// reader that left.
+fn write_long_game(path: &Path) {
     let game = Game {
         frames: 5000,
         ..Game::steady()
     };
-    write_game(&dir.path("game.sgpt"), &game);
+    write_game(path, &game);
+}
+
+#[test]
+fn trace_to_a_closed_pipe_keeps_exit_0() {
+    let dir = Dir::new();
+    write_long_game(&dir.path("game.sgpt"));
     // `framewise trace game.sgpt -o - | head -c 100`: the reader takes 100 bytes and goes.
     let (code, stderr) = dir.run_closing_stdout(&["trace", "game.sgpt", "-o", "-"], 100);
     assert!(stderr.is_empty(), "quiet on a broken pipe: {stderr}");
     assert_eq!(code, Some(0), "a closed pipe keeps the verb's exit code");
+}
+
+#[test]
+fn trace_to_dev_stdout_is_trace_to_stdout() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    // On a pipe (the test's stdout): the trace alone, no report after it.
+    let run = dir
+        .run(&["trace", "game.sgpt", "-o", "/dev/stdout"])
+        .expect(0);
+    let trace: Value = serde_json::from_str(&run.stdout).expect("stdout is the trace alone");
+    assert!(trace["traceEvents"].is_array());
+    // A reader that leaves early changes nothing, as with `-o -`.
+    write_long_game(&dir.path("big.sgpt"));
+    let (code, stderr) = dir.run_closing_stdout(&["trace", "big.sgpt", "-o", "/dev/stdout"], 100);
+    assert!(stderr.is_empty(), "quiet on a broken pipe: {stderr}");
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn a_fifo_whose_reader_leaves_early_is_an_error_that_names_it() {
+    let dir = Dir::new();
+    write_long_game(&dir.path("game.sgpt"));
+    let fifo = dir.path("trace.fifo");
+    mkfifo(&fifo);
+    // The reader takes 100 bytes and goes; the trace is far longer than a pipe buffers.
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            use std::io::Read;
+            let mut f = std::fs::File::open(fifo).expect("the FIFO opens");
+            let mut head = [0u8; 100];
+            f.read_exact(&mut head).expect("100 bytes");
+        })
+    };
+    let run = dir
+        .run(&["trace", "game.sgpt", "-o", "trace.fifo"])
+        .expect(4);
+    reader.join().expect("reader");
+    let line = run.one_error_line();
+    assert!(
+        line.starts_with("framewise: error: trace.fifo: writing the trace failed after"),
+        "{line}"
+    );
+    assert!(line.contains("Broken pipe"), "{line}");
 }
 
 /// Writes `bytes` into the FIFO at `fifo` from another thread (opening it waits for the

@@ -258,6 +258,16 @@ fn view_refuses_a_file_that_is_not_a_capture() {
         "framewise: error: game.fifo: --follow tails a file a running game writes; a pipe or a FIFO is read once, whole (drop --follow)"
     );
     assert!(run.stdout.is_empty(), "{}", run.stdout);
+    // A --web-dir without the web app's files would serve a 404 for every page.
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    for web in ["missing-dir", "notes.txt", "."] {
+        let run = dir.run(&["view", "game.sgpt", "--web-dir", web]).expect(4);
+        assert_eq!(
+            run.one_error_line(),
+            format!("framewise: error: --web-dir {web}: no index.html there (it names a copy of the web app's files, crates/framewise-inspector/web)")
+        );
+        assert!(run.stdout.is_empty(), "{}", run.stdout);
+    }
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use framewise_incidents::fold::{
     build_fix, catalogue, history, parse_window_spec, read_fixes, summarize_window,
     unix_ms_from_iso, CatalogueOptions, FixError, FixRequest, HistoryOptions, Ledger, Occurrences,
-    WindowSpec,
+    WindowSpec, FUTURE_TOLERANCE_MS,
 };
 use framewise_incidents::{
     iso_from_unix_ms, Common, Confidence, Footprint, Guess, HeartbeatRecord, HitchRecord,
@@ -318,6 +318,62 @@ fn history_draws_a_gap_where_there_is_no_evidence() {
 
     let none = history(&Ledger::new(&[]), &[], &HistoryOptions::default());
     assert!(none.span.is_none() && none.buckets.is_empty());
+}
+
+#[test]
+fn a_record_dated_after_now_is_left_out_of_the_timeline_and_counted() {
+    let mut records = two_builds();
+    // A heartbeat and a hitch from a clock set 64 years ahead: readable times, no evidence.
+    records.push(beat(64 * 525_960, "a", 16.6, 30.0));
+    records.push(hitch(64 * 525_960 + 1, "b", 90.0, COMPILE));
+    let ledger = Ledger::new(&records);
+    let now_ms = DAY0_MS + 24 * 60 * MINUTE_MS;
+    let options = HistoryOptions {
+        buckets: 3,
+        now_ms: Some(now_ms),
+        ..HistoryOptions::default()
+    };
+    let h = history(&ledger, &[], &options);
+    let span = h.span.as_ref().expect("evidence");
+    assert_eq!(
+        span.to,
+        iso_from_unix_ms(DAY0_MS + 170 * MINUTE_MS),
+        "the span ends at the last real evidence"
+    );
+    let future = h.future.as_ref().expect("the future records are counted");
+    assert_eq!(future.records, 2);
+    assert_eq!(
+        future.latest,
+        iso_from_unix_ms(DAY0_MS + (64 * 525_960 + 1) * MINUTE_MS)
+    );
+    // The buckets are those of the ledger without the future records: build a first, a
+    // gap, build b last — not every real record in the first bucket.
+    let builds: Vec<_> = h.buckets.iter().map(|b| b.build.as_deref()).collect();
+    assert_eq!(builds, [Some("a"), None, Some("b")]);
+    assert_eq!(h.buckets[2].hitches, 1, "b's own hitch, not the future one");
+
+    // Within the tolerance a record is drawn; without a clock, every record is.
+    let near = history(
+        &ledger,
+        &[],
+        &HistoryOptions {
+            now_ms: Some(DAY0_MS + 170 * MINUTE_MS - FUTURE_TOLERANCE_MS / 2),
+            ..options.clone()
+        },
+    );
+    assert!(near.future.as_ref().is_some_and(|f| f.records == 2));
+    assert_eq!(near.span, h.span);
+    let unclocked = history(
+        &ledger,
+        &[],
+        &HistoryOptions {
+            buckets: 3,
+            ..HistoryOptions::default()
+        },
+    );
+    assert!(unclocked.future.is_none());
+    let json = serde_json::to_value(&unclocked).expect("json");
+    assert!(json.get("future").is_none(), "absent when none: {json}");
 }
 
 #[test]

@@ -31,6 +31,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("flame.js", JS, include_str!("../web/flame.js")),
     ("search.js", JS, include_str!("../web/search.js")),
     ("issues.js", JS, include_str!("../web/issues.js")),
+    ("ago.js", JS, include_str!("../web/ago.js")),
     ("structure.js", JS, include_str!("../web/structure.js")),
     ("compare.js", JS, include_str!("../web/compare.js")),
     ("follow.js", JS, include_str!("../web/follow.js")),

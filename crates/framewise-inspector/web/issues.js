@@ -4,19 +4,8 @@
 // chips, the fixes recorded against it, and the occurrences this capture recorded — a
 // click selects that frame.
 
+import { ago } from "./ago.js";
 import { DASH, fill, fmtCount, h } from "./api.js";
-
-/** "3h ago", the way a person reads a last occurrence. */
-export function ago(ms) {
-  if (!(ms >= 0)) return DASH;
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s ago`;
-  const m = Math.round(s / 60);
-  if (m < 60) return `${m}m ago`;
-  const hours = Math.round(m / 60);
-  if (hours < 48) return `${hours}h ago`;
-  return `${Math.round(hours / 24)}d ago`;
-}
 
 function worst(issue) {
   const w = issue.worst;
@@ -53,7 +42,7 @@ export function renderIssues(element, doc, rowOfIndex, onSelect) {
         h("span", { class: "glyph" }, issue.glyph),
         h("b", { title: issue.key }, issue.label),
         h("span", { class: "count" }, `×${fmtCount(issue.count)}`),
-        h("span", { class: "muted", title: `last ${issue.last} · first ${issue.first}` }, `last ${ago(issue.last_ago_ms)}`),
+        h("span", { class: "muted", title: `last ${issue.last} · first ${issue.first}` }, `last ${ago(issue.last_ago_ms) ?? DASH}`),
         h("span", { class: "muted" }, `worst ${worst(issue)}`),
         h("code", { class: "muted small" }, issue.id),
       ),

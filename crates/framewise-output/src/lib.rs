@@ -63,6 +63,15 @@ fn named(path: &Path, what: &str, err: &io::Error) -> io::Error {
     io::Error::new(err.kind(), format!("{}: {what}: {err}", path.display()))
 }
 
+/// Whether `err` says there is nothing at the path: it does not exist, or a component of
+/// its directory is no directory.
+fn absent(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}
+
 /// Follows `path` through symlinks to the path that is finally written (which need not
 /// exist yet: a dangling symlink names the file to create).
 fn follow(path: &Path) -> io::Result<PathBuf> {
@@ -77,7 +86,9 @@ fn follow(path: &Path) -> io::Result<PathBuf> {
                 };
             }
             Ok(_) => return Ok(current),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(current),
+            // Nothing there to follow (`missing/x`, or `file/x` under a regular file): the
+            // file to create, whose creation says which directory is wanting.
+            Err(e) if absent(&e) => return Ok(current),
             Err(e) => return Err(e),
         }
     }
@@ -87,6 +98,14 @@ fn follow(path: &Path) -> io::Result<PathBuf> {
 /// Where the bytes for `path` go: follows symlinks, then tells a regular file (or none)
 /// from anything else. A directory is an error that names `path`.
 pub fn destination(path: &Path) -> io::Result<Destination> {
+    // What the kernel reaches through every link, /proc's included: `/dev/stdout` is a link
+    // to `/proc/self/fd/1`, whose text (`pipe:[8812]`) names no path to follow. Anything
+    // there but a regular file or a directory is written through as it is.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() && !meta.is_dir() {
+            return Ok(Destination::Through(path.to_path_buf()));
+        }
+    }
     let target = follow(path).map_err(|e| named(path, "cannot follow the symlink", &e))?;
     match std::fs::metadata(&target) {
         Ok(meta) if meta.is_dir() => Err(io::Error::new(
@@ -95,7 +114,7 @@ pub fn destination(path: &Path) -> io::Result<Destination> {
         )),
         Ok(meta) if meta.is_file() => Ok(Destination::File(target)),
         Ok(_) => Ok(Destination::Through(target)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Destination::File(target)),
+        Err(e) if absent(&e) => Ok(Destination::File(target)),
         Err(e) => Err(named(path, "cannot write", &e)),
     }
 }
@@ -261,6 +280,42 @@ mod tests {
                 link.display()
             )
         );
+    }
+
+    #[test]
+    fn a_descriptor_s_link_to_a_pipe_is_written_through() {
+        use std::io::Read;
+        use std::os::fd::AsRawFd;
+        let (mut reader, writer) = std::io::pipe().unwrap();
+        // What `-o /dev/stdout` reaches when stdout is a pipe.
+        let path = PathBuf::from(format!("/proc/self/fd/{}", writer.as_raw_fd()));
+        assert!(matches!(
+            destination(&path).unwrap(),
+            Destination::Through(_)
+        ));
+        write_file(&path, |w| w.write_all(b"through")).unwrap();
+        drop(writer);
+        let mut text = String::new();
+        reader.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "through");
+    }
+
+    #[test]
+    fn a_path_under_a_regular_file_names_that_file_as_no_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("afile");
+        std::fs::write(&file, "x").unwrap();
+        let path = file.join("out.json");
+        let err = write_file(&path, |w| w.write_all(b"x")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: cannot create it: {} is not a directory",
+                path.display(),
+                file.display()
+            )
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
     }
 
     #[test]

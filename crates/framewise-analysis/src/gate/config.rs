@@ -31,6 +31,16 @@ pub enum GateConfigError {
         /// What was given.
         value: String,
     },
+    /// A tolerance written as a percentage (`5%`), where a fraction is expected.
+    #[error("tolerance for `{metric}` is a fraction, not a percentage: {value} is {fraction}")]
+    PercentTolerance {
+        /// The metric.
+        metric: String,
+        /// What was given (`5%`).
+        value: String,
+        /// The fraction it means (`0.05`).
+        fraction: String,
+    },
     /// A tolerance so large that the check could never fail: above [`MAX_TOLERANCE`], or 1
     /// or more on a higher-is-better metric (fps cannot fall by more than all of it).
     #[error("tolerance for `{metric}` must be {bound}, got {value}: {why}")]
@@ -288,13 +298,22 @@ impl GateConfig {
             .ok_or_else(|| GateConfigError::BadArgument {
                 arg: arg.to_owned(),
             })?;
-        let tolerance: f64 = value
-            .trim()
-            .parse()
-            .map_err(|_| GateConfigError::BadTolerance {
-                metric: metric.to_owned(),
-                value: value.to_owned(),
-            })?;
+        // The path first: `fram.p95=5%` is a typo in the path before it is a bad value.
+        check_metric(metric.trim())?;
+        let tolerance: f64 = value.trim().parse().map_err(|_| {
+            let percent = value.trim().strip_suffix('%').map(str::trim_end);
+            match percent.and_then(|p| p.parse::<f64>().ok()) {
+                Some(p) if p.is_finite() && p >= 0.0 => GateConfigError::PercentTolerance {
+                    metric: metric.trim().to_owned(),
+                    value: value.trim().to_owned(),
+                    fraction: number_as_written(p / 100.0),
+                },
+                _ => GateConfigError::BadTolerance {
+                    metric: metric.to_owned(),
+                    value: value.to_owned(),
+                },
+            }
+        })?;
         self.set(metric.trim(), tolerance)
     }
 

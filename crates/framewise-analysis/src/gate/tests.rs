@@ -83,6 +83,18 @@ fn tolerance_arguments() {
     assert_eq!(cfg.tolerances.get("frame.p95"), Some(&0.2));
     assert!(cfg.apply_arg("frame.p95").is_err());
     assert!(cfg.apply_arg("frame.p95=abc").is_err());
+    // A percentage is named as one, with the fraction it means.
+    let err = cfg.apply_arg("frame.p99=5%").unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "tolerance for `frame.p99` is a fraction, not a percentage: 5% is 0.05"
+    );
+    // A misspelt path is the first thing wrong, whatever the value.
+    let err = cfg.apply_arg("fram.p95=5%").unwrap_err().to_string();
+    assert!(err.contains("`fram.p95` is not a metric path"), "{err}");
+    assert!(cfg
+        .apply_arg("frame.p95=-5%")
+        .is_err_and(|e| e.to_string().contains("must be a finite number >= 0")));
 }
 
 #[test]

@@ -362,7 +362,16 @@ pub fn open_with_progress(
     // Chrome JSON is streamed from the file: its text can be hundreds of MB, and the
     // importer keeps only compact rows.
     let mut reader = std::io::BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
-    if detect(reader.fill_buf().map_err(io)?) == Some(FileKind::ChromeJson) {
+    let head = reader.fill_buf().map_err(io)?;
+    let kind = detect(head);
+    // First bytes that decide no kind are refused here, as a stream's are, before a 10 GB
+    // file of garbage is read whole (and held in memory) only to be refused.
+    if kind.is_none() && kind_decided(head, &mut 0) {
+        return Err(LoadError::UnknownFormat {
+            head: head.iter().take(8).copied().collect(),
+        });
+    }
+    if kind == Some(FileKind::ChromeJson) {
         return chrome::import_reader_reporting(reader, len.bytes, options, progress).map_err(
             |e| match e {
                 chrome::ChromeError::Read { offset, message } => io(std::io::Error::other(

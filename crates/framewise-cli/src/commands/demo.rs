@@ -198,6 +198,20 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             }
         }
     }
+    if let Some(path) = &config.output {
+        output::refuse_log("-o", path)?;
+    }
+    if let Some(path) = &config.golden_path {
+        output::refuse_log("--golden-path", path)?;
+    }
+    if let (Some(capture), Some(golden)) = (&config.output, &config.golden_path) {
+        if output::same_file(capture, golden) {
+            anyhow::bail!(
+                "--golden-path {} is also -o: the golden frame would overwrite the capture",
+                golden.display()
+            );
+        }
+    }
     if let Some(path) = &config.golden_path {
         if let framewise_output::Destination::File(target) = framewise_output::destination(path)? {
             refuse_missing_parent(path, &target, "the golden frame")?;

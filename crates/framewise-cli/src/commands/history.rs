@@ -1,7 +1,8 @@
 //! `framewise history [--buckets N]`: the ledger as a timeline — equal time buckets from the
 //! first evidence to the last (frame p95 and median, counters, hitch count, the build that
 //! ran), one window per build, and the fixes recorded. A bucket without evidence is a gap:
-//! its measurements are absent from the JSON and drawn as `—`, never as 0.
+//! its measurements are absent from the JSON and drawn as `—`, never as 0. Records dated
+//! more than an hour after now are left out of the timeline and counted (`future`).
 //!
 //! Exit: 0 once the ledger was read (no evidence included); 4 when there is no
 //! `.framewise/`, a file cannot be read, or `--from` is after `--to`.
@@ -66,6 +67,7 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<HistoryView>> {
         buckets: usize::try_from(args.buckets).unwrap_or(24),
         from_ms: args.from,
         to_ms: args.to,
+        now_ms: Some(crate::ledger::now_ms()),
     };
     let doc = HistoryDoc {
         history: history(&ledger, &files.fixes, &options),
@@ -140,6 +142,16 @@ impl HistoryView {
         }
     }
 
+    /// The records left out for being dated after now, as a line; `None` without any.
+    fn future_line(&self) -> Option<String> {
+        let f = self.0.history.future.as_ref()?;
+        Some(format!(
+            "left out: {} dated after now (the latest {}): a clock set wrong?",
+            Noun("record", "records").count(usize::try_from(f.records).unwrap_or(usize::MAX)),
+            f.latest
+        ))
+    }
+
     fn buckets(&self) -> Table {
         let buckets: Vec<&WindowSummary> = self.0.history.buckets.iter().collect();
         windows_table("from", &buckets, |w| w.from.clone())
@@ -161,6 +173,9 @@ impl Report for HistoryView {
         out.push_str(&self.headline());
         out.push('\n');
         if let Some(line) = skipped_line(&self.0.ledger) {
+            out.push_str(&format!("  {line}\n"));
+        }
+        if let Some(line) = self.future_line() {
             out.push_str(&format!("  {line}\n"));
         }
         let h = &self.0.history;
@@ -187,6 +202,9 @@ impl Report for HistoryView {
 
     fn markdown(&self, out: &mut String) {
         out.push_str(&format!("### framewise history: {}\n\n", self.headline()));
+        if let Some(line) = self.future_line() {
+            out.push_str(&format!("{line}\n\n"));
+        }
         if self.0.history.span.is_none() {
             return;
         }

@@ -133,6 +133,7 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<IssuesView>> {
             list: args.list,
             one: args.fp.is_some(),
             title: "issues",
+            ranged: args.fold.from.is_some() || args.fold.to.is_some(),
         },
         exit_code: 0,
     })
@@ -148,6 +149,8 @@ pub struct IssuesView {
     pub one: bool,
     /// The verb's name.
     pub title: &'static str,
+    /// Whether `--from`/`--to` bounded the fold: an empty catalogue then says so.
+    pub ranged: bool,
 }
 
 const ISSUES: Noun = Noun("issue", "issues");
@@ -297,6 +300,10 @@ impl Report for IssuesView {
         }
         let issues = &self.doc.catalogue.issues;
         if issues.is_empty() {
+            if self.ranged && self.doc.ledger.records > 0 {
+                out.push_str("\nno incidents recorded in the --from/--to range\n");
+                return;
+            }
             out.push_str("\nno incidents recorded");
             out.push_str(if self.doc.ledger.records == 0 {
                 " yet: run the game with a recording session, or `framewise hitches CAPTURE --append`\n"

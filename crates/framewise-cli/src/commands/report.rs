@@ -46,6 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         },
         one: false,
         title: "report",
+        ranged: args.fold.from.is_some() || args.fold.to.is_some(),
     };
     output::emit(&args.output, &view)?;
     Ok(0)

@@ -64,9 +64,14 @@ fn export(
 
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    let to_stdout = args.out.as_os_str() == "-";
+    // `-o /dev/stdout` (or the file stdout is) is `-o -`: the report must not follow the
+    // trace into it, and a reader that leaves early is no failure.
+    let to_stdout = args.out.as_os_str() == "-" || output::is_stdout(&args.out);
     if to_stdout && args.output.stdout_format()? != Format::Console {
         bail!("-o - writes the trace to stdout; the report cannot go there too (use --json=PATH for it)");
+    }
+    if !to_stdout {
+        output::refuse_log("-o", &args.out)?;
     }
     if !to_stdout && output::same_file(&args.out, &args.file) {
         bail!(
@@ -93,7 +98,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             Ok(stats) => stats,
             // The reader went away (`| head`): as with every verb, that is not a failure
             // of the export, and the exit code stays the verb's own.
-            Err(e) if output::is_broken_pipe(&e) => return Ok(0),
+            Err(e) if output::is_broken_pipe(&e) => {
+                output::mark_stdout_gone();
+                return Ok(0);
+            }
             Err(e) => return Err(e),
         }
     } else {

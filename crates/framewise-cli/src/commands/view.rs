@@ -60,6 +60,15 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         })?),
         None => None,
     };
+    if let Some(dir) = &args.web_dir {
+        // Every page would be a 404: refused before the capture loads.
+        if !dir.join("index.html").is_file() {
+            anyhow::bail!(
+                "--web-dir {}: no index.html there (it names a copy of the web app's files, crates/framewise-inspector/web)",
+                dir.display()
+            );
+        }
+    }
     if args.follow && framewise_analysis::load::is_stream(&args.capture) {
         // Following re-reads the file as it grows; a stream is read once and then is gone.
         anyhow::bail!(
@@ -173,8 +182,14 @@ fn announce(server: Server) -> anyhow::Result<u8> {
     // script reads this line to find the server.
     server.run_announced(|url| {
         let mut out = std::io::stdout().lock();
-        writeln!(out, "inspector: {url}")?;
-        out.flush()
+        let written = writeln!(out, "inspector: {url}").and_then(|()| out.flush());
+        if written
+            .as_ref()
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            crate::output::mark_stdout_gone();
+        }
+        written
     })?;
     Ok(0)
 }

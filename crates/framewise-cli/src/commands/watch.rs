@@ -216,7 +216,10 @@ fn emit_line(line: &str) -> anyhow::Result<bool> {
         .and_then(|()| lock.flush())
     {
         Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            crate::output::mark_stdout_gone();
+            Ok(false)
+        }
         Err(e) => Err(e).context("writing to stdout"),
     }
 }

@@ -2,6 +2,11 @@
 //! count, the build that ran), one measured window per build, and the fixes recorded in
 //! the span. A bucket with no evidence keeps its place with its measurements absent: a
 //! reader draws a gap there, never a zero.
+//!
+//! Given now, records dated more than [`FUTURE_TOLERANCE_MS`] after it (a clock set wrong, a
+//! hand-edited line) are left out of the timeline and counted ([`History::future`]): one
+//! line dated 2090 would otherwise stretch the span to 2090 and put every real record in the
+//! first bucket.
 
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +18,10 @@ use crate::time::iso_from_unix_ms;
 /// The history document's schema id.
 pub const HISTORY_SCHEMA: &str = "framewise.history/1";
 
+/// How far after now a record may be dated and still be drawn, ms: an hour, room for a
+/// game's clock a little ahead of the reader's.
+pub const FUTURE_TOLERANCE_MS: i64 = 3_600_000;
+
 /// How to fold the timeline.
 #[derive(Clone, Debug)]
 pub struct HistoryOptions {
@@ -22,6 +31,9 @@ pub struct HistoryOptions {
     pub from_ms: Option<i64>,
     /// Only records (and fixes) at or before this instant.
     pub to_ms: Option<i64>,
+    /// Now, ms since the epoch: records after it by more than [`FUTURE_TOLERANCE_MS`] are
+    /// left out and counted. `None`: every record is drawn.
+    pub now_ms: Option<i64>,
 }
 
 impl Default for HistoryOptions {
@@ -30,6 +42,7 @@ impl Default for HistoryOptions {
             buckets: 48,
             from_ms: None,
             to_ms: None,
+            now_ms: None,
         }
     }
 }
@@ -41,6 +54,15 @@ pub struct Span {
     pub from: String,
     /// The last evidence.
     pub to: String,
+}
+
+/// The records left out for being dated after now.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Future {
+    /// How many (in the `--from`/`--to` range).
+    pub records: u64,
+    /// The latest of their times, ISO 8601 UTC.
+    pub latest: String,
 }
 
 /// One build's window: from its first evidence to its last.
@@ -65,6 +87,10 @@ pub struct History {
     pub builds: Vec<BuildWindow>,
     /// Fixes recorded in the span's range, newest first.
     pub fixes: Vec<FixRecord>,
+    /// Records dated after now (beyond [`FUTURE_TOLERANCE_MS`]), left out of the span, the
+    /// buckets and the builds; absent when there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub future: Option<Future>,
 }
 
 /// Each build with evidence and its window `[first, last]` in ms, in order of first
@@ -94,7 +120,15 @@ pub(crate) fn build_windows<'a>(ledger: &Ledger<'a>) -> Vec<(&'a str, i64, i64)>
 pub fn history(ledger: &Ledger<'_>, fixes: &[FixRecord], options: &HistoryOptions) -> History {
     let lo = options.from_ms.unwrap_or(i64::MIN);
     let hi = options.to_ms.unwrap_or(i64::MAX);
-    let scoped = Ledger::new(ledger.between(lo, hi).iter().map(|s| s.record));
+    let ahead = options
+        .now_ms
+        .map_or(i64::MAX, |now| now.saturating_add(FUTURE_TOLERANCE_MS));
+    let future = ledger.between(lo.max(ahead.saturating_add(1)), hi);
+    let future = future.last().map(|last| Future {
+        records: future.len() as u64,
+        latest: iso_from_unix_ms(last.ms),
+    });
+    let scoped = Ledger::new(ledger.between(lo, hi.min(ahead)).iter().map(|s| s.record));
     let mut fixes: Vec<(i64, &FixRecord)> = fixes
         .iter()
         .filter_map(|f| {
@@ -120,6 +154,7 @@ pub fn history(ledger: &Ledger<'_>, fixes: &[FixRecord], options: &HistoryOption
             buckets: Vec::new(),
             builds: Vec::new(),
             fixes,
+            future,
         };
     };
     let n = options.buckets.max(1);
@@ -161,5 +196,6 @@ pub fn history(ledger: &Ledger<'_>, fixes: &[FixRecord], options: &HistoryOption
         buckets,
         builds,
         fixes,
+        future,
     }
 }

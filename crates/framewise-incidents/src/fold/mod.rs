@@ -25,7 +25,10 @@ pub use fix::{
     build_fix, latest_builds, parse_window_spec, read_fixes, FixError, FixRecord, FixRequest,
     FixType, FixWindow, FixesRead, WindowSpec, FIX_SERIES_SLICES,
 };
-pub use history::{history, BuildWindow, History, HistoryOptions, Span, HISTORY_SCHEMA};
+pub use history::{
+    history, BuildWindow, Future, History, HistoryOptions, Span, FUTURE_TOLERANCE_MS,
+    HISTORY_SCHEMA,
+};
 pub use issues::{
     catalogue, Catalogue, CatalogueOptions, FixRef, Issue, Occurrence, Occurrences, Worst,
     CATALOGUE_SCHEMA,

@@ -266,6 +266,9 @@ pub struct HistoryResult {
     pub build_count: usize,
     /// Fixes recorded in the span.
     pub fixes: usize,
+    /// Records dated over an hour after now (a clock set wrong), left out of the span, the
+    /// buckets and the builds.
+    pub future: u64,
     /// The whole `framewise history --format json` document.
     pub report_path: String,
 }
@@ -288,6 +291,7 @@ impl HistoryResult {
                 .collect(),
             build_count: h.builds.len(),
             fixes: h.fixes.len(),
+            future: h.future.as_ref().map_or(0, |f| f.records),
             report_path,
         }
     }

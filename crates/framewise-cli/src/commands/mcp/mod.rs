@@ -7,7 +7,9 @@
 //! verb's whole `--format json` document written under `--reports DIR` — large results are
 //! files, not inlined. A call that cannot produce a verdict (an unreadable capture, a bad
 //! tolerance, a panic) returns `isError: true` with the CLI's one-line message and exit code
-//! 4; the server keeps serving. Nothing but the protocol is written to stdout.
+//! 4; the server keeps serving. Nothing but the protocol is written to stdout. A line that
+//! is not JSON is answered -32700 (Parse error), JSON that is no request -32600 (Invalid
+//! Request), per JSON-RPC 2.0, and the session goes on (`transport`).
 //!
 //! Exit: 0 when the client closes stdin; 4 when the server cannot start.
 
@@ -15,6 +17,7 @@ mod bench_results;
 mod bisect_results;
 mod ledger_results;
 mod results;
+mod transport;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -65,7 +68,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     runtime.block_on(async {
         let server = Server::new(args.reports);
         let service = server
-            .serve(rmcp::transport::stdio())
+            .serve(transport::LineTransport::spawn(
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+            ))
             .await
             .map_err(|e| anyhow::anyhow!("MCP initialization failed: {e}"))?;
         service

@@ -1,0 +1,235 @@
+//! The server's stdio transport: one JSON-RPC message a line, answered per JSON-RPC 2.0
+//! when a line is no message.
+//!
+//! rmcp's own stdio transport drops a line that is not JSON without a word (so a client
+//! that sent a truncated request waits forever) and answers a JSON line that is no message
+//! with an error carrying no `id`. Here a reader task takes stdin apart line by line:
+//!
+//! - a line that is not JSON (or not UTF-8, or nested too deep) is answered
+//!   `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,…}}` (Parse error);
+//! - a JSON line that is no JSON-RPC message is answered with code -32600 (Invalid
+//!   Request), its `id` when the line carries a readable one (an integer or a string),
+//!   else `null` — unless the line is a notification (a `method` and no `id`) or a response
+//!   (`result` or `error`, no `method`), which JSON-RPC never answers (so a client echoing
+//!   our error back cannot start an error storm);
+//! - a line over [`MAX_LINE`] bytes is answered -32600 without being held in memory;
+//! - an empty line is skipped;
+//!
+//! and every message is handed to the service in order. The session goes on after each.
+//! The reader and every response share one stdout lock, so lines never interleave.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::RoleServer;
+use serde_json::Value;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, Mutex};
+
+/// The longest line read whole (rmcp's limit, so what it accepted is still accepted).
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// JSON-RPC 2.0's code for a message that is not JSON.
+const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC 2.0's code for JSON that is not a valid request.
+const INVALID_REQUEST: i64 = -32600;
+
+/// Where responses go: one writer, locked a whole line at a time.
+type Out = Arc<Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
+
+/// The transport `serve` takes: messages from the reader task, responses to the shared out.
+pub struct LineTransport {
+    messages: mpsc::Receiver<RxJsonRpcMessage<RoleServer>>,
+    out: Out,
+}
+
+impl LineTransport {
+    /// Reads `input` on a task of the current runtime and writes to `output`.
+    pub fn spawn(
+        input: impl tokio::io::AsyncRead + Send + Unpin + 'static,
+        output: impl AsyncWrite + Send + Unpin + 'static,
+    ) -> Self {
+        let out: Out = Arc::new(Mutex::new(Box::new(output)));
+        let (tx, messages) = mpsc::channel(16);
+        tokio::spawn(read_lines(BufReader::new(input), tx, Arc::clone(&out)));
+        Self { messages, out }
+    }
+}
+
+/// Writes one line (a JSON value and `\n`) and flushes it.
+async fn write_line(out: &Out, value: &impl serde::Serialize) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(value)?;
+    line.push(b'\n');
+    let mut out = out.lock().await;
+    out.write_all(&line).await?;
+    out.flush().await
+}
+
+impl Transport<RoleServer> for LineTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let out = Arc::clone(&self.out);
+        async move { write_line(&out, &item).await }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        self.messages.recv().await
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.messages.close();
+        Ok(())
+    }
+}
+
+/// What one line of input is.
+#[derive(Debug)]
+pub enum Line {
+    /// A message for the service.
+    Message(Box<RxJsonRpcMessage<RoleServer>>),
+    /// An error response to send back.
+    Answer(ErrorResponse),
+    /// Nothing to do (an empty line, a notification or a response that is no message).
+    Skip,
+}
+
+/// A JSON-RPC 2.0 error response, its members in the specification's order.
+#[derive(Debug, serde::Serialize)]
+pub struct ErrorResponse {
+    jsonrpc: &'static str,
+    /// The request's id; null when it cannot be read.
+    pub id: Value,
+    /// The error.
+    pub error: ErrorBody,
+}
+
+/// A JSON-RPC 2.0 error object.
+#[derive(Debug, serde::Serialize)]
+pub struct ErrorBody {
+    /// -32700 or -32600.
+    pub code: i64,
+    /// What was wrong, one line.
+    pub message: String,
+}
+
+/// An error response: `id` null when the line's id cannot be read.
+fn error_response(id: Value, code: i64, message: String) -> Line {
+    Line::Answer(ErrorResponse {
+        jsonrpc: "2.0",
+        id,
+        error: ErrorBody { code, message },
+    })
+}
+
+/// Classifies one line (without its `\n`).
+pub fn classify(line: &[u8]) -> Line {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Line::Skip;
+    }
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(value) => value,
+        Err(e) => return error_response(Value::Null, PARSE_ERROR, format!("Parse error: {e}")),
+    };
+    match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
+        Ok(message) => Line::Message(Box::new(message)),
+        Err(e) => {
+            let has = |key: &str| value.get(key).is_some();
+            let notification = has("method") && !has("id");
+            let response = (has("result") || has("error")) && !has("method");
+            if notification || response {
+                return Line::Skip;
+            }
+            let id = match value.get("id") {
+                Some(id @ Value::String(_)) => id.clone(),
+                Some(id @ Value::Number(n)) if n.is_i64() || n.is_u64() => id.clone(),
+                _ => Value::Null,
+            };
+            error_response(id, INVALID_REQUEST, format!("Invalid Request: {e}"))
+        }
+    }
+}
+
+/// One read of a line, bounded by [`MAX_LINE`].
+enum Read {
+    Line(Vec<u8>),
+    TooLong,
+    End,
+}
+
+/// Reads up to and without the next `\n`; a line over [`MAX_LINE`] is consumed, not kept.
+async fn read_line(input: &mut (impl AsyncBufRead + Unpin)) -> Read {
+    let mut line = Vec::new();
+    let mut too_long = false;
+    loop {
+        let available = match input.fill_buf().await {
+            Ok(available) => available,
+            Err(_) => return Read::End,
+        };
+        if available.is_empty() {
+            // A last line without its `\n` is still a line.
+            return match (too_long, line.is_empty()) {
+                (true, _) => Read::TooLong,
+                (false, true) => Read::End,
+                (false, false) => Read::Line(line),
+            };
+        }
+        let newline = available.iter().position(|&b| b == b'\n');
+        let part = &available[..newline.unwrap_or(available.len())];
+        if !too_long && line.len() + part.len() > MAX_LINE {
+            too_long = true;
+            line = Vec::new();
+        }
+        if !too_long {
+            line.extend_from_slice(part);
+        }
+        let used = newline.map_or(available.len(), |i| i + 1);
+        input.consume(used);
+        if newline.is_some() {
+            return if too_long {
+                Read::TooLong
+            } else {
+                Read::Line(line)
+            };
+        }
+    }
+}
+
+/// The reader task: every line classified, messages passed on in order, errors answered.
+async fn read_lines(
+    mut input: impl AsyncBufRead + Unpin,
+    messages: mpsc::Sender<RxJsonRpcMessage<RoleServer>>,
+    out: Out,
+) {
+    loop {
+        let line = match read_line(&mut input).await {
+            Read::End => return,
+            Read::TooLong => error_response(
+                Value::Null,
+                INVALID_REQUEST,
+                format!("Invalid Request: a message over {MAX_LINE} bytes"),
+            ),
+            Read::Line(line) => classify(&line),
+        };
+        match line {
+            Line::Message(message) => {
+                if messages.send(*message).await.is_err() {
+                    return;
+                }
+            }
+            Line::Answer(answer) => {
+                if write_line(&out, &answer).await.is_err() {
+                    return;
+                }
+            }
+            Line::Skip => {}
+        }
+    }
+}
