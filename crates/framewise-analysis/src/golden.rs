@@ -15,6 +15,10 @@ pub const DEFAULT_THRESHOLD: f64 = 0.98;
 /// The schema name of `framewise golden --format json` (whose `similarity` is a [`Similarity`]).
 pub const GOLDEN_SCHEMA: &str = "framewise.golden/1";
 
+/// The most bytes a decoded image may take: 512 MiB, past an 8K frame of 16-bit RGBA
+/// (7680 × 4320 × 8 bytes, 253 MiB). A larger one is refused before it is decoded.
+pub const MAX_DECODED_BYTES: usize = 512 << 20;
+
 /// An image decoded to 8-bit RGB.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RgbImage {
@@ -48,9 +52,18 @@ pub fn decode_png(bytes: &[u8]) -> Result<RgbImage, GoldenError> {
     let mut reader = decoder
         .read_info()
         .map_err(|e| GoldenError::Decode(e.to_string()))?;
+    // The header's size is checked before the buffer is made: a PNG of a hundred bytes can
+    // claim 80,000 × 80,000 pixels, and the allocation aborted the process.
     let size = reader
         .output_buffer_size()
-        .ok_or_else(|| GoldenError::Decode("the image is too large to decode".into()))?;
+        .filter(|&size| size <= MAX_DECODED_BYTES)
+        .ok_or_else(|| {
+            let (w, h) = reader.info().size();
+            GoldenError::Decode(format!(
+                "a {w}x{h} image is too large to decode (over {} MiB of pixels)",
+                MAX_DECODED_BYTES >> 20
+            ))
+        })?;
     let mut buf = vec![0u8; size];
     let info = reader
         .next_frame(&mut buf)
@@ -177,6 +190,33 @@ mod tests {
             }
         }
         rgb
+    }
+
+    /// A PNG of 102 bytes whose header claims 8,201 × 536,870,921 pixels (found by the
+    /// `golden` fuzz target, its checksums made right): refused by its size, where allocating
+    /// its buffer aborted the process.
+    #[test]
+    fn a_png_claiming_a_huge_size_is_refused_before_decoding() {
+        let bytes = [
+            0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48,
+            0x44, 0x52, 0x00, 0x00, 0x20, 0x09, 0x20, 0x00, 0x00, 0x09, 0x08, 0x02, 0x00, 0x00,
+            0x00, 0x6b, 0x9e, 0x9c, 0x33, 0x00, 0x00, 0x00, 0x29, 0x49, 0x44, 0x41, 0x54, 0x78,
+            0x9c, 0x63, 0x60, 0x50, 0xf5, 0xca, 0x9f, 0xb2, 0xf3, 0x1e, 0x77, 0xb3, 0x86, 0x6f,
+            0xd1, 0xf4, 0x3d, 0x0f, 0xd9, 0xb4, 0x03, 0x4a, 0x67, 0xed, 0x7f, 0xc2, 0xa9, 0x17,
+            0x5c, 0x31, 0xf7, 0x10, 0xc3, 0x30, 0x97, 0x03, 0x00, 0x87, 0xa5, 0x69, 0xf6, 0xf7,
+            0x89, 0x50, 0x68, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x39, 0x78, 0x33, 0x4e, 0x44,
+            0xae, 0x42, 0x60, 0x82,
+        ];
+        let e = decode_png(&bytes).expect_err("too large");
+        let message = e.to_string();
+        assert!(
+            message.contains("8201x536870921") && message.contains("too large"),
+            "{message}"
+        );
+        // A header that claims more than it holds, at a size that is allowed, is truncated.
+        let mut small = encode(32, 32, png::ColorType::Rgb, &pattern(0));
+        small.truncate(small.len() / 2);
+        assert!(decode_png(&small).is_err());
     }
 
     #[test]
