@@ -44,8 +44,25 @@ pub enum GoldenError {
     Compare(String),
 }
 
+/// Refuses a palette the `png` crate (0.18) would panic expanding, before it is decoded: a
+/// `PLTE` whose length is no multiple of 3 (PNG's holds whole RGB triples).
+fn check_palette(bytes: &[u8]) -> Result<(), GoldenError> {
+    let mut at = 8usize; // past the signature
+    while let Some(&[l0, l1, l2, l3, t0, t1, t2, t3]) = bytes.get(at..at.saturating_add(8)) {
+        let len = u32::from_be_bytes([l0, l1, l2, l3]) as usize;
+        if &[t0, t1, t2, t3] == b"PLTE" && !len.is_multiple_of(3) {
+            return Err(GoldenError::Decode(format!(
+                "a palette of {len} bytes, not whole RGB triples (3 bytes each)"
+            )));
+        }
+        at = at.saturating_add(12).saturating_add(len);
+    }
+    Ok(())
+}
+
 /// Decodes PNG bytes to 8-bit RGB.
 pub fn decode_png(bytes: &[u8]) -> Result<RgbImage, GoldenError> {
+    check_palette(bytes)?;
     let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
     // Palette to RGB, grey to 8 bits, 16-bit to 8-bit.
     decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
@@ -217,6 +234,56 @@ mod tests {
         let mut small = encode(32, 32, png::ColorType::Rgb, &pattern(0));
         small.truncate(small.len() / 2);
         assert!(decode_png(&small).is_err());
+    }
+
+    /// A PNG chunk: length, type, data, CRC-32 of type and data.
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        let mut crc = 0xFFFF_FFFFu32;
+        for &b in kind.iter().chain(data) {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        out.extend_from_slice(&(!crc).to_be_bytes());
+    }
+
+    /// A 4×4 palette image with this palette and transparency (its pixels index 0).
+    fn indexed(palette: &[u8], trns: Option<&[u8]>) -> Vec<u8> {
+        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+        chunk(&mut out, b"IHDR", &[0, 0, 0, 4, 0, 0, 0, 4, 8, 3, 0, 0, 0]);
+        chunk(&mut out, b"PLTE", palette);
+        if let Some(trns) = trns {
+            chunk(&mut out, b"tRNS", trns);
+        }
+        // Four rows of filter 0 and four zero bytes, stored (deflate without compression).
+        let raw = [0u8; 20];
+        let mut zlib = vec![0x78, 0x01, 1, 20, 0, !20, 0xFF];
+        zlib.extend_from_slice(&raw);
+        // Their Adler-32: a = 1 + the bytes' sum = 1, b = the sum of a after each byte = 20.
+        zlib.extend_from_slice(&((20u32 << 16) | 1).to_be_bytes());
+        chunk(&mut out, b"IDAT", &zlib);
+        chunk(&mut out, b"IEND", &[]);
+        out
+    }
+
+    /// A palette of 49 bytes (16 colours and a byte): `png` panicked expanding it (found by
+    /// the `golden` fuzz target); it is refused before decoding, and a well-formed palette
+    /// image (with transparency) still decodes.
+    #[test]
+    fn a_palette_the_decoder_would_panic_on_is_refused() {
+        let palette: Vec<u8> = (0..49).collect();
+        let e = decode_png(&indexed(&palette, None)).expect_err("49 bytes");
+        assert!(e.to_string().contains("palette of 49 bytes"), "{e}");
+        let image = decode_png(&indexed(&[9, 8, 7, 1, 2, 3], Some(&[0, 0]))).expect("valid");
+        assert_eq!(image.rgb[..3], [9, 8, 7]);
     }
 
     #[test]
