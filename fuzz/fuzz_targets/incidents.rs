@@ -36,7 +36,9 @@ fuzz_target!(|data: &[u8]| {
     std::fs::write(dir.join(framewise_incidents::FIXES_FILE), fixes).expect("write fixes.jsonl");
     let from_file = read_all(&dir.join(framewise_incidents::PERF_FILE)).expect("reads");
     assert_eq!(from_file.records, read.records);
-    let Ok(files) = LedgerFiles::read(&dir) else {
+    let files = LedgerFiles::read(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let Ok(files) = files else {
         return;
     };
     let (ledger, _) = files.ledger();
