@@ -15,6 +15,10 @@ pub const DEFAULT_THRESHOLD: f64 = 0.98;
 /// The schema name of `framewise golden --format json` (whose `similarity` is a [`Similarity`]).
 pub const GOLDEN_SCHEMA: &str = "framewise.golden/1";
 
+/// The most bytes a decoded image may take: 512 MiB, past an 8K frame of 16-bit RGBA
+/// (7680 × 4320 × 8 bytes, 253 MiB). A larger one is refused before it is decoded.
+pub const MAX_DECODED_BYTES: usize = 512 << 20;
+
 /// An image decoded to 8-bit RGB.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RgbImage {
@@ -40,17 +44,43 @@ pub enum GoldenError {
     Compare(String),
 }
 
+/// Refuses a palette the `png` crate (0.18) would panic expanding, before it is decoded: a
+/// `PLTE` whose length is no multiple of 3 (PNG's holds whole RGB triples).
+fn check_palette(bytes: &[u8]) -> Result<(), GoldenError> {
+    let mut at = 8usize; // past the signature
+    while let Some(&[l0, l1, l2, l3, t0, t1, t2, t3]) = bytes.get(at..at.saturating_add(8)) {
+        let len = u32::from_be_bytes([l0, l1, l2, l3]) as usize;
+        if &[t0, t1, t2, t3] == b"PLTE" && !len.is_multiple_of(3) {
+            return Err(GoldenError::Decode(format!(
+                "a palette of {len} bytes, not whole RGB triples (3 bytes each)"
+            )));
+        }
+        at = at.saturating_add(12).saturating_add(len);
+    }
+    Ok(())
+}
+
 /// Decodes PNG bytes to 8-bit RGB.
 pub fn decode_png(bytes: &[u8]) -> Result<RgbImage, GoldenError> {
+    check_palette(bytes)?;
     let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
     // Palette to RGB, grey to 8 bits, 16-bit to 8-bit.
     decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = decoder
         .read_info()
         .map_err(|e| GoldenError::Decode(e.to_string()))?;
+    // The header's size is checked before the buffer is made: a PNG of a hundred bytes can
+    // claim 80,000 × 80,000 pixels, and the allocation aborted the process.
     let size = reader
         .output_buffer_size()
-        .ok_or_else(|| GoldenError::Decode("the image is too large to decode".into()))?;
+        .filter(|&size| size <= MAX_DECODED_BYTES)
+        .ok_or_else(|| {
+            let (w, h) = reader.info().size();
+            GoldenError::Decode(format!(
+                "a {w}x{h} image is too large to decode (over {} MiB of pixels)",
+                MAX_DECODED_BYTES >> 20
+            ))
+        })?;
     let mut buf = vec![0u8; size];
     let info = reader
         .next_frame(&mut buf)
@@ -177,6 +207,83 @@ mod tests {
             }
         }
         rgb
+    }
+
+    /// A PNG of 102 bytes whose header claims 8,201 × 536,870,921 pixels (found by the
+    /// `golden` fuzz target, its checksums made right): refused by its size, where allocating
+    /// its buffer aborted the process.
+    #[test]
+    fn a_png_claiming_a_huge_size_is_refused_before_decoding() {
+        let bytes = [
+            0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48,
+            0x44, 0x52, 0x00, 0x00, 0x20, 0x09, 0x20, 0x00, 0x00, 0x09, 0x08, 0x02, 0x00, 0x00,
+            0x00, 0x6b, 0x9e, 0x9c, 0x33, 0x00, 0x00, 0x00, 0x29, 0x49, 0x44, 0x41, 0x54, 0x78,
+            0x9c, 0x63, 0x60, 0x50, 0xf5, 0xca, 0x9f, 0xb2, 0xf3, 0x1e, 0x77, 0xb3, 0x86, 0x6f,
+            0xd1, 0xf4, 0x3d, 0x0f, 0xd9, 0xb4, 0x03, 0x4a, 0x67, 0xed, 0x7f, 0xc2, 0xa9, 0x17,
+            0x5c, 0x31, 0xf7, 0x10, 0xc3, 0x30, 0x97, 0x03, 0x00, 0x87, 0xa5, 0x69, 0xf6, 0xf7,
+            0x89, 0x50, 0x68, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x39, 0x78, 0x33, 0x4e, 0x44,
+            0xae, 0x42, 0x60, 0x82,
+        ];
+        let e = decode_png(&bytes).expect_err("too large");
+        let message = e.to_string();
+        assert!(
+            message.contains("8201x536870921") && message.contains("too large"),
+            "{message}"
+        );
+        // A header that claims more than it holds, at a size that is allowed, is truncated.
+        let mut small = encode(32, 32, png::ColorType::Rgb, &pattern(0));
+        small.truncate(small.len() / 2);
+        assert!(decode_png(&small).is_err());
+    }
+
+    /// A PNG chunk: length, type, data, CRC-32 of type and data.
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        let mut crc = 0xFFFF_FFFFu32;
+        for &b in kind.iter().chain(data) {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        out.extend_from_slice(&(!crc).to_be_bytes());
+    }
+
+    /// A 4×4 palette image with this palette and transparency (its pixels index 0).
+    fn indexed(palette: &[u8], trns: Option<&[u8]>) -> Vec<u8> {
+        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+        chunk(&mut out, b"IHDR", &[0, 0, 0, 4, 0, 0, 0, 4, 8, 3, 0, 0, 0]);
+        chunk(&mut out, b"PLTE", palette);
+        if let Some(trns) = trns {
+            chunk(&mut out, b"tRNS", trns);
+        }
+        // Four rows of filter 0 and four zero bytes, stored (deflate without compression).
+        let raw = [0u8; 20];
+        let mut zlib = vec![0x78, 0x01, 1, 20, 0, !20, 0xFF];
+        zlib.extend_from_slice(&raw);
+        // Their Adler-32: a = 1 + the bytes' sum = 1, b = the sum of a after each byte = 20.
+        zlib.extend_from_slice(&((20u32 << 16) | 1).to_be_bytes());
+        chunk(&mut out, b"IDAT", &zlib);
+        chunk(&mut out, b"IEND", &[]);
+        out
+    }
+
+    /// A palette of 49 bytes (16 colours and a byte): `png` panicked expanding it (found by
+    /// the `golden` fuzz target); it is refused before decoding, and a well-formed palette
+    /// image (with transparency) still decodes.
+    #[test]
+    fn a_palette_the_decoder_would_panic_on_is_refused() {
+        let palette: Vec<u8> = (0..49).collect();
+        let e = decode_png(&indexed(&palette, None)).expect_err("49 bytes");
+        assert!(e.to_string().contains("palette of 49 bytes"), "{e}");
+        let image = decode_png(&indexed(&[9, 8, 7, 1, 2, 3], Some(&[0, 0]))).expect("valid");
+        assert_eq!(image.rgb[..3], [9, 8, 7]);
     }
 
     #[test]

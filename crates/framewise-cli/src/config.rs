@@ -559,6 +559,44 @@ mod tests {
         assert_eq!(smoke.resolution.as_deref(), Some("640x360"));
     }
 
+    /// Every table and key `framewise.toml` has, as the module's documentation writes them.
+    const EVERY_KEY: &str = "[budgets]\nframe_ms = 16.67\n\"counter.draw_calls.max\" = 300\n\n[bench.smoke]\ncommand = [\"framewise\", \"demo\", \"--quiet\"]\nframes = 600\nwarmup = 120\nruns = 5\nseed = 1\nfixed_dt = 0.016666\nresolution = \"1280x720\"\ngolden_frame = 300\ngolden_threshold = 0.98\n\n[gate]\ndefaults = true\n[gate.tolerances]\n\"frame.p99\" = 0.10\n\"counter.draw_calls.max\" = 0\n";
+
+    /// `framewise.toml` cut at every character, and with every byte in turn replaced by one
+    /// that makes or breaks TOML's structure: parsing never panics, and a refusal names the
+    /// file (the `.framewise/framewise.toml` that `init` writes, and every key, as samples).
+    #[test]
+    fn cut_and_corrupted_configs_are_refused_naming_the_file() {
+        let path = Path::new("f.toml");
+        let mut parsed = 0usize;
+        let mut check = |text: &str| match parse_toml(path, text) {
+            Ok(_) => parsed += 1,
+            Err(e) => {
+                let line = crate::output::one_line(&e);
+                assert!(line.starts_with("f.toml: "), "{text:?}: {line}");
+            }
+        };
+        for sample in [EVERY_KEY, framewise_incidents::CONFIG_TOML] {
+            assert!(parse_toml(path, sample).is_ok(), "the sample parses");
+            for (at, _) in sample.char_indices() {
+                check(&sample[..at]);
+            }
+            for at in 0..sample.len() {
+                for byte in *b"\"\n=[].0x\\#-e" {
+                    let mut bytes = sample.as_bytes().to_vec();
+                    bytes[at] = byte;
+                    if let Ok(text) = String::from_utf8(bytes) {
+                        check(&text);
+                    }
+                }
+            }
+        }
+        assert!(
+            parsed > 0,
+            "some corruptions still parse (a comment, a digit)"
+        );
+    }
+
     #[test]
     fn bad_benches_and_budgets_name_their_line() {
         for (toml, line, needle) in [

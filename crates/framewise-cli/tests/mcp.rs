@@ -113,6 +113,33 @@ impl Session {
             .unwrap_or_else(|| panic!("{tool}: no result: {answer}"))
     }
 
+    /// Sends a line as it is (not necessarily JSON, nor whole).
+    fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a request and waits for the response with its id, returning it and the lines
+    /// that came before it (the answers to what was sent before, each JSON-RPC).
+    fn request_after(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut before = Vec::new();
+        loop {
+            let line = self.lines.recv_timeout(ANSWER_WITHIN).unwrap_or_else(|e| {
+                panic!("no answer to {method} within {ANSWER_WITHIN:?} (after {before:?}): {e}")
+            });
+            let answer: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}"));
+            if answer["id"] == id {
+                return (answer, before);
+            }
+            before.push(answer);
+        }
+    }
+
     /// Closes stdin and returns the server's exit code.
     fn close(mut self) -> Option<i32> {
         drop(self.stdin.take());
@@ -373,6 +400,45 @@ fn errors_are_structured_and_the_server_keeps_serving() {
     // Still serving after every error.
     let r = s.call("summarize_capture", json!({"capture": "game.sgpt"}));
     assert_eq!(structured(&r)["verdict"], "pass");
+    assert_eq!(s.close(), Some(0));
+}
+
+/// Lines a client should never send (not JSON, a message cut short, JSON that is no
+/// JSON-RPC message, a request whose parameters are no object): each is answered with an
+/// error or ignored, and the server keeps serving.
+#[test]
+fn cut_and_garbage_lines_leave_the_server_serving() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let mut s = Session::start(&dir);
+    let whole = json!({"jsonrpc": "2.0", "id": 900, "method": "tools/call",
+        "params": {"name": "summarize_capture", "arguments": {"capture": "game.sgpt"}}})
+    .to_string();
+    for garbage in [
+        "not json at all",
+        &whole[..whole.len() / 2],
+        "[1, 2, 3]",
+        "{}",
+        "\"a string\"",
+        r#"{"jsonrpc": "2.0", "id": 901, "method": "tools/call", "params": "x"}"#,
+        r#"{"jsonrpc": "2.0", "id": 902, "method": "tools/call", "params": {"name": 7}}"#,
+        r#"{"jsonrpc": "1.0", "id": 903, "method": "tools/list"}"#,
+        "\u{0}\u{1}\u{7f}",
+    ] {
+        s.send_raw(garbage);
+    }
+    let (r, before) = s.request_after(
+        "tools/call",
+        json!({"name": "summarize_capture", "arguments": {"capture": "game.sgpt"}}),
+    );
+    for answer in &before {
+        assert!(
+            answer.get("error").is_some(),
+            "an answer to garbage: {answer}"
+        );
+    }
+    let r = r.get("result").unwrap_or_else(|| panic!("no result: {r}"));
+    assert_eq!(structured(r)["verdict"], "pass", "{r}");
     assert_eq!(s.close(), Some(0));
 }
 

@@ -277,6 +277,19 @@ fn a_window_summarises_its_heartbeats_and_hitches() {
     );
 }
 
+/// The widest window, every instant there is: its span overflows an i64 (the subtraction
+/// panicked in a debug build, found by the `incidents` fuzz target); it holds every record.
+#[test]
+fn the_widest_window_summarises_every_record() {
+    let records = two_builds();
+    let ledger = Ledger::new(&records);
+    let all = summarize_window(&ledger, i64::MIN, i64::MAX);
+    let stamped = summarize_window(&ledger, DAY0_MS - 1, DAY0_MS + 100_000 * MINUTE_MS);
+    assert_eq!((all.beats, all.hitches), (stamped.beats, stamped.hitches));
+    assert!(all.beats > 0);
+    assert_eq!(all.hitches_per_hour, Some(0.0), "hitches over all of time");
+}
+
 #[test]
 fn history_draws_a_gap_where_there_is_no_evidence() {
     let records = two_builds();

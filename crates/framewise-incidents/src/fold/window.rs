@@ -114,7 +114,9 @@ pub fn summarize_window(ledger: &Ledger<'_>, from_ms: i64, to_ms: i64) -> Window
             Record::Usermark(_) | Record::SessionEnd(_) => {}
         }
     }
-    let hours = (((to_ms - from_ms) as f64) / 3_600_000.0).max(MIN_RATE_HOURS);
+    // In i128: the widest window (`i64::MIN..=i64::MAX`, everything) overflows an i64.
+    let span_ms = i128::from(to_ms) - i128::from(from_ms);
+    let hours = ((span_ms as f64) / 3_600_000.0).max(MIN_RATE_HOURS);
     summary.hitches_per_hour = Some(round_to(summary.hitches as f64 / hours, 1));
     summary.hitches_dropped = (dropped > 0).then_some(dropped);
     if jitters > 0 {
