@@ -113,13 +113,6 @@ impl Session {
             .unwrap_or_else(|| panic!("{tool}: no result: {answer}"))
     }
 
-    /// Sends a line as it is (not necessarily JSON, nor whole).
-    fn send_raw(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().unwrap();
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
-    }
-
     /// Sends a request and waits for the response with its id, returning it and the lines
     /// that came before it (the answers to what was sent before, each JSON-RPC).
     fn request_after(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
@@ -425,7 +418,7 @@ fn cut_and_garbage_lines_leave_the_server_serving() {
         r#"{"jsonrpc": "1.0", "id": 903, "method": "tools/list"}"#,
         "\u{0}\u{1}\u{7f}",
     ] {
-        s.send_raw(garbage);
+        s.send_raw(garbage.as_bytes());
     }
     let (r, before) = s.request_after(
         "tools/call",
