@@ -164,6 +164,13 @@ fn bench_config(raw: &BenchSection) -> Result<BenchConfig, String> {
                 framewise_analysis::gate::number_as_written(dt)
             ));
         }
+        // Under a nanosecond the step rounds to zero (the recorder and `demo` refuse it).
+        if std::time::Duration::from_secs_f64(dt).is_zero() {
+            return Err(format!(
+                "`fixed_dt` = {}: less than a nanosecond, a step of 0",
+                framewise_analysis::gate::number_as_written(dt)
+            ));
+        }
     }
     if let Some(r) = &raw.resolution {
         if !valid_resolution(r) {
@@ -619,6 +626,11 @@ mod tests {
                 "[bench.a]\ncommand = [\"x\"]\nfixed_dt = 1e300\n",
                 3,
                 "`fixed_dt` = 1e300: expected seconds in (0, 1)",
+            ),
+            (
+                "[bench.a]\ncommand = [\"x\"]\nfixed_dt = 1e-12\n",
+                3,
+                "`fixed_dt` = 1e-12: less than a nanosecond, a step of 0",
             ),
             // The key's line, not the table's, however far below the header it is.
             (

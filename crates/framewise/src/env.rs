@@ -132,11 +132,13 @@ impl EnvConfig {
                     .ok()
                     .filter(|seconds| seconds.is_finite() && *seconds > 0.0 && *seconds < 3600.0)
                     .map(Duration::from_secs_f64)
+                    // A step shorter than a nanosecond rounds to zero: time would stand still.
+                    .filter(|step| !step.is_zero())
                     .ok_or_else(|| {
                         bad(
                             FIXED_DT,
                             &value,
-                            "expected a step in seconds, e.g. 0.016666",
+                            "expected a step in seconds from 1 ns to under an hour, e.g. 0.016666",
                         )
                     })
             })
@@ -263,6 +265,8 @@ mod tests {
             (LEVEL, "7"),
             (WRITER, "fast"),
             (FIXED_DT, "-1"),
+            (FIXED_DT, "0.0000000000000002"),
+            (FIXED_DT, "1e-10"),
             (GOLDEN_FRAME, "x"),
             (SEED, "-3"),
             (RESOLUTION, "1280"),
