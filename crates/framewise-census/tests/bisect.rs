@@ -287,3 +287,33 @@ fn a_saving_clear_of_both_baselines_stands_out() {
     assert!(!ms.noisy && ms.delta < -3.9, "{ms:?}");
     assert!(report.results[1].delta_render_ms.unwrap().noisy);
 }
+
+/// Every cut of a real report, and every byte of it replaced by each of a dozen characters of
+/// JSON's syntax, reads back as the report or as a one-line error: never a panic.
+#[test]
+fn cut_and_corrupted_reports_are_one_line_errors() {
+    let mut scene = Scene::planted(6, 2, 20_000);
+    let report = bisect(&mut scene, &BisectOptions::default()).unwrap();
+    let text = serde_json::to_string_pretty(&report).unwrap();
+    parse_bisect(&text).expect("the whole report reads");
+    let judge = |doc: &str| match parse_bisect(doc) {
+        Ok(_) => true,
+        Err(e) => {
+            let e = e.to_string();
+            assert!(!e.is_empty() && !e.contains('\n'), "{doc:?}: {e}");
+            false
+        }
+    };
+    // Only the whole document (with or without its trailing whitespace) reads.
+    let whole = text.trim_end().len();
+    for cut in (0..text.len()).filter(|&i| text.is_char_boundary(i)) {
+        assert_eq!(judge(&text[..cut]), cut >= whole, "cut at {cut}");
+    }
+    for (i, _) in text.char_indices() {
+        for b in ["{", "}", "[", "]", "\"", ",", ":", "0", "-", "e", "n", "\\"] {
+            let mut doc = text.clone();
+            doc.replace_range(i..i + 1, b);
+            judge(&doc);
+        }
+    }
+}
