@@ -20,7 +20,6 @@
 pub mod harness;
 pub mod report;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
@@ -343,20 +342,19 @@ fn is_stamp(s: &str) -> bool {
         && s[9..18].bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Appends one line to the ledger with a single write on an append-only file.
+/// Appends one line to the ledger with a single write on an append-only file (the incident
+/// log's appender: a ledger whose last line was torn gets a newline first, so the line
+/// appended after it is not glued onto it and lost; a ledger that is not a regular file is
+/// refused).
 pub fn append_ledger(dir: &Path, line: &LedgerLine) -> anyhow::Result<PathBuf> {
     let path = dir.join(LEDGER_FILE);
     std::fs::create_dir_all(dir)
         .with_context(|| format!("{}: cannot create the directory", dir.display()))?;
-    let mut text = serde_json::to_string(line).context("serializing the ledger line")?;
-    text.push('\n');
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("{}: cannot open the ledger", path.display()))?;
-    f.write_all(text.as_bytes())
-        .with_context(|| format!("{}: cannot append to the ledger", path.display()))?;
+    // The appender's errors name the file.
+    let ledger_error = |e: framewise_incidents::Error| anyhow::anyhow!("{e} (the bench ledger)");
+    framewise_incidents::Appender::open(&path)
+        .and_then(|mut ledger| ledger.append(line))
+        .map_err(ledger_error)?;
     Ok(path)
 }
 
