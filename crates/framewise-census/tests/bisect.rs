@@ -288,13 +288,17 @@ fn a_saving_clear_of_both_baselines_stands_out() {
     assert!(report.results[1].delta_render_ms.unwrap().noisy);
 }
 
-/// Every cut of a real report, and every byte of it replaced by each of a dozen characters of
+/// Every cut of a real report, and every byte of it replaced by each of six characters of
 /// JSON's syntax, reads back as the report or as a one-line error: never a panic.
 #[test]
 fn cut_and_corrupted_reports_are_one_line_errors() {
-    let mut scene = Scene::planted(6, 2, 20_000);
-    let report = bisect(&mut scene, &BisectOptions::default()).unwrap();
-    let text = serde_json::to_string_pretty(&report).unwrap();
+    let mut scene = Scene::planted(3, 1, 20_000);
+    let options = BisectOptions {
+        top: 3,
+        ..BisectOptions::default()
+    };
+    let report = bisect(&mut scene, &options).unwrap();
+    let text = serde_json::to_string(&report).unwrap();
     parse_bisect(&text).expect("the whole report reads");
     let judge = |doc: &str| match parse_bisect(doc) {
         Ok(_) => true,
@@ -309,10 +313,10 @@ fn cut_and_corrupted_reports_are_one_line_errors() {
     for cut in (0..text.len()).filter(|&i| text.is_char_boundary(i)) {
         assert_eq!(judge(&text[..cut]), cut >= whole, "cut at {cut}");
     }
-    for (i, _) in text.char_indices() {
-        for b in ["{", "}", "[", "]", "\"", ",", ":", "0", "-", "e", "n", "\\"] {
+    for (i, c) in text.char_indices() {
+        for b in ["}", "]", "\"", ",", "0", "-"] {
             let mut doc = text.clone();
-            doc.replace_range(i..i + 1, b);
+            doc.replace_range(i..i + c.len_utf8(), b);
             judge(&doc);
         }
     }
