@@ -211,11 +211,9 @@ fn unmeasured_fields_are_absent_never_null_or_zero() {
     }
 }
 
-#[test]
-fn profile_is_replaced_whole() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("profile.json");
-    let mut profile = Profile {
+/// A profile with every part filled.
+fn sample_profile() -> Profile {
+    Profile {
         schema: PROFILE_SCHEMA.into(),
         common: full_common(),
         frame_index: 100,
@@ -260,7 +258,14 @@ fn profile_is_replaced_whole() {
         paused: false,
         written: WrittenCounts::default(),
         dropped: DropCounts::default(),
-    };
+    }
+}
+
+#[test]
+fn profile_is_replaced_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("profile.json");
+    let mut profile = sample_profile();
     write_profile(&path, &profile).expect("write");
     profile.frame_index = 200;
     write_profile(&path, &profile).expect("rewrite");
@@ -270,4 +275,38 @@ fn profile_is_replaced_whole() {
         .map(|e| e.expect("entry").file_name())
         .collect();
     assert_eq!(names, ["profile.json"], "no temporary file left behind");
+}
+
+/// Every cut of a profile, and every byte of it replaced by each of a few characters of JSON's
+/// syntax, reads back as a profile or as a one-line error naming the file: never a panic.
+#[test]
+fn cut_and_corrupted_profiles_are_one_line_errors_naming_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("profile.json");
+    write_profile(&path, &sample_profile()).expect("write");
+    let text = std::fs::read_to_string(&path).expect("read");
+    let read = |doc: &str| {
+        std::fs::write(&path, doc).expect("write");
+        match read_profile(&path) {
+            Ok(_) => true,
+            Err(e) => {
+                let e = e.to_string();
+                assert!(e.starts_with(&path.display().to_string()), "{e}");
+                assert!(!e.contains('\n'), "{doc:?}: {e}");
+                false
+            }
+        }
+    };
+    assert!(read(&text), "the whole profile reads");
+    let whole = text.trim_end().len();
+    for cut in (0..text.len()).filter(|&i| text.is_char_boundary(i)) {
+        assert_eq!(read(&text[..cut]), cut >= whole, "cut at {cut}");
+    }
+    for (i, c) in text.char_indices() {
+        for b in ["{", "]", "\"", ",", "0", "-"] {
+            let mut doc = text.clone();
+            doc.replace_range(i..i + c.len_utf8(), b);
+            read(&doc);
+        }
+    }
 }
