@@ -680,3 +680,87 @@ fn compare_refuses_an_edited_result_and_never_prints_an_infinite_change() {
         }
     }
 }
+
+/// A real result cut anywhere, or with a byte replaced, on either side of `--compare`: a cut
+/// one is exit 4 with one line naming the file; a corrupted one is that or a comparison, never
+/// a panic. A comparison appended after a torn ledger line reads whole.
+#[test]
+fn compare_refuses_cut_and_corrupted_results_on_either_side() {
+    let dir = Dir::new();
+    let run = dir
+        .run(&[
+            "bench",
+            "--name",
+            "t",
+            "--frames",
+            "20",
+            "--warmup",
+            "2",
+            "--runs",
+            "3",
+            "--format",
+            "json",
+            "--",
+            BIN,
+            "demo",
+            "--quiet",
+            "--fixed-dt",
+            "0.016",
+        ])
+        .expect(0);
+    let file = run.json()["file"].as_str().expect("file").to_owned();
+    let text = std::fs::read_to_string(dir.path(&file)).expect("result");
+    let n = text.len();
+    let mut cuts: Vec<usize> = (0..24).map(|k| k * n / 24).collect();
+    cuts.extend([1, n / 2 + 1, n - 2]);
+    for cut in cuts {
+        let cut_text = text.get(..cut).expect("the result is ASCII");
+        dir.write("cut.json", cut_text);
+        for args in [[file.as_str(), "cut.json"], ["cut.json", file.as_str()]] {
+            let run = dir.run(&["bench", "--compare", args[0], args[1]]).expect(4);
+            let line = run.one_error_line();
+            assert!(
+                line.contains("cut.json: not a framewise bench result"),
+                "cut at {cut}: {line}"
+            );
+            assert!(run.stdout.is_empty(), "{}", run.stdout);
+        }
+    }
+    for at in (0..20).map(|k| k * n / 20 + 3) {
+        for b in ["{", "\"", ",", "9", "-"] {
+            let mut doc = text.clone();
+            doc.replace_range(at..=at, b);
+            dir.write("bad.json", &doc);
+            for args in [[file.as_str(), "bad.json"], ["bad.json", file.as_str()]] {
+                let run = dir.run(&["bench", "--compare", args[0], args[1]]);
+                match run.code {
+                    0..=3 => {}
+                    4 => assert!(
+                        run.one_error_line().contains("bad.json: "),
+                        "{}",
+                        run.stderr
+                    ),
+                    _ => panic!("{b:?} at {at}: exit {}: {}", run.code, run.stderr),
+                }
+            }
+        }
+    }
+
+    // A ledger whose last line was torn (a comparison killed mid-write) keeps the next one.
+    let ledger = dir.path(".framewise/bench-history.jsonl");
+    let before = std::fs::read_to_string(&ledger).unwrap_or_default();
+    let whole_lines = before.lines().count();
+    std::fs::write(
+        &ledger,
+        format!("{before}{{\"schema\":\"framewise.bench-led"),
+    )
+    .unwrap();
+    let run = dir.run(&["bench", "--compare", &file, &file]);
+    assert!(matches!(run.code, 0..=2), "{}", run.stderr);
+    let after = std::fs::read_to_string(&ledger).unwrap();
+    let lines: Vec<&str> = after.lines().collect();
+    assert_eq!(lines.len(), whole_lines + 2, "{after}");
+    let last: serde_json::Value = serde_json::from_str(lines[lines.len() - 1])
+        .unwrap_or_else(|e| panic!("the comparison after the torn line is whole ({e}): {after}"));
+    assert_eq!(last["name"], "t", "{last}");
+}
