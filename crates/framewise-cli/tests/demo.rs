@@ -218,6 +218,8 @@ fn demo_arguments_are_refused_before_the_game_runs() {
             "--fixed-dt 1e-300: less than a nanosecond, a step of 0",
         ),
         ("1e300", "--fixed-dt 1e300: expected seconds in (0, 1)"),
+        // A negative step is the value refused, not taken for a flag.
+        ("-1", "--fixed-dt -1: expected seconds in (0, 1)"),
     ] {
         let args = ["demo", "--frames", "8", "--fixed-dt", dt, "--no-record"];
         refused(&dir, &args, reason);
@@ -629,4 +631,34 @@ fn the_settings_file_is_the_games_and_is_read_strictly() {
     );
     refused(&["--settings", "."], "not a regular file");
     refused(&["--settings", "missing.toml"], "missing.toml");
+
+    // Cut anywhere, the file runs only where the cut leaves whole lines (a last line without
+    // its newline is whole); elsewhere it is one line naming it: never a panic, never a
+    // setting half read.
+    let whole = "variant = \"slow\"\nshadows = false\nsnap_bug = true\n";
+    for cut in 0..whole.len() {
+        dir.write("cut.toml", &whole[..cut]);
+        let run = dir.run(&[
+            "demo",
+            "--frames",
+            "8",
+            "--no-record",
+            "--settings",
+            "cut.toml",
+        ]);
+        let ends_a_line = cut == 0 || whole.as_bytes()[cut - 1] == b'\n';
+        match run.code {
+            0 => assert!(
+                ends_a_line || whole[cut..].starts_with('\n'),
+                "cut at {cut} ran: {:?}",
+                &whole[..cut]
+            ),
+            4 => assert!(
+                run.one_error_line().contains("cut.toml"),
+                "cut at {cut}: {}",
+                run.stderr
+            ),
+            code => panic!("cut at {cut}: exit {code}: {}", run.stderr),
+        }
+    }
 }

@@ -228,6 +228,21 @@ fn usage_errors_exit_4_on_one_line() {
         assert_eq!(run.code, 4, "{args:?}: {}", run.stderr);
         run.one_error_line();
     }
+    // A negative number is the value refused, with the verb's reason, not taken for a flag.
+    for (args, reason) in [
+        (
+            vec!["watch", "--once", "--min-hitch-ms", "-5"],
+            "`-5` is not a number of milliseconds (0 or more)",
+        ),
+        (
+            vec!["watch", "--timeout", "-1"],
+            "`-1` is not a number of seconds",
+        ),
+    ] {
+        let run = dir.run(&args);
+        assert_eq!(run.code, 4, "{args:?}: {}", run.stderr);
+        assert!(run.one_error_line().contains(reason), "{}", run.stderr);
+    }
     // The capture that --json tried to name is untouched.
     assert!(std::fs::read(dir.path("a.sgpt"))
         .unwrap()
