@@ -52,6 +52,21 @@ pub const SEED: &str = "FRAMEWISE_SEED";
 /// `FRAMEWISE_RESOLUTION`.
 pub const RESOLUTION: &str = "FRAMEWISE_RESOLUTION";
 
+/// Every variable the harness reads, in the order of the table above (`framewise doctor`
+/// lists those that are set).
+pub const ALL: [&str; 10] = [
+    CAPTURE,
+    FRAMES,
+    LEVEL,
+    NOTE,
+    BUILD,
+    WRITER,
+    FIXED_DT,
+    GOLDEN_FRAME,
+    SEED,
+    RESOLUTION,
+];
+
 /// The largest width or height `FRAMEWISE_RESOLUTION` accepts, pixels.
 pub const MAX_RESOLUTION_PX: u32 = 16_384;
 
@@ -216,6 +231,17 @@ fn parse_level(value: &str) -> Option<CaptureLevel> {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn all_is_the_documented_table() {
+        let documented: Vec<&str> = include_str!("env.rs")
+            .lines()
+            .filter_map(|l| l.strip_prefix("//! | `"))
+            .filter_map(|l| l.split('`').next())
+            .filter(|name| name.starts_with("FRAMEWISE_"))
+            .collect();
+        assert_eq!(documented, ALL);
+    }
 
     fn read(vars: &[(&str, &str)]) -> Result<EnvConfig, StartError> {
         let map: HashMap<String, String> = vars

@@ -238,16 +238,7 @@ fn degraded(feature: &'static str, reason: impl Into<String>) -> Degraded {
 
 fn environment() -> Environment {
     use framewise::env;
-    let names = [
-        env::CAPTURE,
-        env::FRAMES,
-        env::LEVEL,
-        env::NOTE,
-        env::BUILD,
-        env::WRITER,
-        env::FIXED_DT,
-        env::GOLDEN_FRAME,
-    ];
+    let names = env::ALL;
     let set = names
         .iter()
         .filter_map(|n| {
