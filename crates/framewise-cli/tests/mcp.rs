@@ -694,6 +694,17 @@ fn a_line_that_is_no_request_is_answered_per_json_rpc_and_the_session_goes_on() 
     let pong = s.request("ping", json!({}));
     assert!(pong["result"].is_object(), "{pong}");
 
+    // A method the server does not have is named, as JSON-RPC's "Method not found".
+    for method in ["nope", "resources/list"] {
+        let answer = s.request(method, json!({}));
+        assert_eq!(answer["error"]["code"], -32601, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with(&format!("Method not found: {method} (")),
+            "{answer}"
+        );
+    }
+
     // Still serving tools after all of it.
     let r = s.call("summarize_capture", json!({"capture": "game.sgpt"}));
     assert_eq!(structured(&r)["verdict"], "pass");

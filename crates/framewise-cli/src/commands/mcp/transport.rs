@@ -16,7 +16,9 @@
 //! - an empty line is skipped;
 //!
 //! and every message is handed to the service in order. The session goes on after each.
-//! The reader and every response share one stdout lock, so lines never interleave.
+//! The reader and every response share one stdout lock, so lines never interleave. A
+//! request for a method the server does not have is answered -32601 "Method not found:
+//! METHOD", where rmcp's message is the bare method name.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -75,6 +77,7 @@ impl Transport<RoleServer> for LineTransport {
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let out = Arc::clone(&self.out);
+        let item = name_the_missing_method(item);
         async move { write_line(&out, &item).await }
     }
 
@@ -85,6 +88,26 @@ impl Transport<RoleServer> for LineTransport {
     async fn close(&mut self) -> Result<(), Self::Error> {
         self.messages.close();
         Ok(())
+    }
+}
+
+/// rmcp answers a method the server does not have (`nope`, or `resources/list` on a server
+/// with tools only) with -32601 and the bare method name as the message; the answer says
+/// "Method not found: nope", as JSON-RPC names the error, and what the server does answer.
+fn name_the_missing_method(item: TxJsonRpcMessage<RoleServer>) -> TxJsonRpcMessage<RoleServer> {
+    match item {
+        rmcp::model::JsonRpcMessage::Error(mut e)
+            if e.error.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND
+                && !e.error.message.contains(' ') =>
+        {
+            e.error.message = format!(
+                "Method not found: {} (this server answers initialize, ping, tools/list and tools/call)",
+                e.error.message
+            )
+            .into();
+            rmcp::model::JsonRpcMessage::Error(e)
+        }
+        other => other,
     }
 }
 
