@@ -123,8 +123,32 @@ fn run(command: Command) -> anyhow::Result<u8> {
 /// Runs another verb as if it had been typed after `framewise` (the demo verb explains its
 /// capture this way, so its output is exactly what those verbs print).
 pub(crate) fn run_verb<const N: usize>(argv: [&str; N]) -> anyhow::Result<u8> {
-    let cli = Cli::try_parse_from(std::iter::once("framewise").chain(argv))?;
+    let cli = parse(std::iter::once("framewise").chain(argv))?;
     run(cli.command)
+}
+
+/// Parses the command line. Every option that takes a value takes a negative number as that
+/// value (`--frame -1`, `--fixed-dt -1`), so that the verb refuses it with its own reason,
+/// where clap would have read it as an unknown flag.
+fn parse<I, T>(argv: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::{CommandFactory, FromArgMatches};
+    fn negative_numbers_as_values(command: clap::Command) -> clap::Command {
+        command
+            .mut_args(|arg| {
+                if arg.get_action().takes_values() {
+                    arg.allow_negative_numbers(true)
+                } else {
+                    arg
+                }
+            })
+            .mut_subcommands(negative_numbers_as_values)
+    }
+    let matches = negative_numbers_as_values(Cli::command()).try_get_matches_from(argv)?;
+    Cli::from_arg_matches(&matches)
 }
 
 /// Counts heap allocations per frame for `framewise demo`'s `allocations` counter (only a
@@ -136,7 +160,7 @@ static ALLOCATOR: framewise_demo::CountingAlloc = framewise_demo::CountingAlloc:
 
 fn main() -> ExitCode {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let cli = match Cli::try_parse_from(&argv) {
+    let cli = match parse(&argv) {
         Ok(cli) => cli,
         Err(err) => {
             use clap::error::ErrorKind;

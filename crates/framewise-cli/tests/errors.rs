@@ -228,7 +228,8 @@ fn usage_errors_exit_4_on_one_line() {
         assert_eq!(run.code, 4, "{args:?}: {}", run.stderr);
         run.one_error_line();
     }
-    // A negative number is the value refused, with the verb's reason, not taken for a flag.
+    // A negative number is the value refused, with the verb's reason, not taken for a flag
+    // (every option that takes a value takes one).
     for (args, reason) in [
         (
             vec!["watch", "--once", "--min-hitch-ms", "-5"],
@@ -237,6 +238,14 @@ fn usage_errors_exit_4_on_one_line() {
         (
             vec!["watch", "--timeout", "-1"],
             "`-1` is not a number of seconds",
+        ),
+        (
+            vec!["issues", "--top", "-3"],
+            "`-3` is not a whole number of rows",
+        ),
+        (
+            vec!["attribute", "a.sgpt", "--frame", "-1"],
+            "invalid value '-1' for '--frame <N>'",
         ),
     ] {
         let run = dir.run(&args);

@@ -58,7 +58,7 @@ pub struct DemoArgs {
     #[arg(long, conflicts_with = "output")]
     pub no_record: bool,
     /// Pin the simulation step, seconds (also FRAMEWISE_FIXED_DT).
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS")]
     pub fixed_dt: Option<f64>,
     /// Write this frame's image as PNG (also FRAMEWISE_GOLDEN_FRAME).
     #[arg(long, value_name = "FRAME")]

@@ -26,19 +26,13 @@ pub struct Args {
     #[arg(long)]
     pub once: bool,
     /// Stop after this many seconds.
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<f64>,
     /// How often to look at the file, ms.
     #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=3_600_000))]
     pub interval_ms: u64,
     /// The shortest hitch that wakes, ms.
-    #[arg(
-        long,
-        value_name = "MS",
-        default_value_t = 100.0,
-        value_parser = parse_min_hitch_ms,
-        allow_negative_numbers = true
-    )]
+    #[arg(long, value_name = "MS", default_value_t = 100.0, value_parser = parse_min_hitch_ms)]
     pub min_hitch_ms: f64,
     /// Start at the beginning of the file instead of its end (replays the ledger).
     #[arg(long)]
