@@ -620,9 +620,8 @@ fn check_reads_the_counters_and_scopes_a_real_session_wrote() {
     assert_eq!(states, ["breached", "breached"], "{json}");
 }
 
-#[test]
-fn compare_refuses_an_edited_result_and_never_prints_an_infinite_change() {
-    let dir = Dir::new();
+/// Runs a short ad-hoc bench `t` of the demo in `dir`; the result file's path.
+fn short_adhoc_result(dir: &Dir) -> String {
     let run = dir
         .run(&[
             "bench",
@@ -644,7 +643,13 @@ fn compare_refuses_an_edited_result_and_never_prints_an_infinite_change() {
             "0.016",
         ])
         .expect(0);
-    let file = run.json()["file"].as_str().expect("file").to_owned();
+    run.json()["file"].as_str().expect("file").to_owned()
+}
+
+#[test]
+fn compare_refuses_an_edited_result_and_never_prints_an_infinite_change() {
+    let dir = Dir::new();
+    let file = short_adhoc_result(&dir);
     let edited = |name: &str, p50: f64| {
         let mut result: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.path(&file)).expect("result"))
@@ -687,28 +692,7 @@ fn compare_refuses_an_edited_result_and_never_prints_an_infinite_change() {
 #[test]
 fn compare_refuses_cut_and_corrupted_results_on_either_side() {
     let dir = Dir::new();
-    let run = dir
-        .run(&[
-            "bench",
-            "--name",
-            "t",
-            "--frames",
-            "20",
-            "--warmup",
-            "2",
-            "--runs",
-            "3",
-            "--format",
-            "json",
-            "--",
-            BIN,
-            "demo",
-            "--quiet",
-            "--fixed-dt",
-            "0.016",
-        ])
-        .expect(0);
-    let file = run.json()["file"].as_str().expect("file").to_owned();
+    let file = short_adhoc_result(&dir);
     let text = std::fs::read_to_string(dir.path(&file)).expect("result");
     let n = text.len();
     let mut cuts: Vec<usize> = (0..24).map(|k| k * n / 24).collect();

@@ -238,8 +238,7 @@ fn degraded(feature: &'static str, reason: impl Into<String>) -> Degraded {
 
 fn environment() -> Environment {
     use framewise::env;
-    let names = env::ALL;
-    let set = names
+    let set = env::ALL
         .iter()
         .filter_map(|n| {
             std::env::var_os(n).map(|v| ((*n).to_owned(), v.to_string_lossy().into_owned()))
