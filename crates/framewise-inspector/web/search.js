@@ -3,7 +3,8 @@
 // (frame, thread, start, duration), longest first, with a count of the rest; a counter's
 // frames by value; a mark's frames by period. A click on a run (or Enter, for the first
 // match's first occurrence) selects its frame and the run in the timeline; a click on a
-// frame selects the frame. `/` focuses the box, Esc closes the results.
+// frame selects the frame, and the keys go back to the page. `/` focuses the box, Esc closes
+// the results and cancels a search not yet answered (its answer does not reopen them).
 
 import { DASH, fill, fmtCount, fmtNs, get, h } from "./api.js";
 
@@ -22,21 +23,20 @@ export class Search {
     this.seq = 0;
     this.timer = null;
     this.first = null;
-    input.addEventListener("input", () => {
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.run().catch((error) => this.fail(error)), DEBOUNCE_MS);
-    });
+    input.addEventListener("input", () => this.schedule());
     input.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && this.first !== null) {
+      if (event.key === "Enter") {
         event.preventDefault();
-        this.jump(this.first.row, this.first.run);
+        this.enter().catch((error) => this.fail(error));
       } else if (event.key === "Escape") {
         this.close();
         input.blur();
       }
     });
     input.addEventListener("focus", () => {
-      if (this.results.childElementCount > 0) this.results.hidden = false;
+      // A search cancelled by Esc (or a click away) before it answered runs again.
+      if (input.value.trim() !== (this.results.dataset.query ?? "")) this.schedule();
+      else if (this.results.childElementCount > 0) this.results.hidden = false;
     });
     document.addEventListener("pointerdown", (event) => {
       if (!this.results.contains(event.target) && event.target !== input) this.close();
@@ -48,13 +48,34 @@ export class Search {
     this.input.select();
   }
 
+  /** Runs the search once the typing pauses. */
+  schedule() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.run().catch((error) => this.fail(error)), DEBOUNCE_MS);
+  }
+
+  /** Hides the results; a search typed but not yet answered is cancelled, so that its answer cannot reopen them. */
   close() {
+    clearTimeout(this.timer);
+    this.seq += 1;
     this.results.hidden = true;
   }
 
+  /** Selects the row (and the run); the keys go back to the page (arrows step frames from there). */
   jump(row, run = null) {
     this.close();
+    this.input.blur();
     this.onJump(row, run);
+  }
+
+  /** Enter: the first match's first occurrence, of the text in the box (searched now if its answer is not in yet). */
+  async enter() {
+    const text = this.input.value.trim();
+    if (text !== (this.results.dataset.query ?? "")) {
+      clearTimeout(this.timer);
+      await this.run();
+    }
+    if (this.first !== null && this.results.dataset.query === text) this.jump(this.first.row, this.first.run);
   }
 
   fail(error) {
@@ -67,11 +88,18 @@ export class Search {
     const seq = ++this.seq;
     if (!text) {
       fill(this.results);
+      this.results.dataset.query = "";
       this.first = null;
       this.close();
       return;
     }
-    const found = await get("search", { q: text, limit: LIMIT });
+    let found;
+    try {
+      found = await get("search", { q: text, limit: LIMIT });
+    } catch (error) {
+      if (seq === this.seq) throw error;
+      return;
+    }
     if (seq !== this.seq) return;
     const top = found.matches[0];
     const run = top?.spans?.longest[0];

@@ -86,8 +86,36 @@ export async function checkSearch(page, api, capture, strip, selected, problems)
   await typeQuery(page, target.name.toUpperCase(), problems);
   await page.keyboard.press("Enter");
   await waitFor(page, `body[data-selected-row='${row}']`, "Enter in the search box", problems);
+  check(await page.evaluate(() => document.activeElement?.id !== "search"), "the search box keeps the keys after a jump");
   await page.keyboard.press("/");
+  check(await page.evaluate(() => document.activeElement?.id === "search"), "the / key does not focus the search box after a jump");
   await page.keyboard.press("Escape");
   check(await page.isHidden("#search-results"), "Esc does not close the search results");
+
+  // Esc, or a click away, before a search has answered: the late answer does not reopen
+  // the list; focusing the box again searches what it holds.
+  const part = target.name.slice(0, -1);
+  await page.keyboard.press("/");
+  await page.keyboard.type(part);
+  await page.keyboard.press("Escape");
+  await page.waitForTimeout(600); // past the box's 120 ms pause and the search's answer
+  check(await page.isHidden("#search-results"), "a search answered after Esc reopens the results");
+  await page.keyboard.press("/");
+  await page.keyboard.type(part);
+  await page.click("#header h1");
+  await page.waitForTimeout(600);
+  check(await page.isHidden("#search-results"), "a search answered after a click away reopens the results");
+  await page.focus("#search");
+  await waitFor(page, `#search-results[data-query='${part}']:not([hidden])`, "focusing the box after a click away cancelled its search", problems);
+  await page.keyboard.press("Escape");
+
+  // Enter straight after typing jumps to what was typed, not to the previous answer.
+  await page.focus("#strip");
+  await page.keyboard.press(away);
+  await waitFor(page, `body[data-selected-row='${awayRow}']`, `the ${away} key`, problems);
+  await page.keyboard.press("/");
+  await page.keyboard.type(target.name);
+  await page.keyboard.press("Enter");
+  await waitFor(page, `body[data-selected-row='${row}']`, "Enter before the search had answered", problems);
   return `search found ${found.matches.length} matches for ${target.name}, its ${all.length} runs ranked, jumped to the longest (${dur} ns in row ${row})`;
 }
