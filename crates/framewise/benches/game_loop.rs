@@ -542,6 +542,14 @@ fn throughput(frames: u64) {
     let dir = tempfile::tempdir().unwrap();
     println!("load before: {}", loadavg());
     let session = start_session(dir.path(), 0, WriterMode::Lossless);
+    // The writer names itself as it starts: found once it has (its schedstat read here and
+    // at the end only, outside the loop).
+    let mut watch = writer_watch::WriterWatch::find();
+    let looking = Instant::now();
+    while watch.totals().is_none() && looking.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(1));
+        watch = writer_watch::WriterWatch::find();
+    }
     let started = Instant::now();
     let mut game = Duration::ZERO;
     for _ in 0..frames {
@@ -553,6 +561,7 @@ fn throughput(frames: u64) {
         game += t.elapsed();
     }
     let writer_busy_s = session.writer_busy_ns() as f64 / 1e9;
+    watch.sample();
     let report = session.stop().expect("stop");
     let elapsed = started.elapsed();
     assert!(report.is_complete(), "{report:?}");
@@ -562,6 +571,19 @@ fn throughput(frames: u64) {
         spans as f64 / writer_busy_s.max(1e-9) / 1e6,
         writer_busy_s * 1e6 / frames as f64,
     );
+    // The busy time is wall clock, from a message's arrival to the writer's next wait: it
+    // counts the time the writer waited for a CPU in the middle of a frame. Its run time
+    // (schedstat: on a CPU, parking and waking included) is the cost on one core.
+    match watch.totals() {
+        Some((ran_ns, waited_ns)) => println!(
+            "writer thread: on a CPU {:.3} s (parking and waking included): {:.1} M spans/s of its CPU time ({:.2} µs per frame); waited for a CPU {:.3} s",
+            ran_ns as f64 / 1e9,
+            spans as f64 / (ran_ns as f64 / 1e9).max(1e-9) / 1e6,
+            ran_ns as f64 / 1e3 / frames as f64,
+            waited_ns as f64 / 1e9,
+        ),
+        None => println!("writer thread: its schedstat not found (no CPU time)"),
+    }
     println!(
         "throughput: {frames} frames of 200 spans written losslessly in {:.3} s: {:.1} M spans/s \
          ({:.2} µs per frame); the game thread was busy {:.3} s of it; {} bytes",

@@ -83,6 +83,13 @@ impl WriterWatch {
         self.last = seen;
     }
 
+    /// The writer's run time and its wait for a CPU since it was found, in ns (after a last
+    /// [`sample`](Self::sample)).
+    pub fn totals(&self) -> Option<(u64, u64)> {
+        self.schedstat.as_ref()?;
+        Some((self.last.0 - self.first.0, self.last.1 - self.first.1))
+    }
+
     /// One line: the writer's run time and wait for a CPU over the run, and its longest
     /// stretch without running.
     pub fn print(&self) {
