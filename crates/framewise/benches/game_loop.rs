@@ -562,6 +562,8 @@ fn throughput(frames: u64) {
     }
     let writer_busy_s = session.writer_busy_ns() as f64 / 1e9;
     watch.sample();
+    let user_and_kernel_s = watch.user_and_kernel_s();
+    let write_calls = write_calls();
     let report = session.stop().expect("stop");
     let elapsed = started.elapsed();
     assert!(report.is_complete(), "{report:?}");
@@ -584,6 +586,15 @@ fn throughput(frames: u64) {
         ),
         None => println!("writer thread: its schedstat not found (no CPU time)"),
     }
+    // The kernel's share: the writes of the flushes (one a frame when the writer keeps up),
+    // parking and waking. Over the whole session, start and stop included.
+    if let Some((user_s, kernel_s)) = user_and_kernel_s {
+        println!(
+            "writer thread: {user_s:.2} s in user space, {kernel_s:.2} s in the kernel (10 ms steps); \
+             the process made {write_calls} write calls ({:.1} frames a write)",
+            frames as f64 / write_calls.max(1) as f64
+        );
+    }
     println!(
         "throughput: {frames} frames of 200 spans written losslessly in {:.3} s: {:.1} M spans/s \
          ({:.2} µs per frame); the game thread was busy {:.3} s of it; {} bytes",
@@ -594,6 +605,18 @@ fn throughput(frames: u64) {
         report.bytes_written
     );
     println!("load after: {}", loadavg());
+}
+
+/// The process's write calls so far (`syscw` of `/proc/self/io`).
+fn write_calls() -> u64 {
+    std::fs::read_to_string("/proc/self/io")
+        .ok()
+        .and_then(|io| {
+            io.lines()
+                .find_map(|line| line.strip_prefix("syscw:"))
+                .and_then(|v| v.trim().parse().ok())
+        })
+        .unwrap_or(0)
 }
 
 fn rss_kib(field: &str) -> u64 {

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 /// The writer's `schedstat`, read once a frame.
 pub struct WriterWatch {
+    tid: Option<libc::pid_t>,
     schedstat: Option<File>,
     buf: [u8; 128],
     first: (u64, u64),
@@ -25,6 +26,7 @@ impl WriterWatch {
     /// Watches the thread named `framewise-writer`, if there is one.
     pub fn find() -> Self {
         let mut watch = Self {
+            tid: None,
             schedstat: None,
             buf: [0; 128],
             first: (0, 0),
@@ -41,7 +43,9 @@ impl WriterWatch {
     /// Opens the writer's `schedstat` if the thread has its name yet (it names itself as it
     /// starts: the first frames may come before).
     fn open(&mut self) {
-        self.schedstat = crate::close_detail::writer_tid()
+        self.tid = crate::close_detail::writer_tid();
+        self.schedstat = self
+            .tid
             .and_then(|tid| File::open(format!("/proc/self/task/{tid}/schedstat")).ok());
         self.first = self.read();
         self.last = self.first;
@@ -88,6 +92,23 @@ impl WriterWatch {
     pub fn totals(&self) -> Option<(u64, u64)> {
         self.schedstat.as_ref()?;
         Some((self.last.0 - self.first.0, self.last.1 - self.first.1))
+    }
+
+    /// The writer's CPU time so far in user space and in the kernel, in seconds (`stat`'s
+    /// `utime` and `stime`, in clock ticks: 10 ms steps at the usual 100 a second).
+    pub fn user_and_kernel_s(&self) -> Option<(f64, f64)> {
+        let stat = std::fs::read_to_string(format!("/proc/self/task/{}/stat", self.tid?)).ok()?;
+        // The fields after the name, which is in parentheses and may hold spaces: state is
+        // the first, utime the 12th, stime the 13th.
+        let mut fields = stat
+            .get(stat.rfind(')')? + 1..)?
+            .split_whitespace()
+            .skip(11);
+        let utime: u64 = fields.next()?.parse().ok()?;
+        let stime: u64 = fields.next()?.parse().ok()?;
+        // SAFETY: sysconf reads a constant of the system.
+        let ticks_per_s = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+        Some((utime as f64 / ticks_per_s, stime as f64 / ticks_per_s))
     }
 
     /// One line: the writer's run time and wait for a CPU over the run, and its longest
