@@ -4,6 +4,10 @@
 //! region), and keeps the longest stretch of frames in which the writer's run time did not
 //! move. A realtime writer that does not run for longer than its hand-off ring lasts
 //! (`queue_frames` − 1 frames at 1,000 frames/s) drops frames.
+//!
+//! The `throughput` mode reads it only before and after its loop: the writer's time on a CPU
+//! and waiting for one ([`WriterWatch::totals`]), and its CPU time in user space and in the
+//! kernel ([`WriterWatch::user_and_kernel_s`]).
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
