@@ -35,7 +35,7 @@ export class Search {
     });
     input.addEventListener("focus", () => {
       // A search cancelled by Esc (or a click away) before it answered runs again.
-      if (input.value.trim() !== (this.results.dataset.query ?? "")) this.schedule();
+      if (this.stale()) this.schedule();
       else if (this.results.childElementCount > 0) this.results.hidden = false;
     });
     document.addEventListener("pointerdown", (event) => {
@@ -46,6 +46,11 @@ export class Search {
   focus() {
     this.input.focus();
     this.input.select();
+  }
+
+  /** Whether the results shown are not those of the text in the box (not searched yet, or cancelled). */
+  stale() {
+    return this.input.value.trim() !== (this.results.dataset.query ?? "");
   }
 
   /** Runs the search once the typing pauses. */
@@ -70,12 +75,11 @@ export class Search {
 
   /** Enter: the first match's first occurrence, of the text in the box (searched now if its answer is not in yet). */
   async enter() {
-    const text = this.input.value.trim();
-    if (text !== (this.results.dataset.query ?? "")) {
+    if (this.stale()) {
       clearTimeout(this.timer);
       await this.run();
     }
-    if (this.first !== null && this.results.dataset.query === text) this.jump(this.first.row, this.first.run);
+    if (this.first !== null && !this.stale()) this.jump(this.first.row, this.first.run);
   }
 
   fail(error) {

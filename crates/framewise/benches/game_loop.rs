@@ -609,21 +609,19 @@ fn throughput(frames: u64) {
 
 /// The process's write calls so far (`syscw` of `/proc/self/io`).
 fn write_calls() -> u64 {
-    std::fs::read_to_string("/proc/self/io")
-        .ok()
-        .and_then(|io| {
-            io.lines()
-                .find_map(|line| line.strip_prefix("syscw:"))
-                .and_then(|v| v.trim().parse().ok())
-        })
-        .unwrap_or(0)
+    proc_self_field("io", "syscw:")
 }
 
 fn rss_kib(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+    proc_self_field("status", field)
+}
+
+/// The number after `field` on its line of `/proc/self/FILE` (a `kB` unit dropped), or 0.
+fn proc_self_field(file: &str, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/self/{file}"))
         .ok()
-        .and_then(|status| {
-            let line = status.lines().find(|line| line.starts_with(field))?;
+        .and_then(|text| {
+            let line = text.lines().find(|line| line.starts_with(field))?;
             line.trim_start_matches(field)
                 .trim()
                 .trim_end_matches("kB")
