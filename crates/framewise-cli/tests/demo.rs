@@ -293,7 +293,7 @@ fn demo_capture_in_a_missing_directory_is_refused_before_anything_is_scaffolded(
     refused(
         &dir,
         &["demo", "--frames", "5", "-o", "missing/x.sgpt"],
-        "missing/x.sgpt: cannot create the capture: missing is not a directory",
+        "missing/x.sgpt: cannot create the capture: missing does not exist",
     );
     assert!(!dir.path(".framewise").exists());
     assert!(!dir.path("missing").exists());
@@ -310,7 +310,7 @@ fn demo_capture_in_a_missing_directory_is_refused_before_anything_is_scaffolded(
             "-o",
             "x.sgpt",
         ],
-        "missing/g.png: cannot create the golden frame: missing is not a directory",
+        "missing/g.png: cannot create the golden frame: missing does not exist",
     );
     assert!(!dir.path(".framewise").exists());
     assert!(!dir.path("x.sgpt").exists());

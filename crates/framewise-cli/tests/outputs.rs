@@ -174,7 +174,7 @@ fn an_output_in_a_missing_directory_names_the_directory() {
         .expect(4);
     assert_eq!(
         run.one_error_line(),
-        "framewise: error: missing/t.json: cannot create it: missing is not a directory"
+        "framewise: error: missing/t.json: cannot create it: missing does not exist"
     );
     std::os::unix::fs::symlink("gone/t.json", dir.path("link.json")).unwrap();
     let run = dir
@@ -182,7 +182,7 @@ fn an_output_in_a_missing_directory_names_the_directory() {
         .expect(4);
     assert!(
         run.one_error_line()
-            .ends_with("link.json: cannot create it: gone is not a directory"),
+            .ends_with("link.json: cannot create it: gone does not exist"),
         "{}",
         run.stderr
     );

@@ -130,8 +130,9 @@ pub fn open_through(shown: &Path, target: &Path) -> io::Result<File> {
 }
 
 /// Why the file for `shown` (written at `target`) cannot be created, said of the directory
-/// it would go in: `out/x.json: cannot create it: out is not a directory` when that
-/// directory is missing (or a file), else `…: cannot write in DIR: <the OS's reason>`.
+/// it would go in: `out/x.json: cannot create it: out does not exist` when that directory is
+/// missing, `…: out is not a directory` when a file stands in its way, else `…: cannot write
+/// in DIR: <the OS's reason>`.
 fn cannot_create(shown: &Path, target: &Path, err: &io::Error) -> io::Error {
     let dir = target
         .parent()
@@ -142,9 +143,9 @@ fn cannot_create(shown: &Path, target: &Path, err: &io::Error) -> io::Error {
         io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
     ) {
         format!(
-            "{}: cannot create it: {} is not a directory",
+            "{}: cannot create it: {}",
             shown.display(),
-            dir.display()
+            no_directory(dir)
         )
     } else {
         format!(
@@ -154,6 +155,18 @@ fn cannot_create(shown: &Path, target: &Path, err: &io::Error) -> io::Error {
         )
     };
     io::Error::new(err.kind(), message)
+}
+
+/// Why `dir` cannot hold a new file, when it is not a directory one can create files in:
+/// `DIR does not exist` (nothing there, or a dangling link), or `DIR is not a directory` (a
+/// file, or a path through one).
+pub fn no_directory(dir: &Path) -> String {
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            format!("{} does not exist", dir.display())
+        }
+        _ => format!("{} is not a directory", dir.display()),
+    }
 }
 
 /// Distinguishes temporary files made by one process.
@@ -264,7 +277,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             format!(
-                "{}: cannot create it: {} is not a directory",
+                "{}: cannot create it: {} does not exist",
                 path.display(),
                 dir.path().join("missing").display()
             )
@@ -276,7 +289,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             format!(
-                "{}: cannot create it: /nonexistent-framewise is not a directory",
+                "{}: cannot create it: /nonexistent-framewise does not exist",
                 link.display()
             )
         );

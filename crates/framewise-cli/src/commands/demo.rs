@@ -340,9 +340,9 @@ fn refuse_missing_parent(shown: &Path, target: &Path, what: &str) -> anyhow::Res
         .unwrap_or(Path::new("."));
     if !parent.is_dir() {
         anyhow::bail!(
-            "{}: cannot create {what}: {} is not a directory",
+            "{}: cannot create {what}: {}",
             shown.display(),
-            parent.display()
+            framewise_output::no_directory(parent)
         );
     }
     Ok(())
