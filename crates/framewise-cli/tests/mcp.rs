@@ -710,3 +710,48 @@ fn a_line_that_is_no_request_is_answered_per_json_rpc_and_the_session_goes_on() 
     assert_eq!(structured(&r)["verdict"], "pass");
     assert_eq!(s.close(), Some(0));
 }
+
+/// A comparison with a capture cut short says why it is inconclusive in the tools' terms:
+/// the argument that judges it anyway is `allow_damaged`, not the command line's option;
+/// a bad tolerance names `tolerances`. With `allow_damaged` the regression is judged.
+#[test]
+fn a_cut_capture_is_inconclusive_and_named_in_the_tools_terms() {
+    let dir = Dir::new();
+    write_game(&dir.path("base.sgpt"), &Game::default());
+    write_game(&dir.path("cand.sgpt"), &Game::regressed());
+    let whole = std::fs::read(dir.path("cand.sgpt")).unwrap();
+    dir.write("cut.sgpt", &whole[..whole.len() * 2 / 3]);
+    let mut s = Session::start(&dir);
+
+    let r = s.call(
+        "compare_captures",
+        json!({"base": "base.sgpt", "cand": "cut.sgpt"}),
+    );
+    let c = structured(&r);
+    assert_eq!(c["verdict"], "inconclusive", "{c}");
+    assert_eq!(c["exit_code"], 2, "{c}");
+    let reasons = c["reasons"].to_string();
+    assert!(
+        reasons.contains("`allow_damaged` compares what is left"),
+        "{reasons}"
+    );
+    assert!(!reasons.contains("--"), "{reasons}");
+
+    let r = s.call(
+        "compare_captures",
+        json!({"base": "base.sgpt", "cand": "cut.sgpt", "allow_damaged": true}),
+    );
+    assert_eq!(structured(&r)["verdict"], "fail", "{r}");
+
+    let r = s.call(
+        "compare_captures",
+        json!({"base": "base.sgpt", "cand": "base.sgpt", "tolerances": ["frame.p99=-1"]}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    let message = r["structuredContent"]["error"].as_str().unwrap();
+    assert!(
+        message.starts_with("`tolerances` frame.p99=-1: "),
+        "{message}"
+    );
+    assert_eq!(s.close(), Some(0));
+}

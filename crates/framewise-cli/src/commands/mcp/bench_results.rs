@@ -200,7 +200,12 @@ impl BenchResultHeadline {
                 let c = comparison;
                 out.verdict = word(c.overall.verdict);
                 out.result_file = ran.as_ref().map(|p| p.display().to_string());
-                out.reasons = c.overall.reasons.clone();
+                out.reasons = c
+                    .overall
+                    .reasons
+                    .iter()
+                    .map(|r| super::in_mcp_terms(r))
+                    .collect();
                 out.regime = Some(serde_name(&c.after.regime));
                 let decided: Vec<_> = c
                     .metrics

@@ -132,9 +132,56 @@ async fn blocking<T: Send + 'static>(
     };
     match tokio::task::spawn_blocking(work).await {
         Ok(Ok(value)) => Ok(Json(value)),
-        Ok(Err(err)) => Err(error(output::one_line(&err))),
+        Ok(Err(err)) => Err(error(in_mcp_terms(&output::one_line(&err)))),
         Err(join) => Err(error(format!("internal error: the tool failed: {join}"))),
     }
+}
+
+/// The verbs' option names that a tool takes as an argument, as `(option, argument)`: a
+/// message the verbs word for the command line (`--allow-damaged compares what is left`)
+/// names the argument instead (`` `allow_damaged` compares what is left ``) when a tool
+/// passes it on. (Test `every_option_named_is_an_argument_of_a_tool`.)
+const OPTION_ARGUMENTS: &[(&str, &str)] = &[
+    ("--allow-damaged", "allow_damaged"),
+    ("--no-default-tolerances", "no_default_tolerances"),
+    ("--tolerance", "tolerances"),
+    ("--include-automated", "include_automated"),
+    ("--from", "from"),
+    ("--to", "to"),
+    ("--dir", "dir"),
+    ("--config", "config"),
+    ("--bench", "bench"),
+    ("--counters-only", "counters_only"),
+    ("--fp", "fp"),
+    ("--footprints", "footprints"),
+    ("--title", "title"),
+    ("--solution", "solution"),
+    ("--frame", "frame"),
+];
+
+/// `text` with every option of [`OPTION_ARGUMENTS`] (a whole word: `--from` but not
+/// `--frames`) named as the tool's argument, in backquotes; other text as it was.
+pub(crate) fn in_mcp_terms(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("--") {
+        out.push_str(&rest[..at]);
+        let option = &rest[at..];
+        let word = 2 + option[2..]
+            .find(|c: char| !(c.is_ascii_lowercase() || c == '-'))
+            .unwrap_or(option.len() - 2);
+        match OPTION_ARGUMENTS.iter().find(|(o, _)| *o == &option[..word]) {
+            Some((_, argument)) => {
+                out.push('`');
+                out.push_str(argument);
+                out.push('`');
+            }
+            None => out.push_str(&option[..word]),
+        }
+        rest = &option[word..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `--dir` as a tool's `dir` argument names it.
@@ -591,5 +638,57 @@ impl ServerHandler for Server {
             .with_instructions(
                 "framewise measures, attributes and verifies a game's frame performance. The tools that judge return a verdict with the exit code the CLI verb would return (0 pass, 1 fail/regressed, 2 inconclusive, 3 incomparable); the ones that read .framewise/ (the game's memory) return what they read. Errors come back with isError and exit_code 4 — never read one as a pass. Whole reports are files (report_path). Never quote a `software` timing grade as a hardware measurement. The playbook is docs/AGENTS.md.",
             )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_option_named_is_an_argument_of_a_tool() {
+        let server = Server::new(std::env::temp_dir());
+        let arguments: std::collections::BTreeSet<String> = server
+            .tool_router
+            .list_all()
+            .iter()
+            .filter_map(|tool| tool.input_schema.get("properties")?.as_object().cloned())
+            .flat_map(|properties| properties.keys().cloned().collect::<Vec<_>>())
+            .collect();
+        for (option, argument) in OPTION_ARGUMENTS {
+            assert!(
+                arguments.contains(*argument),
+                "{option} is named `{argument}`, which no tool takes: {arguments:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn options_are_named_as_arguments_and_nothing_else_changes() {
+        assert_eq!(
+            in_mcp_terms("the base lost frames (x); --allow-damaged compares what is left"),
+            "the base lost frames (x); `allow_damaged` compares what is left"
+        );
+        assert_eq!(
+            in_mcp_terms("--tolerance frame.p99=-1: must be >= 0"),
+            "`tolerances` frame.p99=-1: must be >= 0"
+        );
+        // Whole words only; unknown options, a lone `--` and text around them stay.
+        for text in [
+            "--frames must be above 0",
+            "run it with --name NAME -- COMMAND",
+            "a -- b --",
+            "--",
+            "",
+            "--fps",
+            "naïve --ünicode",
+        ] {
+            assert_eq!(in_mcp_terms(text), text);
+        }
+        assert_eq!(
+            in_mcp_terms("in the --from/--to range"),
+            "in the `from`/`to` range"
+        );
+        assert_eq!(in_mcp_terms("x --fp"), "x `fp`");
     }
 }

@@ -389,7 +389,12 @@ impl CompareResult {
             cand: view.cand.file.clone(),
             verdict: ToolVerdict::of_exit(exit_code),
             exit_code,
-            reasons: view.result.reasons.clone(),
+            reasons: view
+                .result
+                .reasons
+                .iter()
+                .map(|r| super::in_mcp_terms(r))
+                .collect(),
             failing_count: failing.len(),
             failing: failing
                 .into_iter()
@@ -431,7 +436,11 @@ impl CompareResult {
             cand: view.cand.file.clone(),
             verdict: ToolVerdict::of_exit(exit_code),
             exit_code,
-            reasons: view.status().into_iter().collect(),
+            reasons: view
+                .status()
+                .iter()
+                .map(|r| super::in_mcp_terms(r))
+                .collect(),
             failing_count: worse.len(),
             failing: worse
                 .into_iter()
