@@ -285,6 +285,25 @@ fn demo_zero_frames_is_a_usage_error_naming_the_flag() {
     assert!(!dir.path("z.sgpt").exists());
 }
 
+/// A recorder variable that does not read is refused with the arguments: one line, exit 4,
+/// and no `.framewise/` scaffolded (it scaffolded the directory, said so, then failed).
+#[test]
+fn demo_with_a_bad_recorder_variable_is_refused_before_anything_is_scaffolded() {
+    let dir = Dir::new();
+    let run = dir
+        .run_env(
+            &["demo", "--frames", "5", "-o", "x.sgpt"],
+            &[("FRAMEWISE_SEED", "abc")],
+        )
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: cannot start recording: environment variable FRAMEWISE_SEED=\"abc\": expected an unsigned 64-bit integer"
+    );
+    assert!(!dir.path(".framewise").exists());
+    assert!(!dir.path("x.sgpt").exists());
+}
+
 #[test]
 fn demo_capture_in_a_missing_directory_is_refused_before_anything_is_scaffolded() {
     // It used to scaffold .framewise/, say so on stderr, then fail to create the capture:

@@ -755,3 +755,41 @@ fn a_cut_capture_is_inconclusive_and_named_in_the_tools_terms() {
     );
     assert_eq!(s.close(), Some(0));
 }
+
+/// A session that never gets to the `initialize` request ends with exit 4 and one line saying
+/// why in the protocol's terms (the SDK's own words were the message's whole debug form).
+#[test]
+fn a_handshake_that_never_starts_is_one_line_and_exit_4() {
+    let dir = Dir::new();
+    dir.write("empty", b"");
+    dir.write(
+        "notification",
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+    );
+    dir.write(
+        "response",
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+    );
+    for (input, says) in [
+        ("empty", "stdin closed before an `initialize` request"),
+        (
+            "notification",
+            "a notification came before the `initialize` request",
+        ),
+        (
+            "response",
+            "a response came before the `initialize` request",
+        ),
+    ] {
+        let run = dir.run_stdin_from(input, false, &["mcp"]).expect(4);
+        assert_eq!(
+            run.one_error_line(),
+            format!(
+                "framewise: error: MCP initialization failed: {says} (the MCP handshake starts \
+                 with the client's `initialize` request)"
+            ),
+            "{input}"
+        );
+        assert!(run.stdout.is_empty(), "{input}: {}", run.stdout);
+    }
+}

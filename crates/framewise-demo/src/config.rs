@@ -312,7 +312,8 @@ impl DemoConfig {
         }
     }
 
-    /// Checks that the schedule fits the run and the scale is usable.
+    /// Checks that the schedule fits the run, the scale is usable and, when `use_env` is set,
+    /// that the recorder's `FRAMEWISE_*` variables read.
     pub fn validate(&self) -> Result<(), DemoError> {
         let bad = |reason: String| Err(DemoError::Config { reason });
         if self.gpu && !cfg!(feature = "gpu") {
@@ -399,6 +400,11 @@ impl DemoConfig {
                  ({THREADS_PER_CORE} per core; 0 takes one per core)",
                 self.threads
             ));
+        }
+        if self.use_env {
+            // The recorder's environment, read again when the run starts: a bad variable is
+            // refused with the arguments, before anything is scaffolded or run.
+            framewise::env::EnvConfig::from_env()?;
         }
         Ok(())
     }

@@ -282,7 +282,8 @@ pub struct HeartbeatRecord {
     /// The common fields.
     #[serde(flatten)]
     pub common: Common,
-    /// The last frame the window covers.
+    /// The newest frame the log had received when it wrote the heartbeat: not judged yet,
+    /// so the window ends before it.
     pub frame: u64,
     /// The window since the previous heartbeat.
     pub window: Window,

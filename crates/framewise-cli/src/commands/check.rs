@@ -2,9 +2,10 @@
 //! running game's `.framewise/profile.json`, or a fresh bench with `--bench NAME`.
 //!
 //! Exit: 0 every measured budget inside; 1 any breached; 4 nothing measured for any budget
-//! (no profile.json, or none of its figures is a budgeted metric) — never a silent pass; 0
-//! with a warning on stderr when no budget is declared. A budget's path whose scope, pass or
-//! counter nothing measured has is a usage error (exit 4) with the nearest measured paths.
+//! (no profile.json, or none of its figures is a budgeted metric) — never a silent pass; 2
+//! with a warning on stderr when no budget is declared (nothing judged is not a pass). A
+//! budget's path whose scope, pass or counter nothing measured has is a usage error (exit 4)
+//! with the nearest measured paths.
 
 use std::path::{Path, PathBuf};
 

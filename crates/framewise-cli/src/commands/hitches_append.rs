@@ -83,7 +83,7 @@ pub fn derive(path: &Path) -> anyhow::Result<(Vec<Record>, u64, u64)> {
     crate::input::refuse_device(path, "a capture")?;
     let opened = framewise_format::read::open(path).map_err(|e| {
         anyhow::anyhow!(
-            "{}: --append derives incidents from .sgpt captures only: {e}",
+            "{}: incidents are derived from .sgpt captures only: {e}",
             path.display()
         )
     })?;

@@ -82,20 +82,28 @@ pub(crate) fn install(app: &mut App, bisect_at: Option<(u64, BisectOptions)>) {
         .add_systems(PostUpdate, note_mesh_stats.after(AssetEventSystems))
         .add_systems(Last, (answer_census_requests, drive_bisection).chain());
     let options = bisect_at.map(|(_, o)| o).unwrap_or_default();
-    let updates = match std::env::var(BISECT_AT_ENV) {
-        Ok(text) if !text.trim().is_empty() => match text.trim().parse::<u64>() {
-            Ok(n) if n > 0 => Some(n),
-            _ => {
-                eprintln!(
-                    "framewise: {BISECT_AT_ENV}={text:?} is not a number of updates (1 or more): no bisection"
-                );
-                None
-            }
-        },
-        _ => bisect_at.map(|(n, _)| n),
-    };
+    let updates = bisect_updates(std::env::var(BISECT_AT_ENV).ok(), bisect_at.map(|(n, _)| n))
+        .unwrap_or_else(|message| {
+            eprintln!("framewise: {message}");
+            None
+        });
     if let Some(updates) = updates {
         app.insert_resource(BisectAt { updates, options });
+    }
+}
+
+/// The update to bisect after: `FRAMEWISE_BISECT_AT`'s value (`env`) when it is set and not
+/// blank, else the plugin's `configured` one. A value that is no number of updates from 1 is
+/// an error (the message to say; then no bisection runs, whatever was configured).
+fn bisect_updates(env: Option<String>, configured: Option<u64>) -> Result<Option<u64>, String> {
+    match env {
+        Some(text) if !text.trim().is_empty() => match text.trim().parse::<u64>() {
+            Ok(n) if n > 0 => Ok(Some(n)),
+            _ => Err(format!(
+                "{BISECT_AT_ENV}={text:?} is not a number of updates (1 or more): no bisection"
+            )),
+        },
+        _ => Ok(configured),
     }
 }
 
@@ -120,5 +128,39 @@ impl FramewiseAppExt for App {
         let report = BevyBisect::new(self).run(options)?;
         write_report(&report);
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bisect_updates;
+
+    #[test]
+    fn the_variable_overrides_the_plugin_and_bad_values_are_said() {
+        let env = |text: &str| Some(text.to_owned());
+        assert_eq!(bisect_updates(None, None), Ok(None));
+        assert_eq!(bisect_updates(None, Some(30)), Ok(Some(30)));
+        assert_eq!(bisect_updates(env("  "), Some(30)), Ok(Some(30)));
+        assert_eq!(bisect_updates(env("120"), Some(30)), Ok(Some(120)));
+        assert_eq!(bisect_updates(env(" 7\n"), None), Ok(Some(7)));
+        assert_eq!(
+            bisect_updates(env(&u64::MAX.to_string()), None),
+            Ok(Some(u64::MAX))
+        );
+        for bad in [
+            "0",
+            "-1",
+            "1.5",
+            "ten",
+            "1e3",
+            "18446744073709551616",
+            "+-1",
+        ] {
+            let message = bisect_updates(env(bad), Some(30)).unwrap_err();
+            assert!(
+                message.starts_with(&format!("FRAMEWISE_BISECT_AT={bad:?} is not a number")),
+                "{message}"
+            );
+        }
     }
 }

@@ -73,13 +73,33 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 tokio::io::stdout(),
             ))
             .await
-            .map_err(|e| anyhow::anyhow!("MCP initialization failed: {e}"))?;
+            .map_err(|e| anyhow::anyhow!("MCP initialization failed: {}", handshake_failure(&e)))?;
         service
             .waiting()
             .await
             .map_err(|e| anyhow::anyhow!("MCP server stopped: {e}"))?;
         Ok(0)
     })
+}
+
+/// Why the handshake failed, in the protocol's terms: the SDK says it with the message's
+/// whole debug form (`expect initialized request, but received: Some(Notification(…))`).
+fn handshake_failure(error: &rmcp::service::ServerInitializeError) -> String {
+    use rmcp::model::JsonRpcMessage;
+    use rmcp::service::ServerInitializeError as E;
+    const STARTS: &str = "the MCP handshake starts with the client's `initialize` request";
+    match error {
+        E::ConnectionClosed(_) => format!("stdin closed before an `initialize` request ({STARTS})"),
+        E::ExpectedInitializeRequest(Some(JsonRpcMessage::Notification(_))) => {
+            format!("a notification came before the `initialize` request ({STARTS})")
+        }
+        E::ExpectedInitializeRequest(Some(
+            JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_),
+        )) => {
+            format!("a response came before the `initialize` request ({STARTS})")
+        }
+        other => other.to_string(),
+    }
 }
 
 /// Where reports go, and a sequence number that keeps their names apart.
