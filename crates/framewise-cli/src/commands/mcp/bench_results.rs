@@ -200,12 +200,7 @@ impl BenchResultHeadline {
                 let c = comparison;
                 out.verdict = word(c.overall.verdict);
                 out.result_file = ran.as_ref().map(|p| p.display().to_string());
-                out.reasons = c
-                    .overall
-                    .reasons
-                    .iter()
-                    .map(|r| super::in_mcp_terms(r))
-                    .collect();
+                out.reasons = super::reasons_in_mcp_terms(&c.overall.reasons);
                 out.regime = Some(serde_name(&c.after.regime));
                 let decided: Vec<_> = c
                     .metrics

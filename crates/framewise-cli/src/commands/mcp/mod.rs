@@ -204,6 +204,13 @@ pub(crate) fn in_mcp_terms(text: &str) -> String {
     out
 }
 
+/// A verdict's reasons, each [`in_mcp_terms`].
+pub(crate) fn reasons_in_mcp_terms<'a>(
+    reasons: impl IntoIterator<Item = &'a String>,
+) -> Vec<String> {
+    reasons.into_iter().map(|r| in_mcp_terms(r)).collect()
+}
+
 /// `--dir` as a tool's `dir` argument names it.
 fn dir_args(dir: Option<String>) -> DirArgs {
     DirArgs {

@@ -389,12 +389,7 @@ impl CompareResult {
             cand: view.cand.file.clone(),
             verdict: ToolVerdict::of_exit(exit_code),
             exit_code,
-            reasons: view
-                .result
-                .reasons
-                .iter()
-                .map(|r| super::in_mcp_terms(r))
-                .collect(),
+            reasons: super::reasons_in_mcp_terms(&view.result.reasons),
             failing_count: failing.len(),
             failing: failing
                 .into_iter()
@@ -436,11 +431,7 @@ impl CompareResult {
             cand: view.cand.file.clone(),
             verdict: ToolVerdict::of_exit(exit_code),
             exit_code,
-            reasons: view
-                .status()
-                .iter()
-                .map(|r| super::in_mcp_terms(r))
-                .collect(),
+            reasons: super::reasons_in_mcp_terms(&view.status()),
             failing_count: worse.len(),
             failing: worse
                 .into_iter()
