@@ -42,6 +42,8 @@
 //! `FRAMEWISE_BENCH_RING_CONTROLS=1` adds the private-ring controls (`support/ring_control.rs`)
 //! as peers, `FRAMEWISE_BENCH_NO_COUNTERS=1` leaves framewise's `counter!` out of the loop, and
 //! the `interleaved` mode (`support/interleaved.rs`) takes `FRAMEWISE_BENCH_WARM`.
+//! `FRAMEWISE_BENCH_FAULTS=1` prints the process's minor page faults in each peer's round
+//! (framewise's rounds reuse the rings of the round before from the pool: a handful).
 
 #![expect(
     clippy::unwrap_used,
@@ -280,6 +282,16 @@ fn loadavg() -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
+/// The process's minor page faults so far.
+fn process_minor_faults() -> i64 {
+    // SAFETY: `getrusage` writes only into the struct it is given.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage.ru_minflt
+    }
+}
+
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
@@ -334,7 +346,12 @@ fn compare(frames: u64, rounds: u64, period: Option<Duration>) {
         for (i, &peer) in peers.iter().enumerate() {
             let session = (peer == Peer::Framewise)
                 .then(|| start_session(dir.path(), round, WriterMode::Lossless));
+            let faults_before = process_minor_faults();
             let result = run_loop(peer, frames, session.as_ref(), period);
+            if env_u64("FRAMEWISE_BENCH_FAULTS", 0) == 1 {
+                let faults = process_minor_faults() - faults_before;
+                println!("  {}: {faults} minor page faults", peer.name(false));
+            }
             if peer == Peer::Tracy {
                 tracy_zones_made += frames * SCOPES_PER_FRAME;
             }

@@ -4,11 +4,20 @@
 //! writer wakes between closes as in a game); frame `k` records with peer `k mod n`. Each
 //! thread times its share of the frame's scopes (the game thread's without its close); the
 //! figure of a frame is the four shares over its 201 scopes, and a peer's figure is the
-//! median and mean of its frames, with its ratio to the floor's.
+//! median and mean of its frames, with its ratio to the floor's, and the percentiles of its
+//! frames (a paced peer's mean is its median plus a tail of slow frames).
+//!
+//! The first [`WARM_FRAMES_PER_PEER`] frames of each peer are not counted: the workers are
+//! new threads with new rings, and a ring's first lap faults its pages in (on the VM of
+//! docs/PERFORMANCE.md, 253 faults per worker in its first 650 framewise frames, each share
+//! with one taking 8.1-8.7 µs against 1.5-1.6 µs), which a game's threads pay once, not every
+//! frame; the round-by-round modes reuse rings from the pool and do not see it.
 //!
 //! Peers: the floor, framewise, and with `FRAMEWISE_BENCH_RING_CONTROLS=1` the private-ring
 //! controls of `ring_control`. `FRAMEWISE_BENCH_FRAMES` frames in all (default 12,000),
-//! `FRAMEWISE_BENCH_FRAME_US` the period (default 1,000 µs).
+//! `FRAMEWISE_BENCH_FRAME_US` the period (default 1,000 µs); `FRAMEWISE_BENCH_DUMP=PATH` writes
+//! every counted frame's shares there, one line a frame: the frame, the peer's index, the game
+//! thread's share and each worker's, ns.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -21,6 +30,10 @@ use super::{
     Peer, Workers, SCOPES_PER_FRAME, WORKERS,
 };
 
+/// Frames of each peer not counted at the start: a full lap of a worker's ring (65,536
+/// events, 98 a framewise frame: 669 frames) and then some.
+const WARM_FRAMES_PER_PEER: u64 = 700;
+
 /// Runs the interleaved loop and prints every peer's figures.
 pub fn run() {
     let frames = env_u64("FRAMEWISE_BENCH_FRAMES", 12_000);
@@ -30,6 +43,13 @@ pub fn run() {
         ring_control::prepare();
         peers.extend(ring_control::Kind::ALL.map(Peer::Ring));
     }
+    let warm_frames = WARM_FRAMES_PER_PEER * peers.len() as u64;
+    assert!(
+        frames > warm_frames,
+        "FRAMEWISE_BENCH_FRAMES must be above the {warm_frames} frames of warm-up ({WARM_FRAMES_PER_PEER} a peer)"
+    );
+    let mut dump = std::env::var_os("FRAMEWISE_BENCH_DUMP")
+        .map(|path| std::io::BufWriter::new(std::fs::File::create(path).unwrap()));
     let dir = tempfile::tempdir().unwrap();
     println!("load before: {}", loadavg());
     let session = start_session(dir.path(), 0, WriterMode::Lossless);
@@ -76,9 +96,16 @@ pub fn run() {
                 .iter()
                 .map(|share| share.load(Ordering::Acquire))
                 .sum::<u64>();
-        // The first lap is a warm-up.
-        if frame >= peers.len() as u64 * 10 {
+        if frame >= warm_frames {
             per_peer[index].push(total as f64 / SCOPES_PER_FRAME as f64);
+            if let Some(dump) = dump.as_mut() {
+                use std::io::Write;
+                write!(dump, "{frame} {index} {}", game.as_nanos()).unwrap();
+                for share in shares.iter() {
+                    write!(dump, " {}", share.load(Ordering::Acquire)).unwrap();
+                }
+                writeln!(dump).unwrap();
+            }
         }
         pace(started, frame, period);
     }
@@ -88,7 +115,7 @@ pub fn run() {
     assert!(report.is_complete(), "{report:?}");
     assert_eq!(report.spans_dropped, 0, "the loop must not measure drops");
     println!(
-        "\n{frames} frames, one every {} µs, peers taking turns frame by frame; ns per scope, close excluded:",
+        "\n{frames} frames, one every {} µs, peers taking turns frame by frame, the first {warm_frames} not counted; ns per scope, close excluded:",
         period.as_micros()
     );
     let floor_median = median(&mut per_peer[0].clone());
@@ -105,6 +132,24 @@ pub fn run() {
             peer.name(false),
             mid / floor_median,
             mean / floor_mean
+        );
+    }
+    println!("  percentiles of a peer's frames, ns a scope:");
+    println!(
+        "  {:<38} {:>7} {:>7} {:>7} {:>7} {:>7}",
+        "peer", "p10", "p50", "p90", "p99", "max"
+    );
+    for (peer, values) in peers.iter().zip(per_peer.iter_mut()) {
+        values.sort_by(f64::total_cmp);
+        let at = |p: f64| values[((values.len() - 1) as f64 * p).round() as usize];
+        println!(
+            "  {:<38} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1}",
+            peer.name(false),
+            at(0.1),
+            at(0.5),
+            at(0.9),
+            at(0.99),
+            at(1.0)
         );
     }
     println!("  the process's memory in transparent huge pages (AnonHugePages) before stop: {huge_kib} KiB");
