@@ -21,6 +21,7 @@ use framewise_format::model::{CpuSpan, Frame, Mark, MarkKind, SymId};
 use crate::clock::{now_ticks, tsc_ticks, SessionClock};
 use crate::intern::intern_thread;
 
+mod memory;
 mod pairing;
 mod pool;
 mod unnestable;
@@ -33,7 +34,8 @@ pub(crate) use unnestable::drop_unnestable_spans;
 #[cfg(test)]
 pub(crate) use unnestable::span;
 
-/// Events per thread ring (16 bytes each: 1 MiB per recording thread).
+/// Events per thread ring (16 bytes each: 1 MiB per recording thread, half of a 2 MiB chunk
+/// that Linux may back with one huge page, `memory`).
 pub(crate) const RING_EVENTS: usize = 1 << 16;
 
 const KIND_BEGIN: u32 = 0;
@@ -92,13 +94,13 @@ impl<T> std::ops::Deref for Padded<T> {
 /// One recording thread's ring and state.
 ///
 /// Laid out in order (`repr(C)`), from a line's start: every field an event reads or writes
-/// (`slots`, `mask`, `producer` and the published `head`, 56 bytes) lies in the buffer's first
+/// (`slots`, `mask`, `producer` and the published `head`, 64 bytes) fills the buffer's first
 /// cache line, so that a thread's first scope after a wait (a paced frame) fetches one line of
 /// its buffer, not three. The writer reads `head` there once a drain, as it read it in a line
 /// of its own: the same one line goes back to the producer's core afterwards.
 #[repr(C, align(64))]
 pub(crate) struct ThreadBuffer {
-    slots: Box<[UnsafeCell<Event>]>,
+    slots: memory::Slots<Event>,
     mask: u64,
     producer: UnsafeCell<Producer>,
     head: AtomicU64,
@@ -131,10 +133,7 @@ unsafe impl Send for ThreadBuffer {}
 impl ThreadBuffer {
     fn new(thread: SymId, capacity: usize) -> Self {
         let capacity = capacity.next_power_of_two().max(16);
-        let slots = (0..capacity)
-            .map(|_| UnsafeCell::new(Event::default()))
-            .collect::<Vec<_>>()
-            .into_boxed_slice();
+        let slots = memory::Slots::new(capacity);
         Self {
             thread,
             slots,

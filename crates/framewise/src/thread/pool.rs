@@ -1,9 +1,10 @@
 //! Rings of exited threads, kept for the threads that start recording after them.
 //!
-//! A new thread's ring is 1 MiB, and its pages are faulted in on the ring's first pass: about
-//! 20 ns more per scope for a new thread's first 32,768 scopes on the VM of
-//! docs/PERFORMANCE.md (2.5 µs a page). A game that starts threads again and again (scoped threads every frame,
-//! a pool rebuilt per level) would pay that, and an allocation, for every thread. Once the
+//! A new thread's ring is 1 MiB (half a 2 MiB chunk, see `memory`), allocated when the thread
+//! first records, and a new ring costs more on its first pass: about 20 ns more per scope for
+//! a new thread's first 32,768 scopes on the VM of docs/PERFORMANCE.md (2.5 µs a 4 KiB page).
+//! A game that starts threads again and again (scoped threads every frame, a pool rebuilt per
+//! level) would pay that, and an allocation, for every thread. Once the
 //! writer has drained an exited thread's ring, the ring goes to a small pool instead, and
 //! the next thread that records takes it, emptied, with its pages already in place.
 
