@@ -63,7 +63,21 @@ pub fn read_censuses(path: &Path) -> Result<CensusRead, CensusError> {
             reason: "not a regular file (a FIFO or device holds no census)".to_owned(),
         });
     }
-    if peek(path)?.sgpt {
+    let peeked = peek(path).map_err(|e| match e {
+        // The load error's words name a capture; a census input may be either.
+        LoadError::Empty => CensusError::NotCensus {
+            path: path.to_owned(),
+            reason: "empty file (0 bytes): neither an .sgpt capture nor a census document"
+                .to_owned(),
+        },
+        LoadError::IsDirectory { .. } => CensusError::NotCensus {
+            path: path.to_owned(),
+            reason: "is a directory: give a capture (.sgpt) or a census document (census.json)"
+                .to_owned(),
+        },
+        other => CensusError::Load(other),
+    })?;
+    if peeked.sgpt {
         return Ok(of_capture(path)?);
     }
     let bytes = std::fs::read(path).map_err(|source| LoadError::Io {

@@ -127,8 +127,14 @@ fn everything_else_is_a_one_line_error() {
     let t = Temp::new("errors");
     let cases: Vec<(PathBuf, &str)> = vec![
         (t.0.join("missing.json"), "cannot read"),
-        (t.0.clone(), "is a directory"),
-        (t.write("empty", b""), "empty input"),
+        (
+            t.0.clone(),
+            "is a directory: give a capture (.sgpt) or a census",
+        ),
+        (
+            t.write("empty", b""),
+            "empty file (0 bytes): neither an .sgpt capture nor a census document",
+        ),
         (
             t.write("trace.json", br#"{"traceEvents":[]}"#),
             "no \"schema\" field",
