@@ -9,9 +9,10 @@
 //!
 //! The first [`WARM_FRAMES_PER_PEER`] frames of each peer are not counted: the workers are
 //! new threads with new rings, and a ring's first lap faults its pages in (on the VM of
-//! docs/PERFORMANCE.md, 253 faults per worker in its first 650 framewise frames, each share
-//! with one taking 8.1-8.7 µs against 1.5-1.6 µs), which a game's threads pay once, not every
-//! frame; the round-by-round modes reuse rings from the pool and do not see it.
+//! docs/PERFORMANCE.md, with rings in 4 KiB pages: 253 faults per worker in its first 650
+//! framewise frames, each share with one taking 8.1-8.7 µs against 1.5-1.6 µs; rings in huge
+//! pages take far fewer), which a game's threads pay once, not every frame; the round-by-round
+//! modes reuse rings from the pool and do not see it.
 //!
 //! Peers: the floor, framewise, and with `FRAMEWISE_BENCH_RING_CONTROLS=1` the private-ring
 //! controls of `ring_control`. `FRAMEWISE_BENCH_FRAMES` frames in all (default 12,000),
