@@ -327,6 +327,7 @@ fn compare(frames: u64, rounds: u64, period: Option<Duration>) {
         "tracy no viewer"
     };
     let mut tracy_zones_made = 0_u64;
+    let print_faults = env_u64("FRAMEWISE_BENCH_FAULTS", 0) == 1;
     let mut peers = vec![Peer::Floor, Peer::Framewise, Peer::Puffin, Peer::Tracy];
     if env_u64("FRAMEWISE_BENCH_RING_CONTROLS", 0) == 1 {
         ring_control::prepare();
@@ -346,10 +347,10 @@ fn compare(frames: u64, rounds: u64, period: Option<Duration>) {
         for (i, &peer) in peers.iter().enumerate() {
             let session = (peer == Peer::Framewise)
                 .then(|| start_session(dir.path(), round, WriterMode::Lossless));
-            let faults_before = process_minor_faults();
+            let faults_before = print_faults.then(process_minor_faults);
             let result = run_loop(peer, frames, session.as_ref(), period);
-            if env_u64("FRAMEWISE_BENCH_FAULTS", 0) == 1 {
-                let faults = process_minor_faults() - faults_before;
+            if let Some(before) = faults_before {
+                let faults = process_minor_faults() - before;
                 println!("  {}: {faults} minor page faults", peer.name(false));
             }
             if peer == Peer::Tracy {
