@@ -289,7 +289,9 @@ fn budget_limit_bound(key: &str, limit: f64) -> Result<(), String> {
     }
 }
 
-fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
+/// Parses `text`, the contents of `framewise.toml` read from `path` (which the errors name,
+/// with the line).
+pub fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
     let raw: Toml = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
     let mut budgets = Budgets::default();
     for (key, value) in &raw.budgets {

@@ -50,8 +50,14 @@ pub fn load(path: &Path) -> anyhow::Result<Settings> {
             path.display()
         )
     })?;
+    parse(path, &text)
+}
+
+/// Parses `text`, the contents of the settings file `path` (which the errors name, with the
+/// line).
+pub fn parse(path: &Path, text: &str) -> anyhow::Result<Settings> {
     let settings: Settings =
-        toml::from_str(&text).map_err(|e| crate::config::toml_error(path, &text, &e))?;
+        toml::from_str(text).map_err(|e| crate::config::toml_error(path, text, &e))?;
     if let Some(variant) = &settings.variant {
         if framewise_demo::Variant::parse(variant).is_none() {
             let line = text

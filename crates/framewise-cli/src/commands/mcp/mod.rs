@@ -17,7 +17,7 @@ mod bench_results;
 mod bisect_results;
 mod ledger_results;
 mod results;
-mod transport;
+pub(crate) mod transport;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
