@@ -153,7 +153,7 @@ where
 }
 
 /// The parsers of what the binary reads itself, public for the fuzz targets (`fuzz/`): not an
-/// API. Every other input is parsed by a library crate, whose fuzz targets call it there.
+/// API. Every other input is parsed by a library crate, and fuzzed there.
 pub mod parsers {
     pub use crate::commands::demo_settings::parse as demo_settings;
     pub use crate::commands::mcp::transport::{
