@@ -5,7 +5,8 @@
 
 use std::path::Path;
 
-use framewise_cli::parsers::{demo_settings, framewise_toml, one_line};
+use framewise_analysis::bench::MIN_RUNS;
+use framewise_cli::parsers::{demo_settings, framewise_toml, one_line, FRAME_MS_MAX, FRAME_MS_MIN};
 use libfuzzer_sys::fuzz_target;
 
 /// An error is one non-empty line that starts with the file's name.
@@ -22,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     match framewise_toml(Path::new("framewise.toml"), text) {
         Ok(config) => {
             if let Some(ms) = config.frame_ms {
-                assert!(ms.is_finite() && ms > 0.0 && ms <= 3_600_000.0, "{ms}");
+                assert!((FRAME_MS_MIN..=FRAME_MS_MAX).contains(&ms), "{ms}");
                 assert!(config.budget_ns().is_some_and(|ns| ns > 0));
             }
             for (metric, limit) in &config.budgets.limits {
@@ -30,7 +31,11 @@ fuzz_target!(|data: &[u8]| {
             }
             for (name, bench) in &config.benches {
                 assert!(!name.is_empty());
-                assert!(bench.runs >= 3, "{name}: {} runs", bench.runs);
+                assert!(
+                    bench.runs as usize >= MIN_RUNS,
+                    "{name}: {} runs",
+                    bench.runs
+                );
                 assert!(!bench.command.is_empty(), "{name}: no command");
                 if let Some(t) = bench.golden_threshold {
                     assert!(t > 0.0 && t <= 1.0, "{name}: threshold {t}");

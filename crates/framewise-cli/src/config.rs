@@ -248,9 +248,9 @@ use crate::toml_error::line_of;
 pub use crate::toml_error::toml_error;
 
 /// The smallest `[budgets] frame_ms`: one microsecond.
-const FRAME_MS_MIN: f64 = 0.001;
+pub const FRAME_MS_MIN: f64 = 0.001;
 /// The largest `[budgets] frame_ms`: an hour.
-const FRAME_MS_MAX: f64 = 3_600_000.0;
+pub const FRAME_MS_MAX: f64 = 3_600_000.0;
 
 /// Counter values are signed 64-bit integers: a limit beyond ±2^63 can never be crossed.
 const COUNTER_LIMIT_MAX: f64 = 9_223_372_036_854_775_808.0;

@@ -159,7 +159,7 @@ pub mod parsers {
     pub use crate::commands::mcp::transport::{
         classify as mcp_line, ErrorBody, ErrorResponse, Line,
     };
-    pub use crate::config::parse_toml as framewise_toml;
+    pub use crate::config::{parse_toml as framewise_toml, FRAME_MS_MAX, FRAME_MS_MIN};
     pub use crate::output::one_line;
 }
 
