@@ -1,8 +1,12 @@
 //! Per-frame counters: sums and gauges.
 //!
 //! A counter is one process-wide slot per name, leaked once when first named. Adding to a sum
-//! is one relaxed `fetch_add`, so counts from any thread are exact; frame close swaps each sum
-//! back to zero, so every count lands in exactly one frame. A gauge is a level: frame close
+//! adds to the calling thread's own running total for it (`cells`: a load and a store in a
+//! line no other thread writes); frame close reads every thread's totals and takes what they
+//! grew by since the close before, so counts from any thread are exact and every count lands
+//! in exactly one frame. (The first [`cells::CELLS`] sums named have a cell per thread; later
+//! ones, and counts made while a thread is being torn down, go to the slot's shared value
+//! with one relaxed `fetch_add`, which close swaps back to zero.) A gauge is a level: frame close
 //! reads it. A counter appears in frames from the first time it is touched in a session on
 //! (a sum that was not touched in a later frame reads 0, which is exact); before that it is
 //! absent, because nothing was measured.
@@ -15,14 +19,22 @@ use framewise_format::model::{CounterKind, CounterValue, SymId};
 use crate::intern::{intern_named, NamedKind};
 use crate::ENABLED;
 
+mod cells;
+
+/// A slot's `cell` when it has none (a gauge, or a sum past the first [`cells::CELLS`]).
+const NO_CELL: usize = usize::MAX;
+
 /// The shared state of one counter.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct CounterSlot {
+    /// A gauge's level; a sum's counts that no thread's cell took (see the module's doc).
     value: AtomicI64,
     touched: AtomicBool,
     id: SymId,
     kind: CounterKind,
+    /// The sum's index in every thread's cells, or [`NO_CELL`].
+    cell: usize,
     /// The slot named after this one: the slots form a list in creation order, which frame
     /// close walks without taking the registry's lock.
     next: OnceLock<&'static CounterSlot>,
@@ -40,7 +52,9 @@ impl CounterSlot {
 
     #[inline(always)]
     fn add(&self, delta: i64) {
-        self.value.fetch_add(delta, Ordering::Relaxed);
+        if self.cell == NO_CELL || !cells::add(self.cell, delta) {
+            self.value.fetch_add(delta, Ordering::Relaxed);
+        }
         self.mark_touched();
     }
 
@@ -86,11 +100,18 @@ fn slot_for(name: &str, kind: CounterKind) -> &'static CounterSlot {
     if let Some(slot) = slots.iter().find(|s| s.id == id) {
         return slot;
     }
+    let sums = slots.iter().filter(|s| s.kind == CounterKind::Sum).count();
+    let cell = if kind == CounterKind::Sum && sums < cells::CELLS {
+        sums
+    } else {
+        NO_CELL
+    };
     let slot: &'static CounterSlot = Box::leak(Box::new(CounterSlot {
         value: AtomicI64::new(0),
         touched: AtomicBool::new(false),
         id,
         kind,
+        cell,
         next: OnceLock::new(),
     }));
     // Linked while the registry's lock is held, so links are made one at a time, in order.
@@ -112,22 +133,41 @@ pub(crate) fn reset_all() {
         slot.value.store(0, Ordering::Relaxed);
         slot.touched.store(false, Ordering::Relaxed);
     }
+    cells::reset();
 }
 
 /// Appends this frame's value of every counter touched in the session, resetting sums, and
-/// gives `line` the address of each of the first [`SLOTS_ASKED_FOR`] slots with its place in
-/// the walk (where the next call will read). Takes no lock: the slots are walked through their
-/// links.
+/// gives `line` the lines the next call will read and could find only by walking (at most
+/// [`LINES_ASKED_FOR`], each with its index below that): the first [`SLOTS_ASKED_FOR`] slots',
+/// then, for the first sum with cells, each thread's line of its totals. Takes no lock: the
+/// slots and the cells are walked through their links.
 pub(crate) fn collect(out: &mut Vec<CounterValue>, mut line: impl FnMut(usize, *const u8)) {
     for (walked, slot) in each_slot().enumerate() {
         if walked < SLOTS_ASKED_FOR {
             line(walked, std::ptr::from_ref(slot).cast());
         }
+        let mut asked = SLOTS_ASKED_FOR;
         if !slot.touched.load(Ordering::Relaxed) {
             continue;
         }
         let value = match slot.kind {
-            CounterKind::Sum => slot.value.swap(0, Ordering::Relaxed),
+            CounterKind::Sum => {
+                // Swapped only when something is there: a load leaves the line shared with
+                // the threads that read the slot to count.
+                let shared = match slot.value.load(Ordering::Relaxed) {
+                    0 => 0,
+                    _ => slot.value.swap(0, Ordering::Relaxed),
+                };
+                match slot.cell {
+                    NO_CELL => shared,
+                    cell => shared.wrapping_add(cells::take(cell, |totals| {
+                        if asked < LINES_ASKED_FOR {
+                            line(asked, totals);
+                            asked += 1;
+                        }
+                    })),
+                }
+            }
             CounterKind::Gauge => slot.value.load(Ordering::Relaxed),
         };
         out.push(CounterValue {
@@ -138,7 +178,10 @@ pub(crate) fn collect(out: &mut Vec<CounterValue>, mut line: impl FnMut(usize, *
 }
 
 /// How many slots' lines [`collect`] writes down for frame close to ask for at its next call.
-pub(crate) const SLOTS_ASKED_FOR: usize = 4;
+const SLOTS_ASKED_FOR: usize = 4;
+
+/// How many lines in all [`collect`] writes down: the slots' and then threads' cells.
+pub(crate) const LINES_ASKED_FOR: usize = SLOTS_ASKED_FOR + 4;
 
 /// The line of the slots' list head, which [`collect`] reads first.
 #[inline(always)]
@@ -146,10 +189,12 @@ pub(crate) fn head_line() -> *const u8 {
     std::ptr::from_ref(&FIRST).cast()
 }
 
-/// Asks for the line of the slots' list head, without waiting for it.
+/// Asks for the line of the slots' list head and the first lines of the threads' cells,
+/// without waiting for them.
 #[inline(always)]
 pub(crate) fn prefetch_head() {
     crate::thread::prefetch(&FIRST, 1);
+    cells::prefetch();
 }
 
 /// A static call site of `counter!` or `gauge!`.
@@ -296,6 +341,35 @@ impl Gauge {
     pub fn set(&self, level: i64) {
         if !cfg!(feature = "disabled") && ENABLED.load(Ordering::Relaxed) {
             self.slot.record(level);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sums named past the threads' cells add to their shared slot, exactly, from any
+    /// thread (the unit tests' other sums may then have no cells either: the recorder's
+    /// integration tests, a process of their own, name fewer than [`cells::CELLS`]).
+    #[test]
+    fn sums_past_the_cells_add_to_their_shared_slot() {
+        let slots: Vec<_> = (0..cells::CELLS + 8)
+            .map(|i| slot_for(&format!("unit.past_the_cells.{i}"), CounterKind::Sum))
+            .collect();
+        let past: Vec<_> = slots.iter().rev().take(8).copied().collect();
+        assert!(past.iter().all(|slot| slot.cell == NO_CELL));
+        let counting = past.clone();
+        std::thread::spawn(move || {
+            for (i, slot) in counting.iter().enumerate() {
+                slot.record(i as i64 + 1);
+                slot.record(10);
+            }
+        })
+        .join()
+        .unwrap_or_else(|_| panic!("counting thread panicked"));
+        for (i, slot) in past.iter().enumerate() {
+            assert_eq!(slot.value.load(Ordering::Relaxed), i as i64 + 11);
         }
     }
 }

@@ -39,9 +39,10 @@
 //! How it works, in brief: each scope's begin and end write a timestamp and a pre-interned
 //! id into the calling thread's own ring buffer (no lock, no allocation, no hashing; the
 //! thread's first event allocates its ring and registers it under a lock, and a call site's
-//! first use interns its name under a lock). Frame close on the game thread only cuts what
-//! must be cut at that instant (the frame's end, the counters, the host's context, swapped
-//! rather than copied) and hands the frame, through a lock-free queue and without a system
+//! first use interns its name under a lock); a `counter!` adds to the calling thread's own
+//! running total for the name (a load and a store). Frame close on the game thread only cuts
+//! what must be cut at that instant (the frame's end, the counters — every thread's totals,
+//! less what the close before read — and the host's context, swapped rather than copied) and hands the frame, through a lock-free queue and without a system
 //! call, to a named background thread (`framewise-writer`). That thread, which looks for
 //! frames at least every millisecond, drains every thread's ring up to the frame's end,
 //! pairs begins with ends into spans in pre-order, encodes the frame into one `FRAM` record

@@ -266,3 +266,42 @@ fn a_counter_counted_on_three_threads_lands_in_the_right_frame() {
         );
     }
 }
+
+/// Counts from threads that exit before their frame closes are kept, in that frame: every
+/// frame spawns fresh counting threads (which take over the per-thread totals of the threads
+/// before them) and joins them before closing.
+#[test]
+fn counts_from_exited_threads_are_exact() {
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("exited_threads");
+    const FRAMES: i64 = 12;
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .start(path.as_path())
+        .unwrap();
+    for frame in 0..FRAMES {
+        let threads: Vec<_> = (0..3i64)
+            .map(|worker| {
+                std::thread::spawn(move || {
+                    counter!("test.exited", frame + worker);
+                    Counter::sum("test.exited.handle").add(frame * 1000 + worker);
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        session.end_frame();
+    }
+    session.stop().unwrap();
+
+    for (i, values) in values_per_frame(&path, FRAMES).iter().enumerate() {
+        let frame = i as i64;
+        assert_eq!(values["test.exited"], 3 * frame + 3, "frame {frame}");
+        assert_eq!(
+            values["test.exited.handle"],
+            3000 * frame + 3,
+            "frame {frame}"
+        );
+    }
+}

@@ -13,15 +13,14 @@ use crate::writer::WriterMode;
 use super::{FrameGuard, FrameOutcome, Session, Staging};
 
 /// The lines close writes that [`Entry`] holds, by index: the frame history's slot, the batch
-/// header's (two: the header is two lines, aligned to one), the hand-off slot's, the
-/// counters' vector's, and the first counter slots'.
+/// header's (two: the header is two lines, aligned to one), the hand-off slot's, and the
+/// counters' vector's.
 const HISTORY_LINE: usize = 0;
 const HEADER_LINES: usize = 1;
 const SLOT_LINE: usize = 3;
 const COUNTERS_LINE: usize = 4;
-const COUNTER_SLOT_LINES: usize = 5;
 const _: () = assert!(size_of::<Closed>() == 2 * LINE && align_of::<Closed>() == LINE);
-const WRITTEN_LINES: usize = COUNTER_SLOT_LINES + counters::SLOTS_ASKED_FOR;
+const WRITTEN_LINES: usize = 5;
 
 /// What `end_frame` reads first: whether the session finished, and where the data lines lie
 /// that the next close touches and could find only by reading others (behind a pointer, or at
@@ -41,6 +40,10 @@ pub(super) struct Entry {
     /// Lines close writes, asked for in the exclusive state (until a close writes one down,
     /// the counters' list head: a line close reads anyway, and one that is always mapped).
     written: [AtomicPtr<u8>; WRITTEN_LINES],
+    /// Lines close reads and the counting threads keep reading or writing: the first counter
+    /// slots' and the threads' totals of the first sum (`counters::collect`), asked for
+    /// shared, so that the request does not take a line from a thread about to count.
+    read: [AtomicPtr<u8>; counters::LINES_ASKED_FOR],
 }
 
 impl Entry {
@@ -50,6 +53,7 @@ impl Entry {
             finished: AtomicBool::new(false),
             gate: gate.addr(),
             written: std::array::from_fn(|_| AtomicPtr::new(counters::head_line().cast_mut())),
+            read: std::array::from_fn(|_| AtomicPtr::new(counters::head_line().cast_mut())),
         }
     }
 
@@ -59,6 +63,17 @@ impl Entry {
         prefetch_line(std::ptr::without_provenance(self.gate), false);
         for line in &self.written {
             prefetch_line(line.load(Ordering::Relaxed), true);
+        }
+        for line in &self.read {
+            prefetch_line(line.load(Ordering::Relaxed), false);
+        }
+    }
+
+    /// Writes down a line the next close reads, at `index` (see `counters::collect`).
+    #[inline(always)]
+    fn read_down(&self, index: usize, line: *const u8) {
+        if let Some(read) = self.read.get(index) {
+            read.store(line.cast_mut(), Ordering::Relaxed);
         }
     }
 
@@ -210,8 +225,9 @@ impl Session {
     ///
     /// The threads' events stay in their rings: the writer thread pairs every event up to
     /// the frame's end into spans (see `WriterThread::gather`). Only what is shared with
-    /// other threads and must be cut at this instant is taken here: the counters (swapped
-    /// back to zero) and what the host set for the frame (swapped, not copied). Everything
+    /// other threads and must be cut at this instant is taken here: the counters (what every
+    /// thread's totals grew by since the close before, `counters::collect`) and what the host
+    /// set for the frame (swapped, not copied). Everything
     /// close writes into the batch lies in its `closed` header (two cache lines) unless the
     /// host set something for the frame; the ticks are converted to ns by the writer.
     fn close_frame(&self, closer: &mut Closer, end_ticks: u64) -> bool {
@@ -221,8 +237,8 @@ impl Session {
         };
         // The lines the next close writes are written down as this one finds them.
         let entry = &self.entry;
-        counters::collect(&mut closer.counters, |slot, line| {
-            entry.write_down(COUNTER_SLOT_LINES + slot, line);
+        counters::collect(&mut closer.counters, |index, line| {
+            entry.read_down(index, line);
         });
         let counted = closer.counters.len();
         let batch_ref = &mut *batch;

@@ -164,6 +164,9 @@ pub struct Session {
     entry: Entry,
 }
 
+// The handle and its entry fill the two lines it is aligned to, no more.
+const _: () = assert!(size_of::<Session>() == 2 * crate::thread::LINE);
+
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
