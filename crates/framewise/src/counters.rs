@@ -139,14 +139,15 @@ pub(crate) fn reset_all() {
 /// Appends this frame's value of every counter touched in the session, resetting sums, and
 /// gives `line` the lines the next call will read and could find only by walking (at most
 /// [`LINES_ASKED_FOR`], each with its index below that): the first [`SLOTS_ASKED_FOR`] slots',
-/// then, for the first sum with cells, each thread's line of its totals. Takes no lock: the
-/// slots and the cells are walked through their links.
+/// then each thread's line of its totals for the first sums with cells (the first sum's
+/// threads first). Takes no lock: the slots are walked through their links, the threads'
+/// totals found in their table.
 pub(crate) fn collect(out: &mut Vec<CounterValue>, mut line: impl FnMut(usize, *const u8)) {
+    let mut asked = SLOTS_ASKED_FOR;
     for (walked, slot) in each_slot().enumerate() {
         if walked < SLOTS_ASKED_FOR {
             line(walked, std::ptr::from_ref(slot).cast());
         }
-        let mut asked = SLOTS_ASKED_FOR;
         if !slot.touched.load(Ordering::Relaxed) {
             continue;
         }
