@@ -92,10 +92,14 @@ thread_local! {
     /// The thread's block; null until the thread first counts (or after it exited).
     static CURRENT: Cell<*const Cells> = const { Cell::new(std::ptr::null()) };
     static OWNER: RefCell<Option<Owner>> = const { RefCell::new(None) };
+    /// The table was full when the thread first counted: it counts into the shared slots
+    /// from then on, without scanning the table again at every count.
+    static REFUSED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Adds `delta` to the calling thread's total for the sum with cell `cell` (below [`CELLS`]);
-/// false, with nothing added, when the thread is being torn down and has no block.
+/// false, with nothing added, when the thread has no block (it is being torn down, or the
+/// table was full when it first counted).
 #[inline(always)]
 pub(crate) fn add(cell: usize, delta: i64) -> bool {
     let ptr = CURRENT.with(Cell::get);
@@ -124,6 +128,9 @@ pub(crate) fn add(cell: usize, delta: i64) -> bool {
 #[cold]
 #[inline(never)]
 fn claim() -> Option<&'static Cells> {
+    if REFUSED.with(Cell::get) {
+        return None;
+    }
     let cells = OWNER
         .try_with(|owner| {
             let mut owner = owner.try_borrow_mut().ok()?;
@@ -135,7 +142,11 @@ fn claim() -> Option<&'static Cells> {
                         .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
                         .is_ok()
                 })
-                .or_else(allocate)?;
+                .or_else(allocate);
+            let Some(cells) = cells else {
+                REFUSED.with(|refused| refused.set(true));
+                return None;
+            };
             *owner = Some(Owner(cells));
             Some(cells)
         })
