@@ -7,7 +7,8 @@
 //! atomic, without every counting thread's `fetch_add` taking the same cache line from the
 //! others.
 //!
-//! A block is leaked when first needed and never freed: when its thread exits it is released
+//! A block is taken from a static array when first needed and never given back (the blocks
+//! lie one after another, so that close reads few pages for them): when its thread exits it is released
 //! with its totals as they stand (close still reads them), and the next thread that counts
 //! claims it and goes on adding to the same totals, so `seen` stays right across owners. The
 //! blocks are as many as the threads that ever counted at once, up to [`BLOCKS`] (a thread
@@ -61,6 +62,15 @@ struct Seen([[AtomicI64; BLOCKS]; CELLS]);
 
 static SEEN: Seen = Seen([const { [const { AtomicI64::new(0) }; BLOCKS] }; CELLS]);
 
+/// The blocks themselves, one after another (eight share a 4 KiB page): taken in order as
+/// threads first count, the pages of those never taken are never touched.
+static STORE: [Cells; BLOCKS] = [const {
+    Cells {
+        counts: [const { AtomicI64::new(0) }; CELLS],
+        claimed: AtomicBool::new(false),
+    }
+}; BLOCKS];
+
 /// Allocations are made one at a time.
 static ALLOCATING: Mutex<()> = Mutex::new(());
 
@@ -71,7 +81,7 @@ fn each_block() -> impl Iterator<Item = (usize, &'static Cells)> {
         .iter()
         .enumerate()
         .filter_map(|(index, block)| {
-            // SAFETY: a non-null pointer was stored from a leaked `&'static Cells`.
+            // SAFETY: a non-null pointer was stored from a `&'static Cells` of `STORE`.
             unsafe { block.load(Ordering::Acquire).as_ref() }.map(|cells| (index, cells))
         })
 }
@@ -109,7 +119,7 @@ pub(crate) fn add(cell: usize, delta: i64) -> bool {
             None => return false,
         }
     } else {
-        // SAFETY: the pointer comes from a leaked `&'static Cells`.
+        // SAFETY: the pointer comes from a `&'static Cells` of `STORE`.
         unsafe { &*ptr }
     };
     let Some(count) = cells.counts.get(cell) else {
@@ -161,10 +171,9 @@ fn allocate() -> Option<&'static Cells> {
     let _one_at_a_time = ALLOCATING.lock().unwrap_or_else(PoisonError::into_inner);
     let index = TABLE.allocated.load(Ordering::Relaxed);
     let slot = TABLE.blocks.get(index)?;
-    let cells: &'static Cells = Box::leak(Box::new(Cells {
-        counts: std::array::from_fn(|_| AtomicI64::new(0)),
-        claimed: AtomicBool::new(true),
-    }));
+    let cells: &'static Cells = STORE.get(index)?;
+    // Not in the table yet: no other thread can claim it before the store below publishes it.
+    cells.claimed.store(true, Ordering::Relaxed);
     slot.store(std::ptr::from_ref(cells).cast_mut(), Ordering::Release);
     TABLE.allocated.store(index + 1, Ordering::Release);
     Some(cells)

@@ -78,13 +78,33 @@ impl FrameBatch {
     pub(crate) fn with_typical_capacity() -> Self {
         let mut batch = Self::default();
         batch.closed.counters.reserve(COUNTERS_CAPACITY);
+        batch.reserve_typical_rest();
+        batch
+    }
+
+    /// Boxed batches with typical capacity, allocated so that what frame close touches of
+    /// them lies in as few pages as it can: the batches first, one after another, then
+    /// their counters' vectors, then the rest.
+    #[expect(clippy::vec_box, reason = "the batches go into the ring's slots boxed")]
+    pub(crate) fn boxed_with_typical_capacity(count: usize) -> Vec<Box<Self>> {
+        let mut batches: Vec<Box<Self>> = (0..count).map(|_| Box::default()).collect();
+        for batch in &mut batches {
+            batch.closed.counters.reserve(COUNTERS_CAPACITY);
+        }
+        for batch in &mut batches {
+            batch.reserve_typical_rest();
+        }
+        batches
+    }
+
+    fn reserve_typical_rest(&mut self) {
+        let batch = self;
         batch.frame.marks.reserve(32);
         batch.frame.workloads.reserve(16);
         batch.frame.gpu.queues.reserve(4);
         batch.frame.gpu.passes.reserve(64);
         batch.deliveries.reserve(8);
         batch.delivered_passes.reserve(64);
-        batch
     }
 
     /// The estimate of [`estimated_bytes`] for what the batch holds before it is gathered.
@@ -153,3 +173,34 @@ impl FrameBatch {
 /// Room reserved for counter values in every batch (and frame close's own vector): a frame
 /// with more counters than this grows a batch's vector once, in warm-up.
 pub(crate) const COUNTERS_CAPACITY: usize = 64;
+
+#[cfg(test)]
+mod tests {
+    use super::FrameBatch;
+
+    /// What a batch has room for, vector by vector.
+    fn capacities(batch: &FrameBatch) -> [usize; 8] {
+        [
+            batch.closed.counters.capacity(),
+            batch.frame.marks.capacity(),
+            batch.frame.workloads.capacity(),
+            batch.frame.gpu.queues.capacity(),
+            batch.frame.gpu.passes.capacity(),
+            batch.deliveries.capacity(),
+            batch.delivered_passes.capacity(),
+            batch.staged_marks.capacity(),
+        ]
+    }
+
+    /// The ring's batches, allocated together, have the room one batch made alone has.
+    #[test]
+    fn batches_allocated_together_have_the_typical_room() {
+        let alone = capacities(&FrameBatch::with_typical_capacity());
+        assert!(alone[0] >= super::COUNTERS_CAPACITY);
+        let together = FrameBatch::boxed_with_typical_capacity(5);
+        assert_eq!(together.len(), 5);
+        for batch in &together {
+            assert_eq!(capacities(batch), alone);
+        }
+    }
+}

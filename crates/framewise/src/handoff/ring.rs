@@ -63,10 +63,12 @@ pub(crate) struct FrameRing {
 
 impl FrameRing {
     pub(crate) fn new(len: usize) -> Self {
-        let slots = (0..len.max(1) as u64)
-            .map(|frame| Slot {
+        let slots = FrameBatch::boxed_with_typical_capacity(len.max(1))
+            .into_iter()
+            .zip(0..)
+            .map(|(batch, frame)| Slot {
                 stamp: AtomicU64::new(ready(frame)),
-                batch: UnsafeCell::new(Some(Box::new(FrameBatch::with_typical_capacity()))),
+                batch: UnsafeCell::new(Some(batch)),
             })
             .collect();
         Self { slots }
