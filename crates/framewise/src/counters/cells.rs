@@ -8,15 +8,15 @@
 //! others.
 //!
 //! A block is taken from a static array when first needed and never given back (the blocks
-//! lie one after another, so that close reads few pages for them): when its thread exits it is released
-//! with its totals as they stand (close still reads them), and the next thread that counts
-//! claims it and goes on adding to the same totals, so `seen` stays right across owners. The
-//! blocks are as many as the threads that ever counted at once, up to [`BLOCKS`] (a thread
-//! past those counts into the shared slots). Close finds them in a table it reads without a
-//! lock: a block is entered only once it is complete, and never removed.
+//! lie one after another, so that close reads few pages for them): when its thread exits it
+//! is released with its totals as they stand (close still reads them), and the next thread
+//! that counts claims it and goes on adding to the same totals, so `seen` stays right across
+//! owners. The blocks taken are as many as the threads that ever counted at once, up to
+//! [`BLOCKS`] (a thread past those counts into the shared slots). Close reads them without a
+//! lock: a block is counted as taken only once claimed, and never given back.
 
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 /// Sum counters with a cell in every block (by creation order); a sum named after these is
@@ -38,20 +38,29 @@ pub(crate) struct Cells {
 // The totals fill whole lines of their own.
 const _: () = assert!(std::mem::offset_of!(Cells, claimed) % 64 == 0);
 
-/// The blocks, where frame close finds them without a lock or a pointer chase: how many, and
-/// each one's address, from the start of a line (close reads that line, and the totals' lines
-/// it points to all at once, where a linked list would have it wait for one after another).
-#[repr(C, align(64))]
+/// The blocks, one after another in a static array, where frame close finds them without a
+/// lock or a pointer chase: it reads how many were taken, and the totals' lines of those, all
+/// at once. Page-aligned, so that the count and the first seven blocks fill one 4 KiB page.
+/// Blocks are taken in order as threads first count, never given back; the pages of those
+/// never taken are never touched.
+#[repr(C, align(4096))]
 struct Table {
-    /// Blocks allocated: `blocks[..allocated]` are set (each before the count that covers it,
-    /// with release ordering).
-    allocated: AtomicUsize,
-    blocks: [AtomicPtr<Cells>; BLOCKS],
+    /// Blocks taken: `blocks[..taken]` (each counted, with release ordering, once complete).
+    taken: AtomicUsize,
+    blocks: [Cells; BLOCKS],
 }
 
+// The count's line and seven blocks are one page.
+const _: () = assert!(std::mem::offset_of!(Table, blocks) + 7 * size_of::<Cells>() == 4096);
+
 static TABLE: Table = Table {
-    allocated: AtomicUsize::new(0),
-    blocks: [const { AtomicPtr::new(std::ptr::null_mut()) }; BLOCKS],
+    taken: AtomicUsize::new(0),
+    blocks: [const {
+        Cells {
+            counts: [const { AtomicI64::new(0) }; CELLS],
+            claimed: AtomicBool::new(false),
+        }
+    }; BLOCKS],
 };
 
 /// The totals as frame close (or session start) last read them, by cell and then by block,
@@ -62,28 +71,13 @@ struct Seen([[AtomicI64; BLOCKS]; CELLS]);
 
 static SEEN: Seen = Seen([const { [const { AtomicI64::new(0) }; BLOCKS] }; CELLS]);
 
-/// The blocks themselves, one after another (eight share a 4 KiB page): taken in order as
-/// threads first count, the pages of those never taken are never touched.
-static STORE: [Cells; BLOCKS] = [const {
-    Cells {
-        counts: [const { AtomicI64::new(0) }; CELLS],
-        claimed: AtomicBool::new(false),
-    }
-}; BLOCKS];
-
 /// Allocations are made one at a time.
 static ALLOCATING: Mutex<()> = Mutex::new(());
 
-/// Every block allocated, in allocation order, with its index, without a lock.
+/// Every block taken, in order, with its index, without a lock.
 fn each_block() -> impl Iterator<Item = (usize, &'static Cells)> {
-    let allocated = TABLE.allocated.load(Ordering::Acquire).min(BLOCKS);
-    TABLE.blocks[..allocated]
-        .iter()
-        .enumerate()
-        .filter_map(|(index, block)| {
-            // SAFETY: a non-null pointer was stored from a `&'static Cells` of `STORE`.
-            unsafe { block.load(Ordering::Acquire).as_ref() }.map(|cells| (index, cells))
-        })
+    let taken = TABLE.taken.load(Ordering::Acquire).min(BLOCKS);
+    TABLE.blocks[..taken].iter().enumerate()
 }
 
 /// Releases the thread's block when the thread exits.
@@ -119,7 +113,7 @@ pub(crate) fn add(cell: usize, delta: i64) -> bool {
             None => return false,
         }
     } else {
-        // SAFETY: the pointer comes from a `&'static Cells` of `STORE`.
+        // SAFETY: the pointer comes from a `&'static Cells` of `TABLE`.
         unsafe { &*ptr }
     };
     let Some(count) = cells.counts.get(cell) else {
@@ -169,13 +163,11 @@ fn claim() -> Option<&'static Cells> {
 /// A new block, claimed, added to the table; `None` when the table is full.
 fn allocate() -> Option<&'static Cells> {
     let _one_at_a_time = ALLOCATING.lock().unwrap_or_else(PoisonError::into_inner);
-    let index = TABLE.allocated.load(Ordering::Relaxed);
-    let slot = TABLE.blocks.get(index)?;
-    let cells: &'static Cells = STORE.get(index)?;
-    // Not in the table yet: no other thread can claim it before the store below publishes it.
+    let index = TABLE.taken.load(Ordering::Relaxed);
+    let cells: &'static Cells = TABLE.blocks.get(index)?;
+    // Not counted as taken yet: no other thread can claim it before the store below.
     cells.claimed.store(true, Ordering::Relaxed);
-    slot.store(std::ptr::from_ref(cells).cast_mut(), Ordering::Release);
-    TABLE.allocated.store(index + 1, Ordering::Release);
+    TABLE.taken.store(index + 1, Ordering::Release);
     Some(cells)
 }
 
@@ -212,8 +204,8 @@ pub(crate) fn reset() {
     }
 }
 
-/// Asks for the lines close reads first, without waiting for them: the table's first and the
-/// first sum's values as last read.
+/// Asks for the lines close reads first, without waiting for them: the count of blocks taken
+/// and the first sum's values as last read.
 #[inline(always)]
 pub(crate) fn prefetch() {
     crate::thread::prefetch_line(std::ptr::from_ref(&TABLE).cast(), false);
