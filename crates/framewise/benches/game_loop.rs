@@ -42,6 +42,10 @@
 //! `FRAMEWISE_BENCH_RING_CONTROLS=1` adds the private-ring controls (`support/ring_control.rs`)
 //! as peers, `FRAMEWISE_BENCH_NO_COUNTERS=1` leaves framewise's `counter!` out of the loop, and
 //! the `interleaved` mode (`support/interleaved.rs`) takes `FRAMEWISE_BENCH_WARM`.
+//! `FRAMEWISE_BENCH_SUMS=N` (N ≥ 2) counts into N sum names in turn, on each thread, where the
+//! loop otherwise counts into one (`draw_calls`), to show what every sum read costs frame close;
+//! the names are made before the loop with 64 KiB of the heap left between each, as a game
+//! names its counters among its own allocations.
 //! `FRAMEWISE_BENCH_FAULTS=1` prints the process's minor page faults in each peer's round
 //! (framewise's rounds reuse the rings of the round before from the pool: a handful).
 
@@ -77,6 +81,44 @@ const WORKERS: usize = 3;
 /// Whether framewise's loop counts (`FRAMEWISE_BENCH_NO_COUNTERS=1` leaves them out, to
 /// tell the scopes' cost from the counters').
 static COUNTERS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// The sum names of `FRAMEWISE_BENCH_SUMS` (empty: the loop counts into `draw_calls`).
+static SUMS: std::sync::OnceLock<Vec<framewise::Counter>> = std::sync::OnceLock::new();
+
+thread_local! {
+    /// The thread's next name among `SUMS`.
+    static NEXT_SUM: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Names `count` sums (when at least 2), each after 64 KiB of the heap left allocated.
+fn name_sums(count: usize) {
+    let mut spacers = Vec::new();
+    let sums = (0..if count >= 2 { count } else { 0 })
+        .map(|i| {
+            spacers.push(Vec::<u8>::with_capacity(64 << 10));
+            framewise::Counter::sum(&format!("sum_{i}"))
+        })
+        .collect();
+    // The spacers stay allocated for the whole run.
+    std::mem::forget(spacers);
+    let _ = SUMS.set(sums);
+}
+
+/// One count, as each system makes: into `draw_calls`, or the thread's next sum name.
+#[inline(always)]
+fn count_once() {
+    match SUMS.get() {
+        Some(sums) if !sums.is_empty() => {
+            let next = NEXT_SUM.with(|next| {
+                let at = next.get();
+                next.set(at + 1);
+                at
+            });
+            sums[next % sums.len()].add(1);
+        }
+        _ => counter!("draw_calls", 1),
+    }
+}
 
 /// Which profiler the loop records with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,7 +205,7 @@ fn systems(peer: Peer, systems: usize, pairs: usize) {
                 });
             }
             if peer == Peer::Framewise && COUNTERS.load(std::sync::atomic::Ordering::Relaxed) {
-                counter!("draw_calls", 1);
+                count_once();
             }
         });
     }
@@ -686,6 +728,7 @@ fn main() {
     if env_u64("FRAMEWISE_BENCH_NO_COUNTERS", 0) == 1 {
         COUNTERS.store(false, std::sync::atomic::Ordering::Relaxed);
     }
+    name_sums(env_u64("FRAMEWISE_BENCH_SUMS", 1) as usize);
     let frames = env_u64("FRAMEWISE_BENCH_FRAMES", if benching { 2_000 } else { 20 });
     let rounds = env_u64("FRAMEWISE_BENCH_ROUNDS", if benching { 7 } else { 1 });
     match std::env::var("FRAMEWISE_BENCH_MODE").as_deref() {

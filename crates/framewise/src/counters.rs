@@ -11,6 +11,7 @@
 //! (a sum that was not touched in a later frame reads 0, which is exact); before that it is
 //! absent, because nothing was measured.
 
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, Ordering};
 use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 
@@ -139,11 +140,16 @@ pub(crate) fn reset_all() {
 /// Appends this frame's value of every counter touched in the session, resetting sums, and
 /// gives `line` the lines the next call will read and could find only by walking (at most
 /// [`LINES_ASKED_FOR`], each with its index below that): the first [`SLOTS_ASKED_FOR`] slots',
-/// then each thread's line of its totals for the first sums with cells (the first sum's
-/// threads first). Takes no lock: the slots are walked through their links, the threads'
-/// totals found in their table.
+/// then each thread's line of its totals of the first sum read. Takes no lock: the slots are
+/// walked through their links, the threads' totals found in their table, which is gone
+/// through once, block by block, for every sum read (not once for each sum).
 pub(crate) fn collect(out: &mut Vec<CounterValue>, mut line: impl FnMut(usize, *const u8)) {
-    let mut asked = SLOTS_ASKED_FOR;
+    // The sums with cells read, and each one's entry in `out`: what the threads' totals grew
+    // by is added once the walk is over, block by block, not sum by sum.
+    // Written for the cells in `cells_read` before they are read; the others never are (no
+    // need to zero 256 bytes every close).
+    let mut entry_of_cell = [MaybeUninit::<u32>::uninit(); cells::CELLS];
+    let mut cells_read = 0u64;
     for (walked, slot) in each_slot().enumerate() {
         if walked < SLOTS_ASKED_FOR {
             line(walked, std::ptr::from_ref(slot).cast());
@@ -153,20 +159,17 @@ pub(crate) fn collect(out: &mut Vec<CounterValue>, mut line: impl FnMut(usize, *
         }
         let value = match slot.kind {
             CounterKind::Sum => {
+                if let (Some(entry), Ok(index)) =
+                    (entry_of_cell.get_mut(slot.cell), u32::try_from(out.len()))
+                {
+                    entry.write(index);
+                    cells_read |= 1 << slot.cell;
+                }
                 // Swapped only when something is there: a load leaves the line shared with
                 // the threads that read the slot to count.
-                let shared = match slot.value.load(Ordering::Relaxed) {
+                match slot.value.load(Ordering::Relaxed) {
                     0 => 0,
                     _ => slot.value.swap(0, Ordering::Relaxed),
-                };
-                match slot.cell {
-                    NO_CELL => shared,
-                    cell => shared.wrapping_add(cells::take(cell, |totals| {
-                        if asked < LINES_ASKED_FOR {
-                            line(asked, totals);
-                            asked += 1;
-                        }
-                    })),
                 }
             }
             CounterKind::Gauge => slot.value.load(Ordering::Relaxed),
@@ -176,6 +179,23 @@ pub(crate) fn collect(out: &mut Vec<CounterValue>, mut line: impl FnMut(usize, *
             value,
         });
     }
+    let mut asked = SLOTS_ASKED_FOR;
+    cells::take_all(
+        cells_read,
+        |cell, grown| {
+            // SAFETY: `take_all` gives only cells of `cells_read`, whose entry the walk wrote.
+            let index = unsafe { entry_of_cell[cell % cells::CELLS].assume_init() } as usize;
+            if let Some(entry) = out.get_mut(index) {
+                entry.value = entry.value.wrapping_add(grown);
+            }
+        },
+        |totals| {
+            if asked < LINES_ASKED_FOR {
+                line(asked, totals);
+                asked += 1;
+            }
+        },
+    );
 }
 
 /// How many slots' lines [`collect`] writes down for frame close to ask for at its next call.

@@ -63,13 +63,14 @@ static TABLE: Table = Table {
     }; BLOCKS],
 };
 
-/// The totals as frame close (or session start) last read them, by cell and then by block,
-/// written only there: one cell's values for eight blocks share a line, which stays in the
-/// closing core's cache (32 KiB, of which close touches the lines of the sums it reads).
+/// The totals as frame close (or session start) last read them, by block and then by cell,
+/// as the blocks hold them, written only there: close goes through each block's totals and
+/// these side by side, eight cells a line (32 KiB, of which close touches the lines of the
+/// blocks taken and the sums it reads).
 #[repr(C, align(64))]
-struct Seen([[AtomicI64; BLOCKS]; CELLS]);
+struct Seen([[AtomicI64; CELLS]; BLOCKS]);
 
-static SEEN: Seen = Seen([const { [const { AtomicI64::new(0) }; BLOCKS] }; CELLS]);
+static SEEN: Seen = Seen([const { [const { AtomicI64::new(0) }; CELLS] }; BLOCKS]);
 
 /// Allocations are made one at a time.
 static ALLOCATING: Mutex<()> = Mutex::new(());
@@ -171,41 +172,57 @@ fn allocate() -> Option<&'static Cells> {
     Some(cells)
 }
 
-/// What every thread added to the sum with cell `cell` since the last call (frame close, one
-/// at a time). Reads one line of each block's totals, and gives `line` each line's address.
-pub(crate) fn take(cell: usize, mut line: impl FnMut(*const u8)) -> i64 {
-    let Some(seen) = SEEN.0.get(cell) else {
-        return 0;
-    };
-    let mut sum = 0i64;
-    for (index, cells) in each_block() {
-        let (Some(count), Some(seen)) = (cells.counts.get(cell), seen.get(index)) else {
-            continue;
-        };
-        line(std::ptr::from_ref(count).cast());
-        let count = count.load(Ordering::Relaxed);
-        let before = seen.load(Ordering::Relaxed);
-        if count != before {
-            seen.store(count, Ordering::Relaxed);
-            sum = sum.wrapping_add(count.wrapping_sub(before));
-        }
+/// Gives `grown` each cell whose bit is set in `cells` (and no other) with what one thread
+/// added to that sum since the last call (frame close, one at a time), when it added anything. Goes through the
+/// blocks one by one, each block's totals beside its values as last read; gives `line` the
+/// line of each block's totals of the lowest cell asked for.
+pub(crate) fn take_all(
+    cells: u64,
+    mut grown: impl FnMut(usize, i64),
+    mut line: impl FnMut(*const u8),
+) {
+    if cells == 0 {
+        return;
     }
-    sum
-}
-
-/// Forgets every total counted so far (session start, while no frame closes).
-pub(crate) fn reset() {
-    for (index, cells) in each_block() {
-        for (count, seen) in cells.counts.iter().zip(&SEEN.0) {
-            if let Some(seen) = seen.get(index) {
-                seen.store(count.load(Ordering::Relaxed), Ordering::Relaxed);
+    let first = cells.trailing_zeros() as usize % CELLS;
+    let taken = TABLE.taken.load(Ordering::Acquire).min(BLOCKS);
+    for (block, seen) in TABLE.blocks[..taken].iter().zip(&SEEN.0) {
+        line(std::ptr::from_ref(&block.counts[first]).cast());
+        let mut left = cells;
+        while left != 0 {
+            // Below 64, as `CELLS`: the `%` spares the bounds checks.
+            let cell = left.trailing_zeros() as usize % CELLS;
+            left &= left - 1;
+            let count = block.counts[cell].load(Ordering::Relaxed);
+            let before = seen[cell].load(Ordering::Relaxed);
+            if count != before {
+                seen[cell].store(count, Ordering::Relaxed);
+                grown(cell, count.wrapping_sub(before));
             }
         }
     }
 }
 
+/// What every thread added to the sum with cell `cell` since the last take: [`take_all`] for
+/// one cell.
+#[cfg(test)]
+fn take(cell: usize, line: impl FnMut(*const u8)) -> i64 {
+    let mut sum = 0i64;
+    take_all(1 << cell, |_, grown| sum = sum.wrapping_add(grown), line);
+    sum
+}
+
+/// Forgets every total counted so far (session start, while no frame closes).
+pub(crate) fn reset() {
+    for ((_, cells), seen) in each_block().zip(&SEEN.0) {
+        for (count, seen) in cells.counts.iter().zip(seen) {
+            seen.store(count.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
+    }
+}
+
 /// Asks for the lines close reads first, without waiting for them: the count of blocks taken
-/// and the first sum's values as last read.
+/// and the first block's values as last read.
 #[inline(always)]
 pub(crate) fn prefetch() {
     crate::thread::prefetch_line(std::ptr::from_ref(&TABLE).cast(), false);
