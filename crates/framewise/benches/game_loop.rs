@@ -82,7 +82,7 @@ const WORKERS: usize = 3;
 /// tell the scopes' cost from the counters').
 static COUNTERS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
-/// The sum names of `FRAMEWISE_BENCH_SUMS` (empty: the loop counts into `draw_calls`).
+/// The sum names of `FRAMEWISE_BENCH_SUMS` (unset: the loop counts into `draw_calls`).
 static SUMS: std::sync::OnceLock<Vec<framewise::Counter>> = std::sync::OnceLock::new();
 
 thread_local! {
@@ -92,8 +92,11 @@ thread_local! {
 
 /// Names `count` sums (when at least 2), each after 64 KiB of the heap left allocated.
 fn name_sums(count: usize) {
+    if count < 2 {
+        return;
+    }
     let mut spacers = Vec::new();
-    let sums = (0..if count >= 2 { count } else { 0 })
+    let sums = (0..count)
         .map(|i| {
             spacers.push(Vec::<u8>::with_capacity(64 << 10));
             framewise::Counter::sum(&format!("sum_{i}"))
@@ -108,7 +111,7 @@ fn name_sums(count: usize) {
 #[inline(always)]
 fn count_once() {
     match SUMS.get() {
-        Some(sums) if !sums.is_empty() => {
+        Some(sums) => {
             let next = NEXT_SUM.with(|next| {
                 let at = next.get();
                 next.set(at + 1);
@@ -116,7 +119,7 @@ fn count_once() {
             });
             sums[next % sums.len()].add(1);
         }
-        _ => counter!("draw_calls", 1),
+        None => counter!("draw_calls", 1),
     }
 }
 

@@ -72,13 +72,13 @@ struct Seen([[AtomicI64; CELLS]; BLOCKS]);
 
 static SEEN: Seen = Seen([const { [const { AtomicI64::new(0) }; CELLS] }; BLOCKS]);
 
-/// Allocations are made one at a time.
-static ALLOCATING: Mutex<()> = Mutex::new(());
+/// New blocks are taken one at a time.
+static TAKING: Mutex<()> = Mutex::new(());
 
-/// Every block taken, in order, with its index, without a lock.
-fn each_block() -> impl Iterator<Item = (usize, &'static Cells)> {
+/// Every block taken, in order, without a lock.
+fn blocks_taken() -> &'static [Cells] {
     let taken = TABLE.taken.load(Ordering::Acquire).min(BLOCKS);
-    TABLE.blocks[..taken].iter().enumerate()
+    &TABLE.blocks[..taken]
 }
 
 /// Releases the thread's block when the thread exits.
@@ -128,7 +128,7 @@ pub(crate) fn add(cell: usize, delta: i64) -> bool {
     true
 }
 
-/// Claims a released block for the calling thread, or allocates one. `None` while the
+/// Claims a released block for the calling thread, or takes a new one. `None` while the
 /// thread's thread-locals are being destroyed, or when [`BLOCKS`] threads hold one.
 #[cold]
 #[inline(never)]
@@ -139,15 +139,15 @@ fn claim() -> Option<&'static Cells> {
     let cells = OWNER
         .try_with(|owner| {
             let mut owner = owner.try_borrow_mut().ok()?;
-            let cells = each_block()
-                .map(|(_, cells)| cells)
+            let cells = blocks_taken()
+                .iter()
                 .find(|cells| {
                     cells
                         .claimed
                         .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
                         .is_ok()
                 })
-                .or_else(allocate);
+                .or_else(take_new);
             let Some(cells) = cells else {
                 REFUSED.with(|refused| refused.set(true));
                 return None;
@@ -162,8 +162,8 @@ fn claim() -> Option<&'static Cells> {
 }
 
 /// A new block, claimed, added to the table; `None` when the table is full.
-fn allocate() -> Option<&'static Cells> {
-    let _one_at_a_time = ALLOCATING.lock().unwrap_or_else(PoisonError::into_inner);
+fn take_new() -> Option<&'static Cells> {
+    let _one_at_a_time = TAKING.lock().unwrap_or_else(PoisonError::into_inner);
     let index = TABLE.taken.load(Ordering::Relaxed);
     let cells: &'static Cells = TABLE.blocks.get(index)?;
     // Not counted as taken yet: no other thread can claim it before the store below.
@@ -173,9 +173,9 @@ fn allocate() -> Option<&'static Cells> {
 }
 
 /// Gives `grown` each cell whose bit is set in `cells` (and no other) with what one thread
-/// added to that sum since the last call (frame close, one at a time), when it added anything. Goes through the
-/// blocks one by one, each block's totals beside its values as last read; gives `line` the
-/// line of each block's totals of the lowest cell asked for.
+/// added to that sum since the last call (frame close, one at a time), when it added
+/// anything. Goes through the blocks one by one, each block's totals beside its values as last
+/// read; gives `line` the line of each block's totals of the lowest cell asked for.
 pub(crate) fn take_all(
     cells: u64,
     mut grown: impl FnMut(usize, i64),
@@ -185,8 +185,7 @@ pub(crate) fn take_all(
         return;
     }
     let first = cells.trailing_zeros() as usize % CELLS;
-    let taken = TABLE.taken.load(Ordering::Acquire).min(BLOCKS);
-    for (block, seen) in TABLE.blocks[..taken].iter().zip(&SEEN.0) {
+    for (block, seen) in blocks_taken().iter().zip(&SEEN.0) {
         line(std::ptr::from_ref(&block.counts[first]).cast());
         let mut left = cells;
         while left != 0 {
@@ -214,7 +213,7 @@ fn take(cell: usize, line: impl FnMut(*const u8)) -> i64 {
 
 /// Forgets every total counted so far (session start, while no frame closes).
 pub(crate) fn reset() {
-    for ((_, cells), seen) in each_block().zip(&SEEN.0) {
+    for (cells, seen) in blocks_taken().iter().zip(&SEEN.0) {
         for (count, seen) in cells.counts.iter().zip(seen) {
             seen.store(count.load(Ordering::Relaxed), Ordering::Relaxed);
         }

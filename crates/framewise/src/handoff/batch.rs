@@ -97,14 +97,14 @@ impl FrameBatch {
         batches
     }
 
+    /// The typical room of every vector but the counters'.
     fn reserve_typical_rest(&mut self) {
-        let batch = self;
-        batch.frame.marks.reserve(32);
-        batch.frame.workloads.reserve(16);
-        batch.frame.gpu.queues.reserve(4);
-        batch.frame.gpu.passes.reserve(64);
-        batch.deliveries.reserve(8);
-        batch.delivered_passes.reserve(64);
+        self.frame.marks.reserve(32);
+        self.frame.workloads.reserve(16);
+        self.frame.gpu.queues.reserve(4);
+        self.frame.gpu.passes.reserve(64);
+        self.deliveries.reserve(8);
+        self.delivered_passes.reserve(64);
     }
 
     /// The estimate of [`estimated_bytes`] for what the batch holds before it is gathered.
