@@ -305,3 +305,76 @@ fn counts_from_exited_threads_are_exact() {
         );
     }
 }
+
+/// Many names: sums past the threads' cells (their counts in the slot's shared value) and
+/// slots past the first chunk of 64 are as exact as the first ones, from two threads, and each
+/// gauge holds its own level.
+#[test]
+fn many_names_past_the_cells_and_the_first_chunk_are_exact() {
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("many_counters");
+    const FRAMES: i64 = 8;
+    const NAMES: usize = 150;
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .start(path.as_path())
+        .unwrap();
+    // Every third name a gauge: 100 sums (more than the 64 with cells) and 50 gauges, in
+    // three chunks of slots.
+    let sums: Vec<(usize, Counter)> = (0..NAMES)
+        .filter(|i| i % 3 != 2)
+        .map(|i| (i, Counter::sum(&format!("test.many.{i}"))))
+        .collect();
+    let gauges: Vec<(usize, Gauge)> = (0..NAMES)
+        .filter(|i| i % 3 == 2)
+        .map(|i| (i, Gauge::new(&format!("test.many.{i}"))))
+        .collect();
+    let sums = Arc::new(sums);
+    let start = Arc::new(Barrier::new(2));
+    let done = Arc::new(Barrier::new(2));
+    let worker = {
+        let (sums, start, done) = (Arc::clone(&sums), Arc::clone(&start), Arc::clone(&done));
+        std::thread::spawn(move || {
+            for _ in 0..FRAMES {
+                start.wait();
+                for (_, sum) in sums.iter() {
+                    sum.add(2);
+                }
+                done.wait();
+            }
+        })
+    };
+    for frame in 0..FRAMES {
+        start.wait();
+        for (i, sum) in sums.iter() {
+            for _ in 0..=frame {
+                sum.add(*i as i64 + 1);
+            }
+        }
+        for (i, gauge) in &gauges {
+            gauge.set(frame * 1000 + *i as i64);
+        }
+        done.wait();
+        session.end_frame();
+    }
+    worker.join().unwrap();
+    session.stop().unwrap();
+
+    for (frame, values) in values_per_frame(&path, FRAMES).iter().enumerate() {
+        let frame = frame as i64;
+        for (i, _) in sums.iter() {
+            assert_eq!(
+                values[&format!("test.many.{i}")],
+                (frame + 1) * (*i as i64 + 1) + 2,
+                "frame {frame}, sum {i}"
+            );
+        }
+        for (i, _) in &gauges {
+            assert_eq!(
+                values[&format!("test.many.{i}")],
+                frame * 1000 + *i as i64,
+                "frame {frame}, gauge {i}"
+            );
+        }
+    }
+}
