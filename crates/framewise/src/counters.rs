@@ -90,12 +90,6 @@ impl Chunk {
     }
 }
 
-impl std::fmt::Debug for Chunk {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Chunk").finish_non_exhaustive()
-    }
-}
-
 /// The first [`CHUNK_SLOTS`] slots named; the head of the chunks' list.
 static FIRST: Chunk = Chunk::new();
 
@@ -132,8 +126,22 @@ impl Head {
 
 /// One counter's slot: the address of its head in its chunk.
 #[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct CounterSlot(NonNull<Head>);
+
+impl std::fmt::Debug for CounterSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let head = self.head();
+        let kind = match head.route() {
+            GAUGE => CounterKind::Gauge,
+            _ => CounterKind::Sum,
+        };
+        f.debug_struct("CounterSlot")
+            .field("symbol", &head.id())
+            .field("kind", &kind)
+            .finish()
+    }
+}
 
 // SAFETY: a slot points into a `'static` chunk of atomics, shared by every thread.
 unsafe impl Send for CounterSlot {}
@@ -549,6 +557,7 @@ mod tests {
             let found = site.slot();
             assert_eq!(found.0, slot.0);
             assert_eq!(found.head().route(), GAUGE);
+            assert!(format!("{found:?}").contains("Gauge"), "{found:?}");
             slot.record(3 * i as i64 + 1);
             assert_eq!(found.value().load(Ordering::Relaxed), 3 * i as i64 + 1);
         }

@@ -232,8 +232,17 @@ pub(crate) fn prefetch() {
 mod tests {
     use super::*;
 
+    /// Taken by the tests that claim blocks: one of them fills the table on purpose, and a
+    /// thread of the other, claiming a block meanwhile, would be refused.
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+    fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+        ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     #[test]
     fn counts_from_exited_threads_are_taken_once_and_blocks_are_reused() {
+        let _one_at_a_time = one_at_a_time();
         // Cell 63 is past what this crate's other tests name (they run in this process).
         let cell = CELLS - 1;
         take(cell, |_| {});
@@ -253,6 +262,7 @@ mod tests {
 
     #[test]
     fn threads_past_the_table_are_refused_and_nothing_is_lost() {
+        let _one_at_a_time = one_at_a_time();
         use std::sync::{Arc, Barrier};
         let cell = CELLS - 2;
         take(cell, |_| {});
