@@ -16,11 +16,12 @@
 //! touched in a later frame reads 0, which is exact); before that it is absent, because
 //! nothing was measured.
 
+use std::collections::HashMap;
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 
 use framewise_format::model::{CounterKind, CounterValue, SymId};
 
@@ -212,18 +213,20 @@ impl CounterSlot {
 
 /// The slots named so far (taken to name a counter).
 struct Registry {
-    /// Every slot, in creation order.
-    slots: Vec<CounterSlot>,
+    /// Every slot, by its name's symbol.
+    slots: HashMap<SymId, CounterSlot>,
     /// The chunk the next slot goes to (at `slots.len() % CHUNK_SLOTS`).
     last: &'static Chunk,
     /// Sums named so far: the next one's cell, while below [`cells::CELLS`].
     sums: usize,
 }
 
-static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
-    slots: Vec::new(),
-    last: &FIRST,
-    sums: 0,
+static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(|| {
+    Mutex::new(Registry {
+        slots: HashMap::new(),
+        last: &FIRST,
+        sums: 0,
+    })
 });
 
 fn registry() -> MutexGuard<'static, Registry> {
@@ -235,7 +238,7 @@ fn registry() -> MutexGuard<'static, Registry> {
 fn slot_for(name: &str, kind: CounterKind) -> CounterSlot {
     let id = intern_named(NamedKind::Counter, name, kind);
     let mut registry = registry();
-    if let Some(slot) = registry.slots.iter().find(|slot| slot.head().id() == id) {
+    if let Some(slot) = registry.slots.get(&id) {
         return *slot;
     }
     let index = registry.slots.len() % CHUNK_SLOTS;
@@ -263,7 +266,7 @@ fn slot_for(name: &str, kind: CounterKind) -> CounterSlot {
     head.route.store(route, Ordering::Relaxed);
     // Counted once written: close reads the heads of those counted.
     chunk.named.store(index + 1, Ordering::Release);
-    registry.slots.push(slot);
+    registry.slots.insert(id, slot);
     slot
 }
 
