@@ -25,8 +25,9 @@
 //! `wake`, [`WakePlan`]). Frame close makes no system call: waking a parked
 //! thread is one, and under load the woken writer would often take the closing thread's core
 //! there and then (measured: `end_frame` p99 35–47 µs at 1,000 frames/s with a wake per frame,
-//! 2.2–2.4 µs without, load 15 on 2 cores). Frame close wakes the writer only when
-//! [`WAKE_AT_QUEUED`] frames wait (a game faster than the poll), and every other sender (stop,
+//! 2.2–2.4 µs without, load 15 on 2 cores). Frame close wakes the writer only when a quarter
+//! of the queue (at most [`WAKE_AT_QUEUED`] frames) waits (a game faster than the poll:
+//! [`wake_at_queued`]), and every other sender (stop,
 //! control records) and every waiter wakes it at once. A woken writer is one that announced
 //! it was parking (`writer_parked`): a sender that sees the announcement after its push (or
 //! its slot's stamp) unparks it (the announcement and the check after it, and the push and
@@ -83,8 +84,24 @@ const RECHECK: Duration = Duration::from_millis(1);
 /// How long the writer sleeps at most when no message waits.
 const WRITER_POLL: Duration = Duration::from_millis(1);
 
-/// Frame close wakes the writer once this many frames wait for it.
-const WAKE_AT_QUEUED: u64 = 8;
+/// Frame close wakes the writer once a quarter of the queue's slots, and at most this many
+/// frames, wait for it (see [`wake_at_queued`]).
+const WAKE_AT_QUEUED: u64 = 32;
+
+/// The frames waiting for the writer at which frame close wakes it, for a queue of `slots`:
+/// a quarter of the slots, at least 1 and at most [`WAKE_AT_QUEUED`].
+///
+/// A writer that keeps up wakes by itself (every [`WRITER_POLL`] at most, between two
+/// closes) and takes what waits, so this wake is for a game faster than the poll, and it is
+/// a system call inside `end_frame` whose woken writer may take the closing thread's core
+/// there and then. With a wake at 8 frames, a game closing frames as fast as it can on 2
+/// cores lost 5-7 ms a round of 2,000 frames to it (about a hundred closes at 40-80 us, and
+/// several hundred over 5 us); at 32, none (docs/performance/recorder-passes-close.md,
+/// "fourteenth pass"). A quarter of the slots leaves three quarters of the queue for the
+/// time the woken writer takes to run.
+pub(crate) fn wake_at_queued(slots: usize) -> u64 {
+    (slots as u64 / 4).clamp(1, WAKE_AT_QUEUED)
+}
 
 /// What frame close reads every frame, written rarely (once, for the flags): a cache line
 /// of its own, so that the writer's per-frame writes elsewhere in [`Shared`] do not take it
@@ -92,6 +109,8 @@ const WAKE_AT_QUEUED: u64 = 8;
 struct Gate {
     mode: WriterMode,
     capacity_bytes: usize,
+    /// Frame close wakes the writer once this many frames wait for it ([`wake_at_queued`]).
+    wake_at_queued: u64,
     /// The frames' slots (the pointer and length are read every frame, never written).
     ring: FrameRing,
     /// The session failed: nothing more is written.
@@ -112,7 +131,7 @@ struct Progress {
 /// Frame close's side of the hand-off (owned by whoever closes frames, one at a time): what
 /// it sent, and the writer's progress as it last read it. The writer's counts only grow, so
 /// a stale reading overstates what waits for the writer: close reads the writer's line again
-/// only when the stale reading crosses a bound (the byte bound, or [`WAKE_AT_QUEUED`]).
+/// only when the stale reading crosses a bound (the byte bound, or [`wake_at_queued`]).
 #[derive(Debug, Default)]
 pub(crate) struct Sender {
     /// Frames handed to the writer so far, and the slot of the next.
@@ -193,6 +212,7 @@ impl Shared {
             gate: Padded(Gate {
                 mode,
                 capacity_bytes,
+                wake_at_queued: wake_at_queued(slots),
                 ring: FrameRing::new(slots),
                 failed: AtomicBool::new(false),
                 writer_gone: AtomicBool::new(false),
@@ -362,17 +382,19 @@ impl Shared {
         }
     }
 
-    /// Wakes the writer when [`WAKE_AT_QUEUED`] of the frames `sender` handed over wait for
+    /// Wakes the writer when [`wake_at_queued`] of the frames `sender` handed over wait for
     /// it (frame close, after a frame was sent). In steady state a compare of two numbers
-    /// `sender` holds: the writer's line is read again only when the last reading of it
-    /// says that many wait, once every [`WAKE_AT_QUEUED`] frames at most.
+    /// `sender` holds (and the threshold, on the gate's line, which close reads anyway): the
+    /// writer's line is read again only when the last reading of it says that many wait,
+    /// once every that many frames at most.
     #[inline]
     pub(crate) fn nudge_writer(&self, sender: &mut Sender) {
-        if sender.at.frame.saturating_sub(sender.gathered_seen) < WAKE_AT_QUEUED {
+        let wake_at = self.gate.0.wake_at_queued;
+        if sender.at.frame.saturating_sub(sender.gathered_seen) < wake_at {
             return;
         }
         sender.gathered_seen = self.progress.0.frames_gathered.load(Ordering::Relaxed);
-        if sender.at.frame.saturating_sub(sender.gathered_seen) >= WAKE_AT_QUEUED {
+        if sender.at.frame.saturating_sub(sender.gathered_seen) >= wake_at {
             // A writer that keeps up is never woken from close: out of its every-frame code.
             std::hint::cold_path();
             self.wake_writer();

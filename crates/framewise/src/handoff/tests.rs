@@ -204,3 +204,31 @@ fn a_parked_writer_is_woken_by_every_kind_of_send() {
         (0..500u64).map(|c| u64::MAX - c).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn close_wakes_a_parked_writer_once_a_quarter_of_the_queue_waits() {
+    assert_eq!(
+        [1, 3, 4, 8, 128, 512, 1 << 20].map(wake_at_queued),
+        [1, 1, 1, 2, 32, 32, 32]
+    );
+    // No writer thread gathers here: the frames stay queued, and the writer's announcement
+    // that it parked is withdrawn by the sender that wakes it.
+    for (slots, wake_at) in [(128usize, 32u64), (8, 2), (1, 1)] {
+        let shared = Shared::new(WriterMode::Lossless, usize::MAX, slots + 1);
+        let mut sender = Sender::default();
+        shared.writer_parked.store(true, Ordering::Relaxed);
+        let mut batch = shared.take_free();
+        for index in 0..wake_at {
+            assert!(
+                shared.writer_parked.load(Ordering::Relaxed),
+                "{slots} slots: woken at {index} frames queued"
+            );
+            batch = sent(frame(&shared, &mut sender, batch, index));
+            shared.nudge_writer(&mut sender);
+        }
+        assert!(
+            !shared.writer_parked.load(Ordering::Relaxed),
+            "{slots} slots: not woken at {wake_at} frames queued"
+        );
+    }
+}
