@@ -26,9 +26,9 @@
 //! thread is one, and under load the woken writer would often take the closing thread's core
 //! there and then (measured: `end_frame` p99 35–47 µs at 1,000 frames/s with a wake per frame,
 //! 2.2–2.4 µs without, load 15 on 2 cores). Frame close wakes the writer only when a quarter
-//! of the queue (at most [`WAKE_AT_QUEUED`] frames) waits (a game faster than the poll:
-//! [`wake_at_queued`]), and every other sender (stop,
-//! control records) and every waiter wakes it at once. A woken writer is one that announced
+//! of the queue (from 8 to 32 frames) waits (a game faster than the poll:
+//! [`wake_at_queued`]), and every other sender (stop, control records) and every waiter
+//! wakes it at once. A woken writer is one that announced
 //! it was parking (`writer_parked`): a sender that sees the announcement after its push (or
 //! its slot's stamp) unparks it (the announcement and the check after it, and the push and
 //! the check after it, are each separated by a `SeqCst` fence, so one side always sees the other). A lossless
@@ -89,19 +89,27 @@ const WRITER_POLL: Duration = Duration::from_millis(1);
 const WAKE_AT_QUEUED: u64 = 32;
 
 /// The frames waiting for the writer at which frame close wakes it, for a queue of `slots`:
-/// a quarter of the slots, at least 1 and at most [`WAKE_AT_QUEUED`].
+/// a quarter of the slots, at least [`WAKE_AT_LEAST`] and at most [`WAKE_AT_QUEUED`].
 ///
 /// A writer that keeps up wakes by itself (every [`WRITER_POLL`] at most, between two
 /// closes) and takes what waits, so this wake is for a game faster than the poll, and it is
 /// a system call inside `end_frame` whose woken writer may take the closing thread's core
 /// there and then. With a wake at 8 frames, a game closing frames as fast as it can on 2
-/// cores lost 5-7 ms a round of 2,000 frames to it (about a hundred closes at 40-80 us, and
-/// several hundred over 5 us); at 32, none (docs/performance/recorder-passes-close.md,
-/// "fourteenth pass"). A quarter of the slots leaves three quarters of the queue for the
-/// time the woken writer takes to run.
+/// cores had about a hundred closes in 16,000 switched out for 40-80 us each, and several
+/// hundred more over 5 us; at 32, a handful over 5 us
+/// (docs/performance/recorder-passes-close.md, "fourteenth pass"). A quarter of the slots
+/// leaves three quarters of the queue for the time the woken writer takes to run.
 pub(crate) fn wake_at_queued(slots: usize) -> u64 {
-    (slots as u64 / 4).clamp(1, WAKE_AT_QUEUED)
+    (slots as u64 / 4).clamp(WAKE_AT_LEAST, WAKE_AT_QUEUED)
 }
+
+/// The fewest frames waiting at which frame close wakes the writer, however small the queue
+/// (one of fewer slots is never the cause of a wake from close). Right after a close its own
+/// frame waits for a writer that wakes between closes, and one that wakes late under load
+/// may still be a frame or two behind at the next close: a wake for so few would make those
+/// closes system calls for a writer about to wake anyway (a queue of 8 slots woken at 2
+/// frames: realtime `end_frame` p99 2.0-2.6 us at 1,000 frames/s, where 1.2-1.5 at 8).
+const WAKE_AT_LEAST: u64 = 8;
 
 /// What frame close reads every frame, written rarely (once, for the flags): a cache line
 /// of its own, so that the writer's per-frame writes elsewhere in [`Shared`] do not take it
