@@ -104,7 +104,7 @@ pub(crate) fn wake_at_queued(slots: usize) -> u64 {
 }
 
 /// The fewest frames waiting at which frame close wakes the writer, however small the queue
-/// (one of fewer slots is never the cause of a wake from close). Right after a close its own
+/// (as before the threshold followed the queue's size). Right after a close its own
 /// frame waits for a writer that wakes between closes, and one that wakes late under load
 /// may still be a frame or two behind at the next close: a wake for so few would make those
 /// closes system calls for a writer about to wake anyway (a queue of 8 slots woken at 2

@@ -126,7 +126,9 @@ impl SessionBuilder {
     /// Frames that may be in flight to the writer at once (default 512 in realtime mode,
     /// where a frame that finds them all in flight is dropped, and 128 in lossless mode,
     /// where frame close then waits; at least `gpu_wait_frames + 4`). Their buffers are
-    /// made when the session starts, so frame close never allocates one.
+    /// made when the session starts, so frame close never allocates one. The writer wakes by
+    /// itself between two frame closes (at least every millisecond); frame close wakes it,
+    /// a system call, only once a quarter of these frames (at least 8, at most 32) wait.
     pub fn queue_frames(mut self, frames: usize) -> Self {
         self.queue_frames = Some(frames);
         self
