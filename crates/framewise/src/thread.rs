@@ -53,11 +53,9 @@ struct Event {
 /// Producer-side bookkeeping, touched only by the owning thread.
 #[derive(Clone, Copy, Default)]
 struct Producer {
-    /// Next slot to write (monotonic, not wrapped).
-    head: u64,
     /// `tail + capacity` as last read from the consumer: the producer may write below it.
     limit: u64,
-    /// `head` plus one slot for the end of every recorded begin not yet ended: the slots
+    /// The head plus one slot for the end of every recorded begin not yet ended: the slots
     /// written or promised. A begin adds 2 (its own slot and its end's), a mark 1, an end
     /// nothing (it writes the slot its begin promised), so an end never reads or writes it.
     reserved: u64,
@@ -139,7 +137,6 @@ impl ThreadBuffer {
             slots,
             mask: capacity as u64 - 1,
             producer: UnsafeCell::new(Producer {
-                head: 0,
                 limit: capacity as u64,
                 reserved: 0,
             }),
@@ -173,7 +170,7 @@ impl ThreadBuffer {
     /// Writes `event` at slot `head` and publishes `head + 1`.
     ///
     /// # Safety
-    /// Only the owning thread may call this, with `head` its producer's head and the slot
+    /// Only the owning thread may call this, with `head` the head it last published and the slot
     /// reserved (below the limit read from the consumer's tail).
     #[inline(always)]
     unsafe fn write(&self, head: u64, event: Event) {
@@ -204,20 +201,16 @@ impl ThreadBuffer {
         // fields are read into locals before the slot is written and stored after, so the
         // compiler need not read them again after the slot's store (which it cannot prove
         // does not alias them).
-        let Producer {
-            head,
-            limit,
-            reserved,
-        } = unsafe { *self.producer.get() };
+        let Producer { limit, reserved } = unsafe { *self.producer.get() };
         if reserved + NEEDED > limit {
             return false;
         }
+        // Only this thread stores the head: its own last store, read back.
+        let head = self.head.load(Ordering::Relaxed);
         // SAFETY: owning thread; the slot is reserved (`head < reserved + NEEDED <= limit`).
         unsafe {
             self.write(head, event);
-            let producer = &mut *self.producer.get();
-            producer.head = head + 1;
-            producer.reserved = reserved + NEEDED;
+            (*self.producer.get()).reserved = reserved + NEEDED;
         }
         true
     }
@@ -263,10 +256,11 @@ impl ThreadBuffer {
     /// Only the owning thread may call this, once per recorded begin.
     #[inline(always)]
     unsafe fn end(&self, id: SymId, ticks: u64) {
+        // Only this thread stores the head: its own last store, read back.
+        let head = self.head.load(Ordering::Relaxed);
         // SAFETY: the caller is the owning thread; the slot was reserved when the begin was
         // recorded (`reserved` already counts it, and keeps counting it once written).
         unsafe {
-            let head = (*self.producer.get()).head;
             self.write(
                 head,
                 Event {
@@ -275,7 +269,6 @@ impl ThreadBuffer {
                     kind: KIND_END,
                 },
             );
-            (*self.producer.get()).head = head + 1;
         }
     }
 
@@ -567,12 +560,14 @@ pub(crate) fn calling_ring_over_half() -> bool {
     let capacity = buffer.mask + 1;
     let half = capacity / 2;
     // `limit - capacity` is a tail the consumer had reached: the ring holds at most this.
-    if producer.head.saturating_sub(producer.limit - capacity) <= half {
+    // Only this thread stores the head: its own last store, read back.
+    let head = buffer.head.load(Ordering::Relaxed);
+    if head.saturating_sub(producer.limit - capacity) <= half {
         return false;
     }
     let tail = buffer.tail.0.load(Ordering::Acquire);
     producer.limit = tail + capacity;
-    producer.head.saturating_sub(tail) > half
+    head.saturating_sub(tail) > half
 }
 
 /// Asks the CPU to bring every cache line that the `bytes` from `ptr` lie in into its cache,

@@ -70,7 +70,6 @@ impl ThreadBuffer {
         let capacity = self.mask + 1;
         self.thread = thread;
         *self.producer.get_mut() = Producer {
-            head: 0,
             limit: capacity,
             reserved: 0,
         };
