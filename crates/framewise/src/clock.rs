@@ -6,7 +6,6 @@
 //! `rdtsc` costs about half of an `Instant::now()`. Its frequency is calibrated once per process
 //! against the monotonic clock. Anywhere else a tick is one nanosecond of `Instant`.
 
-use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -21,7 +20,7 @@ pub enum ClockChoice {
     Monotonic,
 }
 
-// Whether ticks come from `rdtsc` (`FLAGS.use_tsc`): decided at session start, read on the hot
+// Whether ticks come from `rdtsc` (`FLAGS.use_tsc()`): decided at session start, read on the hot
 // path, kept beside the session's flag (one line for both).
 use crate::ENABLED as FLAGS;
 
@@ -44,7 +43,7 @@ struct TscCalibration {
 pub(crate) fn now_ticks() -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
-        if FLAGS.use_tsc.load(Ordering::Relaxed) {
+        if FLAGS.use_tsc() {
             return read_tsc();
         }
         // Out of line, so that the `rdtsc` path falls through with no jump over it.
@@ -59,10 +58,21 @@ pub(crate) fn now_ticks() -> u64 {
 #[inline(always)]
 pub(crate) fn tsc_ticks() -> Option<u64> {
     #[cfg(target_arch = "x86_64")]
-    if FLAGS.use_tsc.load(Ordering::Relaxed) {
+    if FLAGS.use_tsc() {
         return Some(read_tsc());
     }
     None
+}
+
+/// The current tick count for a caller that has just read that ticks come from `rdtsc`
+/// ([`FlagBits::recording_with_tsc`](crate::FlagBits::recording_with_tsc)): one `rdtsc`, no check.
+/// Elsewhere than on x86_64, where the TSC is never chosen, the monotonic clock.
+#[inline(always)]
+pub(crate) fn tsc_ticks_chosen() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    return read_tsc();
+    #[cfg(not(target_arch = "x86_64"))]
+    instant_ticks()
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -188,7 +198,7 @@ impl SessionClock {
             Some(c) => (true, c.ticks_per_second),
             None => (false, 1e9),
         };
-        FLAGS.use_tsc.store(tsc, Ordering::Relaxed);
+        FLAGS.set_use_tsc(tsc);
         let ns_per_tick_fixed = ((1e9 / ticks_per_second) * 4_294_967_296.0).round() as u64;
         Self {
             base_ticks: now_ticks(),

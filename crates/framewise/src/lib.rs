@@ -55,7 +55,7 @@
 // says why it is sound.
 #![deny(clippy::undocumented_unsafe_blocks)]
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 mod clock;
 mod counters;
@@ -96,29 +96,82 @@ pub use sink::{Sink, WriteSeek};
 pub use topology::{EdgeDesc, PassDesc, ResourceDesc, TopologyDesc, TopologyId};
 pub use writer::{FrameWritten, WriterMode};
 
-/// True while a session records: the one relaxed load every hook makes first (through
-/// [`Flags`]' `Deref`). The clock's source, which every scope reads next, shares its line.
+/// True while a session records: the one relaxed load every hook makes first. The clock's
+/// source, which every scope reads next, is a bit of the same byte ([`Flags`]).
 pub(crate) static ENABLED: Flags = Flags {
-    enabled: AtomicBool::new(false),
-    use_tsc: AtomicBool::new(false),
+    bits: AtomicU8::new(0),
 };
 
-/// The process-wide flags a scope reads, in one cache line of their own: a thread's first
-/// scope after a wait (a paced frame) fetches one line for both, and no other static's
-/// writes take it away. Dereferences to the session's flag.
+/// The process-wide flags a scope reads, one byte in a cache line of its own: a thread's first
+/// scope after a wait (a paced frame) fetches one line for both, a scope's begin reads both
+/// with one load ([`Flags::bits`]), and no other static's writes take the line
+/// away.
 #[repr(C, align(64))]
 pub(crate) struct Flags {
-    enabled: AtomicBool,
-    /// True while ticks come from `rdtsc`. Decided at session start (`clock`).
-    pub(crate) use_tsc: AtomicBool,
+    /// [`Flags::ON`] and [`Flags::TSC`].
+    bits: AtomicU8,
 }
 
-impl std::ops::Deref for Flags {
-    type Target = AtomicBool;
+impl Flags {
+    /// A session records.
+    const ON: u8 = 1;
+    /// Ticks come from `rdtsc`. Decided at session start (`clock`).
+    const TSC: u8 = 2;
 
+    /// Whether a session records.
     #[inline(always)]
-    fn deref(&self) -> &AtomicBool {
-        &self.enabled
+    pub(crate) fn load(&self, order: Ordering) -> bool {
+        self.bits.load(order) & Self::ON != 0
+    }
+
+    /// Sets whether a session records (`order` as for a store: `Release` or `Relaxed`).
+    pub(crate) fn store(&self, on: bool, order: Ordering) {
+        self.set(Self::ON, on, order);
+    }
+
+    /// Whether ticks come from `rdtsc`.
+    #[inline(always)]
+    pub(crate) fn use_tsc(&self) -> bool {
+        self.bits.load(Ordering::Relaxed) & Self::TSC != 0
+    }
+
+    /// Sets whether ticks come from `rdtsc`.
+    pub(crate) fn set_use_tsc(&self, tsc: bool) {
+        self.set(Self::TSC, tsc, Ordering::Relaxed);
+    }
+
+    /// Both flags, read with one relaxed load: for a scope's begin, which asks
+    /// [`FlagBits::recording_with_tsc`] first and, only when not, [`FlagBits::recording`].
+    #[inline(always)]
+    pub(crate) fn bits(&self) -> FlagBits {
+        FlagBits(self.bits.load(Ordering::Relaxed))
+    }
+
+    fn set(&self, bit: u8, on: bool, order: Ordering) {
+        if on {
+            self.bits.fetch_or(bit, order);
+        } else {
+            self.bits.fetch_and(!bit, order);
+        }
+    }
+}
+
+/// The flags as one load read them ([`Flags::bits`]).
+#[derive(Clone, Copy)]
+pub(crate) struct FlagBits(u8);
+
+impl FlagBits {
+    /// A session records with ticks from `rdtsc`: the common case of a scope's begin, which
+    /// then reads the counter with no check of its own.
+    #[inline(always)]
+    pub(crate) fn recording_with_tsc(self) -> bool {
+        self.0 == Flags::ON | Flags::TSC
+    }
+
+    /// A session records.
+    #[inline(always)]
+    pub(crate) fn recording(self) -> bool {
+        self.0 & Flags::ON != 0
     }
 }
 

@@ -38,7 +38,19 @@ impl ScopeGuard {
     #[doc(hidden)]
     #[inline(always)]
     pub fn begin(site: &'static ScopeSite) -> Self {
-        if !ENABLED.load(Ordering::Relaxed) {
+        // A session records with the TSC for a clock: both known from one load.
+        let flags = ENABLED.bits();
+        if flags.recording_with_tsc() {
+            let id = site.id();
+            return Self {
+                id,
+                recorded: thread::begin_tsc(id),
+                _not_send: PhantomData,
+            };
+        }
+        // No session, or one that records with the monotonic clock.
+        std::hint::cold_path();
+        if !flags.recording() {
             return Self::inactive();
         }
         Self::begin_enabled(site.id())

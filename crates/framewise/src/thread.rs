@@ -18,7 +18,7 @@ use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 
 use framewise_format::model::{CpuSpan, Frame, Mark, MarkKind, SymId};
 
-use crate::clock::{now_ticks, tsc_ticks, SessionClock};
+use crate::clock::{now_ticks, tsc_ticks, tsc_ticks_chosen, SessionClock};
 use crate::intern::intern_thread;
 
 mod memory;
@@ -624,10 +624,24 @@ pub(crate) fn prefetch_line(ptr: *const u8, for_write: bool) {
 /// Records a begin on the calling thread. False when nothing was recorded.
 #[inline(always)]
 pub(crate) fn begin(id: SymId) -> bool {
+    begin_with(id, now_ticks)
+}
+
+/// [`begin`] when the caller has just read that ticks come from `rdtsc`
+/// ([`FlagBits::recording_with_tsc`](crate::FlagBits::recording_with_tsc)): the counter is
+/// read with no check of the clock's flag.
+#[inline(always)]
+pub(crate) fn begin_tsc(id: SymId) -> bool {
+    begin_with(id, tsc_ticks_chosen)
+}
+
+/// A begin on the calling thread's buffer, its time read by `ticks` once the buffer is found.
+#[inline(always)]
+fn begin_with(id: SymId, ticks: impl FnOnce() -> u64) -> bool {
     let Some(buffer) = current() else {
         return false;
     };
-    let ticks = now_ticks();
+    let ticks = ticks();
     // SAFETY: `current()` is the calling thread's own buffer.
     unsafe { buffer.begin(id, ticks) }
 }

@@ -75,6 +75,36 @@ fn dropping_a_session_stops_it_and_closes_the_capture() {
 }
 
 #[test]
+fn scopes_record_only_while_a_session_runs() {
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("flags");
+    let before = scope!("before");
+    assert!(!before.is_recording(), "no session yet");
+    drop(before);
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .start(path.as_path())
+        .unwrap();
+    {
+        let _frame = session.frame();
+        let during = scope!("during");
+        assert!(during.is_recording(), "the session records");
+    }
+    session.stop().unwrap();
+    let after = scope!("after");
+    assert!(!after.is_recording(), "the session stopped");
+    drop(after);
+    // The clock's flag stays as the session set it; the session's flag alone decides.
+    let capture = common::open(&path);
+    let names: Vec<String> = common::frames(&capture)
+        .iter()
+        .flat_map(|f| f.lanes.iter().flat_map(|l| l.spans.iter().map(|s| s.scope)))
+        .map(|id| common::name(&capture, id))
+        .collect();
+    assert_eq!(names, ["during"]);
+}
+
+#[test]
 fn only_one_session_records_at_a_time() {
     let _serial = common::serial();
     let (_dir, path) = common::temp_capture("one");
