@@ -92,10 +92,11 @@ impl<T> std::ops::Deref for Padded<T> {
 /// One recording thread's ring and state.
 ///
 /// Laid out in order (`repr(C)`), from a line's start: every field an event reads or writes
-/// (`slots`, `mask`, `producer` and the published `head`, 64 bytes) fills the buffer's first
+/// (`slots`, `mask`, `producer` and the published `head`, 56 bytes) lies in the buffer's first
 /// cache line, so that a thread's first scope after a wait (a paced frame) fetches one line of
 /// its buffer, not three. The writer reads `head` there once a drain, as it read it in a line
-/// of its own: the same one line goes back to the producer's core afterwards.
+/// of its own (and the lane symbol after it, which no event touches): the same one line goes
+/// back to the producer's core afterwards.
 #[repr(C, align(64))]
 pub(crate) struct ThreadBuffer {
     slots: memory::Slots<Event>,
