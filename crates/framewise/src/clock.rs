@@ -21,7 +21,7 @@ pub enum ClockChoice {
 }
 
 // Whether ticks come from `rdtsc` (`FLAGS.use_tsc()`): decided at session start, read on the hot
-// path, kept beside the session's flag (one line for both).
+// path, a bit of the byte that holds the session's flag (one load for both).
 use crate::ENABLED as FLAGS;
 
 /// The process-wide anchor of `Instant`-based ticks.

@@ -96,8 +96,8 @@ pub use sink::{Sink, WriteSeek};
 pub use topology::{EdgeDesc, PassDesc, ResourceDesc, TopologyDesc, TopologyId};
 pub use writer::{FrameWritten, WriterMode};
 
-/// True while a session records: the one relaxed load every hook makes first. The clock's
-/// source, which every scope reads next, is a bit of the same byte ([`Flags`]).
+/// Whether a session records, the one relaxed load every hook makes first, and the clock's
+/// source: two bits of one byte ([`Flags`]), which a scope's begin reads once for both.
 pub(crate) static ENABLED: Flags = Flags {
     bits: AtomicU8::new(0),
 };
