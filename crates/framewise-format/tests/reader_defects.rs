@@ -217,3 +217,67 @@ fn a_lost_directory_is_not_a_lost_tail_of_frames() {
         );
     }
 }
+
+/// The file without the frame records of the frames `drop` names (their bytes cut out, the
+/// header and the directory left as they were).
+fn without_frames(bytes: &[u8], drop: std::ops::Range<u64>) -> Vec<u8> {
+    let clean = read::from_bytes(bytes.to_vec()).expect("opens");
+    let cut: Vec<(u64, u64)> = drop
+        .map(|i| {
+            let e = clean.frame_entry(i as usize).expect("entry");
+            (e.offset, e.length)
+        })
+        .collect();
+    let (records, _) = read::scan_records(bytes);
+    let mut out = bytes[..HEADER_LEN].to_vec();
+    for r in records {
+        if !cut.contains(&(r.offset, r.length())) {
+            out.extend_from_slice(&bytes[r.offset as usize..(r.offset + r.length()) as usize]);
+        }
+    }
+    out
+}
+
+#[test]
+fn frames_cut_from_the_end_are_named_by_the_directory_that_lists_them() {
+    let (bytes, frames, _) = support::capture(30, 6, true);
+    let tail_cut = without_frames(&bytes, 25..30);
+    for opened in open_both("tail-cut.sgpt", &tail_cut) {
+        let c = opened.expect("opens");
+        assert!(!c.opened_by_directory());
+        let got: Vec<_> = c.frames().map(|f| f.expect("frame")).collect();
+        assert_eq!(got, frames[..25]);
+        let missing: Vec<_> = c
+            .defects()
+            .iter()
+            .filter(|d| matches!(d, Defect::FramesMissing { .. }))
+            .collect();
+        assert_eq!(
+            missing,
+            [&Defect::FramesMissing {
+                count: 5,
+                first_index: 25
+            }],
+            "{:?}",
+            c.defects()
+        );
+        assert!(
+            missing[0].to_string().contains("5 frames"),
+            "{}",
+            missing[0]
+        );
+    }
+    // Frames cut from the middle: the indices after them say so, not the directory.
+    let middle_cut = without_frames(&bytes, 10..13);
+    for opened in open_both("middle-cut.sgpt", &middle_cut) {
+        let c = opened.expect("opens");
+        assert_eq!(c.frame_count(), 27);
+        assert!(
+            !c.defects()
+                .iter()
+                .any(|d| matches!(d, Defect::FramesMissing { .. })),
+            "{:?}",
+            c.defects()
+        );
+    }
+}

@@ -81,6 +81,15 @@ pub enum Defect {
         /// How many.
         bytes: u64,
     },
+    /// A scanned file's intact directory lists frames after the last frame the scan read:
+    /// their records are no longer in the file (removed, or lost with bytes the scan could not
+    /// tell from a clean end).
+    FramesMissing {
+        /// How many frames the directory lists after the last frame read.
+        count: u64,
+        /// The first of them.
+        first_index: u64,
+    },
     /// A frame record the directory (or the scan) located does not read back: the frame it
     /// held is lost, and every other frame is unaffected.
     FrameUnreadable {
@@ -160,6 +169,10 @@ impl fmt::Display for Defect {
                     "{bytes} bytes after the directory record (from offset {offset}) belong to no record; ignored"
                 )
             }
+            Self::FramesMissing { count, first_index } => write!(
+                f,
+                "frames missing: the directory lists {count} frames after the last one read (the first: frame {first_index}); their records are not in the file"
+            ),
             Self::FrameUnreadable {
                 index,
                 offset,

@@ -333,6 +333,22 @@ impl Capture {
             c.records.push(r);
         }
         crate::derived::fill_periods(&mut frames, &dropped_before);
+        if let Some(table) = &directory {
+            // The directory is the one witness of frames after the last one the scan read
+            // (gaps before it show in the indices themselves): frames it lists past that one
+            // are no longer in the file.
+            let last_read = frames.iter().map(|f| f.index).max();
+            let mut listed_after = table
+                .iter()
+                .map(|(e, _)| e.index)
+                .filter(|&index| last_read.is_none_or(|last| index > last));
+            if let Some(first_index) = listed_after.next() {
+                c.defects.push(Defect::FramesMissing {
+                    count: 1 + listed_after.count() as u64,
+                    first_index,
+                });
+            }
+        }
         if let Some(table) = directory {
             // Hitch flags and GPU durations are only in the directory: match by offset.
             let by_offset: HashMap<u64, usize> = frames

@@ -102,6 +102,9 @@ pub(crate) fn defect_of(d: &read::Defect) -> Defect {
         read::Defect::TrailingBytes { offset, bytes } => {
             Defect::new(DefectKind::TrailingBytes, *bytes, message).at(*offset)
         }
+        read::Defect::FramesMissing { count, .. } => {
+            Defect::new(DefectKind::DroppedFrames, *count, message)
+        }
         // One frame lost with its record.
         read::Defect::FrameUnreadable { index, offset, .. } => {
             Defect::new(DefectKind::CorruptRange, 1, message)
@@ -234,6 +237,7 @@ fn adapt_full(
     let mut rows: Vec<(u64, u64)> = Vec::with_capacity(if keep_rows { r.frame_count() } else { 0 });
     let mut decoder = FrameDecoder::new();
     let mut frame = Frame::default();
+    let mut gaps = IndexGaps::default();
     let mut reporter = Reporter::start(progress, Stage::Frames, r.frame_count() as u64);
     r.read_frames_into(
         0..r.frame_count(),
@@ -243,6 +247,7 @@ fn adapt_full(
             reporter.update(i as u64);
             match decoded {
                 Ok(frame) => {
+                    gaps.see(frame.index, frame.dropped_frames_before);
                     if keep_rows {
                         let e = r.frame_entry(i).unwrap_or_default();
                         rows.push((e.offset, e.length));
@@ -270,11 +275,19 @@ fn adapt_full(
                         FoldPath::ByBuilder | FoldPath::SpansOnly => b.push_frame(f),
                     }
                 }
-                Err(d) => b.defect(defect_of(&d)),
+                Err(d) => {
+                    if let read::Defect::FrameUnreadable { index, .. } = &d {
+                        gaps.unreadable(*index);
+                    }
+                    b.defect(defect_of(&d));
+                }
             }
         },
     );
     reporter.finish();
+    if let Some(defect) = gaps.defect() {
+        b.defect(defect);
+    }
 
     if tally.no_period > 0 {
         b.defect(Defect::new(
@@ -312,6 +325,61 @@ fn adapt_full(
         ids: names.ids,
         periods,
         rows,
+    }
+}
+
+/// Frame indices the file skips that no drop accounts for. The recorder counts frames from 0
+/// and a frame record says how many frames the writer dropped just before it, so between two
+/// frames read in order (and before the first) every index is either read, unreadable (a
+/// defect of its own) or dropped; one that is none of these was removed from the file, or lost
+/// with bytes a scan could not tell from a clean record boundary.
+#[derive(Default)]
+struct IndexGaps {
+    /// The last index read, once one was.
+    last: Option<u64>,
+    /// Indices skipped with no drop to account for them.
+    missing: u64,
+    /// The index read after the first such gap.
+    first_after_gap: Option<u64>,
+}
+
+impl IndexGaps {
+    fn see(&mut self, index: u64, dropped_before: u64) {
+        // Out of order is the builder's `frame-order` defect: no gap is judged across it.
+        let expected = match self.last {
+            Some(last) if index <= last => {
+                self.last = Some(index);
+                return;
+            }
+            Some(last) => last + 1,
+            None => 0,
+        };
+        let skipped = (index - expected).saturating_sub(dropped_before);
+        if skipped > 0 {
+            self.missing = self.missing.saturating_add(skipped);
+            self.first_after_gap.get_or_insert(index);
+        }
+        self.last = Some(index);
+    }
+
+    /// A frame the directory lists whose record does not read: lost, and reported as such,
+    /// so not counted again; the gap before it is not judged (its drop count is in the record).
+    fn unreadable(&mut self, index: u64) {
+        if self.last.is_none_or(|last| index > last) {
+            self.last = Some(index);
+        }
+    }
+
+    fn defect(&self) -> Option<Defect> {
+        let at = self.first_after_gap?;
+        Some(Defect::new(
+            DefectKind::DroppedFrames,
+            self.missing,
+            format!(
+                "{} frame indices are missing with no drop recorded for them (the first gap before frame {at}): those frames are not in the file",
+                self.missing
+            ),
+        ))
     }
 }
 

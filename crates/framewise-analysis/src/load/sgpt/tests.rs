@@ -428,3 +428,53 @@ fn frames_read_again_are_the_frames_loaded_with_spans() {
     assert_eq!(errors, 1, "one frame's record no longer checks");
     std::fs::remove_dir_all(&dir).expect("cleaned up");
 }
+
+/// Frames with these indices and drop counts, closed.
+fn indexed_capture(frames: &[(u64, u64)]) -> Vec<u8> {
+    let symbols = symbols();
+    let mut w =
+        Writer::new(std::io::Cursor::new(Vec::new()), &Meta::default(), &symbols).expect("writer");
+    for (row, &(index, dropped_frames_before)) in (0u64..).zip(frames) {
+        let frame = Frame {
+            index,
+            dropped_frames_before,
+            cpu_begin_ns: row * 1_000_000,
+            cpu_end_ns: row * 1_000_000 + 500_000,
+            ..Frame::default()
+        };
+        w.write_frame(&frame, &symbols).expect("a valid frame");
+    }
+    w.finish_and_close(&[]).expect("closes").into_inner()
+}
+
+fn lost_frames(frames: &[(u64, u64)]) -> Vec<(u64, bool)> {
+    let c = from_bytes(indexed_capture(frames), &LoadOptions::default()).expect("loads");
+    c.defects()
+        .iter()
+        .filter(|d| d.kind == DefectKind::DroppedFrames)
+        .map(|d| (d.count, d.message.contains("no drop recorded")))
+        .collect()
+}
+
+#[test]
+fn frame_indices_that_no_drop_accounts_for_are_lost_frames() {
+    let run = |range: std::ops::Range<u64>| range.map(|i| (i, 0)).collect::<Vec<_>>();
+    // Whole: nothing lost.
+    assert_eq!(lost_frames(&run(0..10)), []);
+    // Frames 4..7 not in the file, and no drop recorded: lost.
+    let mut gap = run(0..4);
+    gap.extend(run(7..10));
+    assert_eq!(lost_frames(&gap), [(3, true)]);
+    // The writer dropped them and said so: its own defect, no gap.
+    let mut dropped = run(0..4);
+    dropped.push((7, 3));
+    dropped.extend(run(8..10));
+    assert_eq!(lost_frames(&dropped), [(3, false)]);
+    // Fewer dropped than skipped: the rest is lost.
+    dropped[4] = (7, 1);
+    let mut got = lost_frames(&dropped);
+    got.sort_unstable();
+    assert_eq!(got, [(1, false), (2, true)]);
+    // The recorder counts from 0: frames missing before the first one read are lost too.
+    assert_eq!(lost_frames(&run(5..10)), [(5, true)]);
+}
