@@ -76,6 +76,24 @@ fn array_form_auto_picks_the_frame_span() {
     assert_eq!(s.metric("counter.draw_calls.max"), Some(129.0));
     assert_eq!(c.marks().len(), 1);
     assert_eq!(c.marks()[0].frame_row, 3);
+    // The frame span is the frame, not a scope (as long as the frame, it took all of every
+    // hitch's excess); what ran inside it is at the top.
+    assert!(s.scopes.get("frame").is_none());
+    let with_spans = chrome::import(
+        trace(3).as_bytes(),
+        &LoadOptions::default().with_spans(true),
+    )
+    .expect("valid");
+    let main: Vec<_> = with_spans
+        .spans()
+        .expect("kept")
+        .cpu
+        .frame(0)
+        .iter()
+        .map(|s| (with_spans.scopes()[s.scope as usize].name.as_str(), s.depth))
+        .collect();
+    assert!(main.contains(&("update", 0)), "{main:?}");
+    assert!(!main.iter().any(|&(name, _)| name == "frame"), "{main:?}");
 }
 
 #[test]
@@ -182,7 +200,8 @@ fn an_x_event_without_a_duration_is_a_lost_span() {
 #[test]
 fn overlapping_children_are_clipped_and_reported() {
     let text = r#"[
-{"ph":"X","name":"frame","ts":0,"dur":10,"pid":1,"tid":1},
+{"ph":"X","name":"frame","ts":0,"dur":20,"pid":1,"tid":1},
+{"ph":"X","name":"parent","ts":0,"dur":10,"pid":1,"tid":1},
 {"ph":"X","name":"child","ts":5,"dur":10,"pid":1,"tid":1}
 ]"#;
     let c = chrome::import(text.as_bytes(), &LoadOptions::default().with_spans(true))

@@ -191,12 +191,20 @@ fn own_export_round_trips_its_frames() {
         };
         assert!(close, "{path}: {a:?} vs {b:?}");
     }
-    for (name, _) in &original.scopes.0 {
-        assert!(
-            again.scopes.0.iter().any(|(n, _)| n == name),
-            "scope {name} survives the round trip"
+    for (name, scope) in &original.scopes.0 {
+        let back = again.scopes.0.iter().find(|(n, _)| n == name);
+        assert!(back.is_some(), "scope {name} survives the round trip");
+        // With its call sites (`args.site`), which the import used to drop.
+        assert_eq!(
+            back.map(|(_, s)| &s.sites),
+            Some(&scope.sites),
+            "scope {name}'s sites"
         );
     }
+    assert!(
+        original.scopes.0.iter().any(|(_, s)| !s.sites.is_empty()),
+        "the fixture has call sites"
+    );
     assert!(
         !again.scopes.0.iter().any(|(n, _)| n.starts_with("frame ")),
         "frame markers are frames, not scopes"

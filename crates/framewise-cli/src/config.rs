@@ -383,8 +383,11 @@ pub fn parse_toml(path: &Path, text: &str) -> anyhow::Result<Config> {
     if let Some(gate) = raw.gate {
         if !gate.tolerances.is_empty() {
             let mut g = GateConfig::empty();
-            for (metric, tolerance) in &gate.tolerances {
-                g.set(metric.get_ref(), *tolerance).map_err(|e| {
+            // In the file's order, so that a metric named again is refused at its second line.
+            let mut listed: Vec<_> = gate.tolerances.iter().collect();
+            listed.sort_by_key(|(metric, _)| metric.span().start);
+            for (metric, tolerance) in listed {
+                g.add(metric.get_ref(), *tolerance).map_err(|e| {
                     anyhow::anyhow!(
                         "{}: line {}: [gate.tolerances] {e}",
                         path.display(),
@@ -434,13 +437,7 @@ pub fn load(args: &ConfigArgs) -> anyhow::Result<Config> {
 pub fn load_project(args: &ConfigArgs, verb: &str) -> anyhow::Result<Config> {
     let cfg = if args.config.is_some() {
         load(args)?
-    } else if let Some(found) = [
-        PathBuf::from(PROJECT_CONFIG),
-        Path::new(".framewise").join(PROJECT_CONFIG),
-    ]
-    .into_iter()
-    .find(|p| p.is_file())
-    {
+    } else if let Some(found) = discovered()? {
         load(&ConfigArgs {
             config: Some(found),
         })?
@@ -449,6 +446,43 @@ pub fn load_project(args: &ConfigArgs, verb: &str) -> anyhow::Result<Config> {
     };
     require_toml(&cfg, verb)?;
     Ok(cfg)
+}
+
+/// The project's config when `--config` is not given: `./framewise.toml`, else
+/// `.framewise/framewise.toml`. Something at either path that is not a regular file (a
+/// dangling link, a FIFO, a directory) is refused, naming it: skipped, it would leave the
+/// budgets of the other file (or none) in force without a word.
+fn discovered() -> anyhow::Result<Option<PathBuf>> {
+    for path in [
+        PathBuf::from(PROJECT_CONFIG),
+        Path::new(".framewise").join(PROJECT_CONFIG),
+    ] {
+        let Ok(link) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if path.is_file() {
+            return Ok(Some(path));
+        }
+        let what = match std::fs::metadata(&path) {
+            Err(_) if link.file_type().is_symlink() => "a link to nothing",
+            Err(_) => "unreadable",
+            Ok(meta) if meta.is_dir() => "a directory",
+            Ok(meta) if std::os::unix::fs::FileTypeExt::is_fifo(&meta.file_type()) => {
+                "a FIFO (a named pipe)"
+            }
+            Ok(meta) => match framewise_analysis::load::special_kind(&meta) {
+                Some("character device") => "a character device",
+                Some("block device") => "a block device",
+                Some("socket") => "a socket",
+                _ => "a special file",
+            },
+        };
+        bail!(
+            "{}: is {what}, not a config file (framewise.toml is a regular file; --config names another)",
+            path.display()
+        );
+    }
+    Ok(None)
 }
 
 /// Refuses a JSON gate config for a verb other than `gate`: it would be ignored.
@@ -518,6 +552,21 @@ mod tests {
         assert!(
             text.starts_with("f.toml: line 3: [gate.tolerances] `frame.p98`")
                 && text.contains("frame.p99"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_tolerance_naming_a_metric_twice_is_refused_at_its_second_line() {
+        // `frame.P99` is `frame.p99` by its alias; sorted, it would come first.
+        let err = parse_toml(
+            Path::new("f.toml"),
+            "[gate.tolerances]\n\"frame.p99\" = 0.1\n\"frame.P99\" = 0.5\n",
+        )
+        .expect_err("the same metric twice");
+        let text = err.to_string();
+        assert!(
+            text.starts_with("f.toml: line 3: [gate.tolerances] `frame.P99` names the metric `frame.p99` already names"),
             "{text}"
         );
     }

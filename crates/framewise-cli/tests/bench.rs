@@ -242,6 +242,34 @@ fn profile(dir: &Dir, p95_ms: f64, breached: &[&str]) {
     );
 }
 
+/// `./framewise.toml` as a link to nothing or a FIFO was skipped for
+/// `.framewise/framewise.toml` (or no config) without a word: other budgets in force.
+#[test]
+fn a_project_config_that_is_not_a_file_is_refused_not_skipped() {
+    let dir = Dir::new();
+    std::fs::create_dir_all(dir.path(".framewise")).expect("mkdir");
+    dir.write(".framewise/framewise.toml", "[budgets]\nframe_ms = 1000\n");
+    std::os::unix::fs::symlink("gone.toml", dir.path("framewise.toml")).expect("symlink");
+    let run = dir.run(&["check"]).expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: framewise.toml: is a link to nothing, not a config file (framewise.toml is a regular file; --config names another)"
+    );
+    std::fs::remove_file(dir.path("framewise.toml")).expect("rm link");
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.path("framewise.toml"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let run = dir.run(&["bench", "smoke"]).expect(4);
+    assert!(
+        run.one_error_line()
+            .contains("framewise.toml: is a FIFO (a named pipe)"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn check_judges_budgets_against_the_profile_or_a_bench() {
     let dir = Dir::new();
@@ -273,10 +301,12 @@ fn check_judges_budgets_against_the_profile_or_a_bench() {
     let line = run.one_error_line();
     assert!(line.contains("not a regular file"), "{line}");
     std::fs::remove_file(dir.path(".framewise/profile.json")).expect("rm fifo");
-    // The profile: frame_ms judged on its p95; the counter budget is not in it.
+    // The profile: frame_ms judged on its p95; the counter budget is not in it, so the
+    // check is incomplete (exit 2), never inside: exit 0 means every budget was judged.
     profile(&dir, 12.0, &[]);
-    let json = dir.run(&["check", "--format", "json"]).expect(0).json();
-    assert_eq!(json["verdict"], "inside");
+    let json = dir.run(&["check", "--format", "json"]).expect(2).json();
+    assert_eq!(json["verdict"], "incomplete");
+    assert_eq!(json["exit_code"], 2);
     assert_eq!(json["budgets"][0]["budget"], "frame_ms");
     assert_eq!(json["budgets"][0]["state"], "inside");
     assert_eq!(json["budgets"][1]["state"], "unmeasured");
@@ -424,12 +454,13 @@ fn check_judges_counter_and_scope_budgets_from_the_profile() {
         "{}",
         run.stderr
     );
-    // Counters only, from the same profile: the draw-call budget is measured and inside.
+    // Counters only, from the same profile: the draw-call max is measured and inside, its
+    // sum is not measured: incomplete, not a pass.
     let json = dir
         .run(&["check", "--counters-only", "--format", "json"])
-        .expect(0)
+        .expect(2)
         .json();
-    assert_eq!(json["verdict"], "inside");
+    assert_eq!(json["verdict"], "incomplete");
     assert_eq!(json["budgets"].as_array().expect("budgets").len(), 2);
     profile_with_counters(&dir, 4585);
     let run = dir.run(&["check", "--counters-only"]).expect(1);
@@ -445,6 +476,193 @@ fn check_judges_counter_and_scope_budgets_from_the_profile() {
         "{}",
         run.stderr
     );
+}
+
+/// A budget that was never judged (a typo'd counter, a frame block without a p95) keeps a
+/// check from passing: `incomplete`, exit 2, with a warning naming each such budget and why.
+/// It passed (`inside`, exit 0) with only a warning on stderr, and an agent told "exit 0
+/// means the budgets pass: stop" stopped on it. A breach still wins (exit 1).
+#[test]
+fn check_with_a_budget_not_measured_is_incomplete_never_inside() {
+    let dir = Dir::new();
+    profile_with_counters(&dir, 44);
+    dir.write(
+        "framewise.toml",
+        "[budgets]\nframe_ms = 50\n\"counter.draw_cals.max\" = 10\n",
+    );
+    let run = dir.run(&["check", "--format", "json"]).expect(2);
+    let json = run.json();
+    assert_eq!(json["verdict"], "incomplete", "{json}");
+    assert_eq!(json["exit_code"], 2);
+    assert_eq!(json["budgets"][0]["state"], "inside");
+    assert_eq!(json["budgets"][1]["state"], "unmeasured");
+    let warnings = json["warnings"].to_string();
+    assert!(
+        warnings.contains("not measured: counter.draw_cals.max"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("counter.draw_cals.max: no such name in profile.json's window; did you mean counter.draw_calls.max"),
+        "{warnings}"
+    );
+    assert!(
+        run.stderr.contains("1 of 2 budget(s) not measured"),
+        "{}",
+        run.stderr
+    );
+    let run = dir.run(&["check"]).expect(2);
+    assert!(
+        run.stdout.starts_with("INCOMPLETE (exit 2)"),
+        "{}",
+        run.stdout
+    );
+    let run = dir.run(&["check", "--format", "github"]).expect(2);
+    assert!(
+        run.stdout.starts_with("::warning")
+            && run.stdout.contains("title=framewise check%3A incomplete::")
+            && run.stdout.contains("counter.draw_cals.max"),
+        "{}",
+        run.stdout
+    );
+    // The same with --counters-only: the one counter budget selected was not measured... but
+    // it is the only one, so nothing was measured (exit 4); with a second, measured one, the
+    // check is incomplete.
+    dir.run(&["check", "--counters-only"]).expect(4);
+    dir.write(
+        "framewise.toml",
+        "[budgets]\n\"counter.draw_calls.max\" = 300\n\"counter.draw_cals.max\" = 10\n",
+    );
+    let json = dir
+        .run(&["check", "--counters-only", "--format", "json"])
+        .expect(2)
+        .json();
+    assert_eq!(json["verdict"], "incomplete", "{json}");
+    // Spelt right, the counter breaches: a breach wins over a budget not measured.
+    dir.write(
+        "framewise.toml",
+        "[budgets]\nframe_ms = 50\n\"counter.draw_calls.max\" = 10\n\"scope.rendr.max\" = 9.5\n",
+    );
+    let json = dir.run(&["check", "--format", "json"]).expect(1).json();
+    assert_eq!(json["verdict"], "breached", "{json}");
+    // A profile whose frame block is empty: frame_ms is not measured, and said why.
+    dir.write(
+        "framewise.toml",
+        "[budgets]\nframe_ms = 50\n\"counter.draw_calls.max\" = 300\n",
+    );
+    let text = std::fs::read_to_string(dir.path(".framewise/profile.json")).expect("profile");
+    dir.write(
+        ".framewise/profile.json",
+        text.replace(
+            r#""frame":{"median_ms":12.5,"p95_ms":14.0,"fps":80.0}"#,
+            r#""frame":{}"#,
+        ),
+    );
+    let run = dir.run(&["check", "--format", "json"]).expect(2);
+    let json = run.json();
+    assert_eq!(json["verdict"], "incomplete", "{json}");
+    assert_eq!(json["budgets"][0]["state"], "unmeasured", "{json}");
+    assert!(
+        run.stderr
+            .contains("frame_ms: profile.json's frame block has no frame.p95"),
+        "{}",
+        run.stderr
+    );
+    // Every budget measured and inside: the only exit 0.
+    profile_with_counters(&dir, 44);
+    let json = dir.run(&["check", "--format", "json"]).expect(0).json();
+    assert_eq!(json["verdict"], "inside", "{json}");
+    assert_eq!(json["warnings"], serde_json::json!([]), "{json}");
+}
+
+/// `check --bench` on runs that lost frames (the program's capture cut short after it ran)
+/// cannot pass: `incomplete`, exit 2, naming the runs — even when a budget reads breached,
+/// as `bench --compare` calls a side that lost frames inconclusive whatever moved. It said
+/// `inside`, exit 0, with no warning.
+#[test]
+fn check_on_a_bench_whose_runs_lost_frames_is_incomplete() {
+    let dir = Dir::new();
+    dir.write(
+        "game.sh",
+        format!(
+            "{BIN:?} demo --quiet || exit 1\ns=$(wc -c < \"$FRAMEWISE_CAPTURE\")\ntruncate -s $((s * 2 / 3)) \"$FRAMEWISE_CAPTURE\"\n"
+        ),
+    );
+    let config = |draw_calls: u32| {
+        dir.write(
+            "framewise.toml",
+            format!(
+                "[budgets]\nframe_ms = 1000\n\"counter.draw_calls.max\" = {draw_calls}\n\n[bench.cut]\ncommand = [\"sh\", \"game.sh\"]\nframes = 40\nwarmup = 5\nruns = 3\nfixed_dt = 0.016666\n"
+            ),
+        );
+    };
+    config(100_000);
+    let run = dir
+        .run(&["check", "--bench", "cut", "--format", "json"])
+        .expect(2);
+    let json = run.json();
+    assert_eq!(json["verdict"], "incomplete", "{json}");
+    assert_eq!(json["exit_code"], 2);
+    for b in json["budgets"].as_array().expect("budgets") {
+        assert_eq!(b["state"], "inside", "{b}");
+    }
+    let file = json["source"]["file"].as_str().expect("the result file");
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path(file)).expect("result"))
+            .expect("JSON");
+    assert_eq!(result["runs_with_lost_frames"], 3, "{result}");
+    let warnings = json["warnings"].to_string();
+    assert!(
+        warnings.contains("3 of 3 bench run(s) lost frames")
+            && warnings.contains("run 1 lost ")
+            && warnings.contains("truncated-tail"),
+        "{warnings}"
+    );
+    assert!(run.stderr.contains("lost frames"), "{}", run.stderr);
+    // A breach on such runs is not decided either.
+    config(1);
+    let json = dir
+        .run(&["check", "--bench", "cut", "--format", "json"])
+        .expect(2)
+        .json();
+    assert_eq!(json["verdict"], "incomplete", "{json}");
+    assert_eq!(json["budgets"][1]["state"], "breached", "{json}");
+}
+
+/// `check --json PATH` naming what check reads is refused (exit 4) before anything is
+/// written: the profile, the config, and with `--bench` the ledger and the bench's results.
+/// It replaced the profile and the config with its report.
+#[test]
+fn check_refuses_a_json_path_naming_its_inputs() {
+    let dir = Dir::new();
+    config(&dir, 40);
+    profile_with_counters(&dir, 44);
+    std::fs::create_dir_all(dir.path(".framewise/bench")).expect("mkdir");
+    let result = ".framewise/bench/smoke-20261201T162000123Z.json";
+    dir.write(result, "{}");
+    dir.write(".framewise/bench-history.jsonl", "");
+    let before = |p: &str| std::fs::read(dir.path(p)).expect(p);
+    for (path, bench) in [
+        (".framewise/profile.json", false),
+        ("framewise.toml", false),
+        ("./framewise.toml", true),
+        (result, true),
+        (".framewise/bench-history.jsonl", true),
+    ] {
+        let kept = before(path);
+        let flag = format!("--json={path}");
+        let mut args = vec!["check", flag.as_str()];
+        if bench {
+            args.extend(["--bench", "smoke"]);
+        }
+        let run = dir.run(&args).expect(4);
+        let line = run.one_error_line();
+        assert!(line.contains("--json"), "{path}: {line}");
+        assert_eq!(before(path), kept, "{path} was overwritten");
+        assert!(run.stdout.is_empty(), "{path}");
+    }
+    let json = "out.json";
+    dir.run(&["check", &format!("--json={json}")]).expect(0);
+    assert!(before(json).starts_with(b"{"));
 }
 
 #[test]
@@ -561,6 +779,58 @@ fn hook_status_is_silent_unless_running_or_breached() {
         );
         assert_eq!(line.matches("profile.json").count(), 1, "{verb}: {line}");
     }
+}
+
+/// hook-status names the budgets `check` finds breached with the same config, not the
+/// recorder's own: with `frame_ms = 50` a 20 ms p95 the recorder judged against its 16.67 ms
+/// is inside, and hook-status said "budgets breached: frame_ms" under "vs budget 50.00 ms".
+/// Without a framewise.toml, the recorder's list is all there is.
+#[test]
+fn hook_status_breaches_are_checks_with_the_same_config() {
+    let dir = Dir::new();
+    std::fs::create_dir_all(dir.path("c")).expect("mkdir");
+    dir.write("c/fm50.toml", "[budgets]\nframe_ms = 50\n");
+    profile(&dir, 20.0, &["frame_ms"]);
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(dir.path(".framewise/profile.json"))
+        .expect("profile")
+        .set_modified(old)
+        .expect("mtime");
+    dir.run(&["check", "--config", "c/fm50.toml"]).expect(0);
+    assert_eq!(
+        dir.run(&["hook-status", "--config", "c/fm50.toml"])
+            .expect(0)
+            .stdout,
+        "",
+        "inside by the config's budget: silence"
+    );
+    // Running: the budget line, and no breach.
+    profile(&dir, 20.0, &["frame_ms"]);
+    let run = dir
+        .run(&["hook-status", "--config", "c/fm50.toml"])
+        .expect(0);
+    assert!(run.stdout.contains("vs budget 50.00 ms"), "{}", run.stdout);
+    assert!(!run.stdout.contains("breached"), "{}", run.stdout);
+    // The config's budget breached: said, as check says it.
+    dir.write("c/fm10.toml", "[budgets]\nframe_ms = 10\n");
+    dir.run(&["check", "--config", "c/fm10.toml"]).expect(1);
+    let run = dir
+        .run(&["hook-status", "--config", "c/fm10.toml"])
+        .expect(0);
+    assert!(
+        run.stdout.contains("budgets breached: frame_ms"),
+        "{}",
+        run.stdout
+    );
+    // No framewise.toml anywhere: the recorder's own list.
+    let run = dir.run(&["hook-status"]).expect(0);
+    assert!(
+        run.stdout.contains("budgets breached: frame_ms"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -747,4 +1017,216 @@ fn compare_refuses_cut_and_corrupted_results_on_either_side() {
     let last: serde_json::Value = serde_json::from_str(lines[lines.len() - 1])
         .unwrap_or_else(|e| panic!("the comparison after the torn line is whole ({e}): {after}"));
     assert_eq!(last["name"], "t", "{last}");
+}
+
+/// A bench `early` whose program (`game.sh`) runs the demo, and after `mode.txt` says `early`
+/// stops after 15 frames whatever the harness asks: a change that makes the game quit early.
+fn early_project(dir: &Dir) {
+    dir.write(
+        "game.sh",
+        format!(
+            "if [ \"$(cat mode.txt)\" = early ]; then FRAMEWISE_FRAMES=15; export FRAMEWISE_FRAMES; fi\nexec {BIN:?} demo --quiet\n"
+        ),
+    );
+    dir.write("mode.txt", "normal\n");
+    dir.write(
+        "framewise.toml",
+        "[bench.early]\ncommand = [\"sh\", \"game.sh\"]\nframes = 60\nwarmup = 10\nruns = 3\nfixed_dt = 0.016666\n",
+    );
+}
+
+/// A program that stops early measured 4 frames a run instead of 60, and its comparison read
+/// "IMPROVED (exit 0)" on 95% fewer draw calls. Its runs are short: the result says so, the
+/// bench warns and exits 2, and a comparison with it on either side is inconclusive.
+#[test]
+fn a_program_that_stops_early_is_a_short_run_never_an_improvement() {
+    let dir = Dir::new();
+    early_project(&dir);
+    let normal = dir
+        .run(&["bench", "early", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(normal["short_runs"], 0, "{normal}");
+    for r in normal["runs"].as_array().expect("runs") {
+        assert_eq!(r["frames_recorded"], 60, "{r}");
+        assert_eq!(r["short"], false, "{r}");
+    }
+    let normal_file = normal["file"].as_str().expect("file").to_owned();
+
+    dir.write("mode.txt", "early\n");
+    let run = dir
+        .run(&[
+            "bench",
+            "early",
+            "--compare",
+            "last",
+            "--change",
+            "quit early",
+            "--format",
+            "json",
+        ])
+        .expect(2);
+    let json = run.json();
+    assert_eq!(json["overall"]["verdict"], "inconclusive", "{json}");
+    let reasons = json["overall"]["reasons"].to_string();
+    assert!(
+        reasons.contains(
+            "the after side: 3 of 3 run(s) short: frames recorded after the warm-up 5, 5, 5 where the bench asks 60"
+        ),
+        "{reasons}"
+    );
+    let sum = json["metrics"]
+        .as_array()
+        .expect("metrics")
+        .iter()
+        .find(|m| m["metric"] == "counter.draw_calls.sum")
+        .expect("the total is listed");
+    assert_eq!(sum["verdict"], "inconclusive", "{sum}");
+    assert!(
+        run.stderr
+            .contains("framewise: warning: bench early: 3 of 3 run(s) short"),
+        "{}",
+        run.stderr
+    );
+    let ledger = ledger_lines(&dir);
+    assert_eq!(ledger.last().expect("a line")["verdict"], "inconclusive");
+
+    // The short result itself: recorded per run and in total; `bench NAME` exits 2.
+    let early_file = json["result_file"]
+        .as_str()
+        .expect("result file")
+        .to_owned();
+    let early: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path(&early_file)).expect("result"))
+            .expect("json");
+    assert_eq!(early["short_runs"], 3, "{early}");
+    for r in early["runs"].as_array().expect("runs") {
+        assert_eq!(r["frames_recorded"], 5, "{r}");
+        assert_eq!(r["short"], true, "{r}");
+    }
+    let plain = dir.run(&["bench", "early"]).expect(2);
+    assert!(
+        plain.stdout.contains("3 of 3 run(s) short")
+            && plain.stdout.contains("inconclusive (exit 2)"),
+        "{}",
+        plain.stdout
+    );
+    assert!(plain.stderr.contains("framewise: warning: bench early: "));
+
+    // Short on the before side: inconclusive too (the game fixed to run its frames again).
+    let run = dir
+        .run(&[
+            "bench",
+            "--compare",
+            &early_file,
+            &normal_file,
+            "--format",
+            "json",
+        ])
+        .expect(2);
+    let reasons = run.json()["overall"]["reasons"].to_string();
+    assert!(
+        reasons.contains("the before side: 3 of 3 run(s) short"),
+        "{reasons}"
+    );
+}
+
+/// The ad-hoc form: a program that stops early is short, with a warning, exit 2.
+#[test]
+fn an_ad_hoc_bench_that_stops_early_is_short() {
+    let dir = Dir::new();
+    let script = format!("FRAMEWISE_FRAMES=15 exec {BIN:?} demo --quiet");
+    let run = dir
+        .run(&[
+            "bench", "--name", "short", "--frames", "60", "--warmup", "10", "--runs", "3",
+            "--format", "json", "--", "sh", "-c", &script,
+        ])
+        .expect(2);
+    let json = run.json();
+    assert_eq!(json["short_runs"], 3, "{json}");
+    assert_eq!(json["runs"][0]["frames_measured"], 4, "{json}");
+    assert_eq!(json["runs"][0]["frames_recorded"], 5, "{json}");
+    assert!(
+        run.stderr.contains("framewise: warning: bench short: 3 of 3 run(s) short: frames recorded after the warm-up 5, 5, 5 where the bench asks 60"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `--json PATH` naming what the bench reads — a compared result, the config, the ledger,
+/// the result `--compare last` compares with — is refused (exit 4) and nothing is replaced.
+#[test]
+fn json_naming_an_input_of_bench_is_refused() {
+    let dir = Dir::new();
+    config(&dir, 20);
+    let file = short_adhoc_result(&dir);
+    let result_text = std::fs::read_to_string(dir.path(&file)).expect("result");
+    let config_text = std::fs::read_to_string(dir.path("framewise.toml")).expect("config");
+    let copy = dir.write("a.json", &result_text);
+    assert!(copy.is_file());
+    for json in [
+        "--json=a.json".to_owned(),
+        format!("--json={file}"),
+        format!("--json=./{file}"),
+        "--json=framewise.toml".to_owned(),
+        "--json=.framewise/bench-history.jsonl".to_owned(),
+        "--json=./.framewise/bench-history.jsonl".to_owned(),
+    ] {
+        let _ = std::fs::remove_file(dir.path(".framewise/bench-history.jsonl"));
+        let run = dir
+            .run(&["bench", "--compare", "a.json", &file, &json])
+            .expect(4);
+        let line = run.one_error_line();
+        assert!(line.contains("names an input file"), "{json}: {line}");
+        assert!(
+            !dir.path(".framewise/bench-history.jsonl").exists(),
+            "{json}: nothing was compared"
+        );
+    }
+    // `NAME --compare last` reads the newest earlier result of NAME.
+    let first = dir
+        .run(&["bench", "smoke", "--format", "json"])
+        .expect(0)
+        .json();
+    let last = first["file"].as_str().expect("file").to_owned();
+    let last_text = std::fs::read_to_string(dir.path(&last)).expect("result");
+    let run = dir
+        .run(&[
+            "bench",
+            "smoke",
+            "--compare",
+            "last",
+            &format!("--json={last}"),
+        ])
+        .expect(4);
+    assert!(run.one_error_line().contains("names an input file"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path(&last)).expect("kept"),
+        last_text
+    );
+    assert_eq!(std::fs::read_to_string(&copy).expect("kept"), result_text);
+    assert_eq!(
+        std::fs::read_to_string(dir.path("framewise.toml")).expect("kept"),
+        config_text
+    );
+    // How a bench runs, given where nothing runs, is refused rather than ignored.
+    let run = dir
+        .run(&[
+            "bench",
+            "--compare",
+            "a.json",
+            &file,
+            "--frames",
+            "10",
+            "--runs",
+            "3",
+        ])
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: --frames, --runs set how a bench runs, and --compare A B runs nothing: it compares two results as they were measured"
+    );
+    // Another path is written as before.
+    dir.run(&["bench", "--compare", "a.json", &file, "--json=out.json"]);
+    assert!(dir.path("out.json").is_file());
 }

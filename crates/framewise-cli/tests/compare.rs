@@ -156,6 +156,30 @@ fn a_metric_given_two_tolerances_exits_4() {
     assert!(run.stdout.is_empty(), "no verdict: {}", run.stdout);
 }
 
+/// The same metric under its alias is the same metric: `frame.P99` beside `frame.p99` was
+/// accepted as two checks, the stricter deciding.
+#[test]
+fn a_metric_given_two_tolerances_under_two_spellings_exits_4() {
+    let dir = Dir::new();
+    pair(&dir, &regressed());
+    let run = dir
+        .run(&[
+            "gate",
+            "base.sgpt",
+            "cand.sgpt",
+            "--tolerance",
+            "frame.p99=0.1",
+            "--tolerance",
+            "frame.P99=0.5",
+        ])
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: --tolerance frame.P99 names the metric --tolerance frame.p99 already names: which tolerance was meant? give it once"
+    );
+    assert!(run.stdout.is_empty(), "no verdict: {}", run.stdout);
+}
+
 #[test]
 fn a_typo_in_a_counter_path_exits_4_with_a_suggestion() {
     let dir = Dir::new();

@@ -304,6 +304,71 @@ fn demo_with_a_bad_recorder_variable_is_refused_before_anything_is_scaffolded() 
     assert!(!dir.path("x.sgpt").exists());
 }
 
+/// A `FRAMEWISE_RESOLUTION` that reads but that the demo cannot render is refused the same
+/// way, naming the variable and the sizes allowed (it scaffolded `.framewise/`, said so, then
+/// failed with three lines on stderr and "framebuffer 10x10 is outside …").
+#[test]
+fn demo_with_a_resolution_it_cannot_render_is_refused_before_anything_is_scaffolded() {
+    for resolution in ["10x10", "4097x100"] {
+        let dir = Dir::new();
+        let run = dir
+            .run_env(
+                &["demo", "--frames", "3", "-o", "x.sgpt"],
+                &[("FRAMEWISE_RESOLUTION", resolution)],
+            )
+            .expect(4);
+        assert_eq!(
+            run.one_error_line(),
+            format!(
+                "framewise: error: invalid demo configuration: FRAMEWISE_RESOLUTION={resolution} \
+                 is outside the demo's framebuffer sizes, 64x36..4096x4096"
+            )
+        );
+        assert!(run.stdout.is_empty(), "{}", run.stdout);
+        assert!(!dir.path(".framewise").exists(), "{resolution}");
+        assert!(!dir.path("x.sgpt").exists(), "{resolution}");
+    }
+}
+
+/// `--golden-path` with no golden frame asked for wrote nothing, exit 0, without a word.
+#[test]
+fn a_golden_path_without_a_golden_frame_is_refused() {
+    let dir = Dir::new();
+    let run = dir
+        .run(&[
+            "demo",
+            "--frames",
+            "3",
+            "--golden-path",
+            "g.png",
+            "-o",
+            "x.sgpt",
+        ])
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: invalid demo configuration: a golden path is given but no golden frame (--golden-frame or FRAMEWISE_GOLDEN_FRAME): no image would be written there"
+    );
+    assert!(!dir.path(".framewise").exists());
+    // With the frame from the environment, it is written.
+    let run = dir
+        .run_env(
+            &[
+                "demo",
+                "--frames",
+                "3",
+                "--golden-path",
+                "g.png",
+                "-o",
+                "x.sgpt",
+                "--quiet",
+            ],
+            &[("FRAMEWISE_GOLDEN_FRAME", "1")],
+        )
+        .expect(0);
+    assert!(dir.path("g.png").exists(), "{}", run.stderr);
+}
+
 #[test]
 fn demo_capture_in_a_missing_directory_is_refused_before_anything_is_scaffolded() {
     // It used to scaffold .framewise/, say so on stderr, then fail to create the capture:

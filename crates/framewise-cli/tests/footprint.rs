@@ -97,3 +97,40 @@ fn footprint_rejects_bad_input_on_one_line() {
     assert!(run.stdout.is_empty());
     dir.run(&["footprint"]).expect(4).one_error_line();
 }
+
+/// Names are compared and sorted as the key writes them (cleaned): `a b` and `a_b` are one
+/// facet, refused as a name given twice (it printed `ctx:a_b=1,a_b=2`, exit 0), and `a b`
+/// sorts as `a_b`, after `a_a` (it printed `ctx:a_b=1,a_a=2`).
+#[test]
+fn footprint_compares_and_sorts_situation_names_as_cleaned() {
+    let dir = Dir::new();
+    let run = dir
+        .run(&[
+            "footprint",
+            "x",
+            "--situation",
+            "a b=1",
+            "--situation",
+            "a_b=2",
+        ])
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: --situation names \"a b\" and \"a_b\" are one facet, a_b (in a name, \
+         runs of `|`, `,`, `=` and whitespace become `_`): give each name once"
+    );
+    assert!(run.stdout.is_empty());
+    let built = dir
+        .run(&[
+            "footprint",
+            "x",
+            "--situation",
+            "a b=1",
+            "--situation",
+            "a_a=2",
+            "--json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(built["footprint"]["key"], "x|ctx:a_a=2,a_b=1");
+}

@@ -72,6 +72,20 @@ fn the_same_frame_passes_and_a_changed_frame_fails() {
         check["similarity"]["ssim"].as_f64().unwrap() < 0.98,
         "{check}"
     );
+    // In CI, the failure is an annotation first (it printed only the fenced summary).
+    let run = dir
+        .run(&["golden", "--check", "smoke", "--format", "github"])
+        .expect(1);
+    assert!(
+        run.stdout.starts_with("::error title=framewise golden")
+            && run
+                .stdout
+                .lines()
+                .next()
+                .is_some_and(|l| l.contains("smoke changed::frame ")),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -153,4 +167,81 @@ fn the_bench_seed_and_resolution_reach_the_demo() {
     dir.run(&["golden", "--record", "small"]).expect(0);
     let png = std::fs::read(dir.path(".framewise/goldens/small.png")).expect("golden");
     assert_eq!(png_size(&png), (320, 180));
+}
+
+/// `golden_frame = u64::MAX` wrapped `FRAMEWISE_FRAMES` (K + 1) to 0: now one line naming the
+/// key and its bound, before anything runs.
+#[test]
+fn a_golden_frame_past_its_bound_is_refused() {
+    let dir = Dir::new();
+    dir.write(
+        "framewise.toml",
+        "[bench.x]\ncommand = [\"true\"]\ngolden_frame = 18446744073709551615\n",
+    );
+    for mode in ["--record", "--check"] {
+        let run = dir.run(&["golden", mode, "x"]).expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.contains(
+                "[bench.x] golden_frame = 18446744073709551615: at most 18446744073709551614"
+            ),
+            "{line}"
+        );
+    }
+    assert!(!dir.path(".framewise/golden").exists(), "nothing ran");
+}
+
+/// A FIFO where the golden should be is named for what it is, not as missing (and not read:
+/// a pipe with no writer would block).
+#[test]
+fn a_fifo_golden_is_named_as_one() {
+    let dir = Dir::new();
+    project(&dir, "");
+    std::fs::create_dir_all(dir.path(".framewise/goldens")).unwrap();
+    let fifo = dir.path(".framewise/goldens/smoke.png");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let run = dir.run(&["golden", "--check", "smoke"]).expect(4);
+    let line = run.one_error_line();
+    assert!(
+        line.contains("smoke.png: is a FIFO (a named pipe), not a regular file"),
+        "{line}"
+    );
+}
+
+/// `--json PATH` naming the golden, the config, or the frame and capture the run writes and
+/// the verb reads is refused (exit 4) before anything runs; the golden is kept.
+#[test]
+fn json_naming_an_input_of_golden_is_refused() {
+    let dir = Dir::new();
+    project(&dir, "");
+    dir.run(&["golden", "--record", "smoke"]).expect(0);
+    let golden = dir.path(".framewise/goldens/smoke.png");
+    let bytes = std::fs::read(&golden).unwrap();
+    let config = std::fs::read(dir.path("framewise.toml")).unwrap();
+    for mode in ["--check", "--record"] {
+        for json in [
+            "--json=.framewise/goldens/smoke.png",
+            "--json=./.framewise/goldens/smoke.png",
+            "--json=framewise.toml",
+            "--json=.framewise/golden/smoke/smoke.frame-30.png",
+            "--json=.framewise/golden/smoke/smoke.sgpt",
+        ] {
+            let run = dir.run(&["golden", mode, "smoke", json]).expect(4);
+            let line = run.one_error_line();
+            assert!(
+                line.contains("names an input file"),
+                "{mode} {json}: {line}"
+            );
+        }
+    }
+    assert_eq!(std::fs::read(&golden).unwrap(), bytes);
+    assert_eq!(std::fs::read(dir.path("framewise.toml")).unwrap(), config);
+    // Another path is written as before.
+    dir.run(&["golden", "--check", "smoke", "--json=out.json"])
+        .expect(0);
+    assert!(dir.path("out.json").is_file());
 }

@@ -87,3 +87,18 @@ fn init_then_bench_then_check_works_from_the_scaffolded_config() {
     assert_eq!(check["budgets"][0]["budget"], "frame_ms", "{check}");
     assert!(check["budgets"][0]["value"].is_number(), "{check}");
 }
+
+/// `.framewise` as a link to nothing said "File exists (os error 17)".
+#[test]
+fn init_over_a_link_to_nothing_says_so() {
+    let dir = Dir::new();
+    std::os::unix::fs::symlink("elsewhere", dir.path(".framewise")).expect("symlink");
+    let run = dir.run(&["init"]).expect(4);
+    let line = run.one_error_line();
+    assert!(
+        line.ends_with(
+            "/.framewise: is a link to nothing (remove it, or create the directory it points to)"
+        ),
+        "{line}"
+    );
+}

@@ -484,6 +484,33 @@ fn history_leaves_a_record_dated_after_now_out_of_its_buckets_and_says_so() {
     assert!(run.stdout.contains("left out: 1 record"), "{}", run.stdout);
 }
 
+/// Evidence dated ten years ahead (a clock set wrong) was taken for the latest build, the
+/// default after window of a fix, where `history` leaves it out as not yet happened.
+#[test]
+fn a_fix_does_not_take_a_build_dated_after_now_for_the_latest() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    let future = serde_json::to_string(&beat(10 * 365 * 24 * 60, "z", 99.0)).expect("json");
+    append_raw(&fw.join("perf.jsonl"), &format!("{future}\n"));
+    let run = dir
+        .run(&["fix", "--title", "t", "--dry-run", "--format", "json"])
+        .expect(0);
+    let json = run.json();
+    assert_eq!(json["fix"]["before"]["build"], "a", "{json}");
+    assert_eq!(json["fix"]["after"]["build"], "b", "{json}");
+    assert!(
+        run.stderr.contains("left out 1 record(s) dated after now"),
+        "{}",
+        run.stderr
+    );
+    // An empty --commit (`$(git rev-parse HEAD)` outside a repository) links to nothing.
+    let run = dir.run(&["fix", "--title", "t", "--commit", " "]).expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: --commit is empty: give the fix's commit, or leave --commit out"
+    );
+}
+
 #[test]
 fn a_range_with_no_incident_says_so_not_that_none_was_recorded() {
     let dir = Dir::new();

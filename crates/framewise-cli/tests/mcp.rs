@@ -396,6 +396,68 @@ fn errors_are_structured_and_the_server_keeps_serving() {
     assert_eq!(s.close(), Some(0));
 }
 
+/// A misspelt argument is refused, naming it and the one meant: `tolerance` for `tolerances`
+/// ignored would judge the comparison without the tolerance and pass what should fail.
+#[test]
+fn a_misspelt_argument_is_refused_with_the_one_meant() {
+    let dir = Dir::new();
+    write_game(&dir.path("base.sgpt"), &Game::default());
+    write_game(&dir.path("cand.sgpt"), &Game::regressed());
+    let mut s = Session::start(&dir);
+    let r = s.call(
+        "compare_captures",
+        json!({"base": "base.sgpt", "cand": "cand.sgpt", "no_default_tolerances": true,
+            "tolerance": ["counter.draw_calls.max=0"]}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(r.get("structuredContent").is_none(), "no verdict: {r}");
+    let message = r["content"][0]["text"].as_str().unwrap();
+    assert!(
+        message.contains("unknown argument `tolerance` (did you mean `tolerances`?)"),
+        "{message}"
+    );
+    assert!(!message.contains('\n'), "one line: {message}");
+
+    // Spelt right, the same call fails the comparison.
+    let r = s.call(
+        "compare_captures",
+        json!({"base": "base.sgpt", "cand": "cand.sgpt", "no_default_tolerances": true,
+            "tolerances": ["counter.draw_calls.max=0"]}),
+    );
+    assert_eq!(structured(&r)["verdict"], "fail", "{r}");
+    assert_eq!(s.close(), Some(0));
+}
+
+/// Every tool's `inputSchema` says it takes no other argument, and every tool refuses one,
+/// before it runs anything (a bench, an append to fixes.jsonl).
+#[test]
+fn every_tool_refuses_an_argument_it_does_not_take() {
+    let dir = Dir::new();
+    let mut s = Session::start(&dir);
+    let tools = s.request("tools/list", json!({}));
+    let tools = tools["result"]["tools"].as_array().unwrap().clone();
+    assert!(tools.len() >= 13, "{tools:?}");
+    for tool in &tools {
+        let name = tool["name"].as_str().unwrap();
+        assert_eq!(
+            tool["inputSchema"]["additionalProperties"], false,
+            "{name}: {tool}"
+        );
+        let r = s.call(name, json!({"no_such_argument": 1}));
+        assert_eq!(r["isError"], true, "{name}: {r}");
+        let message = r["content"][0]["text"].as_str().unwrap();
+        assert!(
+            message.contains("unknown argument `no_such_argument`"),
+            "{name}: {message}"
+        );
+    }
+    assert!(
+        !dir.path(".framewise").exists(),
+        "a refused call runs nothing"
+    );
+    assert_eq!(s.close(), Some(0));
+}
+
 /// Lines a client should never send (not JSON, a message cut short, JSON that is no
 /// JSON-RPC message, a request whose parameters are no object): each is answered with an
 /// error or ignored, and the server keeps serving.
@@ -521,6 +583,24 @@ fn the_ledger_tools_read_and_append_the_games_memory() {
     assert!(states.contains(&("frame_ms", "breached")), "{c}");
     assert!(states.contains(&("frame.fps", "inside")), "{c}");
     report_matches_cli(&dir, c, &["check"]);
+    // A budget the profile did not measure, none breached: incomplete, exit 2, not a pass.
+    dir.write(
+        "framewise.toml",
+        "[budgets]\n\"frame.fps\" = 55\n\"scope.nothing_ran.p95\" = 2\n",
+    );
+    let r = s.call("check_budgets", json!({}));
+    let c = structured(&r);
+    assert_eq!(c["verdict"], "incomplete", "{c}");
+    assert_eq!(c["exit_code"], 2, "{c}");
+    assert!(
+        c["warnings"].to_string().contains("scope.nothing_ran.p95"),
+        "{c}"
+    );
+    report_matches_cli(&dir, c, &["check"]);
+    dir.write(
+        "framewise.toml",
+        "[budgets]\nframe_ms = 16.67\n\"frame.fps\" = 55\n",
+    );
     let r = s.call("check_budgets", json!({"counters_only": true}));
     let c = structured(&r);
     assert_eq!(c["verdict"], "no-budgets", "{c}");
@@ -792,4 +872,110 @@ fn a_handshake_that_never_starts_is_one_line_and_exit_4() {
         );
         assert!(run.stdout.is_empty(), "{input}: {}", run.stdout);
     }
+}
+
+/// `--reports` naming a file (or a FIFO, a device) failed every tool call with "File exists";
+/// it is refused before the handshake.
+#[test]
+fn reports_naming_something_other_than_a_directory_is_refused_at_start() {
+    let dir = Dir::new();
+    dir.write("empty", b"");
+    dir.write("a-file", b"x");
+    let run = dir
+        .run_stdin_from("empty", false, &["mcp", "--reports", "a-file"])
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: --reports a-file: not a directory (the tools write their reports into it)"
+    );
+}
+
+/// A method the server answers, sent with params that do not read, is -32602 (Invalid params)
+/// saying what is wrong, never -32601 (Method not found: it is found); a second `initialize`
+/// is -32600, the session being initialized already. The session goes on.
+#[test]
+fn bad_params_and_a_second_initialize_are_not_method_not_found() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let mut s = Session::start(&dir);
+    let id = |s: &mut Session| {
+        s.next_id += 1;
+        s.next_id - 1
+    };
+    let cases: [(Value, i64, &str); 6] = [
+        (json!({}), -32602, "Invalid params: tools/call: no params"),
+        (
+            json!({"params": {"name": "summarize_capture", "arguments": "x"}}),
+            -32602,
+            "Invalid params: tools/call: `arguments` must be an object",
+        ),
+        (
+            json!({"params": {"arguments": {}}}),
+            -32602,
+            "Invalid params: tools/call: `name`",
+        ),
+        (
+            json!({"method": "tools/list", "params": "x"}),
+            -32602,
+            "Invalid params: tools/list: params must be an object",
+        ),
+        (
+            json!({"method": "initialize", "params": {}}),
+            -32600,
+            "Invalid Request: the session is already initialized",
+        ),
+        (
+            json!({"method": "initialize", "params": {"protocolVersion": "2025-06-18",
+                "capabilities": {}, "clientInfo": {"name": "again", "version": "0"}}}),
+            -32600,
+            "Invalid Request: the session is already initialized",
+        ),
+    ];
+    for (mut request, code, says) in cases {
+        let id = id(&mut s);
+        let fields = request.as_object_mut().unwrap();
+        fields.insert("jsonrpc".into(), json!("2.0"));
+        fields.insert("id".into(), json!(id));
+        fields.entry("method").or_insert(json!("tools/call"));
+        s.send(&request);
+        let answer = s.next();
+        assert_eq!(answer["id"], id, "{request}: {answer}");
+        assert_eq!(answer["error"]["code"], code, "{request}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with(says), "{request}: {message}");
+    }
+    let r = s.call("summarize_capture", json!({"capture": "game.sgpt"}));
+    assert_eq!(structured(&r)["verdict"], "pass");
+    assert_eq!(s.close(), Some(0));
+}
+
+/// An `initialize` whose params do not read is answered -32602, and the server goes on
+/// waiting for one that does.
+#[test]
+fn a_malformed_initialize_is_invalid_params_and_the_handshake_can_start_after_it() {
+    let dir = Dir::new();
+    dir.write(
+        "input",
+        concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+            "\n"
+        )
+        .as_bytes(),
+    );
+    let run = dir.run_stdin_from("input", false, &["mcp"]).expect(0);
+    let answers: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 2, "{}", run.stdout);
+    assert_eq!(answers[0]["id"], 1, "{}", run.stdout);
+    assert_eq!(answers[0]["error"]["code"], -32602, "{}", run.stdout);
+    assert_eq!(
+        answers[0]["error"]["message"],
+        "Invalid params: initialize: missing field `protocolVersion`"
+    );
+    assert_eq!(answers[1]["result"]["serverInfo"]["name"], "framewise");
 }

@@ -166,10 +166,26 @@ fn imported_traces() {
     dir.write("in.json", chrome_trace(30));
     dir.run(&["trace", "in.json", "-o", "chrome.json"])
         .expect(0);
-    let nested = validate(
-        &serde_json::from_slice(&std::fs::read(dir.path("chrome.json")).unwrap()).unwrap(),
+    let exported: Value =
+        serde_json::from_slice(&std::fs::read(dir.path("chrome.json")).unwrap()).unwrap();
+    validate(&exported);
+    // The trace's frame span became the frames (a frame track), not a scope: update and
+    // render are the frame's top-level CPU spans.
+    let events = exported["traceEvents"].as_array().expect("events");
+    let of = |cat: &str| -> Vec<&str> {
+        events
+            .iter()
+            .filter(|e| e["cat"] == cat)
+            .filter_map(|e| e["name"].as_str())
+            .collect()
+    };
+    assert_eq!(of("frame").len(), 30);
+    let cpu = of("cpu");
+    assert!(
+        cpu.contains(&"update") && cpu.contains(&"render"),
+        "{cpu:?}"
     );
-    assert!(nested > 0, "frame spans contain update and render");
+    assert!(!cpu.contains(&"frame"), "{cpu:?}");
 }
 
 #[test]

@@ -208,6 +208,25 @@ impl Schedule {
     }
 }
 
+/// The smallest framebuffer the demo renders, `(width, height)` in pixels.
+pub const FRAMEBUFFER_MIN: (u32, u32) = (64, 36);
+/// The largest framebuffer the demo renders, `(width, height)` in pixels.
+pub const FRAMEBUFFER_MAX: (u32, u32) = (4096, 4096);
+
+/// Whether the demo renders a `width`x`height` framebuffer.
+fn framebuffer_fits(width: u32, height: u32) -> bool {
+    (FRAMEBUFFER_MIN.0..=FRAMEBUFFER_MAX.0).contains(&width)
+        && (FRAMEBUFFER_MIN.1..=FRAMEBUFFER_MAX.1).contains(&height)
+}
+
+/// `64x36..4096x4096`.
+fn framebuffer_range() -> String {
+    format!(
+        "{}x{}..{}x{}",
+        FRAMEBUFFER_MIN.0, FRAMEBUFFER_MIN.1, FRAMEBUFFER_MAX.0, FRAMEBUFFER_MAX.1
+    )
+}
+
 /// Everything a demo run needs. [`DemoConfig::default`] is the README's demo.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DemoConfig {
@@ -312,8 +331,52 @@ impl DemoConfig {
         }
     }
 
+    /// This configuration with the recorder's `FRAMEWISE_*` settings applied, as [`crate::run`]
+    /// plays it: the fixed step and golden frame when not set here, the seed and resolution
+    /// (a bench's declared settings), and under the harness the session's frame limit.
+    pub fn with_env(mut self, env: &framewise::env::EnvConfig) -> Self {
+        if self.fixed_dt.is_none() {
+            self.fixed_dt = env.fixed_dt;
+        }
+        if self.golden_frame.is_none() {
+            self.golden_frame = env.golden_frame;
+        }
+        // The harness's seed and resolution are the bench's declared settings: they replace
+        // the run's own, so a bench that sets them measures the world and the image it names.
+        if let Some(seed) = env.seed {
+            self.seed = seed;
+        }
+        if let Some((width_px, height_px)) = env.resolution {
+            self.scale.width_px = width_px;
+            self.scale.height_px = height_px;
+        }
+        // Under the harness the session's frame limit is the run's length.
+        if env.capture.is_some() {
+            if let Some(frames) = env.frames {
+                if frames != self.frames {
+                    // A quiet run (no hitches, no pause) stays quiet at its new length.
+                    let quiet = self.schedule.hitches().is_empty() && self.schedule.pause.is_none();
+                    let mut schedule = Schedule::for_run(frames, self.scale.agents);
+                    if quiet {
+                        schedule.spawn_wave_at = None;
+                        schedule.new_material_at = None;
+                        schedule.texture_stream_at = None;
+                        schedule.pathfind_rebuild_at = None;
+                        schedule.pause = None;
+                    }
+                    self.schedule = schedule;
+                    self.frames = frames;
+                }
+            }
+        }
+        self
+    }
+
     /// Checks that the schedule fits the run, the scale is usable and, when `use_env` is set,
-    /// that the recorder's `FRAMEWISE_*` variables read.
+    /// that the recorder's `FRAMEWISE_*` variables read and that the run they make (see
+    /// [`DemoConfig::with_env`]) is one [`crate::run`] plays: everything `run` would refuse
+    /// a configuration for, so a caller can refuse it before scaffolding anything. A
+    /// `FRAMEWISE_RESOLUTION` the demo cannot render is refused naming the variable.
     pub fn validate(&self) -> Result<(), DemoError> {
         let bad = |reason: String| Err(DemoError::Config { reason });
         if self.gpu && !cfg!(feature = "gpu") {
@@ -335,14 +398,12 @@ impl DemoConfig {
             ));
         }
         let scale = &self.scale;
-        if scale.width_px < 64
-            || scale.height_px < 36
-            || scale.width_px > 4096
-            || scale.height_px > 4096
-        {
+        if !framebuffer_fits(scale.width_px, scale.height_px) {
             return bad(format!(
-                "framebuffer {}x{} is outside 64x36..4096x4096",
-                scale.width_px, scale.height_px
+                "framebuffer {}x{} is outside {}",
+                scale.width_px,
+                scale.height_px,
+                framebuffer_range()
             ));
         }
         if !scale.detail_texture_px.is_power_of_two()
@@ -385,6 +446,14 @@ impl DemoConfig {
                 ));
             }
         }
+        // (With the environment to read, the run it makes is checked below.)
+        if !self.use_env && self.golden_path.is_some() && self.golden_frame.is_none() {
+            return bad(
+                "a golden path is given but no golden frame (--golden-frame or \
+                 FRAMEWISE_GOLDEN_FRAME): no image would be written there"
+                    .into(),
+            );
+        }
         if let Some(frame) = self.golden_frame {
             if frame >= self.frames {
                 return bad(format!(
@@ -404,7 +473,19 @@ impl DemoConfig {
         if self.use_env {
             // The recorder's environment, read again when the run starts: a bad variable is
             // refused with the arguments, before anything is scaffolded or run.
-            framewise::env::EnvConfig::from_env()?;
+            let env = framewise::env::EnvConfig::from_env()?;
+            if let Some((width, height)) = env.resolution {
+                if !framebuffer_fits(width, height) {
+                    return bad(format!(
+                        "FRAMEWISE_RESOLUTION={width}x{height} is outside the demo's framebuffer sizes, {}",
+                        framebuffer_range()
+                    ));
+                }
+            }
+            // The run as the environment makes it, checked as the run will check it.
+            let mut run = self.clone().with_env(&env);
+            run.use_env = false;
+            run.validate()?;
         }
         Ok(())
     }

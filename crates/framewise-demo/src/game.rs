@@ -49,47 +49,14 @@ struct Labels {
 /// Runs the demo: boots, loads, plays `config.frames` frames (fewer if the harness's
 /// `FRAMEWISE_FRAMES` ends the session first), records them when asked, and returns the
 /// tallies.
-pub fn run(mut config: DemoConfig) -> Result<DemoOutcome, DemoError> {
+pub fn run(config: DemoConfig) -> Result<DemoOutcome, DemoError> {
     let wall = Instant::now();
     let env = if config.use_env {
         framewise::env::EnvConfig::from_env()?
     } else {
         framewise::env::EnvConfig::from_lookup(|_| None)?
     };
-    if config.fixed_dt.is_none() {
-        config.fixed_dt = env.fixed_dt;
-    }
-    if config.golden_frame.is_none() {
-        config.golden_frame = env.golden_frame;
-    }
-    // The harness's seed and resolution are the bench's declared settings: they replace the
-    // run's own, so a bench that sets them measures the world and the image it names.
-    if let Some(seed) = env.seed {
-        config.seed = seed;
-    }
-    if let Some((width_px, height_px)) = env.resolution {
-        config.scale.width_px = width_px;
-        config.scale.height_px = height_px;
-    }
-    // Under the harness the session's frame limit is the run's length.
-    if env.capture.is_some() {
-        if let Some(frames) = env.frames {
-            if frames != config.frames {
-                // A quiet run (no hitches, no pause) stays quiet at its new length.
-                let quiet = config.schedule.hitches().is_empty() && config.schedule.pause.is_none();
-                let mut schedule = crate::Schedule::for_run(frames, config.scale.agents);
-                if quiet {
-                    schedule.spawn_wave_at = None;
-                    schedule.new_material_at = None;
-                    schedule.texture_stream_at = None;
-                    schedule.pathfind_rebuild_at = None;
-                    schedule.pause = None;
-                }
-                config.schedule = schedule;
-                config.frames = frames;
-            }
-        }
-    }
+    let mut config = config.with_env(&env);
     config.validate()?;
 
     let threads = if config.threads == 0 {

@@ -4,16 +4,21 @@
 //! Time is not a facet of a cause; the game's state is. A hitch at the helm in a firefight is
 //! not the same issue as the same hitch on foot in an empty lobby, and no profiler can know
 //! which facets matter for a game, so the host declares them — categories, never positions
-//! or counters — and [`canonical_situation`] makes one string of them: keys sorted, `k=v`
-//! pairs joined by `,`, and in keys and values every run of separators (`|`, `,`, `=`,
-//! whitespace) replaced by one `_`, each cut to 40 UTF-16 code units. Facets with an empty
-//! value are left out.
+//! or counters — and [`canonical_situation`] makes one string of them: in keys and values
+//! every run of separators (`|`, `,`, `=`, whitespace) replaced by one `_`, each cut to 40
+//! UTF-16 code units, then keys sorted and `k=v` pairs joined by `,`. Facets with an empty
+//! value are left out. Keys are compared scrubbed: two keys that scrub alike (`a b`, `a_b`)
+//! are one facet, so a key never appears twice in the string and the order is the scrubbed
+//! keys'.
 //!
-//! The rule matches the JavaScript reference (`canonicalContext`) character for character:
-//! keys sort by UTF-16 code units, "whitespace" is JavaScript's `\s`, and lengths count
-//! UTF-16 code units. One stated difference: where the 40-unit cut would split a surrogate
-//! pair, JavaScript keeps the lone high surrogate and this keeps neither half (a Rust string
-//! cannot hold half a character).
+//! The rule matches the JavaScript reference (`canonicalContext`) character for character
+//! for keys that need no scrubbing (every key a host declares as an identifier): keys sort
+//! by UTF-16 code units, "whitespace" is JavaScript's `\s`, and lengths count UTF-16 code
+//! units. Two stated differences: the reference sorts and merges keys before scrubbing them,
+//! which for keys that scrub alike or scrub out of order gives a string with a key twice or
+//! unsorted, and this does not; and where the 40-unit cut would split a surrogate pair,
+//! JavaScript keeps the lone high surrogate and this keeps neither half (a Rust string cannot
+//! hold half a character).
 //!
 //! ```
 //! use framewise_detect::situation::canonical_situation;
@@ -96,20 +101,22 @@ pub fn cmp_utf16(a: &str, b: &str) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
-/// The host's facets as one canonical string (module docs). A key given twice keeps its
-/// last value; facets whose value is empty are left out; no facets give `""`.
+/// The host's facets as one canonical string (module docs). A key given twice (as scrubbed:
+/// `a b` and `a_b` are one key) keeps its last value; facets whose value is empty are left
+/// out; no facets give `""`.
 pub fn canonical_situation<'a>(facets: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
-    let mut kept: Vec<(&str, &str)> = Vec::new();
+    let mut kept: Vec<(String, &str)> = Vec::new();
     for (key, value) in facets {
+        let key = scrub_facet(key);
         match kept.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value,
             None => kept.push((key, value)),
         }
     }
     kept.retain(|(_, v)| !v.is_empty());
-    kept.sort_by(|a, b| cmp_utf16(a.0, b.0));
+    kept.sort_by(|a, b| cmp_utf16(&a.0, &b.0));
     kept.iter()
-        .map(|(k, v)| format!("{}={}", scrub_facet(k), scrub_facet(v)))
+        .map(|(k, v)| format!("{k}={}", scrub_facet(v)))
         .collect::<Vec<_>>()
         .join(",")
 }
@@ -153,6 +160,22 @@ mod tests {
         assert_eq!(
             canonical_situation([("k", "1"), ("gone", ""), ("k", "2")]),
             "k=2"
+        );
+    }
+
+    #[test]
+    fn keys_are_merged_and_sorted_as_scrubbed() {
+        // `a b` scrubs to `a_b`: one key, its last value (it gave `a_b=1,a_b=2`).
+        assert_eq!(canonical_situation([("a b", "1"), ("a_b", "2")]), "a_b=2");
+        // Sorted by the scrubbed keys: `a_a` < `a_b` (it gave `a_b=1,a_a=2`, as `a b` < `a_a`).
+        assert_eq!(
+            canonical_situation([("a b", "1"), ("a_a", "2")]),
+            "a_a=2,a_b=1"
+        );
+        // Keys that need no scrubbing: as before.
+        assert_eq!(
+            canonical_situation([("view", "fp"), ("stance", "foot")]),
+            "stance=foot,view=fp"
         );
     }
 

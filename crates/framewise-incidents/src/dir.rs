@@ -91,11 +91,13 @@ Act on `verdict` and `exit_code`, not on console prose.
 
 1. `framewise issues --json` (the incident log folded by cause) and the ledger
    `.framewise/bench-history.jsonl`: what is known, what was tried and reverted.
-2. `framewise check`: every `[budgets]` entry of `framewise.toml` (exit 1 names each breach).
+2. `framewise check`: every `[budgets]` entry of `framewise.toml` (exit 1 names each breach;
+   exit 2 `incomplete`: a budget not measured, never a pass).
 3. `framewise hitches CAPTURE --json`, `framewise attribute CAPTURE --json`: the causes.
 4. One change, aimed at the top of that ranking.
 5. `framewise bench NAME --compare last`: improved (0), regressed (1), no detectable
-   change (2), incomparable (3). `NAME` is a `[bench.NAME]` of `framewise.toml`.
+   change (2), inconclusive (2: a run lost frames or stopped early: fix the measurement),
+   incomparable (3). `NAME` is a `[bench.NAME]` of `framewise.toml`.
 6. `framewise golden --check NAME`: 0 same picture, 1 changed (revert), 4 no golden.
 7. Keep and commit, or revert. A kept fix of catalogued issues:
    `framewise fix --title ... --footprints ID,...` (its before/after measured from the log).
@@ -172,6 +174,13 @@ pub fn scaffold_dir(dir: &Path) -> Result<Scaffold, Error> {
         return Err(io(dir)(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
             "exists and is not a directory (remove it or point the incident log elsewhere)",
+        )));
+    }
+    if created_dir && std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        // A link to nothing where the directory goes: create_dir says only "File exists".
+        return Err(io(dir)(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "is a link to nothing (remove it, or create the directory it points to)",
         )));
     }
     std::fs::create_dir_all(dir).map_err(io(dir))?;

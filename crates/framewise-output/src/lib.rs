@@ -158,13 +158,15 @@ fn cannot_create(shown: &Path, target: &Path, err: &io::Error) -> io::Error {
 }
 
 /// Why `dir` cannot hold a new file, when it is not a directory one can create files in:
-/// `DIR does not exist` (nothing there, or a dangling link), or `DIR is not a directory` (a
-/// file, or a path through one).
+/// `DIR does not exist` (nothing there, or a dangling link), `DIR is not a directory` (a
+/// file, or a path through one), or `DIR takes no new files` (a directory whose file system
+/// creates none, such as `/proc`).
 pub fn no_directory(dir: &Path) -> String {
     match std::fs::metadata(dir) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             format!("{} does not exist", dir.display())
         }
+        Ok(meta) if meta.is_dir() => format!("{} takes no new files", dir.display()),
         _ => format!("{} is not a directory", dir.display()),
     }
 }
@@ -311,6 +313,18 @@ mod tests {
         let mut text = String::new();
         reader.read_to_string(&mut text).unwrap();
         assert_eq!(text, "through");
+    }
+
+    /// A file in /proc (a directory that creates no file) said "/proc is not a directory".
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_directory_that_takes_no_new_files_is_named_as_such() {
+        let path = Path::new("/proc/version");
+        let err = write_file(path, |w| w.write_all(b"x")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "/proc/version: cannot create it: /proc takes no new files"
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::{evaluate_budgets, BudgetCheck, BudgetState, Budgets};
 use super::stats::{mean, median, welch};
+use super::usable;
 use super::{BenchResult, MIN_RUNS, TIMING_METRICS};
 use crate::model::{Grade, TimingGrade};
 use crate::summary::{direction, Direction};
@@ -30,7 +31,8 @@ pub enum VerdictWord {
     Regressed,
     /// Within what the data can tell apart.
     NoDetectableChange,
-    /// A run lost frames, or nothing could be compared.
+    /// A run lost frames or was short, nothing could be compared, or (a metric) a total
+    /// over runs that measured different frame counts.
     Inconclusive,
     /// Different configuration, regime, or too few runs.
     Incomparable,
@@ -309,6 +311,12 @@ fn min_max(v: &[f64]) -> (f64, f64) {
         })
 }
 
+/// Whether a metric path is a total over a run's measured frames (`counter.NAME.sum`): such
+/// values compare only between runs that measured as many frames.
+fn is_total(path: &str) -> bool {
+    path.starts_with("counter.") && path.ends_with(".sum")
+}
+
 /// The paths compared: the timing headline, the sum counters' totals (`counter.NAME.sum`),
 /// and every budget's path; each present in every run on both sides.
 fn compared_paths(before: &BenchResult, after: &BenchResult, budgets: &Budgets) -> Vec<String> {
@@ -401,25 +409,57 @@ fn compare_judging(
             };
             metrics.extend(v);
         }
-        // Runs that lost frames, counted from the runs themselves (a result whose tally
-        // says fewer, from an edit or another writer, cannot hide one).
-        let lost_runs = |r: &BenchResult| {
-            let counted = r.runs.iter().filter(|run| run.frames_lost > 0).count();
-            u32::try_from(counted)
-                .unwrap_or(u32::MAX)
-                .max(r.runs_with_lost_frames)
+        // Totals over different frame counts are not the same workload's: a sum is called
+        // only when every run on both sides measured as many frames.
+        let counts = |r: &BenchResult| -> Vec<u64> {
+            r.runs.iter().map(|run| run.frames_measured).collect()
         };
-        let lost = lost_runs(before).saturating_add(lost_runs(after));
-        if lost > 0 {
-            reasons.push(format!(
-                "{lost} run(s) lost frames (dropped by the recorder or lost from the file): the comparison is inconclusive"
-            ));
+        let (before_counts, after_counts) = (counts(before), counts(after));
+        let same_count = before_counts
+            .iter()
+            .chain(&after_counts)
+            .all(|&n| Some(n) == before_counts.first().copied());
+        if !same_count {
+            let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+            let note = format!(
+                "a total over each run's measured frames, and the runs measured different frame counts (before {}; after {}): not comparable",
+                list(&before_counts),
+                list(&after_counts)
+            );
+            for m in metrics.iter_mut().filter(|m| is_total(&m.metric)) {
+                m.verdict = VerdictWord::Inconclusive;
+                m.note = Some(note.clone());
+            }
+        }
+        let lost = usable::lost_runs(before).saturating_add(usable::lost_runs(after));
+        let short: Vec<String> = [("before", before), ("after", after)]
+            .into_iter()
+            .filter_map(|(side, r)| usable::short_reason(Some(side), r))
+            .collect();
+        if lost > 0 || !short.is_empty() {
+            if lost > 0 {
+                reasons.push(format!(
+                    "{lost} run(s) lost frames (dropped by the recorder or lost from the file): the comparison is inconclusive"
+                ));
+            }
+            for why in short {
+                reasons.push(format!("{why}: the comparison is inconclusive"));
+            }
             VerdictWord::Inconclusive
         } else if metrics.is_empty() {
             reasons.push("no metric was measured in every run of both sides".to_owned());
             VerdictWord::Inconclusive
         } else if metrics.iter().any(|m| m.verdict == VerdictWord::Regressed) {
             VerdictWord::Regressed
+        } else if metrics
+            .iter()
+            .any(|m| m.verdict == VerdictWord::Inconclusive)
+        {
+            reasons.push(
+                "a metric could not be judged (see its note): the comparison is inconclusive"
+                    .to_owned(),
+            );
+            VerdictWord::Inconclusive
         } else if metrics.iter().any(|m| m.verdict == VerdictWord::Improved) {
             VerdictWord::Improved
         } else {

@@ -131,6 +131,16 @@ pub struct BenchRun {
     pub capture: String,
     /// Frames measured (after the warm-up, not paused, with a known period).
     pub frames_measured: u64,
+    /// Frames the capture holds after the warm-up, measured or not (the last frame has no
+    /// period, so a whole run measures one frame fewer than it recorded). Fewer than the
+    /// bench's `frames` makes the run short. Absent from a result written before framewise
+    /// recorded it; such a run counts as having recorded `frames_measured + 1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames_recorded: Option<u64>,
+    /// The run recorded fewer frames after the warm-up than the bench's `frames` (the
+    /// program stopped early, or its file lost frames): any makes a comparison inconclusive.
+    #[serde(default)]
+    pub short: bool,
     /// Frames discarded as warm-up.
     pub frames_discarded: u64,
     /// Frames the recorder dropped or the file lost: any makes a comparison inconclusive.
@@ -200,6 +210,25 @@ pub struct BenchResult {
     pub noise_floor: BTreeMap<String, Option<f64>>,
     /// Runs that lost frames: a comparison with this result is inconclusive.
     pub runs_with_lost_frames: u32,
+    /// Short runs (fewer frames recorded after the warm-up than `settings.frames`): a
+    /// comparison with this result is inconclusive.
+    #[serde(default)]
+    pub short_runs: u32,
+}
+
+impl BenchRun {
+    /// Frames the run recorded after the warm-up: `frames_recorded`, or for a result written
+    /// before framewise recorded it, `frames_measured + 1` (the last frame has no period).
+    pub fn recorded(&self) -> u64 {
+        self.frames_recorded
+            .unwrap_or_else(|| self.frames_measured.saturating_add(1))
+    }
+
+    /// Whether the run is short against a bench of `frames` frames per run after the warm-up:
+    /// it says so, or it recorded fewer.
+    pub fn is_short(&self, frames: u64) -> bool {
+        self.short || self.recorded() < frames
+    }
 }
 
 /// Measures one run: the capture's frames after the first `warmup` are summarized (against
@@ -259,6 +288,9 @@ pub fn measure_run(
         run,
         capture: file.to_owned(),
         frames_measured: periods.len() as u64,
+        frames_recorded: Some((frames.len() - start) as u64),
+        // Set against the bench's `frames` by [`BenchResult::new`].
+        short: false,
         frames_discarded: start as u64,
         frames_lost,
         measured_s,
@@ -305,9 +337,12 @@ impl BenchResult {
         at: String,
         settings: BenchSettings,
         fingerprint: Fingerprint,
-        runs: Vec<BenchRun>,
+        mut runs: Vec<BenchRun>,
         grades: &[Grade],
     ) -> Self {
+        for r in &mut runs {
+            r.short = r.is_short(settings.frames);
+        }
         let regime = if grades.iter().any(|g| g.timing == TimingGrade::Software) {
             TimingGrade::Software
         } else if grades.iter().any(|g| g.timing == TimingGrade::Unknown) {
@@ -350,6 +385,7 @@ impl BenchResult {
             regime,
             grade,
             runs_with_lost_frames: runs.iter().filter(|r| r.frames_lost > 0).count() as u32,
+            short_runs: runs.iter().filter(|r| r.short).count() as u32,
             runs,
             pooled,
             noise_floor,

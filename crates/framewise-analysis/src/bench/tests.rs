@@ -50,6 +50,8 @@ pub(crate) fn run(k: u32, median_ms: f64, draw_calls: i64) -> BenchRun {
         run: k,
         capture: format!("run-{k}.sgpt"),
         frames_measured: 600,
+        frames_recorded: Some(601),
+        short: false,
         frames_discarded: 120,
         frames_lost: 0,
         measured_s: 600.0 * median_ms / 1000.0,
@@ -340,4 +342,103 @@ fn a_before_near_zero_gives_no_infinite_change() {
         !reasons.contains("inf") && !reasons.contains("NaN"),
         "{reasons}"
     );
+}
+
+/// A result of `medians` whose runs recorded `recorded` frames after the warm-up and measured
+/// one fewer, with `draw_calls` per run — as a program that stops early leaves it.
+fn short_result_of(medians: &[f64], recorded: u64, draw_calls: i64) -> BenchResult {
+    let mut r = result_of(medians, draw_calls);
+    for run in &mut r.runs {
+        run.frames_recorded = Some(recorded);
+        run.frames_measured = recorded - 1;
+    }
+    BenchResult::new(
+        &r.name.clone(),
+        true,
+        r.at.clone(),
+        settings(),
+        fingerprint(),
+        r.runs,
+        &[r.grade; 5][..medians.len()],
+    )
+}
+
+#[test]
+fn short_runs_on_either_side_are_inconclusive() {
+    let a = result_of(&BASE, 6000);
+    // The program stopped after 5 of its 600 frames: fewer draw calls, faster frames.
+    let fast: Vec<f64> = BASE.iter().map(|m| m * 0.5).collect();
+    let b = short_result_of(&fast, 5, 40);
+    assert_eq!(b.short_runs, 5);
+    assert!(b.runs.iter().all(|r| r.short));
+    assert_eq!(a.short_runs, 0);
+    for (before, after, side) in [(&a, &b, "after"), (&b, &a, "before")] {
+        let c = compare(before, after, &Budgets::default());
+        assert_eq!(c.overall.verdict, VerdictWord::Inconclusive, "{c:#?}");
+        assert_eq!(c.overall.exit_code, 2);
+        let reason = c.overall.reasons.join("; ");
+        assert!(
+            reason.contains(&format!(
+                "the {side} side: 5 of 5 run(s) short: frames recorded after the warm-up 5, 5, 5, 5, 5 where the bench asks 600"
+            )),
+            "{reason}"
+        );
+        let c = compare_counters_only(before, after, &Budgets::default());
+        assert_eq!(c.overall.verdict, VerdictWord::Inconclusive, "{c:#?}");
+    }
+    // A short run counts even when the result's tally and flag say none (an edit, an older
+    // writer): it is counted from the frames the run recorded.
+    let mut edited = b.clone();
+    edited.short_runs = 0;
+    for r in &mut edited.runs {
+        r.short = false;
+    }
+    let c = compare(&a, &edited, &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::Inconclusive, "{c:#?}");
+    // A result written before `frames_recorded` existed: judged by its measured frames.
+    let mut old = edited;
+    for r in &mut old.runs {
+        r.frames_recorded = None;
+    }
+    assert_eq!(crate::bench::usable::short_runs(&old), 5);
+    let mut whole = result_of(&BASE, 6000);
+    for r in &mut whole.runs {
+        r.frames_recorded = None;
+        r.frames_measured = 599;
+    }
+    assert_eq!(crate::bench::usable::short_runs(&whole), 0);
+}
+
+#[test]
+fn totals_over_different_frame_counts_are_not_compared() {
+    // Every run recorded its 600 frames, but the after side measured fewer of them (paused
+    // frames, frames without a period): its totals cover fewer frames.
+    let a = result_of(&BASE, 6000);
+    let mut b = result_of(&BASE, 5000);
+    for r in &mut b.runs {
+        r.frames_measured = 500;
+    }
+    for c in [
+        compare(&a, &b, &Budgets::default()),
+        compare_counters_only(&a, &b, &Budgets::default()),
+    ] {
+        let sum = c
+            .metrics
+            .iter()
+            .find(|m| m.metric == "counter.draw_calls.sum")
+            .expect("the total is listed");
+        assert_eq!(sum.verdict, VerdictWord::Inconclusive, "{sum:?}");
+        assert!(
+            sum.note.as_deref().is_some_and(|n| n.contains(
+                "measured different frame counts (before 600, 600, 600, 600, 600; after 500, 500, 500, 500, 500)"
+            )),
+            "{sum:?}"
+        );
+        // Not `improved` on fewer draw calls: nothing else moved, so nothing is decided.
+        assert_eq!(c.overall.verdict, VerdictWord::Inconclusive, "{c:#?}");
+        assert_eq!(c.overall.exit_code, 2);
+    }
+    // The same frame counts: the totals are called as before.
+    let c = compare(&a, &result_of(&BASE, 5000), &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::Improved, "{c:#?}");
 }

@@ -73,6 +73,59 @@ pub fn first_unusable(result: &BenchResult) -> Option<String> {
         })
 }
 
+/// Runs of `result` that lost frames, counted from the runs themselves (a result whose tally
+/// says fewer, from an edit or another writer, cannot hide one).
+pub fn lost_runs(result: &BenchResult) -> u32 {
+    let counted = result.runs.iter().filter(|run| run.frames_lost > 0).count();
+    u32::try_from(counted)
+        .unwrap_or(u32::MAX)
+        .max(result.runs_with_lost_frames)
+}
+
+/// The bench's `frames` a run of `result` had to record after its warm-up (the larger of the
+/// result's settings and its fingerprint's, should an edit have made them differ).
+fn frames_asked(result: &BenchResult) -> u64 {
+    result
+        .settings
+        .frames
+        .max(result.fingerprint.settings.frames)
+}
+
+/// Short runs of `result`: runs that recorded fewer frames after the warm-up than the bench's
+/// `frames` (the program stopped early, or its file lost frames), counted from the runs
+/// themselves as [`lost_runs`] does.
+pub fn short_runs(result: &BenchResult) -> u32 {
+    let frames = frames_asked(result);
+    let counted = result.runs.iter().filter(|r| r.is_short(frames)).count();
+    u32::try_from(counted)
+        .unwrap_or(u32::MAX)
+        .max(result.short_runs)
+}
+
+/// Why the runs of `result` (the `side` of a comparison, or `None` for a result alone) cannot
+/// be judged, if they cannot: short runs measured another workload than the one asked (fewer
+/// frames: percentiles over another stretch of the program, totals over fewer frames), so a
+/// verdict on them would compare unlike things. Lost frames are stated by the comparison
+/// over both sides together.
+pub fn short_reason(side: Option<&str>, result: &BenchResult) -> Option<String> {
+    let short = short_runs(result);
+    if short == 0 {
+        return None;
+    }
+    let frames = frames_asked(result);
+    let recorded: Vec<String> = result
+        .runs
+        .iter()
+        .map(|r| r.recorded().to_string())
+        .collect();
+    let whose = side.map_or_else(String::new, |s| format!("the {s} side: "));
+    Some(format!(
+        "{whose}{short} of {} run(s) short: frames recorded after the warm-up {} where the bench asks {frames} (the program stopped early, or its capture lost frames)",
+        result.runs.len(),
+        recorded.join(", ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

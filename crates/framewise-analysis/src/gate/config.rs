@@ -60,6 +60,15 @@ pub enum GateConfigError {
         /// The argument.
         arg: String,
     },
+    /// Two entries of one list that name the same metric (the same path, or one spelt as
+    /// the other's lite-profiler alias: `frame.P99`, `frame.p99`).
+    #[error("`{second}` names the metric `{first}` already names: which tolerance was meant? give it once")]
+    SameMetricTwice {
+        /// The entry given first.
+        first: String,
+        /// The entry that names it again.
+        second: String,
+    },
     /// A metric path that cannot name anything.
     #[error("`{metric}` is not a metric path (frame.<m>, work.<m>, scope.<name>.<m>, pass.<name>.<m>, counter.<name>.<m>)")]
     BadMetric {
@@ -287,8 +296,28 @@ impl GateConfig {
             }
             _ => {}
         }
+        // One tolerance a metric, however it is spelt: a later setting replaces what an
+        // alias of it set (`--tolerance frame.P99=0.5` replaces the default `frame.p99`,
+        // where both used to be judged and the stricter one decided).
+        let canonical = alias_path(metric);
+        self.tolerances
+            .retain(|k, _| k == metric || alias_path(k) != canonical);
         self.tolerances.insert(metric.to_owned(), tolerance);
         Ok(())
+    }
+
+    /// Adds one entry of a list (a config file's tolerances): as [`GateConfig::set`], but an
+    /// entry naming a metric an earlier entry of the list named is refused, not a
+    /// replacement: a reviewer cannot tell which of the two was meant.
+    pub fn add(&mut self, metric: &str, tolerance: f64) -> Result<(), GateConfigError> {
+        let canonical = alias_path(metric);
+        if let Some(first) = self.tolerances.keys().find(|k| alias_path(k) == canonical) {
+            return Err(GateConfigError::SameMetricTwice {
+                first: first.clone(),
+                second: metric.to_owned(),
+            });
+        }
+        self.set(metric, tolerance)
     }
 
     /// Applies a `--tolerance metric=0.10` argument.
@@ -354,15 +383,34 @@ impl GateConfig {
         let mut cfg = Self::empty();
         for (metric, v) in &map {
             let set = match v.as_f64() {
-                Some(tolerance) => cfg.set(metric, tolerance),
+                Some(tolerance) => cfg.add(metric, tolerance),
                 None => Err(GateConfigError::BadTolerance {
                     metric: metric.clone(),
                     value: v.to_string(),
                 }),
             };
-            set.map_err(|e| GateConfigError::AtLine {
-                line: key_line(text, metric),
-                error: Box::new(e),
+            set.map_err(|e| {
+                // The keys come sorted, not in the file's order: the entry named again is
+                // the one written later.
+                let e = match e {
+                    GateConfigError::SameMetricTwice { first, second }
+                        if key_line(text, &first) > key_line(text, &second) =>
+                    {
+                        GateConfigError::SameMetricTwice {
+                            first: second,
+                            second: first,
+                        }
+                    }
+                    e => e,
+                };
+                let line = match &e {
+                    GateConfigError::SameMetricTwice { second, .. } => key_line(text, second),
+                    _ => key_line(text, metric),
+                };
+                GateConfigError::AtLine {
+                    line,
+                    error: Box::new(e),
+                }
             })?;
         }
         Ok(cfg)

@@ -161,3 +161,32 @@ fn worsening_is_direction_aware() {
     assert_eq!(worsening("counter.x.max", 0.0, 1.0), f64::INFINITY);
     assert_eq!(worsening("counter.x.max", 0.0, 0.0), 0.0);
 }
+
+#[test]
+fn a_metric_has_one_tolerance_however_it_is_spelt() {
+    // A tolerance set under an alias replaces the default of the metric it names: the
+    // default frame.p99 at 10 % no longer runs beside frame.P99 at 50 %.
+    let mut g = GateConfig::default();
+    g.set("frame.P99", 0.5).expect("sets");
+    assert_eq!(g.tolerances.get("frame.P99"), Some(&0.5));
+    assert_eq!(g.tolerances.get("frame.p99"), None);
+    assert_eq!(g.tolerances.len(), 2, "{:?}", g.tolerances);
+    // In one list, the same metric twice is refused, whichever spelling comes first.
+    let mut listed = GateConfig::empty();
+    listed.add("counter.drawCalls.max", 0.0).expect("adds");
+    let e = listed
+        .add("counter.draw_calls.max", 0.5)
+        .expect_err("the same metric twice");
+    assert!(
+        matches!(&e, GateConfigError::SameMetricTwice { first, second }
+            if first == "counter.drawCalls.max" && second == "counter.draw_calls.max"),
+        "{e}"
+    );
+    let json = GateConfig::from_json("{\"frame.p99\": 0.1,\n \"frame.P99\": 0.5}")
+        .expect_err("the same metric twice");
+    assert!(json.to_string().contains("line 2"), "{json}");
+    assert!(
+        json.to_string().contains("which tolerance was meant"),
+        "{json}"
+    );
+}

@@ -1,16 +1,20 @@
 //! `framewise check`: every budget of framewise.toml against what was measured — the
 //! running game's `.framewise/profile.json`, or a fresh bench with `--bench NAME`.
 //!
-//! Exit: 0 every measured budget inside; 1 any breached; 4 nothing measured for any budget
-//! (no profile.json, or none of its figures is a budgeted metric) — never a silent pass; 2
-//! with a warning on stderr when no budget is declared (nothing judged is not a pass). A
-//! budget's path whose scope, pass or counter nothing measured has is a usage error (exit 4)
-//! with the nearest measured paths.
+//! Exit: 0 every budget judged was measured and inside; 1 any breached; 2 (`incomplete`) no
+//! budget breached but one not measured (with a warning naming each, and why), or a bench
+//! whose runs lost frames, breached or not (as `bench --compare` calls such a side
+//! inconclusive); 2 (`no-budgets`) with a warning when no budget is declared (nothing judged
+//! is not a pass); 4 nothing measured for any budget (no profile.json, or none of its
+//! figures is a budgeted metric) — never a silent pass. A budget's path whose scope, pass or
+//! counter nothing the bench measured has is a usage error (exit 4) with the nearest
+//! measured paths.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 use framewise_analysis::bench::budget::{evaluate_budgets, BudgetCheck, BudgetState};
+use framewise_analysis::bench::usable;
 use framewise_analysis::MetricTable;
 use serde::Serialize;
 
@@ -21,6 +25,10 @@ use crate::table;
 
 /// The schema name of `check --format json`.
 pub const CHECK_SCHEMA: &str = "framewise.check/1";
+
+/// The verdict of a check that judged less than it was asked to: a budget not measured, or a
+/// bench whose runs lost frames. Exit 2, never a pass.
+pub const INCOMPLETE: &str = "incomplete";
 
 /// `framewise check`.
 #[derive(Debug, clap::Args)]
@@ -69,7 +77,9 @@ pub enum Source {
 pub struct CheckResult {
     /// [`CHECK_SCHEMA`].
     pub schema: &'static str,
-    /// `inside`, `breached`, `nothing-measured` or `no-budgets`.
+    /// `inside` (exit 0: every budget judged was measured and inside), `breached` (1),
+    /// `incomplete` (2: none breached but one not measured, or a bench whose runs lost
+    /// frames), `no-budgets` (2: nothing declared) or `nothing-measured` (4).
     pub verdict: &'static str,
     /// The exit code.
     pub exit_code: u8,
@@ -82,7 +92,8 @@ pub struct CheckResult {
     pub counters_only: bool,
     /// Every budget judged.
     pub budgets: Vec<BudgetCheck>,
-    /// What the reader should know (no budgets; budgets not measured).
+    /// What the reader should know (no budgets; each budget not measured, and why; bench
+    /// runs that lost frames).
     pub warnings: Vec<String>,
 }
 
@@ -120,18 +131,121 @@ fn profile_values(profile: &framewise_incidents::Profile) -> MetricTable {
     t
 }
 
-/// `budgets` judged on `profile`, as `check` without `--bench` judges them (`hook-status`
-/// names the breached ones).
-pub fn judge_profile(
-    budgets: &framewise_analysis::bench::budget::Budgets,
-    profile: &framewise_incidents::Profile,
-) -> Vec<BudgetCheck> {
-    let table = profile_values(profile);
-    evaluate_budgets(budgets, false, |p| table.get(p))
-}
-
 /// Why a budget was not measured by profile.json: what the file carries.
 const PROFILE_CARRIES: &str = " (profile.json carries frame.p50/p95/fps, counter.NAME.count/min/max/avg/last and scope.NAME.count/avg/min/p50/p95/max of what ran in its window; check --bench NAME measures every metric)";
+
+/// Why a budget was not measured by a bench.
+const BENCH_LACKS: &str = " (no run of the bench has a value for it: a statistic its frames cannot give, such as a p99 under 100 measured frames or a gauge's sum)";
+
+/// What was measured, ready to be judged.
+struct Measured {
+    source: Source,
+    values: Lookup,
+    /// The metric tables the names are looked up in (one per bench run, or the profile's).
+    tables: Vec<MetricTable>,
+    /// Why this measurement cannot pass whatever it reads (a bench whose runs lost frames).
+    damaged: Option<String>,
+}
+
+impl Measured {
+    fn profile(profile: &framewise_incidents::Profile, file: &Path) -> Self {
+        let table = profile_values(profile);
+        let lookup = table.clone();
+        Self {
+            source: Source::Profile {
+                file: file.display().to_string(),
+                at: profile.common.at.clone(),
+            },
+            values: Box::new(move |p| lookup.get(p)),
+            tables: vec![table],
+            damaged: None,
+        }
+    }
+}
+
+/// Why a bench result cannot decide a check, if it cannot, by the rules `bench --compare`
+/// calls a side inconclusive by ([`usable`]): runs that lost frames
+/// ([`usable::lost_runs`]), each named with how many and the defects that lost them; short
+/// runs ([`usable::short_reason`]); a value framewise never writes
+/// ([`usable::first_unusable`], the rule a result read back from a file is refused by).
+fn bench_damage(result: &framewise_analysis::bench::BenchResult) -> Option<String> {
+    let lost = usable::lost_runs(result);
+    if lost > 0 {
+        let each: Vec<String> = result
+            .runs
+            .iter()
+            .filter(|r| r.frames_lost > 0)
+            .map(|r| {
+                let mut kinds: Vec<String> = r
+                    .defects
+                    .iter()
+                    .filter(|d| framewise_analysis::diff::loses_frames(d.kind))
+                    .map(|d| crate::commands::serde_name(&d.kind))
+                    .collect();
+                kinds.dedup();
+                let kinds = if kinds.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {}", kinds.join(", "))
+                };
+                format!("run {} lost {} frame(s){kinds}", r.run, r.frames_lost)
+            })
+            .collect();
+        let each = if each.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", each.join("; "))
+        };
+        return Some(format!(
+            "{lost} of {} bench run(s) lost frames (dropped by the recorder or lost from the file){each}; figures over frames that are not all there cannot pass or breach a budget (bench --compare calls such a result inconclusive): the check is incomplete",
+            result.runs.len()
+        ));
+    }
+    if let Some(why) = usable::short_reason(None, result) {
+        return Some(format!(
+            "{why}; figures over another stretch of the program cannot pass or breach a budget (bench --compare calls such a result inconclusive): the check is incomplete"
+        ));
+    }
+    usable::first_unusable(result).map(|why| {
+        format!(
+            "the bench result holds {why}; framewise writes no such value: the check is incomplete"
+        )
+    })
+}
+
+/// The no-budgets result when nothing is declared (with `counters_only`, no counter budget).
+fn no_budgets(cfg: &config::Config, counters_only: bool) -> Option<CheckResult> {
+    let config_file = cfg.path.as_ref().map(|p| p.display().to_string());
+    let declared = cfg
+        .budgets
+        .entries()
+        .into_iter()
+        .filter(|(_, m, _)| !counters_only || m.starts_with("counter."))
+        .count();
+    if declared != 0 {
+        return None;
+    }
+    let what = if counters_only && !cfg.budgets.is_empty() {
+        "no counter budget is declared"
+    } else {
+        "no budgets are declared"
+    };
+    Some(CheckResult {
+        schema: CHECK_SCHEMA,
+        verdict: "no-budgets",
+        // Nothing was judged: not a pass (an agent told to stop when `check` exits 0
+        // must not stop on a file that declares nothing).
+        exit_code: 2,
+        source: Source::None,
+        counters_only,
+        budgets: Vec::new(),
+        warnings: vec![format!(
+            "{what} in {}: nothing to check (add [budgets] with frame_ms or metric paths)",
+            config_file.as_deref().unwrap_or(config::PROJECT_CONFIG)
+        )],
+        config: config_file,
+    })
+}
 
 /// Judges the budgets: library form of the verb (the MCP server calls it).
 pub fn evaluate(
@@ -140,41 +254,15 @@ pub fn evaluate(
     bench: Option<&str>,
     counters_only: bool,
 ) -> anyhow::Result<CheckResult> {
-    let config_file = cfg.path.as_ref().map(|p| p.display().to_string());
     // A misspelt `--bench` is an error whatever the budgets (`check --bench smok` with no
     // budget declared said only "nothing to check").
     if let Some(name) = bench {
         bench_verb::named_settings(cfg, name, None, None, None)?;
     }
-    let declared = cfg
-        .budgets
-        .entries()
-        .into_iter()
-        .filter(|(_, m, _)| !counters_only || m.starts_with("counter."))
-        .count();
-    if declared == 0 {
-        let what = if counters_only && !cfg.budgets.is_empty() {
-            "no counter budget is declared"
-        } else {
-            "no budgets are declared"
-        };
-        return Ok(CheckResult {
-            schema: CHECK_SCHEMA,
-            verdict: "no-budgets",
-            // Nothing was judged: not a pass (an agent told to stop when `check` exits 0
-            // must not stop on a file that declares nothing).
-            exit_code: 2,
-            source: Source::None,
-            counters_only,
-            budgets: Vec::new(),
-            warnings: vec![format!(
-                "{what} in {}: nothing to check (add [budgets] with frame_ms or metric paths)",
-                config_file.as_deref().unwrap_or(config::PROJECT_CONFIG)
-            )],
-            config: config_file,
-        });
+    if let Some(nothing) = no_budgets(cfg, counters_only) {
+        return Ok(nothing);
     }
-    let (source, values, tables): (Source, Lookup, Vec<MetricTable>) = match bench {
+    let measured = match bench {
         Some(name) => {
             let (result, file) = bench_verb::run_named(cfg, name, dir, (None, None, None))?;
             let tables: Vec<MetricTable> = result
@@ -184,11 +272,16 @@ pub fn evaluate(
                     values: r.metrics.clone(),
                 })
                 .collect();
-            let source = Source::Bench {
-                name: name.to_owned(),
-                file: file.display().to_string(),
-            };
-            (source, Box::new(move |p| result.value(p)), tables)
+            let damaged = bench_damage(&result);
+            Measured {
+                source: Source::Bench {
+                    name: name.to_owned(),
+                    file: file.display().to_string(),
+                },
+                values: Box::new(move |p| result.value(p)),
+                tables,
+                damaged,
+            }
         }
         None => {
             let path = dir.join(framewise_incidents::PROFILE_FILE);
@@ -201,15 +294,41 @@ pub fn evaluate(
             // Anything else (a FIFO, a device, a directory) is refused by read_profile, which
             // names what it found.
             let profile = read_profile(&path)?;
-            let table = profile_values(&profile);
-            let source = Source::Profile {
-                file: path.display().to_string(),
-                at: profile.common.at.clone(),
-            };
-            let lookup = table.clone();
-            (source, Box::new(move |p| lookup.get(p)), vec![table])
+            Measured::profile(&profile, &path)
         }
     };
+    judge(cfg, counters_only, measured)
+}
+
+/// Judges `cfg`'s budgets on `profile` (read from `file`) exactly as `check` without
+/// `--bench` does: `hook-status` names the budgets this breaches.
+pub fn evaluate_profile(
+    cfg: &config::Config,
+    profile: &framewise_incidents::Profile,
+    file: &Path,
+) -> anyhow::Result<CheckResult> {
+    if let Some(nothing) = no_budgets(cfg, false) {
+        return Ok(nothing);
+    }
+    judge(cfg, false, Measured::profile(profile, file))
+}
+
+/// The verdict on what was measured. Exit 0 (`inside`) only when every budget judged was
+/// measured and inside, on a measurement that lost nothing; 4 when no budget was measured;
+/// 2 (`incomplete`) when a bench's runs lost frames (whatever the budgets read, as a
+/// `bench --compare` with such a side is inconclusive), or when no budget is breached but one
+/// was not measured; else 1 (`breached`) for any breach.
+fn judge(
+    cfg: &config::Config,
+    counters_only: bool,
+    measured: Measured,
+) -> anyhow::Result<CheckResult> {
+    let Measured {
+        source,
+        values,
+        tables,
+        damaged,
+    } = measured;
     if matches!(source, Source::Bench { .. }) {
         let refs: Vec<&MetricTable> = tables.iter().collect();
         for (_, metric, _) in cfg.budgets.entries() {
@@ -220,26 +339,33 @@ pub fn evaluate(
     }
     let budgets = evaluate_budgets(&cfg.budgets, counters_only, values);
     let mut warnings = Vec::new();
-    let unmeasured: Vec<&str> = budgets
+    let unmeasured: Vec<&BudgetCheck> = budgets
         .iter()
         .filter(|b| b.state == BudgetState::Unmeasured)
-        .map(|b| b.budget.as_str())
         .collect();
     if !unmeasured.is_empty() {
         let why = match source {
             Source::Profile { .. } => PROFILE_CARRIES,
-            _ => "",
+            Source::Bench { .. } => BENCH_LACKS,
+            Source::None => "",
         };
-        warnings.push(format!("not measured: {}{why}", unmeasured.join(", ")));
+        let names: Vec<&str> = unmeasured.iter().map(|b| b.budget.as_str()).collect();
+        warnings.push(format!("not measured: {}{why}", names.join(", ")));
     }
     if matches!(source, Source::Profile { .. }) {
-        // A scope or counter the window lacks may simply not have run; one a letter or two
-        // from a name the profile has is more likely a typo, and is said so.
         let refs: Vec<&MetricTable> = tables.iter().collect();
-        for b in budgets
-            .iter()
-            .filter(|b| b.state == BudgetState::Unmeasured)
-        {
+        for b in &unmeasured {
+            // A frame figure the profile carries but this one lacks: its window had too few
+            // frames with a period (a p95 needs 20).
+            if matches!(b.metric.as_str(), "frame.p50" | "frame.p95" | "frame.fps") {
+                warnings.push(format!(
+                    "{}: profile.json's frame block has no {} (its window held too few frames with a period; a p95 needs 20)",
+                    b.budget, b.metric
+                ));
+                continue;
+            }
+            // A scope or counter the window lacks may simply not have run; one a letter or
+            // two from a name the profile has is more likely a typo, and is said so.
             if framewise_analysis::gate::unknown_name(&b.metric, &refs).is_none() {
                 continue;
             }
@@ -257,10 +383,24 @@ pub fn evaluate(
             }
         }
     }
-    let (verdict, exit_code) = if budgets.iter().any(|b| b.state == BudgetState::Breached) {
-        ("breached", 1)
-    } else if budgets.iter().all(|b| b.state == BudgetState::Unmeasured) {
+    let nothing_measured = unmeasured.len() == budgets.len();
+    let unjudged = !unmeasured.is_empty();
+    if let Some(why) = &damaged {
+        warnings.push(why.clone());
+    }
+    let (verdict, exit_code) = if nothing_measured {
         ("nothing-measured", crate::EXIT_ERROR)
+    } else if damaged.is_some() {
+        (INCOMPLETE, 2)
+    } else if budgets.iter().any(|b| b.state == BudgetState::Breached) {
+        ("breached", 1)
+    } else if unjudged {
+        warnings.push(format!(
+            "{} of {} budget(s) not measured: the check is incomplete, not a pass",
+            unmeasured.len(),
+            budgets.len()
+        ));
+        (INCOMPLETE, 2)
     } else {
         ("inside", 0)
     };
@@ -268,7 +408,7 @@ pub fn evaluate(
         schema: CHECK_SCHEMA,
         verdict,
         exit_code,
-        config: config_file,
+        config: cfg.path.as_ref().map(|p| p.display().to_string()),
         source,
         counters_only,
         budgets,
@@ -276,10 +416,27 @@ pub fn evaluate(
     })
 }
 
+/// The files `check` reads, which `--json PATH` must not name: the config, and the profile
+/// (without `--bench`) or the bench's ledger and earlier results (with it).
+fn inputs(cfg: &config::Config, dir: &Path, bench: Option<&str>) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = cfg.path.iter().cloned().collect();
+    match bench {
+        Some(name) => {
+            files.push(dir.join(bench_verb::LEDGER_FILE));
+            files.extend(bench_verb::results_of(dir, name).unwrap_or_default());
+        }
+        None => files.push(dir.join(framewise_incidents::PROFILE_FILE)),
+    }
+    files
+}
+
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.stdout_format()?;
     let cfg = config::load_project(&args.config, "check")?;
+    let inputs = inputs(&cfg, &args.dir, args.bench.as_deref());
+    let refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    args.output.check_inputs(&refs)?;
     let result = evaluate(&cfg, &args.dir, args.bench.as_deref(), args.counters_only)?;
     if result.verdict == "nothing-measured" {
         bail!(
@@ -347,7 +504,8 @@ impl Report for View {
     }
 
     fn annotations(&self) -> Vec<Annotation> {
-        self.0
+        let r = &self.0;
+        let mut out: Vec<Annotation> = r
             .budgets
             .iter()
             .filter(|c| c.state == BudgetState::Breached)
@@ -361,7 +519,16 @@ impl Report for View {
                     table::metric(&c.metric, Some(c.limit))
                 ),
             })
-            .collect()
+            .collect();
+        // An incomplete check is not a pass: say why where a CI run shows it.
+        if r.verdict == INCOMPLETE {
+            out.extend(r.warnings.iter().map(|w| Annotation {
+                level: "warning",
+                title: "framewise check: incomplete".to_owned(),
+                message: w.clone(),
+            }));
+        }
+        out
     }
 }
 

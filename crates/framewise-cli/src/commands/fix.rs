@@ -90,6 +90,11 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<FixView>> {
     if args.title.trim().is_empty() {
         bail!("--title is empty: say what was fixed in a line");
     }
+    // `--commit "$(git rev-parse HEAD)"` outside a repository gives an empty one: recorded,
+    // it would link the fix to nothing.
+    if args.commit.as_deref().is_some_and(|c| c.trim().is_empty()) {
+        bail!("--commit is empty: give the fix's commit, or leave --commit out");
+    }
     let before = args
         .before
         .as_deref()
@@ -138,7 +143,15 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<FixView>> {
         before,
         after,
     };
-    let fix = build_fix(&ledger, request, now_iso())?;
+    // Evidence dated after now (a clock set wrong) is no build's: `history` leaves it out of
+    // its timeline, and the default after window (the latest build) must not be it.
+    let (current, future) = ledger.until_now(crate::ledger::now_ms());
+    if future > 0 {
+        eprintln!(
+            "framewise fix: left out {future} record(s) dated after now (a clock set wrong?), as `framewise history` does"
+        );
+    }
+    let fix = build_fix(&current, request, now_iso())?;
     let path = dir.join(FIXES_FILE);
     if !args.dry_run {
         Appender::open(&path)?.append(&fix)?;

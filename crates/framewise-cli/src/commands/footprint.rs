@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use anyhow::bail;
 use framewise_analysis::footprint::{describe_footprint, footprint, FOOTPRINT_VERSION};
-use framewise_analysis::situation::canonical_situation;
+use framewise_analysis::situation::{canonical_situation, scrub_facet};
 use serde::Serialize;
 
 use crate::output::{self, OutputArgs, Report};
@@ -54,13 +54,24 @@ fn full_key(key: &str, facets: &[String]) -> anyhow::Result<String> {
             "the key already has a situation (a `ctx:` segment); drop --situation or the segment"
         );
     }
-    let mut pairs = Vec::with_capacity(facets.len());
+    let mut pairs: Vec<(&str, &str)> = Vec::with_capacity(facets.len());
     for facet in facets {
         match facet.split_once('=') {
             Some((name, _)) if pairs.iter().any(|&(n, _)| n == name) => bail!(
                 "--situation {name}= is given twice: which value was meant? give each name once"
             ),
-            Some((name, value)) if !name.is_empty() => pairs.push((name, value)),
+            // Names are compared as the situation writes them (scrubbed): `a b` and `a_b`
+            // are one facet, and one of the two values would be dropped without a word.
+            Some((name, value)) if !name.is_empty() => {
+                let scrubbed = scrub_facet(name);
+                if let Some(&(other, _)) = pairs.iter().find(|&&(n, _)| scrub_facet(n) == scrubbed)
+                {
+                    bail!(
+                        "--situation names {other:?} and {name:?} are one facet, {scrubbed} (in a name, runs of `|`, `,`, `=` and whitespace become `_`): give each name once"
+                    );
+                }
+                pairs.push((name, value));
+            }
             _ => bail!("--situation {facet:?}: expected NAME=VALUE"),
         }
     }

@@ -67,18 +67,27 @@ fn gate_config(args: &Args, cfg: &config::Config) -> anyhow::Result<GateConfig> 
     };
     g.allow_damaged = args.allow_damaged;
     if let Some(listed) = &cfg.gate {
-        g.tolerances
-            .extend(listed.tolerances.iter().map(|(k, v)| (k.clone(), *v)));
+        // Each replaces a default of the same metric, however either is spelt.
+        for (metric, tolerance) in &listed.tolerances {
+            g.set(metric, *tolerance)?;
+        }
     }
-    let mut given: Vec<&str> = Vec::with_capacity(args.tolerances.len());
+    let mut given: Vec<(&str, String)> = Vec::with_capacity(args.tolerances.len());
     for arg in &args.tolerances {
         // A metric given twice is ambiguous (which tolerance was meant?): refused, as a
-        // JSON config naming a metric twice is, never settled by the order of the flags.
+        // JSON config naming a metric twice is, never settled by the order of the flags;
+        // so is a metric given once as written and once by its alias (`frame.P99`).
         let metric = arg.split_once('=').map_or(arg.as_str(), |(m, _)| m.trim());
-        if given.contains(&metric) {
-            bail!("--tolerance {metric} is given twice: which tolerance was meant? give it once");
+        let canonical = framewise_analysis::gate::alias_path(metric);
+        if let Some((first, _)) = given.iter().find(|(_, c)| *c == canonical) {
+            if *first == metric {
+                bail!(
+                    "--tolerance {metric} is given twice: which tolerance was meant? give it once"
+                );
+            }
+            bail!("--tolerance {metric} names the metric --tolerance {first} already names: which tolerance was meant? give it once");
         }
-        given.push(metric);
+        given.push((metric, canonical));
         g.apply_arg(arg)
             .with_context(|| format!("--tolerance {arg}"))?;
     }

@@ -9,8 +9,8 @@
 //! takes no image from the caller. `--record` writes the golden, and is for a person.
 //!
 //! Exit: 0 the frame passes (or the golden was recorded); 1 it fails (SSIM below the
-//! threshold, or another size); 4 no golden recorded, no such bench, the program failed or
-//! wrote no image.
+//! threshold, or another size); 4 no golden recorded (or not a regular file), no such bench,
+//! a K of `u64::MAX`, `--json PATH` naming an input, the program failed or wrote no image.
 
 use std::path::{Path, PathBuf};
 
@@ -19,10 +19,10 @@ use framewise_analysis::golden::{self, Similarity};
 use framewise_analysis::Verdict;
 use serde::Serialize;
 
-use crate::commands::bench::{harness, named_settings, DEFAULT_DIR};
+use crate::commands::bench::{harness, named_settings, refuse_json_over_inputs, DEFAULT_DIR};
 use crate::commands::{exit, Outcome};
 use crate::config::{self, ConfigArgs};
-use crate::output::{self, OutputArgs, Report};
+use crate::output::{self, Annotation, OutputArgs, Report};
 
 /// `framewise golden`.
 #[derive(Debug, clap::Args)]
@@ -109,21 +109,57 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<GoldenReport>> {
     let settings = named_settings(&cfg, name, None, None, None)?;
     let bench = cfg.benches.get(name).context("the bench went missing")?;
     let k = bench.golden_frame.unwrap_or(settings.warmup);
+    // The program runs K + 1 frames (FRAMEWISE_FRAMES): a K of u64::MAX would wrap to 0.
+    let Some(frames) = k.checked_add(1) else {
+        let key = if bench.golden_frame.is_some() {
+            "golden_frame"
+        } else {
+            "warmup (the default golden_frame)"
+        };
+        bail!(
+            "[bench.{name}] {key} = {k}: at most {} (the program runs golden_frame + 1 frames)",
+            u64::MAX - 1
+        );
+    };
     let threshold = bench.golden_threshold.unwrap_or(golden::DEFAULT_THRESHOLD);
     let golden_file = golden_path(&args.dir, name);
-    if mode == Mode::Check && golden_file.is_dir() {
-        bail!(
-            "{}: is a directory, not the golden PNG of bench `{name}`",
-            golden_file.display()
-        );
+    let run_dir = run_dir(&args.dir, name);
+    let run_files = [
+        capture_path(&run_dir, name),
+        frame_path(&run_dir, name, k),
+        log_path(&run_dir),
+    ];
+    let mut inputs: Vec<&Path> = cfg.path.iter().map(PathBuf::as_path).collect();
+    inputs.push(&golden_file);
+    inputs.extend(run_files.iter().map(PathBuf::as_path));
+    refuse_json_over_inputs(&args.output, &inputs)?;
+    if mode == Mode::Check {
+        match std::fs::metadata(&golden_file) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+                "no golden for bench `{name}`: {} does not exist (a person records it with `framewise golden --record {name}`)",
+                golden_file.display()
+            ),
+            Err(e) => bail!(
+                "{}: cannot read the golden PNG of bench `{name}`: {e}",
+                golden_file.display()
+            ),
+            Ok(meta) if meta.is_dir() => bail!(
+                "{}: is a directory, not the golden PNG of bench `{name}`",
+                golden_file.display()
+            ),
+            Ok(meta) if !meta.is_file() => bail!(
+                "{}: is a {}, not a regular file: not the golden PNG of bench `{name}`",
+                golden_file.display(),
+                if std::os::unix::fs::FileTypeExt::is_fifo(&meta.file_type()) {
+                    "FIFO (a named pipe)"
+                } else {
+                    framewise_analysis::load::special_kind(&meta).unwrap_or("special file")
+                }
+            ),
+            Ok(_) => {}
+        }
     }
-    if mode == Mode::Check && !golden_file.is_file() {
-        bail!(
-            "no golden for bench `{name}`: {} does not exist (a person records it with `framewise golden --record {name}`)",
-            golden_file.display()
-        );
-    }
-    let frame = run_for_frame(&args.dir, name, &settings, k)?;
+    let frame = run_for_frame(&args.dir, name, &settings, k, frames)?;
     let frame_bytes = std::fs::read(&frame)
         .with_context(|| format!("{}: cannot read the frame", frame.display()))?;
     let frame_image = golden::decode_png(&frame_bytes)
@@ -182,31 +218,52 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<GoldenReport>> {
     })
 }
 
-/// Runs the bench's command once for frame `k` and returns the image it wrote. The run's
-/// files (capture, log, image) go to `DIR/golden/NAME/`; a stale image is removed first so
-/// that only this run's can be taken as evidence.
+/// `DIR/golden/NAME/`: where a golden run's files go.
+fn run_dir(dir: &Path, name: &str) -> PathBuf {
+    dir.join("golden").join(name)
+}
+
+/// The run's capture in `run_dir`.
+fn capture_path(run_dir: &Path, name: &str) -> PathBuf {
+    run_dir.join(format!("{name}.sgpt"))
+}
+
+/// The image the program writes for frame `k` beside its capture.
+fn frame_path(run_dir: &Path, name: &str, k: u64) -> PathBuf {
+    run_dir.join(format!("{name}.frame-{k}.png"))
+}
+
+/// The program's output.
+fn log_path(run_dir: &Path) -> PathBuf {
+    run_dir.join("run.log")
+}
+
+/// Runs the bench's command once for frame `k` (`frames` = k + 1 frames) and returns the
+/// image it wrote. The run's files (capture, log, image) go to `DIR/golden/NAME/`; a stale
+/// image is removed first so that only this run's can be taken as evidence.
 fn run_for_frame(
     dir: &Path,
     name: &str,
     settings: &framewise_analysis::bench::BenchSettings,
     k: u64,
+    frames: u64,
 ) -> anyhow::Result<PathBuf> {
     if !config::valid_bench_name(name) {
         bail!("bench name `{name}`: letters, digits, `_`, `-` and `.` only (it names files)");
     }
-    let run_dir = dir.join("golden").join(name);
+    let run_dir = run_dir(dir, name);
     std::fs::create_dir_all(&run_dir)
         .with_context(|| format!("{}: cannot create it", run_dir.display()))?;
-    let capture = run_dir.join(format!("{name}.sgpt"));
-    let image = run_dir.join(format!("{name}.frame-{k}.png"));
+    let capture = capture_path(&run_dir, name);
+    let image = frame_path(&run_dir, name, k);
     match std::fs::remove_file(&image) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e).with_context(|| format!("{}: cannot remove it", image.display())),
     }
-    let log = run_dir.join("run.log");
+    let log = log_path(&run_dir);
     let extra = [
-        (framewise::env::FRAMES, (k + 1).to_string()),
+        (framewise::env::FRAMES, frames.to_string()),
         (framewise::env::GOLDEN_FRAME, k.to_string()),
     ];
     crate::input::with_spinner(format!("running {name} to frame {k}"), || {
@@ -263,5 +320,24 @@ impl Report for GoldenReport {
         out.push_str("```\n");
         out.push_str(&s);
         out.push_str("```\n");
+    }
+
+    fn annotations(&self) -> Vec<Annotation> {
+        match (self.mode, self.verdict) {
+            (Mode::Record, _) => vec![Annotation {
+                level: "notice",
+                title: format!("framewise golden: {} recorded", self.name),
+                message: format!("the golden moved: review {} like any goalpost", self.golden),
+            }],
+            (_, Verdict::Fail) => vec![Annotation {
+                level: "error",
+                title: format!("framewise golden: {} changed", self.name),
+                message: self.similarity.as_ref().map_or_else(
+                    || format!("frame {} differs from {}", self.golden_frame, self.golden),
+                    |s| format!("frame {}: {}", self.golden_frame, s.reason),
+                ),
+            }],
+            _ => Vec::new(),
+        }
     }
 }

@@ -2,9 +2,10 @@
 //! frame p95 against the budget, the breached budgets, the last hitch's classification — and
 //! nothing at all when no session is running and no budget is breached.
 //!
-//! The breached budgets are those the recorder's profile names (`frame_ms`) and every
-//! `[budgets]` entry of framewise.toml the profile breaches, judged as `framewise check` judges
-//! them (counters and scopes included).
+//! The breached budgets are those `framewise check` finds breached on the profile with the
+//! same framewise.toml (its evaluation, called here: counters and scopes included, the
+//! config's `frame_ms` rather than the recorder's); only when no framewise.toml exists are they
+//! the ones the recorder's profile names (`budgets.breached`, against its own frame budget).
 //!
 //! A session counts as running while its `.framewise/profile.json` was rewritten in the last
 //! 10 seconds (the recorder rewrites it every 2) and the incident log holds no `session-end`
@@ -52,12 +53,20 @@ pub fn lines(dir: &Path, cfg: &config::Config) -> anyhow::Result<Vec<String>> {
         && !log
             .as_ref()
             .is_some_and(|log| ended(&log.records, &profile.common));
-    let mut breached = profile.budgets.breached.clone();
-    for check in crate::commands::check::judge_profile(&cfg.budgets, &profile) {
-        if check.state == BudgetState::Breached && !breached.contains(&check.budget) {
-            breached.push(check.budget);
-        }
-    }
+    // With a config, the breached budgets are exactly those `framewise check` finds with it
+    // (the recorder's own frame budget, which the config may set otherwise, is not merged
+    // in: "frame p95 36.69 ms vs budget 50.00 ms" followed by "budgets breached: frame_ms"
+    // contradicted itself and `check`). Without one, the recorder's own list is all there is.
+    let breached: Vec<String> = if cfg.path.is_some() {
+        crate::commands::check::evaluate_profile(cfg, &profile, &path)?
+            .budgets
+            .into_iter()
+            .filter(|c| c.state == BudgetState::Breached)
+            .map(|c| c.budget)
+            .collect()
+    } else {
+        profile.budgets.breached.clone()
+    };
     if !running && breached.is_empty() {
         return Ok(Vec::new());
     }

@@ -96,6 +96,22 @@ impl<'a> Ledger<'a> {
         self.stamped.get(lo..hi.max(lo)).unwrap_or_default()
     }
 
+    /// The ledger without the records dated more than [`FUTURE_TOLERANCE_MS`] after `now_ms`
+    /// (a clock set wrong, a hand-edited line: `history` leaves them out of its timeline by
+    /// the same rule), and how many it left out.
+    pub fn until_now(&self, now_ms: i64) -> (Ledger<'a>, u64) {
+        let ahead = now_ms.saturating_add(FUTURE_TOLERANCE_MS);
+        let kept = self.between(i64::MIN, ahead);
+        let left_out = (self.stamped.len() - kept.len()) as u64;
+        (
+            Ledger {
+                stamped: kept.to_vec(),
+                unstamped: self.unstamped,
+            },
+            left_out,
+        )
+    }
+
     /// Every record, oldest first.
     pub(crate) fn all(&self) -> &[Stamped<'a>] {
         &self.stamped

@@ -331,6 +331,29 @@ pub(super) fn build(
     };
     frame_spans.sort_unstable();
     frame_spans.dedup_by_key(|f| f.0);
+    // The span that marks frames is the frame, not one of its scopes (a scope as long as the
+    // frame would account for all of every hitch's excess, and hide what ran inside it, as
+    // a frame track's frames are no scopes either): it leaves the spans, and what ran inside
+    // it moves up a level.
+    if let Some((thread, name)) = frame_span {
+        let mut open: Vec<u64> = Vec::new();
+        spans.retain_mut(|s| {
+            if s.thread != thread {
+                return true;
+            }
+            while open.last().is_some_and(|&end| s.start_ns >= end) {
+                open.pop();
+            }
+            if s.name == name {
+                open.push(s.end_ns);
+                return false;
+            }
+            s.depth = s
+                .depth
+                .saturating_sub(u32::try_from(open.len()).unwrap_or(u32::MAX));
+            true
+        });
+    }
     if !lost_before_export {
         if let Some(d) = frame_track_gaps(&frame_spans) {
             defects.push(d);

@@ -121,6 +121,9 @@ pub(super) struct Args {
     file: [Option<String>; 3],
     /// The line under `.line`, `line`, `[line]`: present (even when not a number) or not.
     line: [Option<Scalar>; 3],
+    /// `site`: `file:line`, as `framewise trace` writes a span's call site (read when no
+    /// member above names the file).
+    site: Option<String>,
     /// Every member that is a number or a string holding one: a `C` event's samples.
     pub(super) numbers: Vec<(String, f64)>,
 }
@@ -128,6 +131,14 @@ pub(super) struct Args {
 impl Args {
     pub(super) fn site(&self) -> (&str, u32) {
         let file = self.file.iter().flatten().next().map_or("", String::as_str);
+        if file.is_empty() {
+            let written = self.site.as_deref().and_then(|s| s.rsplit_once(':'));
+            if let Some((file, line)) = written.filter(|(file, _)| !file.is_empty()) {
+                if let Ok(line) = line.parse::<u32>() {
+                    return (file, line);
+                }
+            }
+        }
         let line = self
             .line
             .iter()
@@ -159,6 +170,7 @@ impl<'de> Visitor<'de> for ArgsVisitor {
             let value: Scalar = map.next_value()?;
             match key.as_str() {
                 "name" => args.name = value.as_str().map(str::to_owned),
+                "site" => args.site = value.as_str().map(str::to_owned),
                 "index" => {
                     args.index = match value {
                         Scalar::U64(v) => Some(v),

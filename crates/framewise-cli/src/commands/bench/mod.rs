@@ -2,7 +2,9 @@
 //! compare two results with one verdict per metric; append every comparison to the ledger.
 //!
 //! - `framewise bench NAME`: runs `[bench.NAME]` of framewise.toml, writes
-//!   `.framewise/bench/NAME-<timestamp>.json`. Exit 0 when measured, 4 when a run failed.
+//!   `.framewise/bench/NAME-<timestamp>.json`. Exit 0 when measured, 2 when a run was short
+//!   or lost frames (the result is written, and a comparison with it is inconclusive), 4 when
+//!   a run failed.
 //! - `framewise bench --name NAME [--frames N] -- COMMAND ARGS...`: an ad-hoc bench,
 //!   `canonical: false` in everything it writes.
 //! - `framewise bench NAME --compare last`: runs NAME, then compares the new result with the
@@ -157,7 +159,13 @@ impl Outcome {
     /// The exit code.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Self::Ran { .. } => 0,
+            Self::Ran { result, .. } => {
+                if unfit(result).is_empty() {
+                    0
+                } else {
+                    2
+                }
+            }
             Self::Compared { comparison, .. } => {
                 u8::try_from(comparison.overall.exit_code).unwrap_or(crate::EXIT_ERROR)
             }
@@ -232,6 +240,22 @@ fn check_settings(s: &BenchSettings) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Why a comparison with `result` would be inconclusive, in phrases (empty: it can be
+/// compared): its short runs, its runs that lost frames.
+pub fn unfit(result: &BenchResult) -> Vec<String> {
+    let mut why: Vec<String> = bench::usable::short_reason(None, result)
+        .into_iter()
+        .collect();
+    let lost = bench::usable::lost_runs(result);
+    if lost > 0 {
+        why.push(format!(
+            "{lost} of {} run(s) lost frames (dropped by the recorder or lost from the file)",
+            result.runs.len()
+        ));
+    }
+    why
+}
+
 /// Writes a result as `DIR/bench/NAME-<stamp>.json`.
 fn write_result(dir: &Path, stamp: &Stamp, result: &BenchResult) -> anyhow::Result<PathBuf> {
     let path = dir
@@ -264,6 +288,12 @@ pub fn run_bench(
     };
     let result = harness::run(&plan, &stamp)?;
     let file = write_result(dir, &stamp, &result)?;
+    for why in unfit(&result) {
+        eprintln!(
+            "framewise: warning: bench {name}: {why}: a comparison with {} is inconclusive",
+            file.display()
+        );
+    }
     Ok((result, file))
 }
 
@@ -417,6 +447,48 @@ pub fn compare_last(
     Ok((Some(c), file))
 }
 
+/// Refuses a `--json PATH` naming one of `inputs` (exit 4), as every verb does
+/// ([`OutputArgs::check_inputs`]); an input that does not exist yet (a ledger not yet
+/// started, a frame the program has yet to write) is matched by its directory and name, so
+/// `./.framewise/x` and `.framewise/x` are one file.
+pub(crate) fn refuse_json_over_inputs(output: &OutputArgs, inputs: &[&Path]) -> anyhow::Result<()> {
+    output.check_inputs(inputs)?;
+    let Some(out) = output.json_path() else {
+        return Ok(());
+    };
+    let dir_of = |p: &Path| match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    for input in inputs {
+        if input.exists() && out.exists() {
+            continue;
+        }
+        if out.file_name() == input.file_name() && output::same_file(&dir_of(out), &dir_of(input)) {
+            bail!(
+                "--json {} names an input file; it would be overwritten (write --json=PATH after the inputs)",
+                out.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The files a bench invocation reads (or appends to) that `--json PATH` must not replace:
+/// the config, the compared results, the ledger.
+fn inputs_of(args: &Args, cfg: &config::Config) -> anyhow::Result<Vec<PathBuf>> {
+    let mut inputs: Vec<PathBuf> = cfg.path.iter().cloned().collect();
+    inputs.push(args.dir.join(LEDGER_FILE));
+    match (&args.compare, &args.bench) {
+        (Some(files), None) => inputs.extend(files.iter().map(PathBuf::from)),
+        (Some(_), Some(name)) if config::valid_bench_name(name) => {
+            inputs.extend(results_of(&args.dir, name)?.pop());
+        }
+        _ => {}
+    }
+    Ok(inputs)
+}
+
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     args.output.stdout_format()?;
@@ -429,11 +501,32 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 /// `run_bench` both call this).
 pub fn evaluate(args: &Args) -> anyhow::Result<crate::commands::Outcome<report::View>> {
     let cfg = config::load_project(&args.config, "bench")?;
+    let inputs = inputs_of(args, &cfg)?;
+    refuse_json_over_inputs(
+        &args.output,
+        &inputs.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+    )?;
     let overrides = (args.frames, args.warmup, args.runs);
     let outcome = match (&args.compare, &args.bench, &args.name) {
         (Some(files), None, None) if files.len() == 2 => {
             if !args.command.is_empty() {
                 bail!("--compare A B compares two result files; it runs no command");
+            }
+            // Settings of a run, where nothing runs: ignored, they would read as applied.
+            let given: Vec<&str> = [
+                (args.frames.is_some(), "--frames"),
+                (args.warmup.is_some(), "--warmup"),
+                (args.runs.is_some(), "--runs"),
+            ]
+            .iter()
+            .filter(|(set, _)| *set)
+            .map(|&(_, flag)| flag)
+            .collect();
+            if !given.is_empty() {
+                bail!(
+                    "{} set how a bench runs, and --compare A B runs nothing: it compares two results as they were measured",
+                    given.join(", ")
+                );
             }
             let c = compare_files(
                 Path::new(&files[0]),

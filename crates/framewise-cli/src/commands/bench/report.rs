@@ -111,10 +111,9 @@ fn result_lines(r: &BenchResult, file: &str, out: &mut String) {
         regime_name(r.grade.timing),
         r.config_hash
     ));
-    if r.runs_with_lost_frames > 0 {
+    for why in super::unfit(r) {
         out.push_str(&format!(
-            "  {} run(s) lost frames: comparisons with this result are inconclusive\n",
-            r.runs_with_lost_frames
+            "  {why}: comparisons with this result are inconclusive (exit 2)\n"
         ));
     }
     out.push('\n');
@@ -124,6 +123,7 @@ fn runs_table(r: &BenchResult) -> Table {
     let mut t = Table::new(&[
         "run",
         "frames",
+        "recorded",
         "median",
         "p95",
         "p99",
@@ -134,6 +134,11 @@ fn runs_table(r: &BenchResult) -> Table {
         t.row(vec![
             run.run.to_string(),
             run.frames_measured.to_string(),
+            if run.is_short(r.settings.frames) {
+                format!("{} short", run.recorded())
+            } else {
+                run.recorded().to_string()
+            },
             table::ms(run.frame.median_ms),
             table::ms(run.frame.p95_ms),
             table::ms(run.frame.p99_ms),
@@ -144,6 +149,7 @@ fn runs_table(r: &BenchResult) -> Table {
     t.row(vec![
         "pooled".into(),
         r.pooled.frames.to_string(),
+        NONE.into(),
         table::ms(r.pooled.frame.median_ms),
         table::ms(r.pooled.frame.p95_ms),
         table::ms(r.pooled.frame.p99_ms),
@@ -153,6 +159,7 @@ fn runs_table(r: &BenchResult) -> Table {
     let floor = |p: &str| unsigned_pct(r.noise_floor.get(p).copied().flatten());
     t.row(vec![
         "noise floor".into(),
+        NONE.into(),
         NONE.into(),
         floor("frame.p50"),
         floor("frame.p95"),
@@ -335,6 +342,20 @@ impl Report for View {
     }
 
     fn annotations(&self) -> Vec<Annotation> {
+        if let Outcome::Ran { result, .. } = &self.outcome {
+            let why = super::unfit(result);
+            if why.is_empty() {
+                return Vec::new();
+            }
+            return vec![Annotation {
+                level: "warning",
+                title: format!("framewise bench {}: inconclusive", result.name),
+                message: format!(
+                    "{}: comparisons with this result are inconclusive",
+                    why.join("; ")
+                ),
+            }];
+        }
         let Outcome::Compared { comparison: c, .. } = &self.outcome else {
             return Vec::new();
         };

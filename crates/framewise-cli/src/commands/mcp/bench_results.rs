@@ -15,6 +15,7 @@ use crate::commands::serde_name;
 
 /// `run_bench`'s input.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct BenchParams {
     /// A bench declared in framewise.toml as `[bench.NAME]` (an agent never invents one).
     pub name: String,
@@ -84,6 +85,7 @@ impl BudgetBrief {
 
 /// `check_budgets`' input.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CheckParams {
     /// Run `[bench.NAME]` and judge its result, instead of reading `.framewise/profile.json`.
     #[serde(default)]
@@ -103,9 +105,12 @@ pub struct CheckParams {
 /// `check_budgets`' result.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct CheckBudgetsResult {
-    /// `inside`, `breached` or `no-budgets` (nothing measured is an error, exit 4).
+    /// `inside` (every budget measured and inside: the only pass), `breached`, `incomplete`
+    /// (none breached but a budget not measured, or a bench whose runs lost frames: not a
+    /// pass) or `no-budgets` (nothing judged: not a pass); nothing measured is an error,
+    /// exit 4.
     pub verdict: String,
-    /// The CLI's exit code: 0 inside or no budgets, 1 breached.
+    /// The CLI's exit code: 0 inside, 1 breached, 2 incomplete or no budgets.
     pub exit_code: u8,
     /// What was measured: `profile` or `bench`.
     pub source: String,
@@ -113,7 +118,8 @@ pub struct CheckBudgetsResult {
     pub source_file: Option<String>,
     /// Every budget judged.
     pub budgets: Vec<BudgetBrief>,
-    /// What the reader should know (no budgets; budgets not measured).
+    /// What the reader should know (no budgets; each budget not measured, and why; bench
+    /// runs that lost frames).
     pub warnings: Vec<String>,
     /// The whole `framewise check --format json` document.
     pub report_path: String,
@@ -149,7 +155,8 @@ pub struct BenchResultHeadline {
     /// `inconclusive`, `incomparable`.
     pub verdict: String,
     /// The CLI's exit code: 0 measured or improved, 1 regressed, 2 no detectable change,
-    /// inconclusive or a first result, 3 incomparable.
+    /// inconclusive, a first result, or measured with a short run or a run that lost frames,
+    /// 3 incomparable.
     pub exit_code: u8,
     /// The result file this run wrote.
     pub result_file: Option<String>,
@@ -188,6 +195,11 @@ impl BenchResultHeadline {
                 out.verdict = "measured".to_owned();
                 out.result_file = Some(file.display().to_string());
                 out.regime = Some(serde_name(&result.regime));
+                // Short runs or lost frames (exit 2): said, since no comparison says it.
+                out.reasons = crate::commands::bench::unfit(result)
+                    .into_iter()
+                    .map(|why| format!("{why}: a comparison with this result is inconclusive"))
+                    .collect();
             }
             BenchOutcome::FirstResult { file } => {
                 out.verdict = "first-result".to_owned();
@@ -233,6 +245,7 @@ impl BenchResultHeadline {
 
 /// `get_ledger`'s input.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct LedgerParams {
     /// The `.framewise` directory [default: `.framewise`].
     #[serde(default)]

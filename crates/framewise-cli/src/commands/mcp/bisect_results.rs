@@ -8,6 +8,7 @@ use crate::commands::bisect::BisectView;
 
 /// `bisect`'s input.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct BisectParams {
     /// A bisection report (bisect.json); without it, bisect.json in the `.framewise/`
     /// directory.

@@ -15,6 +15,7 @@ use crate::commands::issues::IssuesView;
 
 /// `get_profile`'s input.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DirParams {
     /// The `.framewise/` directory [default: $FRAMEWISE_DIR, else the nearest `.framewise/`
     /// from the server's working directory up].
@@ -24,6 +25,7 @@ pub struct DirParams {
 
 /// `list_issues`' input.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct IssuesParams {
     /// The `.framewise/` directory (as `get_profile`).
     #[serde(default)]
@@ -44,6 +46,7 @@ pub struct IssuesParams {
 
 /// `get_history`'s input.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct HistoryParams {
     /// The `.framewise/` directory (as `get_profile`).
     #[serde(default)]
@@ -61,6 +64,7 @@ pub struct HistoryParams {
 
 /// `record_fix`'s input (`framewise fix`'s flags).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct FixParams {
     /// What was fixed, in a line.
     pub title: String,

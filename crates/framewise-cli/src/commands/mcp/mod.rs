@@ -13,6 +13,7 @@
 //!
 //! Exit: 0 when the client closes stdin; 4 when the server cannot start.
 
+mod arguments;
 mod bench_results;
 mod bisect_results;
 mod ledger_results;
@@ -24,8 +25,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use anyhow::Context;
+use arguments::Parameters;
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{tool, tool_handler, tool_router, Json, ServerHandler, ServiceExt};
 
@@ -61,6 +62,16 @@ pub struct Args {
 
 /// Runs the server until the client closes stdin.
 pub fn run(args: Args) -> anyhow::Result<u8> {
+    // Created when first needed, but something other than a directory already there would
+    // fail every tool call: refused before the handshake, with what it is.
+    if let Ok(meta) = std::fs::metadata(&args.reports) {
+        if !meta.is_dir() {
+            anyhow::bail!(
+                "--reports {}: not a directory (the tools write their reports into it)",
+                args.reports.display()
+            );
+        }
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -629,7 +640,7 @@ impl Server {
 
     /// `framewise check`.
     #[tool(
-        description = "Judge every budget declared in framewise.toml ([budgets]: frame_ms and metric paths, each in its metric's direction), as `framewise check` does: against .framewise/profile.json, or against a fresh run of `bench` when given. Verdict inside (exit 0), breached (1), or no-budgets (2, with a warning: nothing was judged, so not a pass); nothing measured is an error (exit 4), never a pass. counters_only judges only the exact counters (for a software-GPU machine)."
+        description = "Judge every budget declared in framewise.toml ([budgets]: frame_ms and metric paths, each in its metric's direction), as `framewise check` does: against .framewise/profile.json, or against a fresh run of `bench` when given. Verdict inside (exit 0: every budget measured and inside, the only pass), breached (1), incomplete (2: none breached but a budget not measured, or a bench whose runs lost frames; the warnings name them) or no-budgets (2, with a warning: nothing was judged); nothing measured is an error (exit 4), never a pass. counters_only judges only the exact counters (for a software-GPU machine)."
     )]
     async fn check_budgets(
         &self,

@@ -57,6 +57,7 @@ pub struct ToolError {
 
 /// `summarize_capture`'s input.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CaptureParams {
     /// The capture: .sgpt, .litecap or Chrome trace JSON (a path, relative to the
     /// server's working directory).
@@ -68,6 +69,7 @@ pub struct CaptureParams {
 
 /// `attribute`'s input.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AttributeParams {
     /// The capture: .sgpt, .litecap or Chrome trace JSON.
     pub capture: String,
@@ -90,6 +92,7 @@ pub enum CompareMode {
 
 /// `compare_captures`' input.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CompareParams {
     /// The base capture (before).
     pub base: String,
@@ -452,6 +455,7 @@ impl CompareResult {
 
 /// `census`'s input.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CensusParams {
     /// A capture (.sgpt) or a census document (census.json); without it, census.json in the
     /// `.framewise/` directory.

@@ -15,6 +15,13 @@
 //! - a line over [`MAX_LINE`] bytes is answered -32600 without being held in memory;
 //! - an empty line is skipped;
 //!
+//! - a request for a method the server answers ([`ANSWERED`]) whose `params` do not read as
+//!   that method's is answered -32602 (Invalid params) saying what is wrong (rmcp would take
+//!   it for a method it does not know and answer -32601);
+//! - an `initialize` after the session's first is answered -32600 (Invalid Request: the
+//!   session is already initialized), as the official TypeScript SDK answers it (rmcp would
+//!   initialize again);
+//!
 //! and every message is handed to the service in order. The session goes on after each.
 //! The reader and every response share one stdout lock, so lines never interleave. A
 //! request for a method the server does not have is answered -32601 "Method not found:
@@ -37,6 +44,11 @@ pub const MAX_LINE: usize = 16 * 1024 * 1024;
 const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC 2.0's code for JSON that is not a valid request.
 const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC 2.0's code for a known method's parameters that do not read.
+const INVALID_PARAMS: i64 = -32602;
+
+/// The methods this server answers (`-32601` is for every other).
+pub const ANSWERED: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];
 
 /// Where responses go: one writer, locked a whole line at a time.
 type Out = Arc<Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
@@ -98,7 +110,8 @@ fn name_the_missing_method(item: TxJsonRpcMessage<RoleServer>) -> TxJsonRpcMessa
     match item {
         rmcp::model::JsonRpcMessage::Error(mut e)
             if e.error.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND
-                && !e.error.message.contains(' ') =>
+                && !e.error.message.contains(' ')
+                && !ANSWERED.contains(&&*e.error.message) =>
         {
             e.error.message = format!(
                 "Method not found: {} (this server answers initialize, ping, tools/list and tools/call)",
@@ -150,8 +163,14 @@ fn error_response(id: Value, code: i64, message: String) -> Line {
     })
 }
 
-/// Classifies one line (without its `\n`).
+/// Classifies one line (without its `\n`), as the first of a session.
 pub fn classify(line: &[u8]) -> Line {
+    classify_in(line, &mut false)
+}
+
+/// Classifies one line of a session: `initialized` is whether an `initialize` request has
+/// been passed on, and becomes true when this line is the first.
+fn classify_in(line: &[u8], initialized: &mut bool) -> Line {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
@@ -161,8 +180,40 @@ pub fn classify(line: &[u8]) -> Line {
         Ok(value) => value,
         Err(e) => return error_response(Value::Null, PARSE_ERROR, format!("Parse error: {e}")),
     };
+    let id = match value.get("id") {
+        Some(id @ Value::String(_)) => id.clone(),
+        Some(id @ Value::Number(n)) if n.is_i64() || n.is_u64() => id.clone(),
+        _ => Value::Null,
+    };
+    // A request (an id, JSON-RPC 2.0) for a method the server answers: a second
+    // `initialize` is refused, and params that do not read are said to be the problem.
+    let method = value.get("method").and_then(Value::as_str);
+    let request = !id.is_null() && value.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
+    if let (Some(method), true) = (method, request) {
+        if method == "initialize" && *initialized {
+            return error_response(
+                id,
+                INVALID_REQUEST,
+                "Invalid Request: the session is already initialized (a client sends `initialize` once, to start it)".to_owned(),
+            );
+        }
+        if let Some(problem) = params_problem(method, value.get("params")) {
+            return error_response(
+                id,
+                INVALID_PARAMS,
+                format!("Invalid params: {method}: {problem}"),
+            );
+        }
+    }
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
-        Ok(message) => Line::Message(Box::new(message)),
+        Ok(message) => {
+            if let rmcp::model::JsonRpcMessage::Request(r) = &message {
+                if matches!(r.request, rmcp::model::ClientRequest::InitializeRequest(_)) {
+                    *initialized = true;
+                }
+            }
+            Line::Message(Box::new(message))
+        }
         Err(e) => {
             let has = |key: &str| value.get(key).is_some();
             let notification = has("method") && !has("id");
@@ -170,13 +221,55 @@ pub fn classify(line: &[u8]) -> Line {
             if notification || response {
                 return Line::Skip;
             }
-            let id = match value.get("id") {
-                Some(id @ Value::String(_)) => id.clone(),
-                Some(id @ Value::Number(n)) if n.is_i64() || n.is_u64() => id.clone(),
-                _ => Value::Null,
-            };
             error_response(id, INVALID_REQUEST, format!("Invalid Request: {e}"))
         }
+    }
+}
+
+/// What is wrong with the `params` of a request for `method`, when it is one the server
+/// answers ([`ANSWERED`]) and they do not read as that method's (rmcp's own types decide);
+/// `None` for any other method, or params that read.
+fn params_problem(method: &str, params: Option<&Value>) -> Option<String> {
+    use rmcp::model::{CallToolRequest, InitializeRequest, ListToolsRequest, PingRequest};
+    fn reads<T: serde::de::DeserializeOwned>(request: Value) -> Option<String> {
+        serde_json::from_value::<T>(request)
+            .err()
+            .map(|e| e.to_string())
+    }
+    if !ANSWERED.contains(&method) {
+        return None;
+    }
+    if params.is_some_and(|p| !p.is_object()) {
+        return Some("params must be an object".to_owned());
+    }
+    if method == "tools/call" {
+        const SHAPE: &str = r#"{"name": TOOL, "arguments": {…}}"#;
+        let Some(params) = params.and_then(Value::as_object) else {
+            return Some(format!("no params; it takes {SHAPE}"));
+        };
+        if !params.get("name").is_some_and(Value::is_string) {
+            return Some(format!(
+                "`name`, the tool's name, must be a string ({SHAPE})"
+            ));
+        }
+        if params.get("arguments").is_some_and(|a| !a.is_object()) {
+            return Some(
+                "`arguments` must be an object of the tool's arguments (see its inputSchema)"
+                    .to_owned(),
+            );
+        }
+    }
+    let mut request = serde_json::Map::new();
+    request.insert("method".to_owned(), Value::String(method.to_owned()));
+    if let Some(params) = params {
+        request.insert("params".to_owned(), params.clone());
+    }
+    let request = Value::Object(request);
+    match method {
+        "initialize" => reads::<InitializeRequest>(request),
+        "ping" => reads::<PingRequest>(request),
+        "tools/list" => reads::<ListToolsRequest>(request),
+        _ => reads::<CallToolRequest>(request),
     }
 }
 
@@ -231,6 +324,7 @@ async fn read_lines(
     messages: mpsc::Sender<RxJsonRpcMessage<RoleServer>>,
     out: Out,
 ) {
+    let mut initialized = false;
     loop {
         let line = match read_line(&mut input).await {
             Read::End => return,
@@ -239,7 +333,7 @@ async fn read_lines(
                 INVALID_REQUEST,
                 format!("Invalid Request: a message over {MAX_LINE} bytes"),
             ),
-            Read::Line(line) => classify(&line),
+            Read::Line(line) => classify_in(&line, &mut initialized),
         };
         match line {
             Line::Message(message) => {
