@@ -32,6 +32,10 @@ fn parse_top(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(0) => Err("must be at least 1 (use --all to list every row)".to_owned()),
         Ok(n) => Ok(n),
+        // All digits, yet no usize: more rows than any list has; every row is meant.
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Err(format!(
+            "`{s}` rows is more than any list holds: --all lists every row"
+        )),
         Err(_) => Err(format!("`{s}` is not a whole number of rows")),
     }
 }

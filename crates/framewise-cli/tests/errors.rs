@@ -244,6 +244,10 @@ fn usage_errors_exit_4_on_one_line() {
             "`-3` is not a whole number of rows",
         ),
         (
+            vec!["issues", "--top", "99999999999999999999"],
+            "`99999999999999999999` rows is more than any list holds: --all lists every row",
+        ),
+        (
             vec!["attribute", "a.sgpt", "--frame", "-1"],
             "invalid value '-1' for '--frame <N>'",
         ),

@@ -382,6 +382,22 @@ impl GateConfig {
         };
         let mut cfg = Self::empty();
         for (metric, v) in &map {
+            // A section where a metric path goes (`{"tolerence": {…}}`): a misspelt
+            // `tolerances`, not a tolerance with a bad value.
+            if !wrapped && v.is_object() && check_metric(metric).is_err() {
+                let hint = if nearest(metric, ["tolerances"]).is_empty() {
+                    String::new()
+                } else {
+                    " (did you mean `tolerances`?)".to_owned()
+                };
+                return Err(GateConfigError::Json {
+                    line: key_line(text, metric),
+                    column: 1,
+                    message: format!(
+                        "unknown key `{metric}`{hint}: a gate config is {{\"tolerances\": {{METRIC: FRACTION, …}}}} or an object of metric paths to fractions"
+                    ),
+                });
+            }
             let set = match v.as_f64() {
                 Some(tolerance) => cfg.add(metric, tolerance),
                 None => Err(GateConfigError::BadTolerance {

@@ -49,6 +49,15 @@ fn an_unknown_key_in_a_json_gate_config_is_refused_with_its_line() {
         text.contains("line 3") && text.contains("unknown field `tolerences`"),
         "{text}"
     );
+    // The section misspelt alone is an unknown key, not a tolerance with a bad value.
+    let err = GateConfig::from_json("{\n  \"tolerence\": {\"frame.avg\": 0.1}\n}")
+        .expect_err("unknown key");
+    let text = err.to_string();
+    assert!(
+        text.contains("line 2")
+            && text.contains("unknown key `tolerence` (did you mean `tolerances`?)"),
+        "{text}"
+    );
     // A bad path inside names its line too.
     let err =
         GateConfig::from_json("{\"tolerances\": {\n\"frame.avg\": 0.1,\n\"frame.p98\": 0.1}}")
