@@ -464,18 +464,9 @@ fn discovered() -> anyhow::Result<Option<PathBuf>> {
             return Ok(Some(path));
         }
         let what = match std::fs::metadata(&path) {
-            Err(_) if link.file_type().is_symlink() => "a link to nothing",
-            Err(_) => "unreadable",
-            Ok(meta) if meta.is_dir() => "a directory",
-            Ok(meta) if std::os::unix::fs::FileTypeExt::is_fifo(&meta.file_type()) => {
-                "a FIFO (a named pipe)"
-            }
-            Ok(meta) => match framewise_analysis::load::special_kind(&meta) {
-                Some("character device") => "a character device",
-                Some("block device") => "a block device",
-                Some("socket") => "a socket",
-                _ => "a special file",
-            },
+            Err(_) if link.file_type().is_symlink() => "a link to nothing".to_owned(),
+            Err(_) => "unreadable".to_owned(),
+            Ok(meta) => format!("a {}", framewise_analysis::load::file_kind(&meta)),
         };
         bail!(
             "{}: is {what}, not a config file (framewise.toml is a regular file; --config names another)",

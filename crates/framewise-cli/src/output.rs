@@ -145,11 +145,23 @@ pub fn refuse_log(flag: &str, path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Whether two paths name the same file (by canonical path when both exist).
+/// Whether two paths name the same file: by canonical path when both exist, else by name in
+/// the same directory (a file not written yet — a ledger not started, a frame the program
+/// has yet to write — is one file however its directory is spelt: `./.framewise/x`,
+/// `.framewise/x`).
 pub fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
+        _ => {
+            let dir_of = |p: &Path| match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+                _ => PathBuf::from("."),
+            };
+            a == b
+                || (a.file_name().is_some()
+                    && a.file_name() == b.file_name()
+                    && same_file(&dir_of(a), &dir_of(b)))
+        }
     }
 }
 

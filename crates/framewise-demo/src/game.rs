@@ -57,7 +57,13 @@ pub fn run(config: DemoConfig) -> Result<DemoOutcome, DemoError> {
         framewise::env::EnvConfig::from_lookup(|_| None)?
     };
     let mut config = config.with_env(&env);
-    config.validate()?;
+    // The run as the environment made it (read once, above): checked without reading it
+    // again, as `validate` would.
+    crate::DemoConfig {
+        use_env: false,
+        ..config.clone()
+    }
+    .validate()?;
 
     let threads = if config.threads == 0 {
         std::thread::available_parallelism().map_or(2, usize::from)

@@ -444,6 +444,22 @@ pub fn special_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
     }
 }
 
+/// What a file is, for a message that refuses one that is not a regular file: `directory`,
+/// `FIFO (a named pipe)`, `character device`, `block device`, `socket` (or `regular file`,
+/// `special file`).
+pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if meta.is_file() {
+        "regular file"
+    } else if meta.is_dir() {
+        "directory"
+    } else if meta.file_type().is_fifo() {
+        "FIFO (a named pipe)"
+    } else {
+        special_kind(meta).unwrap_or("special file")
+    }
+}
+
 /// Refuses what holds no capture though it can be opened: a character or block device, or
 /// a socket. A device such as `/dev/zero` never ends, so it is refused by its type, before
 /// anything opens it, with one line.

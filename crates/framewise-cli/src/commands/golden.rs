@@ -19,7 +19,7 @@ use framewise_analysis::golden::{self, Similarity};
 use framewise_analysis::Verdict;
 use serde::Serialize;
 
-use crate::commands::bench::{harness, named_settings, refuse_json_over_inputs, DEFAULT_DIR};
+use crate::commands::bench::{harness, named_settings, DEFAULT_DIR};
 use crate::commands::{exit, Outcome};
 use crate::config::{self, ConfigArgs};
 use crate::output::{self, Annotation, OutputArgs, Report};
@@ -132,7 +132,7 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<GoldenReport>> {
     let mut inputs: Vec<&Path> = cfg.path.iter().map(PathBuf::as_path).collect();
     inputs.push(&golden_file);
     inputs.extend(run_files.iter().map(PathBuf::as_path));
-    refuse_json_over_inputs(&args.output, &inputs)?;
+    args.output.check_inputs(&inputs)?;
     if mode == Mode::Check {
         match std::fs::metadata(&golden_file) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
@@ -150,11 +150,7 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<GoldenReport>> {
             Ok(meta) if !meta.is_file() => bail!(
                 "{}: is a {}, not a regular file: not the golden PNG of bench `{name}`",
                 golden_file.display(),
-                if std::os::unix::fs::FileTypeExt::is_fifo(&meta.file_type()) {
-                    "FIFO (a named pipe)"
-                } else {
-                    framewise_analysis::load::special_kind(&meta).unwrap_or("special file")
-                }
+                framewise_analysis::load::file_kind(&meta)
             ),
             Ok(_) => {}
         }

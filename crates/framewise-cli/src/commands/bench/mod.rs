@@ -447,33 +447,6 @@ pub fn compare_last(
     Ok((Some(c), file))
 }
 
-/// Refuses a `--json PATH` naming one of `inputs` (exit 4), as every verb does
-/// ([`OutputArgs::check_inputs`]); an input that does not exist yet (a ledger not yet
-/// started, a frame the program has yet to write) is matched by its directory and name, so
-/// `./.framewise/x` and `.framewise/x` are one file.
-pub(crate) fn refuse_json_over_inputs(output: &OutputArgs, inputs: &[&Path]) -> anyhow::Result<()> {
-    output.check_inputs(inputs)?;
-    let Some(out) = output.json_path() else {
-        return Ok(());
-    };
-    let dir_of = |p: &Path| match p.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    for input in inputs {
-        if input.exists() && out.exists() {
-            continue;
-        }
-        if out.file_name() == input.file_name() && output::same_file(&dir_of(out), &dir_of(input)) {
-            bail!(
-                "--json {} names an input file; it would be overwritten (write --json=PATH after the inputs)",
-                out.display()
-            );
-        }
-    }
-    Ok(())
-}
-
 /// The files a bench invocation reads (or appends to) that `--json PATH` must not replace:
 /// the config, the compared results, the ledger.
 fn inputs_of(args: &Args, cfg: &config::Config) -> anyhow::Result<Vec<PathBuf>> {
@@ -502,10 +475,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 pub fn evaluate(args: &Args) -> anyhow::Result<crate::commands::Outcome<report::View>> {
     let cfg = config::load_project(&args.config, "bench")?;
     let inputs = inputs_of(args, &cfg)?;
-    refuse_json_over_inputs(
-        &args.output,
-        &inputs.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
-    )?;
+    args.output
+        .check_inputs(&inputs.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
     let overrides = (args.frames, args.warmup, args.runs);
     let outcome = match (&args.compare, &args.bench, &args.name) {
         (Some(files), None, None) if files.len() == 2 => {
