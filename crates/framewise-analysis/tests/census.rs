@@ -153,3 +153,48 @@ fn everything_else_is_a_one_line_error() {
         assert!(!message.contains('\n'), "{message}");
     }
 }
+
+/// A census record whose checksum holds but whose payload does not decode (a writer's bug, not
+/// a cut) is a defect for `census` and for `inspect` alike: inspect lists what the reader's
+/// own `verify` finds, census records included.
+#[test]
+fn a_census_record_that_does_not_decode_is_a_defect_census_and_inspect_both_name() {
+    let t = Temp::new("census-undecodable");
+    let docs: Vec<String> = [1, 2]
+        .iter()
+        .map(|&n| serde_json::to_string(&census(n)).expect("json"))
+        .collect();
+    let mut bytes = capture(&docs);
+    let clean = framewise_format::read::from_bytes(bytes.clone()).expect("opens");
+    let records = clean.censuses();
+    let first = records[0].as_ref().expect("the census reads");
+    let at = first.offset as usize;
+    // The record: "SREC", its type, the payload's length and CRC, then the payload, whose
+    // last byte (the JSON's closing brace) becomes a byte that is not UTF-8; the CRC is
+    // made to hold again.
+    let length = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().expect("4 bytes")) as usize;
+    let payload = at + 16..at + 16 + length;
+    bytes[payload.end - 1] = 0xff;
+    let crc = crc32fast::hash(&bytes[payload]);
+    bytes[at + 12..at + 16].copy_from_slice(&crc.to_le_bytes());
+    let path = t.write("undecodable-census.sgpt", &bytes);
+
+    let read = read_censuses(&path).expect("reads");
+    assert_eq!(read.censuses.len(), 1, "the other census reads");
+    assert_eq!(read.defects.len(), 1, "{:?}", read.defects);
+
+    let reader = framewise_format::read::open(&path).expect("opens");
+    assert!(
+        reader.defects().is_empty(),
+        "the record is intact as framed"
+    );
+    let expected: Vec<String> = reader.verify().iter().map(ToString::to_string).collect();
+    assert_eq!(expected.len(), 1, "{expected:?}");
+    let inspection = framewise_analysis::inspect::inspect(&path).expect("inspects");
+    let messages: Vec<String> = inspection
+        .defects
+        .iter()
+        .map(|d| d.message.clone())
+        .collect();
+    assert_eq!(messages, expected);
+}

@@ -290,3 +290,80 @@ fn a_frame_track_with_a_gap_lost_frames() {
         back.defects()
     );
 }
+
+/// A trace `framewise trace` wrote keeps its counters' kinds: a per-frame sum comes back a sum
+/// (so `counter.draw_calls.sum` gates the trace as it gates the capture), a gauge a gauge.
+/// Without `otherData.counters` (another program's trace), every counter is a gauge again, and
+/// a note says so.
+#[test]
+fn own_export_round_trips_its_counter_kinds() {
+    use framewise_analysis::model::CounterKind;
+    let spec = GameSpec {
+        frames: 120,
+        ..GameSpec::default()
+    };
+    let original_capture = game(&GameSpec {
+        with_spans: true,
+        ..spec.clone()
+    });
+    let original = framewise_analysis::summarize(&original_capture);
+    let v = export(&spec, false);
+    let declared = v["otherData"]["counters"].as_array().expect("declared");
+    assert_eq!(declared.len(), original_capture.counters().len());
+    assert_eq!(
+        declared[0],
+        serde_json::json!({"name": "draw_calls", "kind": "sum", "numeric": "integer"})
+    );
+    let back = reimport(&v);
+    let kinds = |c: &framewise_analysis::Capture| -> Vec<(String, CounterKind)> {
+        let mut kinds: Vec<_> = c
+            .counters()
+            .iter()
+            .map(|c| (c.name.clone(), c.kind))
+            .collect();
+        kinds.sort_by(|a, b| a.0.cmp(&b.0));
+        kinds
+    };
+    assert_eq!(kinds(&back), kinds(&original_capture));
+    let again = framewise_analysis::summarize(&back);
+    for path in [
+        "counter.draw_calls.sum",
+        "counter.bytes_uploaded.sum",
+        "counter.entities.last",
+    ] {
+        let (a, b) = (original.metric(path), again.metric(path));
+        assert!(a.is_some(), "{path} on the capture");
+        assert_eq!(a, b, "{path}");
+    }
+    assert!(
+        !again.notes.iter().any(|n| n.contains("as a gauge")),
+        "{:?}",
+        again.notes
+    );
+
+    // The same trace without the declarations reads as any other program's.
+    let mut bare = v.clone();
+    bare["otherData"]
+        .as_object_mut()
+        .expect("object")
+        .remove("counters");
+    let back = reimport(&bare);
+    assert!(back.counters().iter().all(|c| c.kind == CounterKind::Gauge));
+    let again = framewise_analysis::summarize(&back);
+    assert_eq!(again.metric("counter.draw_calls.sum"), None);
+    assert!(again.notes.iter().any(|n| n.contains("as a gauge")));
+
+    // A declaration that is not framewise's, or names one counter twice, declares nothing.
+    let mut twice = v.clone();
+    twice["otherData"]["counters"]
+        .as_array_mut()
+        .expect("array")
+        .push(serde_json::json!({"name": "draw_calls", "kind": "gauge", "numeric": "integer"}));
+    let back = reimport(&twice);
+    let draws = back.counters().iter().find(|c| c.name == "draw_calls");
+    assert_eq!(draws.map(|c| c.kind), Some(CounterKind::Gauge));
+    let mut other = v;
+    other["otherData"]["generator"] = serde_json::json!("someone else");
+    let back = reimport(&other);
+    assert!(back.counters().iter().all(|c| c.kind == CounterKind::Gauge));
+}

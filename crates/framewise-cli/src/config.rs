@@ -14,7 +14,7 @@
 //!
 //! [bench.smoke]
 //! command = ["framewise", "demo", "--quiet"]
-//! frames = 600              # measured frames per run
+//! frames = 600              # frames recorded per run after the warm-up
 //! warmup = 120              # frames run first and discarded
 //! runs = 5                  # 3 to 1000
 //! seed = 1                  # FRAMEWISE_SEED
@@ -77,7 +77,7 @@ struct BenchSection {
     golden_threshold: Option<f64>,
 }
 
-/// Measured frames per run when `[bench.NAME]` does not say.
+/// Frames recorded per run after the warm-up when `[bench.NAME]` does not say.
 pub const DEFAULT_FRAMES: u64 = 600;
 /// Warm-up frames when `[bench.NAME]` does not say.
 pub const DEFAULT_WARMUP: u64 = 120;
@@ -93,7 +93,8 @@ pub const MAX_RUNS: u32 = 1000;
 pub struct BenchConfig {
     /// The program and its arguments.
     pub command: Vec<String>,
-    /// Measured frames per run.
+    /// Frames recorded per run after the warm-up (the last has no period, so a run measures
+    /// one frame fewer).
     pub frames: u64,
     /// Warm-up frames per run.
     pub warmup: u64,

@@ -187,6 +187,11 @@ fn usage_errors_are_one_line_and_exit_4() {
         (vec!["bench"], "name a bench"),
         (vec!["bench", "--name", "x"], "add -- COMMAND"),
         (vec!["bench", "--name", "a/b", "--", "true"], "bench name"),
+        // An ad-hoc result under a declared bench's name would become its `last`.
+        (
+            vec!["bench", "--name", "smoke", "--runs", "3", "--", "true"],
+            "`smoke` is a bench framewise.toml declares: run it as `framewise bench smoke`",
+        ),
         (vec!["bench", "smoke", "--compare", "first"], "`last`"),
         (vec!["bench", "smoke", "--counters-only"], "--compare"),
         (

@@ -19,8 +19,8 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::events::{
-    Complete, Counter, CounterArgs, CounterValue, Escaped, FrameArgs, FrameName, Head, Instant,
-    Metadata, Micros, NameArgs, NoArgs, OtherData, SiteArgs, UsermarkArgs,
+    Complete, Counter, CounterArgs, CounterDecl, CounterValue, Escaped, FrameArgs, FrameName, Head,
+    Instant, Metadata, Micros, NameArgs, NoArgs, OtherData, SiteArgs, UsermarkArgs,
 };
 use crate::model::{Capture, SourceKind};
 
@@ -192,6 +192,15 @@ pub fn write_trace<W: Write>(
     o.open_object(&Head {
         display_time_unit: "ms",
         other_data: OtherData {
+            counters: capture
+                .counters()
+                .iter()
+                .map(|c| CounterDecl {
+                    name: &c.name,
+                    kind: c.kind,
+                    numeric: c.numeric,
+                })
+                .collect(),
             defects: capture.defects(),
             generator: "framewise",
             gpu_clock: "nominal: GPU-measured durations placed at each frame's CPU anchor; not the CPU clock",

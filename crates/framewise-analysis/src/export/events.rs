@@ -20,10 +20,16 @@ pub(super) struct Head<'a, G, S> {
     pub other_data: OtherData<'a, G, S>,
 }
 
-/// `otherData`: the capture's defects (left out when it has none), the generator, the
-/// capture's source kind and grade, and what the GPU clock is. Members in name order.
+/// `otherData`: the capture's counters (their kinds; left out when it has none), its defects
+/// (left out when it has none), the generator, the capture's source kind and grade, and what
+/// the GPU clock is. Members in name order.
 #[derive(Serialize)]
 pub(super) struct OtherData<'a, G, S> {
+    /// Each counter's name, kind and representation, in the capture's order: a `C` event
+    /// carries a value, not whether the counter is a per-frame sum, so framewise's Chrome
+    /// importer reads the kinds back from here.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub counters: Vec<CounterDecl<'a>>,
     /// What the capture lost, so that a trace of a damaged capture, read back, still says
     /// so (framewise's Chrome importer restores them as the trace's own defects).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
@@ -36,6 +42,17 @@ pub(super) struct OtherData<'a, G, S> {
     pub grade: G,
     /// The capture's source kind.
     pub source: S,
+}
+
+/// One entry of `otherData.counters`.
+#[derive(Serialize)]
+pub(super) struct CounterDecl<'a> {
+    /// The counter's name, as its `C` events give it.
+    pub name: &'a str,
+    /// `"sum"` (summed within a frame) or `"gauge"` (a level at frame close).
+    pub kind: crate::model::CounterKind,
+    /// `"integer"` or `"float"`.
+    pub numeric: crate::model::Numeric,
 }
 
 /// `ph: "M"`: names a process (`process_name`) or a thread (`thread_name`). `ts` is always

@@ -151,8 +151,8 @@ struct Verified {
 }
 
 /// `read::Capture::verify`, frame by frame so that progress can be reported: the defects
-/// found at open, frames that do not decode, sampled counter tracks that do not decode,
-/// and symbols no intact record defines (a test holds the two equal); and which frames
+/// found at open, frames that do not decode, sampled counter tracks and census records that
+/// do not decode, and symbols no intact record defines (a test holds the two equal); and which frames
 /// did not read (the frames a load leaves out).
 fn verify(reader: &read::Capture, progress: &mut dyn FnMut(Progress)) -> Verified {
     let mut defects = reader.defects().to_vec();
@@ -180,6 +180,11 @@ fn verify(reader: &read::Capture, progress: &mut dyn FnMut(Progress)) -> Verifie
     reporter.finish();
     for t in reader.counter_tracks() {
         if let Err(d) = t {
+            defects.push(d);
+        }
+    }
+    for c in reader.censuses() {
+        if let Err(d) = c {
             defects.push(d);
         }
     }

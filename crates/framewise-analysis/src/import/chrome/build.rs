@@ -401,17 +401,26 @@ pub(super) fn build(
         }
     }
     let mut counters_per_frame: Vec<Vec<(u32, i64)>> = (0..frames).map(|_| Vec::new()).collect();
+    let mut undeclared = 0usize;
     for (name, list) in samples.iter_mut() {
         list.sort_by_key(|&(ts, _)| ts);
         let integral = list
             .iter()
             .all(|&(_, v)| v.fract() == 0.0 && v.abs() < 9.0e15);
+        // A framewise trace declares each counter's kind and representation; a declared
+        // integer counter whose samples are not whole numbers is read as floats.
+        let declared = parsed.declared_counters.get(name.as_str()).copied();
+        let kind = declared.map_or(CounterKind::Gauge, |(kind, _)| kind);
+        if declared.is_none() {
+            undeclared += 1;
+        }
+        let integral = integral && declared.is_none_or(|(_, n)| n == Numeric::Integer);
         let numeric = if integral {
             Numeric::Integer
         } else {
             Numeric::Float
         };
-        let id = b.counter(name, CounterKind::Gauge, numeric);
+        let id = b.counter(name, kind, numeric);
         // Each frame takes its last sample.
         let mut last: Vec<Option<f64>> = vec![None; frames];
         for &(ts, v) in list.iter() {
@@ -427,7 +436,7 @@ pub(super) fn build(
             }
         }
     }
-    if !samples.is_empty() {
+    if undeclared > 0 {
         notes.push(
             "Chrome counter events are samples; each frame takes its last sample, as a gauge"
                 .into(),

@@ -5,7 +5,8 @@
 //! including an array cut off mid-event (the tail is reported, every whole event before it
 //! is kept; the closing `]` is optional in the format itself). `X` and matched `B`/`E`
 //! events become scopes; `i`/`I`/`R` become marks; `C` become counters (each frame takes
-//! its last sample); `M` name processes and threads.
+//! its last sample; gauges, unless a trace framewise exported declares their kinds in
+//! `otherData.counters`); `M` name processes and threads.
 //!
 //! The text is streamed: each event is read into a small typed record and folded into
 //! compact per-span rows (a few dozen bytes each) as it comes, so neither the text nor a

@@ -1,8 +1,8 @@
 //! Reading: bytes → typed events → compact rows. The event array (bare, or under
 //! `traceEvents`) is streamed through serde_json into [`Parsed`]: strings interned, spans
 //! and `B`/`E` events per thread in µs before the clock origin is known, marks, counter
-//! samples, metadata names, the frame track of a trace framewise exported and the defects
-//! it carries, and how the array ended (closed, left open, cut off, malformed).
+//! samples, metadata names, the frame track of a trace framewise exported, the defects and
+//! counter kinds it carries, and how the array ended (closed, left open, cut off, malformed).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -14,7 +14,7 @@ use serde::de::{
 };
 
 use crate::load::{Progress, Reporter, Stage};
-use crate::model::{Defect, DefectKind};
+use crate::model::{CounterKind, Defect, DefectKind, Numeric};
 
 use super::event::{Args, Event, TopKey};
 use super::source::{Position, Source};
@@ -26,15 +26,56 @@ const KNOWN_UNIMPORTED: &[&str] = &[
     "b", "e", "n", "S", "T", "p", "F", "s", "t", "f", "P", "O", "N", "D", "V", "v", "(", ")", "c",
 ];
 
+/// Whether `otherData` is that of a trace framewise exported.
+fn by_framewise(other_data: &serde_json::Value) -> bool {
+    other_data
+        .get("generator")
+        .and_then(serde_json::Value::as_str)
+        == Some("framewise")
+}
+
+/// The counters' kinds a trace framewise exported declares in `otherData.counters` (a `C`
+/// event carries a value, not whether its counter is a per-frame sum), by name. An entry
+/// that does not read as a name, a kind and a representation is left out (its counter is
+/// then read as any other trace's: a gauge); so is a name declared twice, which cannot be
+/// told apart. Another generator's `otherData` declares nothing.
+fn declared_counters(other_data: &serde_json::Value) -> BTreeMap<String, (CounterKind, Numeric)> {
+    let mut declared = BTreeMap::new();
+    let mut twice = Vec::new();
+    if !by_framewise(other_data) {
+        return declared;
+    }
+    let Some(list) = other_data
+        .get("counters")
+        .and_then(serde_json::Value::as_array)
+    else {
+        return declared;
+    };
+    for entry in list {
+        let name = entry.get("name").and_then(serde_json::Value::as_str);
+        let kind = entry
+            .get("kind")
+            .and_then(|k| serde_json::from_value::<CounterKind>(k.clone()).ok());
+        let numeric = entry
+            .get("numeric")
+            .and_then(|n| serde_json::from_value::<Numeric>(n.clone()).ok());
+        if let (Some(name), Some(kind), Some(numeric)) = (name, kind, numeric) {
+            if declared.insert(name.to_owned(), (kind, numeric)).is_some() {
+                twice.push(name.to_owned());
+            }
+        }
+    }
+    for name in twice {
+        declared.remove(&name);
+    }
+    declared
+}
+
 /// The defects a trace framewise exported carries in `otherData.defects` (what its capture
 /// lost), as this import's own: a trace of a damaged capture stays damaged when read back.
 /// Anything else in `otherData`, or another generator's, is left alone.
 fn carried_defects(other_data: &serde_json::Value) -> Vec<Defect> {
-    if other_data
-        .get("generator")
-        .and_then(serde_json::Value::as_str)
-        != Some("framewise")
-    {
+    if !by_framewise(other_data) {
         return Vec::new();
     }
     let Some(list) = other_data
@@ -179,6 +220,8 @@ pub(super) struct Parsed {
     pub(super) no_dur: u64,
     /// The defects a framewise trace carries from its capture (`otherData.defects`).
     pub(super) carried: Vec<Defect>,
+    /// The counters' kinds a framewise trace declares (`otherData.counters`), by name.
+    pub(super) declared_counters: BTreeMap<String, (CounterKind, Numeric)>,
 }
 
 impl Parsed {
@@ -207,6 +250,7 @@ impl Parsed {
             untimed: 0,
             no_dur: 0,
             carried: Vec::new(),
+            declared_counters: BTreeMap::new(),
         }
     }
 
@@ -401,6 +445,7 @@ impl<'de> Visitor<'de> for ObjectSeed<'_> {
                 TopKey::OtherData => {
                     let other_data = map.next_value::<serde_json::Value>()?;
                     self.0.carried = carried_defects(&other_data);
+                    self.0.declared_counters = declared_counters(&other_data);
                 }
                 TopKey::Other => {
                     map.next_value::<IgnoredAny>()?;

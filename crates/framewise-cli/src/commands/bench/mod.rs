@@ -46,7 +46,7 @@ pub struct Args {
     /// An ad-hoc bench's name (with `-- COMMAND ARGS...`); stamped `canonical: false`.
     #[arg(long, value_name = "NAME", conflicts_with = "bench")]
     pub name: Option<String>,
-    /// Measured frames per run (overrides the bench's `frames`).
+    /// Frames recorded per run after the warm-up (overrides the bench's `frames`).
     #[arg(long, value_name = "N")]
     pub frames: Option<u64>,
     /// Warm-up frames per run, run and discarded (overrides the bench's `warmup`).
@@ -549,6 +549,17 @@ pub fn evaluate(args: &Args) -> anyhow::Result<crate::commands::Outcome<report::
         (None, None, Some(name)) => {
             if args.command.is_empty() {
                 bail!("--name {name} runs an ad-hoc command: add -- COMMAND ARGS...");
+            }
+            // Results are found by name: an ad-hoc result under a declared bench's name would
+            // become that bench's `last`, a different workload to compare with.
+            if cfg.benches.contains_key(name) {
+                let file = cfg
+                    .path
+                    .as_deref()
+                    .map_or_else(|| config::PROJECT_CONFIG.to_owned(), |p| p.display().to_string());
+                bail!(
+                    "`{name}` is a bench {file} declares: run it as `framewise bench {name}`, or give the ad-hoc bench another name (its results would become {name}'s)"
+                );
             }
             let settings = BenchSettings {
                 command: args.command.clone(),
