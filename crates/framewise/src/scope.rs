@@ -135,7 +135,7 @@ pub fn mark_dynamic(name: &str) {
 /// `tracing` layer) whose scopes are not lexical.
 #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
 pub(crate) fn raw_begin(id: SymId) -> bool {
-    ENABLED.load(Ordering::Relaxed) && thread::begin(id)
+    !cfg!(feature = "disabled") && ENABLED.load(Ordering::Relaxed) && thread::begin(id)
 }
 
 /// Ends a scope begun by [`raw_begin`] that returned true.

@@ -7,7 +7,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use framewise::{counter, scope, Session, WriterMode};
+use framewise::{counter, scope, CaptureLevel, GpuPassTiming, Session, Workload, WriterMode};
 
 use crate::common;
 
@@ -93,5 +93,90 @@ fn recorder_memory_stays_flat_over_a_long_session() {
     assert!(
         stdout.contains("soak: heap"),
         "the child ran no soak: {stdout}"
+    );
+}
+
+/// Calls a game goes on making after its session finished (at its frame limit): they hold
+/// nothing, however long the game runs on.
+const AFTER_FINISH_FRAMES: u64 = 100_000;
+
+/// Child side: a session that finishes at its frame limit, then a game that goes on submitting
+/// GPU work, delivering its timings and recording workloads every frame.
+#[test]
+#[ignore = "run by `a_finished_session_holds_nothing_for_a_game_that_runs_on` in a child process"]
+fn after_finish_child() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .level(CaptureLevel::Workload)
+        .gpu_queue("graphics", 1.0)
+        .frame_limit(10)
+        .start(dir.path().join("after-finish.sgpt"))
+        .unwrap();
+    let queue = session.gpu_queue("graphics").unwrap();
+    let pass = session.pass_label("main");
+    let frame = |session: &Session| {
+        let ticket = session.gpu_submit(queue);
+        session.record_workload(
+            pass,
+            Workload {
+                draws: Some(10),
+                ..Workload::default()
+            },
+        );
+        session.gpu_deliver(
+            ticket,
+            &[GpuPassTiming {
+                pass,
+                depth: 0,
+                begin_ticks: Some(0),
+                end_ticks: Some(100),
+            }],
+        );
+        session.end_frame();
+    };
+    for _ in 0..10 {
+        frame(&session);
+    }
+    assert!(session.is_finished(), "the frame limit finished it");
+    // Warm: whatever the first calls after finish allocate once.
+    for _ in 0..1_000 {
+        frame(&session);
+    }
+    let base = common::live_heap_bytes();
+    for _ in 0..AFTER_FINISH_FRAMES {
+        frame(&session);
+    }
+    let grown = common::live_heap_bytes() - base;
+    println!("after finish: heap grew {grown} B over {AFTER_FINISH_FRAMES} frames");
+    assert!(
+        grown <= 4096,
+        "a finished session held {grown} B over {AFTER_FINISH_FRAMES} frames"
+    );
+    let report = session.stop().unwrap();
+    assert_eq!(report.frames_written, 10);
+}
+
+#[test]
+fn a_finished_session_holds_nothing_for_a_game_that_runs_on() {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "soak::after_finish_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the child failed: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("after finish: heap"),
+        "the child ran nothing: {stdout}"
     );
 }

@@ -419,6 +419,7 @@ impl SessionBuilder {
                 })),
                 clock,
                 level: self.level,
+                gpu_wait_frames: self.gpu_wait_frames,
                 usermark_window: self.usermark_window,
                 path,
                 queues,

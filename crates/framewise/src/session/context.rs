@@ -67,6 +67,10 @@ impl Session {
             first_frame,
             frame,
         };
+        if self.is_finished() {
+            // No frame will carry it.
+            return record;
+        }
         staging.set = true;
         staging.marks.push(Mark {
             name,
@@ -116,6 +120,13 @@ impl Session {
     pub fn gpu_submit(&self, queue: GpuQueue) -> GpuTicket {
         let submit_ns = self.now_ns();
         let mut staging = self.inner.staging.lock();
+        if self.is_finished() {
+            // No frame will be written: nothing to hold, nothing to keep.
+            return GpuTicket {
+                frame_index: staging.index,
+                queue: queue.symbol,
+            };
+        }
         if !staging.gpu_queues.iter().any(|q| q.queue == queue.symbol) {
             staging.set = true;
             staging.gpu_queues.push(GpuQueueFrame {
@@ -134,8 +145,13 @@ impl Session {
     }
 
     /// Hands over a submission's pass timestamps, read back now (any number of frames
-    /// later). Results for a frame already written (or dropped) are counted late and ignored.
+    /// later). Results for a frame already written (or dropped) are counted late and ignored;
+    /// once the session has finished, they are dropped (nothing is written any more, so a game
+    /// that runs on after its frame limit holds nothing for them).
     pub fn gpu_deliver(&self, ticket: GpuTicket, passes: &[GpuPassTiming]) {
+        if self.is_finished() {
+            return;
+        }
         let readback_ns = self.now_ns();
         let mut staging = self.inner.staging.lock();
         staging.set = true;
@@ -243,10 +259,10 @@ impl Session {
         }
     }
 
-    /// Records one pass's workload in the open frame (level 2 and up; ignored below).
-    /// `Workload`'s `None` fields mean unknown, which is not zero.
+    /// Records one pass's workload in the open frame (level 2 and up; ignored below, and once
+    /// the session has finished). `Workload`'s `None` fields mean unknown, which is not zero.
     pub fn record_workload(&self, pass: PassLabel, workload: Workload) {
-        if self.inner.level >= CaptureLevel::Workload {
+        if self.inner.level >= CaptureLevel::Workload && !self.is_finished() {
             let mut staging = self.inner.staging.lock();
             staging.set = true;
             staging.workloads.push(PassWorkload {

@@ -127,6 +127,7 @@ struct Inner {
     staging: Padded<Mutex<Staging>>,
     clock: SessionClock,
     level: CaptureLevel,
+    gpu_wait_frames: u32,
     usermark_window: Duration,
     path: Option<PathBuf>,
     queues: Vec<(String, GpuQueue)>,
@@ -259,6 +260,14 @@ impl Session {
     /// The capture level: skip gathering what the level does not record.
     pub fn level(&self) -> CaptureLevel {
         self.inner.level
+    }
+
+    /// How many frames a frame whose GPU results are pending is held before it is written
+    /// without them (the builder's [`gpu_wait_frames`](SessionBuilder::gpu_wait_frames)):
+    /// results that arrive later are counted late and ignored, so a GPU profiler need not keep
+    /// more frames than this waiting.
+    pub fn gpu_wait_frames(&self) -> u32 {
+        self.inner.gpu_wait_frames
     }
 
     /// The fixed simulation step the harness asked for (`FRAMEWISE_FIXED_DT`), if any: the

@@ -30,7 +30,9 @@ pub enum FlushError {
         /// Frames whose results had not arrived.
         frames_pending: usize,
     },
-    /// The device reported an error while waiting (for example, it was lost).
+    /// wgpu refused the wait (a `PollError` other than a timeout). A device lost while
+    /// waiting is fatal in wgpu itself: it panics in the poll, as on any call that meets a
+    /// lost device.
     #[error("waiting for the GPU failed: {0}")]
     Poll(#[from] wgpu::PollError),
 }

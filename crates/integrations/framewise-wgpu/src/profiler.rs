@@ -26,10 +26,14 @@ const QUERY_BYTES: u64 = wgpu::QUERY_SIZE as u64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ProfilerSettings {
-    /// Frames whose results may be outstanding at once (default 8). A frame recorded while
+    /// Frames whose results may be outstanding at once (default 8), at most the session's
+    /// [`gpu_wait_frames`](framewise::Session::gpu_wait_frames) + 1: with that many waiting,
+    /// the oldest was recorded more frames ago than the session holds a frame for its results,
+    /// so it was written without them and its results will be ignored. A frame recorded while
     /// this many wait is recorded with its passes and workload but without timestamps (and
-    /// counted in [`ProfilerStats::frames_untimed`]), so a stalled GPU cannot make the pools
-    /// grow without bound.
+    /// counted in [`ProfilerStats::frames_untimed`]), so a GPU that falls behind costs no
+    /// queries whose results would be ignored, and a stalled one cannot make the pools grow
+    /// without bound.
     pub max_pending_frames: usize,
     /// Queries in the first pool (default 64, 32 passes); pools made later are as large as
     /// the largest frame needed, rounded up to a power of two (at most
@@ -58,7 +62,8 @@ pub struct ProfilerStats {
     /// were waiting (`max_pending_frames`), or a pass or scope guard was leaked
     /// (`mem::forget`) so its end timestamp was never written.
     pub frames_untimed: u64,
-    /// Frames whose readback failed (device lost); delivered without times.
+    /// Frames whose readback failed (wgpu reported a failed map: the buffer or its device
+    /// was gone); delivered without times.
     pub readback_failures: u64,
     /// Frames whose queries [`GpuProfiler::end_frame`] had to resolve itself (one extra
     /// submission) because [`GpuProfiler::resolve`] was not called after their last pass.
@@ -78,7 +83,10 @@ pub struct ProfilerStats {
     pub max_latency_frames: u64,
     /// The session frame index of the newest frame delivered.
     pub last_delivered_frame: Option<u64>,
-    /// Non-blocking polls the device refused (the next poll tries again).
+    /// Non-blocking polls wgpu answered with an error (the next poll tries again). wgpu 30's
+    /// poll errors are a timeout and a wrong submission index, which a non-blocking poll of
+    /// every submission does not meet, so this stays 0 with it; a device lost while polling is
+    /// fatal in wgpu itself (it panics in the poll, as on any call that meets a lost device).
     pub poll_errors: u64,
 }
 
@@ -262,7 +270,11 @@ impl GpuProfiler {
                 name: setup.queue_name.clone(),
             }
         })?;
-        let max_pending_frames = settings.max_pending_frames.max(1);
+        // More frames waiting than the session holds a frame for: their results come late.
+        let held = usize::try_from(session.gpu_wait_frames())
+            .unwrap_or(usize::MAX)
+            .saturating_add(1);
+        let max_pending_frames = settings.max_pending_frames.clamp(1, held);
         let settings = ProfilerSettings {
             max_pending_frames,
             initial_query_capacity: settings
@@ -514,6 +526,13 @@ impl GpuProfiler {
                 frames_pending: self.pending.len(),
             })
         }
+    }
+
+    /// The settings in effect: those given, within their bounds (`max_pending_frames` 1 to the
+    /// session's `gpu_wait_frames` + 1; the first pool's queries an even count from 2 to
+    /// `wgpu::QUERY_SET_MAX_QUERIES`).
+    pub fn settings(&self) -> ProfilerSettings {
+        self.settings
     }
 
     /// What the profiler has done so far.

@@ -169,6 +169,35 @@ fn a_leaked_scope_leaves_its_frame_untimed_instead_of_hanging_the_gpu() {
     assert!(frames[1].gpu.passes[0].timing.is_some());
 }
 
+/// A frame waits for its GPU results no longer than the session holds it (`gpu_wait_frames`):
+/// more frames pending than that would only read back results the capture ignores, so the
+/// profiler's bound is at most `gpu_wait_frames` + 1, whatever the settings ask.
+#[test]
+fn the_pending_bound_is_at_most_what_the_session_waits_for() {
+    let _serial = common::serial();
+    let Some(gpu) = common::gpu(TIMER_FEATURES) else {
+        return;
+    };
+    for (wait, asked, bound) in [(3, 8, 4), (0, 8, 1), (64, 8, 8), (3, 0, 1), (3, 2, 2)] {
+        let recording = Recording::start(
+            GpuSetup::new(&gpu.adapter, &gpu.device, &gpu.queue),
+            |builder| builder.gpu_wait_frames(wait),
+        );
+        assert_eq!(recording.session.gpu_wait_frames(), wait);
+        let mut settings = ProfilerSettings::default();
+        settings.max_pending_frames = asked;
+        let profiler =
+            GpuProfiler::with_settings(&recording.session, &recording.setup, settings).unwrap();
+        assert_eq!(
+            profiler.settings().max_pending_frames,
+            bound,
+            "gpu_wait_frames {wait}, max_pending_frames {asked}"
+        );
+        drop(profiler);
+        drop(recording.finish());
+    }
+}
+
 #[test]
 fn frames_beyond_the_pending_bound_are_recorded_untimed() {
     let _serial = common::serial();
