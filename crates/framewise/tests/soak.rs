@@ -71,13 +71,14 @@ fn soak_child() {
     );
 }
 
-#[test]
-fn recorder_memory_stays_flat_over_a_long_session() {
+/// Runs the ignored test `child` alone in a child process (so no other test's allocations are
+/// counted) and asserts it passed and printed `marker`.
+fn run_child(child: &str, marker: &str) {
     let output = Command::new(std::env::current_exe().unwrap())
         .args([
             "--ignored",
             "--exact",
-            "soak::soak_child",
+            child,
             "--nocapture",
             "--test-threads=1",
         ])
@@ -87,13 +88,15 @@ fn recorder_memory_stays_flat_over_a_long_session() {
     println!("{stdout}");
     assert!(
         output.status.success(),
-        "the soak child failed: {stdout}\n{}",
+        "{child} failed: {stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(
-        stdout.contains("soak: heap"),
-        "the child ran no soak: {stdout}"
-    );
+    assert!(stdout.contains(marker), "{child} ran nothing: {stdout}");
+}
+
+#[test]
+fn recorder_memory_stays_flat_over_a_long_session() {
+    run_child("soak::soak_child", "soak: heap");
 }
 
 /// Calls a game goes on making after its session finished (at its frame limit): they hold
@@ -159,24 +162,5 @@ fn after_finish_child() {
 
 #[test]
 fn a_finished_session_holds_nothing_for_a_game_that_runs_on() {
-    let output = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--ignored",
-            "--exact",
-            "soak::after_finish_child",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the child failed: {stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        stdout.contains("after finish: heap"),
-        "the child ran nothing: {stdout}"
-    );
+    run_child("soak::after_finish_child", "after finish: heap");
 }
