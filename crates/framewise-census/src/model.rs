@@ -17,7 +17,7 @@ pub const CENSUS_SCHEMA: &str = "framewise.census/1";
 pub struct Census {
     /// Always [`CENSUS_SCHEMA`].
     pub schema: String,
-    /// The engine that took it, with its version where known (`bevy 0.17`).
+    /// The engine that took it, with its version where known (`bevy 0.19.1`).
     pub engine: String,
     /// The index of the frame open when the census was taken, when a session records.
     pub frame: Option<u64>,

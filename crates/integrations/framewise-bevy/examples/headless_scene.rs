@@ -9,9 +9,11 @@
 //! the number of updates (default 120). The scene: a flock sharing one mesh and material,
 //! three lights (one shadow-casting point light), and a planted cost (a cluster of identical
 //! materials, one heavy mesh); see `framewise_bevy::example`. It renders on the adapter wgpu
-//! finds first (Mesa's lavapipe on a machine without a GPU).
+//! finds first (Mesa's lavapipe on a machine without a GPU), and keeps Bevy's logs: its
+//! `LogPlugin` carries the recorder's layer (`example::headless_app` says how).
 
 use bevy::app::AppExit;
+use framewise::env::EnvConfig;
 use framewise::CaptureLevel;
 use framewise_bevy::example::{self, SceneSettings};
 use framewise_bevy::{FramewisePlugin, FramewiseReport};
@@ -44,12 +46,28 @@ fn main() {
     match app.world().get_resource::<FramewiseReport>() {
         Some(FramewiseReport(Ok(report))) => println!(
             "recorded {} frames into {} ({} bytes)",
-            report.frames_written, path, report.bytes_written
+            report.frames_written,
+            // Where the capture went: FRAMEWISE_CAPTURE's path when it overrode the argument.
+            report
+                .path
+                .as_deref()
+                .map_or_else(|| path.clone(), |p| p.display().to_string()),
+            report.bytes_written
         ),
         Some(FramewiseReport(Err(error))) => {
             eprintln!("headless_scene: the capture failed: {error}");
             std::process::exit(1);
         }
-        None => println!("not recorded (no capture path)"),
+        None => {
+            // The plugin was given a path, so it did not record because the environment's
+            // FRAMEWISE_* variables are bad, or because the session did not start (the
+            // plugin said why on stderr).
+            let reason = match EnvConfig::from_env() {
+                Err(error) => error.to_string(),
+                Ok(_) => "the session did not start (framewise said why above)".to_owned(),
+            };
+            eprintln!("headless_scene: not recorded: {reason}");
+            std::process::exit(1);
+        }
     }
 }

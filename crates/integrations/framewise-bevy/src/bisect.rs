@@ -7,10 +7,11 @@
 //! **triangles**, those of the mesh entities Bevy's visibility pass marked visible in a view
 //! during that update (`ViewVisibility`, what the renderer extracts), counted from the
 //! meshes by the census, not by the GPU; **render ms**, the GPU time of the frame's render
-//! diagnostics when the plugin records GPU passes on a device with timestamp queries, else
-//! the render world's CPU time for the frame (the report's `render_ms_source` says which;
-//! `null` without a render app); **draw calls** are not measured: `null` (absent, never 0) —
-//! Bevy 0.19 counts none.
+//! diagnostics when the plugin records GPU passes on a device with timestamp queries in
+//! encoders and inside passes (`TIMESTAMP_QUERY`, `TIMESTAMP_QUERY_INSIDE_ENCODERS` and
+//! `TIMESTAMP_QUERY_INSIDE_PASSES`), else the render world's CPU time for the frame (the
+//! report's `render_ms_source` says which; `null` without a render app); **draw calls** are
+//! not measured: `null` (absent, never 0) — Bevy 0.19 counts none.
 //!
 //! Two ways to run it: [`BevyBisect`] over an `App` the caller owns (it calls `update`
 //! itself), and the plugin's driver (`driver`) inside a running game, whatever its runner.

@@ -28,6 +28,7 @@ use bevy::ecs::resource::Resource;
 use bevy::ecs::system::{Commands, Query, Res, ResMut};
 use bevy::image::Image;
 use bevy::light::{DirectionalLight, PointLight};
+use bevy::log::LogPlugin;
 use bevy::math::primitives::{Cuboid, Plane3d, Sphere};
 use bevy::math::{Quat, Vec3};
 use bevy::mesh::{Mesh, Mesh3d, MeshBuilder, Meshable};
@@ -121,15 +122,27 @@ pub struct SceneLayout {
 /// A headless app rendering the scene: `plugin` first (so every system is seen), then Bevy's
 /// default plugins with no window (the app runs until it sends `AppExit`), a runner that
 /// loops without waiting, and the scene. Drive it with [`App::run`] or [`update`].
+///
+/// The app keeps Bevy's logs and the system scopes both, as the crate documentation says
+/// a game with Bevy's `LogPlugin` should: `LogPlugin` carries the recorder's layer
+/// ([`tracing_layer`](crate::tracing_layer)), and `plugin`'s own subscriber is turned off
+/// ([`FramewisePlugin::install_subscriber`]).
 pub fn headless_app(plugin: FramewisePlugin, settings: SceneSettings) -> App {
     let mut app = App::new();
-    app.add_plugins(plugin)
-        .add_plugins(DefaultPlugins.set(WindowPlugin {
-            primary_window: None,
-            exit_condition: ExitCondition::DontExit,
-            close_when_requested: false,
-            ..Default::default()
-        }))
+    app.add_plugins(plugin.install_subscriber(false))
+        .add_plugins(
+            DefaultPlugins
+                .set(WindowPlugin {
+                    primary_window: None,
+                    exit_condition: ExitCondition::DontExit,
+                    close_when_requested: false,
+                    ..Default::default()
+                })
+                .set(LogPlugin {
+                    custom_layer: |_| Some(Box::new(crate::tracing_layer())),
+                    ..Default::default()
+                }),
+        )
         .add_plugins(ScheduleRunnerPlugin::run_loop(Duration::ZERO))
         .insert_resource(settings)
         .add_systems(Startup, spawn_scene)

@@ -29,7 +29,11 @@
 //!   (`Time<Real>`) advances by exactly that step per update
 //!   (`TimeUpdateStrategy::ManualDuration`), so runs compare.
 //! - **One frame per `App::update`**: the frame closes at the start of the next update's
-//!   main schedule, so an update's sub-apps (extract and render) fall in its own frame.
+//!   main schedule, so an update's sub-apps (extract and render) fall in its own frame (under
+//!   pipelined rendering, the render world's work lands in the frame open as it runs: see
+//!   below) — except in the update that sends `AppExit`: the session stops at the end of
+//!   that update's main schedule, before its sub-apps run, so its extraction and rendering
+//!   are not recorded.
 //! - **Every system run as a scope** named by the system (`my_game::movement`; the commands
 //!   it queued, applied later, as `my_game::movement commands`), on the lane of the thread
 //!   that ran it: the multi-threaded executor's systems on the compute task pool's threads,
@@ -37,11 +41,18 @@
 //!   schedule's) scope. These come from Bevy's own `trace` spans: when it records, the plugin
 //!   makes the recorder's `tracing` subscriber ([`framewise::tracing::FramewiseSubscriber`],
 //!   told how Bevy names its spans) the process's global one. Bevy makes a system's span when
-//!   the system is added, so only systems added after the plugin are seen: add it first. An
-//!   app with Bevy's `LogPlugin` owns the global subscriber; give it the recorder's layer
-//!   instead, `LogPlugin { custom_layer: |_| Some(Box::new(framewise_bevy::tracing_layer())),
-//!   .. }` (the same scopes, at the registry's extra cost per span). Bevy gives a system no
-//!   call site, so its scope has none.
+//!   the system is added, so only systems added after the plugin are seen: add it first.
+//!   Added first, the plugin is built before Bevy's `LogPlugin` (in `DefaultPlugins`), which
+//!   then cannot set its own subscriber: the app shows no logs, and the plugin says so on
+//!   stderr. To keep the logs, turn the plugin's subscriber off and give `LogPlugin` the
+//!   recorder's layer, [`tracing_layer`] (the same system and schedule scopes, Bevy's spans
+//!   being at `INFO`, at the registry's extra cost per span; `LogPlugin`'s filter applies to
+//!   spans too, so what it leaves out — its default leaves out wgpu's and naga's own spans —
+//!   is not recorded):
+//!   `FramewisePlugin::default().install_subscriber(false)` and
+//!   `LogPlugin { custom_layer: |_| Some(Box::new(framewise_bevy::tracing_layer())), .. }`
+//!   (the example scene's `example::headless_app`, feature `render`, does so).
+//!   Bevy gives a system no call site, so its scope has none.
 //! - **Counters** per frame, read at the end of the main schedule: `entities` (entities
 //!   spawned in the world, Bevy's own included) and `archetypes` (the `render` feature adds
 //!   the render counters below). What this build of Bevy cannot measure is absent from the
@@ -61,9 +72,11 @@
 //!   of the heaviest census entries is hidden in turn over a few updates and restored, and
 //!   the ranked report goes to `.framewise/bisect.json`, which `framewise bisect` prints.
 //!   Each frame reports the render time its render work measured (the GPU's, from Bevy's
-//!   render diagnostics, when the plugin records on a device with timestamp queries; else the
-//!   render world's CPU time) and the census's triangles of what its views saw; draw calls
-//!   are not counted ([`BevyBisect`] says how).
+//!   render diagnostics, when the plugin records on a device with timestamp queries in
+//!   encoders and inside passes — `TIMESTAMP_QUERY`, `TIMESTAMP_QUERY_INSIDE_ENCODERS` and
+//!   `TIMESTAMP_QUERY_INSIDE_PASSES`, all three; else the render world's CPU time) and the
+//!   census's triangles of what its views saw; draw calls are not counted ([`BevyBisect`]
+//!   says how).
 //!   A running game, whatever drives its loop, runs one at the end of update N when
 //!   `FRAMEWISE_BISECT_AT=N` ([`BISECT_AT_ENV`]) or the plugin's
 //!   [`FramewisePlugin::bisect_at_update`] asks, or when a system sends
@@ -84,12 +97,15 @@
 //!   Bevy's diagnostics recorder itself: an app that adds Bevy's `RenderDiagnosticsPlugin` keeps
 //!   it, and no GPU passes are recorded (the plugin says so on stderr). Bevy reports each
 //!   span's elapsed GPU time, not its timestamps, so a frame's passes are laid end to end
-//!   (META's `gpu.pass_times` says so).
+//!   (META's `gpu.pass_times` says so); a time that is no duration (negative, from a wrapped
+//!   timestamp, or not a number) gives an untimed pass, never one of 0 ticks.
 //! - **The render graph** as the capture's topology (from capture level `Structure` up): the
 //!   schedules the render world's views run (`Core3d` for a 3D camera), their systems as
 //!   passes and their ordering as edges.
 //! - **Render counters** per frame: `meshes`, `materials` (standard materials), `images`
-//!   (each asset collection's size) and `visible entities: <camera>` for each active camera.
+//!   (each asset collection's size) and `visible entities: <camera>` for each camera: 0
+//!   while it is inactive (it draws nothing), and 0 from the frame it is despawned on (a
+//!   gauge keeps its last level in later frames; 0 is what the camera draws).
 //!   Bevy 0.19 counts no draw calls and no triangles drawn: neither is recorded.
 //! - **Pipelined rendering as it is**: the render world's systems are scopes on the render
 //!   thread's lane, and its submissions and topology go into the frame open when it makes
@@ -185,7 +201,9 @@ impl FramewisePlugin {
 
     /// Whether the plugin makes the recorder's `tracing` subscriber the process's global one
     /// when it records (default: yes, unless one is already set). Turn it off when the app's
-    /// own subscriber (Bevy's `LogPlugin`'s) carries [`tracing_layer`].
+    /// own subscriber (Bevy's `LogPlugin`'s) carries [`tracing_layer`]: left on, the plugin
+    /// (added first, so built first) takes the global subscriber, and `LogPlugin` shows no
+    /// logs (the plugin says so on stderr).
     pub fn install_subscriber(mut self, install: bool) -> Self {
         self.install_subscriber = Some(install);
         self
@@ -205,8 +223,8 @@ impl FramewisePlugin {
         self
     }
 
-    /// The session these settings and the environment ask for: `Ok(None)` when neither
-    /// names a capture.
+    /// The session these settings and the environment ask for, and its path: `None` when
+    /// neither names a capture.
     fn session_request(&self, env: &EnvConfig) -> Option<(SessionBuilder, PathBuf)> {
         let path = env.capture.clone().or_else(|| self.capture.clone())?;
         let mut builder = Session::builder().writer_mode(WriterMode::Lossless);
@@ -246,8 +264,8 @@ impl Plugin for FramewisePlugin {
         let Some((builder, path)) = self.session_request(&env) else {
             return;
         };
-        if self.install_subscriber.unwrap_or(true) {
-            spans::install_subscriber();
+        if self.install_subscriber.unwrap_or(true) && spans::install_subscriber() {
+            app.insert_resource(spans::SubscriberInstalled);
         }
         app.insert_resource(frame::Pending { builder, path })
             .add_systems(
@@ -259,13 +277,24 @@ impl Plugin for FramewisePlugin {
             );
     }
 
-    /// With the `render` feature, once every plugin is built (the render app exists then):
-    /// the bisection's frame timing, and the render side when the plugin records.
-    #[cfg(feature = "render")]
+    /// Once every plugin is built: says on stderr that Bevy's `LogPlugin` shows no logs when
+    /// this plugin made the recorder's subscriber the global one before it (and how to keep
+    /// both). With the `render` feature (the render app exists then): the bisection's frame
+    /// timing, and the render side when the plugin records.
     fn finish(&self, app: &mut App) {
-        timing::install_render(app);
-        if app.world().contains_resource::<frame::Pending>() {
-            render::install(app);
+        if app
+            .world()
+            .contains_resource::<spans::SubscriberInstalled>()
+            && app.is_plugin_added::<bevy::log::LogPlugin>()
+        {
+            eprintln!("{}", spans::LOGS_LOST);
+        }
+        #[cfg(feature = "render")]
+        {
+            timing::install_render(app);
+            if app.world().contains_resource::<frame::Pending>() {
+                render::install(app);
+            }
         }
     }
 }

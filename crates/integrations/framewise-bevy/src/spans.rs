@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
+use bevy::ecs::resource::Resource;
 use framewise::tracing::{FramewiseLayer, FramewiseSubscriber, SpanName};
 
 /// Whether the process's global subscriber is one this crate installed.
@@ -18,13 +19,21 @@ static LAYER_GIVEN: AtomicBool = AtomicBool::new(false);
 /// `update`, `main app`, the `Main` schedule, this crate's own systems) record nothing; any
 /// other span keeps its name and call site.
 ///
-/// [`FramewisePlugin`](crate::FramewisePlugin) installs the recorder's subscriber, which
-/// names spans the same way, unless the app owns the global subscriber; with Bevy's
-/// `LogPlugin`, pass this layer as `custom_layer` (and turn the plugin's
-/// [`install_subscriber`](crate::FramewisePlugin::install_subscriber) off):
+/// When it records, [`FramewisePlugin`](crate::FramewisePlugin) makes the recorder's
+/// subscriber, which names spans the same way, the process's global one, unless one is set
+/// already. Added first, as it should be, it is built before Bevy's `LogPlugin`, which then
+/// cannot set its own subscriber: the app shows no logs (the plugin says so on stderr once
+/// every plugin is built). To keep Bevy's logs and the scopes, turn the plugin's
+/// [`install_subscriber`](crate::FramewisePlugin::install_subscriber) off and pass this layer
+/// to `LogPlugin` as `custom_layer` (`LogPlugin`'s filter then applies to the spans too: its
+/// default records Bevy's, at `INFO`, and leaves out wgpu's and naga's own):
 ///
 /// ```ignore
-/// LogPlugin { custom_layer: |_| Some(Box::new(framewise_bevy::tracing_layer())), ..default() }
+/// app.add_plugins(FramewisePlugin::default().install_subscriber(false))
+///     .add_plugins(DefaultPlugins.set(LogPlugin {
+///         custom_layer: |_| Some(Box::new(framewise_bevy::tracing_layer())),
+///         ..default()
+///     }));
 /// ```
 pub fn tracing_layer() -> FramewiseLayer {
     LAYER_GIVEN.store(true, Ordering::Relaxed);
@@ -57,8 +66,9 @@ fn is_own(system: &str) -> bool {
 
 /// Makes the recorder's own subscriber, naming spans as [`tracing_layer`] does, the global
 /// one (the cheaper path: no registry), unless one is set already (then says so once on
-/// stderr, unless the app was given the layer).
-pub(crate) fn install_subscriber() {
+/// stderr, unless the app was given the layer). Returns whether the global subscriber is
+/// the recorder's (installed now, or by an earlier call in this process).
+pub(crate) fn install_subscriber() -> bool {
     let installed = *INSTALLED.get_or_init(|| {
         let subscriber = FramewiseSubscriber::from(bevy_naming());
         tracing::subscriber::set_global_default(subscriber).is_ok()
@@ -69,7 +79,22 @@ pub(crate) fn install_subscriber() {
              scopes are recorded unless it carries framewise_bevy::tracing_layer()"
         );
     }
+    installed
 }
+
+/// Present in an app whose plugin made the recorder's subscriber the global one (or found it
+/// so): a `LogPlugin` built after it could not set its own subscriber, so every log line,
+/// `LogPlugin`'s error about it included, goes to the recorder's subscriber, which shows none.
+#[derive(Resource)]
+pub(crate) struct SubscriberInstalled;
+
+/// The one line the plugin says, once every plugin is built, when the app has Bevy's
+/// `LogPlugin` and the recorder's subscriber is the global one.
+pub(crate) const LOGS_LOST: &str = "framewise: Bevy's LogPlugin shows no logs: framewise's \
+    tracing subscriber is the process's global one, so LogPlugin could not set its own; to \
+    keep both, add FramewisePlugin::default().install_subscriber(false) and give LogPlugin \
+    the recorder's layer: LogPlugin { custom_layer: |_| \
+    Some(Box::new(framewise_bevy::tracing_layer())), ..default() }";
 
 #[cfg(test)]
 mod tests {

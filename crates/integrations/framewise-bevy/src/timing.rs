@@ -160,7 +160,7 @@ impl Source {
             Source::Cpu => "CPU time of the render world: from extracting the frame until \
                             its render graph submitted (the GPU's own work not included; \
                             GPU time needs a recording session on a device with timestamp \
-                            queries)"
+                            queries in encoders and inside passes)"
                 .to_owned(),
         }
     }
@@ -185,13 +185,17 @@ impl Source {
 }
 
 /// The GPU time of a frame's diagnostics: the sum of its outermost spans' GPU time; `None`
-/// when none has one.
+/// when none has one. A time that is no duration (negative: a wrapped timestamp, a driver's
+/// garbage; or not finite) is left out, as a span without one is, never added; a sum past
+/// the largest `f64` is none.
 pub(crate) fn frame_gpu_ms(spans: &[crate::render::DiagnosticSpan]) -> Option<f64> {
     spans
         .iter()
         .filter(|s| s.path.len() == 1)
         .filter_map(|s| s.elapsed_gpu_ms)
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
         .fold(None, |sum, ms| Some(sum.unwrap_or(0.0) + ms))
+        .filter(|sum| sum.is_finite())
 }
 
 /// The engine's side: which updates were drawn in the current state, and their costs once
@@ -319,5 +323,44 @@ impl FrameClock {
             triangles: sample.triangles,
             render_ms,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::DiagnosticSpan;
+
+    fn span(path: &str, gpu_ms: Option<f64>) -> DiagnosticSpan {
+        DiagnosticSpan {
+            path: path.split('/').map(str::to_owned).collect(),
+            elapsed_cpu_ms: Some(0.01),
+            elapsed_gpu_ms: gpu_ms,
+            clipper_invocations: None,
+            vertex_shader_invocations: None,
+        }
+    }
+
+    #[test]
+    fn a_frames_gpu_time_sums_its_outermost_durations_and_leaves_garbage_out() {
+        let spans = [
+            span("prepass", Some(0.25)),
+            span("shadows/face 0", Some(4.0)),
+            span("shadows", Some(0.5)),
+            span("untimed", None),
+            span("wrapped", Some(-3.0)),
+            span("nan", Some(f64::NAN)),
+            span("infinite", Some(f64::INFINITY)),
+            span("main", Some(1.0)),
+        ];
+        assert_eq!(frame_gpu_ms(&spans), Some(1.75));
+        // Nothing measured: no time, not 0.
+        assert_eq!(frame_gpu_ms(&spans[3..7]), None);
+        assert_eq!(frame_gpu_ms(&[]), None);
+        // A zero duration is one.
+        assert_eq!(frame_gpu_ms(&[span("empty", Some(0.0))]), Some(0.0));
+        // Finite durations whose sum is not.
+        let huge = [span("a", Some(f64::MAX)), span("b", Some(f64::MAX))];
+        assert_eq!(frame_gpu_ms(&huge), None);
     }
 }

@@ -11,9 +11,18 @@ use crate::common::{self, Script};
 
 /// Runs the ignored test `name` in a child process with `env`.
 fn child(name: &str, env: &[(&str, &Path)]) -> Output {
+    child_with(name, env, &[])
+}
+
+/// Runs the ignored test `name` in a child process with `env` and more arguments for the
+/// test harness (`--nocapture`: what the child says on stderr is its own stderr).
+fn child_with(name: &str, env: &[(&str, &Path)], args: &[&str]) -> Output {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
         .args(["--ignored", "--exact", "--test-threads=1", name])
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env("NO_COLOR", "1")
         .env_remove(framewise::env::CAPTURE)
         .env_remove(framewise::env::FRAMES)
         .env_remove(framewise::env::FIXED_DT);
@@ -112,4 +121,106 @@ fn child_panics() {
     script.panic_at = Some(5);
     let mut app = common::game(FramewisePlugin::default().capture(path), script);
     app.run();
+}
+
+/// What the plugin says when Bevy's `LogPlugin` lost the global subscriber to it.
+const LOGS_LOST: &str = "framewise: Bevy's LogPlugin shows no logs";
+/// What the child game logs once.
+const LOGGED: &str = "the child game logs this line";
+
+fn log_once(mut logged: bevy::prelude::Local<bool>) {
+    if !*logged {
+        tracing::info!("{LOGGED}");
+        *logged = true;
+    }
+}
+
+/// The child's game recorded, with its system scopes.
+fn recorded_with_scopes(path: &std::ffi::OsStr) {
+    let capture = common::open(Path::new(path));
+    let frames = common::frames(&capture);
+    assert_eq!(frames.len(), 3);
+    for frame in &frames {
+        let names = common::scope_names(&capture, frame);
+        assert!(
+            names.iter().any(|n| n == "tests::common::spawn_boids"),
+            "{names:?}"
+        );
+    }
+}
+
+#[test]
+fn a_log_plugin_after_the_plugin_is_told_it_shows_no_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("logs.sgpt");
+    let output = child_with(
+        "child::child_with_log_plugin",
+        &[("FRAMEWISE_BEVY_TEST_CAPTURE", &path)],
+        &["--nocapture"],
+    );
+    assert!(passed(&output), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // Said once, on one line, with the way to keep both.
+    let said: Vec<&str> = stderr.lines().filter(|l| l.contains(LOGS_LOST)).collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(
+        said[0].contains("FramewisePlugin::default().install_subscriber(false)")
+            && said[0].contains(
+                "LogPlugin { custom_layer: |_| Some(Box::new(framewise_bevy::tracing_layer())), \
+                 ..default() }"
+            ),
+        "{}",
+        said[0]
+    );
+    // What it says is so: the game's log line went nowhere.
+    assert!(!stderr.contains(LOGGED), "{stderr}");
+}
+
+#[test]
+#[ignore = "run by a_log_plugin_after_the_plugin_is_told_it_shows_no_logs in a child process"]
+fn child_with_log_plugin() {
+    let path = std::env::var_os("FRAMEWISE_BEVY_TEST_CAPTURE").expect("set by the parent");
+    let mut app = common::game_with_log(
+        FramewisePlugin::default().capture(&path),
+        bevy::log::LogPlugin::default(),
+        Script::new(Some(3)),
+    );
+    app.add_systems(bevy::app::Update, log_once);
+    assert_eq!(common::run(&mut app, 10), 3);
+    recorded_with_scopes(&path);
+}
+
+#[test]
+fn the_layer_in_log_plugin_keeps_the_logs_and_the_scopes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("layer.sgpt");
+    let output = child_with(
+        "child::child_with_the_layer_in_log_plugin",
+        &[("FRAMEWISE_BEVY_TEST_CAPTURE", &path)],
+        &["--nocapture"],
+    );
+    assert!(passed(&output), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(LOGGED), "{stderr}");
+    assert!(!stderr.contains(LOGS_LOST), "{stderr}");
+    assert!(!stderr.contains("another tracing subscriber"), "{stderr}");
+}
+
+#[test]
+#[ignore = "run by the_layer_in_log_plugin_keeps_the_logs_and_the_scopes in a child process"]
+fn child_with_the_layer_in_log_plugin() {
+    let path = std::env::var_os("FRAMEWISE_BEVY_TEST_CAPTURE").expect("set by the parent");
+    let mut app = common::game_with_log(
+        FramewisePlugin::default()
+            .capture(&path)
+            .install_subscriber(false),
+        bevy::log::LogPlugin {
+            custom_layer: |_| Some(Box::new(framewise_bevy::tracing_layer())),
+            ..Default::default()
+        },
+        Script::new(Some(3)),
+    );
+    app.add_systems(bevy::app::Update, log_once);
+    assert_eq!(common::run(&mut app, 10), 3);
+    recorded_with_scopes(&path);
 }

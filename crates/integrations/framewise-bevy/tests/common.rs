@@ -101,8 +101,23 @@ pub fn advance_script(mut script: ResMut<Script>, mut exit: MessageWriter<AppExi
 /// The game: the plugin first, then the minimal plugins and the game's systems.
 pub fn game(plugin: framewise_bevy::FramewisePlugin, script: Script) -> App {
     let mut app = App::new();
-    app.add_plugins(plugin)
-        .add_plugins(MinimalPlugins.set(ScheduleRunnerPlugin::run_loop(std::time::Duration::ZERO)))
+    app.add_plugins(plugin);
+    game_after(app, script)
+}
+
+/// The game with Bevy's `LogPlugin` right after the plugin (where `DefaultPlugins` has it).
+pub fn game_with_log(
+    plugin: framewise_bevy::FramewisePlugin,
+    log: bevy::log::LogPlugin,
+    script: Script,
+) -> App {
+    let mut app = App::new();
+    app.add_plugins(plugin).add_plugins(log);
+    game_after(app, script)
+}
+
+fn game_after(mut app: App, script: Script) -> App {
+    app.add_plugins(MinimalPlugins.set(ScheduleRunnerPlugin::run_loop(std::time::Duration::ZERO)))
         .insert_resource(script)
         .init_resource::<Truth>()
         .add_systems(Update, (spawn_boids, move_boids))

@@ -19,6 +19,7 @@ use framewise_analysis::{find_hitches, summarize, HitchOptions, LoadOptions, Tim
 use framewise_bevy::example::{self, SceneLayout, SceneSettings};
 use framewise_bevy::render::{visible_entities_counter, QUEUE_NAME};
 use framewise_bevy::{FramewisePlugin, FramewiseReport};
+use framewise_format::model::Frame;
 
 use crate::common;
 
@@ -62,6 +63,88 @@ fn count_truth(world: &mut World) {
     truth.materials.push(materials);
     truth.images.push(images);
     truth.visible.push(visible);
+}
+
+/// Whether a frame's passes lie as the plugin lays them out from Bevy's durations: a
+/// submission's timed outermost passes end to end from tick 0, each pass's timed children
+/// end to end from its begin, and what follows an untimed pass from where its timed children
+/// ended. A frame can hold two submissions (under pipelined rendering, a render that submits
+/// just before the frame closes, and the next just after it opens): a timed outermost pass
+/// at tick 0 that is not next in line starts the second.
+fn laid_end_to_end(frame: &Frame) -> Result<(), String> {
+    // Per depth: where its next timed pass begins, and whether its parent is timed.
+    let mut levels: Vec<(u64, bool)> = vec![(0, true)];
+    for (i, pass) in frame.gpu.passes.iter().enumerate() {
+        let depth = pass.depth as usize;
+        if depth >= levels.len() {
+            return Err(format!("pass {i} at depth {depth} has no parent"));
+        }
+        while levels.len() > depth + 1 {
+            let (end_of_children, parent_timed) = levels.pop().unwrap();
+            if !parent_timed {
+                levels.last_mut().unwrap().0 = end_of_children;
+            }
+        }
+        let next = levels[depth].0;
+        match pass.timing {
+            Some(timing) => {
+                let another_submission = depth == 0 && timing.begin_ticks == 0;
+                if timing.begin_ticks != next && !another_submission {
+                    return Err(format!(
+                        "pass {i} begins at tick {} where {next} was next",
+                        timing.begin_ticks
+                    ));
+                }
+                if timing.end_ticks < timing.begin_ticks {
+                    return Err(format!("pass {i} ends before it begins"));
+                }
+                levels[depth].0 = timing.end_ticks;
+                levels.push((timing.begin_ticks, true));
+            }
+            None => levels.push((next, false)),
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_layout_check_refuses_passes_that_do_not_abut() {
+    use framewise_format::model::{GpuPass, GpuTiming};
+    let pass = |depth, ticks: Option<(u64, u64)>| GpuPass {
+        pass: 0,
+        queue_index: 0,
+        depth,
+        timing: ticks.map(|(begin_ticks, end_ticks)| GpuTiming {
+            begin_ticks,
+            end_ticks,
+        }),
+    };
+    let frame = |passes| {
+        let mut frame = Frame::default();
+        frame.gpu.passes = passes;
+        frame
+    };
+    let laid = frame(vec![
+        pass(0, Some((0, 10))),
+        pass(0, None),
+        pass(1, Some((10, 12))),
+        pass(1, Some((12, 15))),
+        pass(0, Some((15, 20))),
+        pass(1, Some((15, 16))),
+        // The next submission.
+        pass(0, Some((0, 4))),
+    ]);
+    assert_eq!(laid_end_to_end(&laid), Ok(()));
+    let gap = frame(vec![pass(0, Some((0, 10))), pass(0, Some((11, 12)))]);
+    assert!(laid_end_to_end(&gap).is_err());
+    let child_late = frame(vec![pass(0, Some((0, 10))), pass(1, Some((2, 4)))]);
+    assert!(laid_end_to_end(&child_late).is_err());
+    let overlap_after_untimed = frame(vec![
+        pass(0, None),
+        pass(1, Some((0, 3))),
+        pass(0, Some((2, 5))),
+    ]);
+    assert!(laid_end_to_end(&overlap_after_untimed).is_err());
 }
 
 fn run_scene(path: &std::path::Path) -> App {
@@ -171,10 +254,17 @@ fn the_headless_scene_records_gpu_passes_topology_and_exact_render_counters() {
         assert!(!frame.gpu.results_missing, "frame {}", frame.index);
         for pass in &frame.gpu.passes {
             pass_names.insert(common::name(&capture, pass.pass));
-            if let Some(timing) = pass.timing {
-                assert!(timing.end_ticks >= timing.begin_ticks);
-                timed += 1;
-            }
+            timed += usize::from(pass.timing.is_some());
+        }
+        // Where each pass lies is what the plugin says of it (META's gpu.pass_times).
+        if let Err(error) = laid_end_to_end(frame) {
+            let passes: Vec<_> = frame
+                .gpu
+                .passes
+                .iter()
+                .map(|p| (common::name(&capture, p.pass), p.depth, p.timing))
+                .collect();
+            panic!("frame {}: {error}: {passes:#?}", frame.index);
         }
     }
     assert!(pass_names.contains("main_opaque_pass_3d"), "{pass_names:?}");
@@ -310,4 +400,72 @@ fn the_headless_scene_records_gpu_passes_topology_and_exact_render_counters() {
     assert!(summary.counters.get("draw calls").is_none());
     let hitches = find_hitches(&loaded, &HitchOptions::default());
     assert_eq!(hitches.frames_judged + 1, u64::from(UPDATES));
+}
+
+/// A camera entity with `seen` entities in its view, filled by hand: the app has no renderer
+/// and no visibility systems to change them.
+fn spawn_camera(world: &mut World, name: &str, seen: usize) -> bevy::ecs::entity::Entity {
+    let seen: Vec<_> = (0..seen).map(|_| world.spawn_empty().id()).collect();
+    let mut visible = VisibleEntities::default();
+    visible
+        .entities
+        .insert(std::any::TypeId::of::<Mesh>(), seen);
+    world
+        .spawn((
+            bevy::camera::Camera::default(),
+            visible,
+            bevy::ecs::name::Name::new(name.to_owned()),
+        ))
+        .id()
+}
+
+#[test]
+fn an_inactive_camera_sees_nothing_and_a_despawned_one_reads_zero() {
+    let _serial = common::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cameras.sgpt");
+    let mut app = common::game(
+        FramewisePlugin::default().capture(&path),
+        common::Script::new(None),
+    );
+    app.finish();
+    app.cleanup();
+    let a = spawn_camera(app.world_mut(), "camera a", 3);
+    let b = spawn_camera(app.world_mut(), "camera b", 2);
+    let set_active = |app: &mut App, active: bool| {
+        app.world_mut()
+            .get_mut::<bevy::camera::Camera>(a)
+            .unwrap()
+            .is_active = active;
+    };
+    app.update(); // frame 0: both active
+    app.update(); // frame 1
+    set_active(&mut app, false);
+    app.update(); // frame 2: a inactive
+    app.world_mut().despawn(b);
+    app.update(); // frame 3: b gone
+    app.update(); // frame 4
+    set_active(&mut app, true);
+    app.update(); // frame 5: a active again
+    app.world_mut().write_message(AppExit::Success);
+    app.update(); // frame 6, and the session stops
+    assert!(app.world().resource::<FramewiseReport>().0.is_ok());
+
+    let capture = common::open(&path);
+    let frames = common::frames(&capture);
+    assert_eq!(frames.len(), 7);
+    let level = |frame, name| {
+        let counters = common::counters(&capture, &frames[frame]);
+        counters
+            .get(&visible_entities_counter(a, Some(name)))
+            .copied()
+    };
+    let got: Vec<_> = (0..7)
+        .map(|f| (level(f, "camera a"), level(f, "camera b")))
+        .collect();
+    let want: Vec<_> = [(3, 2), (3, 2), (0, 2), (0, 0), (0, 0), (3, 0), (3, 0)]
+        .into_iter()
+        .map(|(a, b)| (Some(a), Some(b)))
+        .collect();
+    assert_eq!(got, want);
 }

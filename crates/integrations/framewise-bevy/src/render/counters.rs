@@ -22,7 +22,12 @@ use framewise::Gauge;
 pub const RENDER_COUNTERS: [&str; 3] = ["meshes", "materials", "images"];
 
 /// The counter of entities a camera's view sees (`VisibleEntities`, every visibility class):
-/// named by the camera's `Name`, else by its entity.
+/// named by the camera's `Name`, else by its entity. An inactive camera sees nothing (it
+/// draws nothing; Bevy leaves its last `VisibleEntities` in place): 0. A camera despawned (or
+/// no longer a camera with `VisibleEntities`, or renamed, under its old name) reads 0 from
+/// the frame it is gone: a gauge keeps its last level in later frames and cannot be
+/// withdrawn, and 0 is what the camera draws. When cameras share a name, an active one's
+/// count wins over an inactive or gone one's 0.
 pub fn visible_entities_counter(camera: Entity, name: Option<&str>) -> String {
     match name {
         Some(name) => format!("visible entities: {name}"),
@@ -30,10 +35,11 @@ pub fn visible_entities_counter(camera: Entity, name: Option<&str>) -> String {
     }
 }
 
-/// The counters' gauges, made once.
+/// The counters' gauges, made once (a camera's when it is first seen, forgotten once it
+/// read 0 for being gone).
 pub(super) struct Gauges {
     assets: [Gauge; 3],
-    views: HashMap<Entity, Gauge>,
+    views: HashMap<Entity, (String, Gauge)>,
 }
 
 /// Sets the render counters of the frame open now.
@@ -58,14 +64,31 @@ pub(super) fn render_counters(world: &mut World, mut gauges: Local<Option<Gauges
         }
     }
     let mut cameras = world.query::<(Entity, &Camera, &VisibleEntities, Option<&Name>)>();
+    let mut levels = Vec::new();
     for (entity, camera, visible, name) in cameras.iter(world) {
-        if !camera.is_active {
-            continue;
+        let count: usize = if camera.is_active {
+            visible.entities.values().map(Vec::len).sum()
+        } else {
+            0
+        };
+        let counter = visible_entities_counter(entity, name.map(Name::as_str));
+        levels.push((entity, counter, i64::try_from(count).unwrap_or(i64::MAX)));
+    }
+    // Gone since the last frame (or renamed: the old name's gauge): 0, then forgotten.
+    gauges.views.retain(|entity, (counter, gauge)| {
+        let here = levels.iter().any(|(e, c, _)| e == entity && c == counter);
+        if !here {
+            gauge.set(0);
         }
-        let count: usize = visible.entities.values().map(Vec::len).sum();
-        let gauge = gauges.views.entry(entity).or_insert_with(|| {
-            Gauge::new(&visible_entities_counter(entity, name.map(Name::as_str)))
-        });
-        gauge.set(i64::try_from(count).unwrap_or(i64::MAX));
+        here
+    });
+    // Zeros first, so an active camera's count wins over a namesake's 0.
+    levels.sort_by_key(|&(_, _, level)| level > 0);
+    for (entity, counter, level) in levels {
+        let (_, gauge) = gauges
+            .views
+            .entry(entity)
+            .or_insert_with(|| (counter.clone(), Gauge::new(&counter)));
+        gauge.set(level);
     }
 }

@@ -130,9 +130,16 @@ pub struct LaidPass {
 /// is the next span closed whose path is its own minus the last name. Bevy gives durations,
 /// not timestamps, so the outermost passes are laid end to end from tick 0 in the order they
 /// ran and children end to end from their parent's begin; a duration in ticks is the elapsed
-/// GPU ms over the queue's period (`period_ns`, 1 ns when unknown or zero).
+/// GPU ms over the queue's period (`period_ns`, 1 ns when unknown, zero or not finite).
+///
+/// A span without a GPU time, or whose time is no duration (negative — a wrapped timestamp,
+/// a driver's garbage — or not a number), is an untimed pass, never a pass of 0 ticks; the
+/// passes after it start where its timed children, if any, ended. A pass that would end past
+/// the last tick is untimed too.
 pub fn lay_out(spans: &[DiagnosticSpan], period_ns: Option<f64>) -> Vec<LaidPass> {
-    let period_ns = period_ns.filter(|p| *p > 0.0).unwrap_or(1.0);
+    let period_ns = period_ns
+        .filter(|p| p.is_finite() && *p > 0.0)
+        .unwrap_or(1.0);
     let parent: Vec<Option<usize>> = spans
         .iter()
         .enumerate()
@@ -162,10 +169,10 @@ fn place(
     out: &mut Vec<LaidPass>,
 ) {
     let span = &spans[index];
-    let ticks = span.elapsed_gpu_ms.map(|ms| {
-        let duration = (ms * 1e6 / period_ns).round().max(0.0) as u64;
-        (*cursor, *cursor + duration)
-    });
+    let ticks = span
+        .elapsed_gpu_ms
+        .and_then(|ms| duration_ticks(ms, period_ns))
+        .and_then(|duration| Some((*cursor, cursor.checked_add(duration)?)));
     out.push(LaidPass {
         label: span.path.join("/"),
         depth,
@@ -183,9 +190,19 @@ fn place(
             out,
         );
     }
-    if let Some((_, end)) = ticks {
-        *cursor = end;
+    // The next pass starts after this one, or after the timed children of an untimed one.
+    *cursor = ticks.map_or(child_cursor, |(_, end)| end);
+}
+
+/// A span's elapsed GPU ms as ticks of `period_ns`: `None` when it is no duration (negative
+/// or not finite) or more ticks than a `u64` holds.
+fn duration_ticks(ms: f64, period_ns: f64) -> Option<u64> {
+    if !(ms.is_finite() && ms >= 0.0) {
+        return None;
     }
+    let ticks = (ms * 1e6 / period_ns).round();
+    // 2⁶⁴ is exact in an f64; `as` would saturate there, or at infinity.
+    (ticks < 18_446_744_073_709_551_616.0).then_some(ticks as u64)
 }
 
 #[cfg(test)]
@@ -234,5 +251,89 @@ mod tests {
         );
         // Another period: ms × 10⁶ ÷ period ticks.
         assert_eq!(lay_out(&spans[..1], Some(40.0))[0].ticks, Some((0, 25)));
+        // A period that is none: 1 ns.
+        for period in [
+            None,
+            Some(0.0),
+            Some(-1.0),
+            Some(f64::NAN),
+            Some(f64::INFINITY),
+        ] {
+            assert_eq!(
+                lay_out(&spans[..1], period)[0].ticks,
+                Some((0, 1_000)),
+                "{period:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_time_that_is_no_duration_gives_an_untimed_pass_not_zero_ticks() {
+        let spans = [
+            span("prepass", Some(0.001)),
+            span("wrapped", Some(-0.5)),
+            span("barely negative", Some(-1e-12)),
+            span("nan", Some(f64::NAN)),
+            span("infinite", Some(f64::INFINITY)),
+            span("past u64", Some(1e300)),
+            span("zero", Some(0.0)),
+            span("main", Some(0.002)),
+        ];
+        let laid = lay_out(&spans, Some(1.0));
+        let ticks: Vec<_> = laid.iter().map(|p| (p.label.as_str(), p.ticks)).collect();
+        assert_eq!(
+            ticks,
+            [
+                ("prepass", Some((0, 1_000))),
+                ("wrapped", None),
+                ("barely negative", None),
+                ("nan", None),
+                ("infinite", None),
+                ("past u64", None),
+                ("zero", Some((1_000, 1_000))),
+                ("main", Some((1_000, 3_000))),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_pass_ending_past_the_last_tick_is_untimed_and_nothing_overflows() {
+        // 10¹³ ms at 1 ns a tick is 10¹⁹ ticks: one fits a u64, two end to end do not.
+        let spans = [
+            span("first", Some(1e13)),
+            span("second", Some(1e13)),
+            span("third", Some(0.001)),
+        ];
+        let laid = lay_out(&spans, Some(1.0));
+        let ticks: Vec<_> = laid.iter().map(|p| p.ticks).collect();
+        assert_eq!(
+            ticks,
+            [
+                Some((0, 10_000_000_000_000_000_000)),
+                None,
+                Some((10_000_000_000_000_000_000, 10_000_000_000_000_001_000)),
+            ]
+        );
+    }
+
+    #[test]
+    fn passes_after_an_untimed_parent_start_after_its_timed_children() {
+        let spans = [
+            span("shadows/face 0", Some(0.002)),
+            span("shadows/face 1", Some(0.003)),
+            span("shadows", Some(-1.0)),
+            span("main", Some(0.004)),
+        ];
+        let laid = lay_out(&spans, Some(1.0));
+        let ticks: Vec<_> = laid.iter().map(|p| (p.label.as_str(), p.ticks)).collect();
+        assert_eq!(
+            ticks,
+            [
+                ("shadows", None),
+                ("shadows/face 0", Some((0, 2_000))),
+                ("shadows/face 1", Some((2_000, 5_000))),
+                ("main", Some((5_000, 9_000))),
+            ]
+        );
     }
 }

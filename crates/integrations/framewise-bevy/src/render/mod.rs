@@ -121,7 +121,8 @@ pub(crate) fn declare(world: &World, builder: SessionBuilder) -> SessionBuilder 
             "gpu.pass_times",
             "durations: Bevy's render diagnostics give each span's elapsed GPU ticks, not its \
              timestamps; a frame's passes are laid end to end from tick 0 in the order Bevy \
-             ran them, children from their parent's begin (gaps between passes unmeasured)",
+             ran them, children from their parent's begin (gaps between passes unmeasured); \
+             a span whose time is negative or not a number is untimed",
         )
         .feature(
             "gpu.integration",
