@@ -21,7 +21,9 @@ pub struct GpuProbe {
     pub adapter_type: &'static str,
     /// The graphics backend (`vulkan`).
     pub backend: String,
-    /// The queue's tick-to-nanosecond factor as the API declares it (0 without timestamps).
+    /// The queue's tick-to-nanosecond factor as the API declares it (declared with or
+    /// without timestamps: Vulkan gives the device's period either way; whether they are
+    /// written is `pass_timestamps`).
     pub timestamp_period_ns: f64,
     /// Pass timestamps: `Ok` when written, else why not.
     pub pass_timestamps: Result<(), String>,

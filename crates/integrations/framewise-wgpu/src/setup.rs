@@ -123,7 +123,9 @@ impl GpuSetup {
     }
 
     /// The queue's tick-to-nanosecond factor, as wgpu declares it
-    /// (`Queue::get_timestamp_period`; zero when timestamps are unsupported).
+    /// (`Queue::get_timestamp_period`). What a backend declares without timestamps varies
+    /// (Vulkan gives the device's period whether or not `TIMESTAMP_QUERY` was enabled): read
+    /// whether passes are timed from [`pass_timestamps`](Self::pass_timestamps), not from this.
     pub fn timestamp_period_ns(&self) -> f32 {
         self.timestamp_period_ns
     }
