@@ -183,7 +183,16 @@ fn judge(
         out.row.change = Change::Same;
         return out;
     }
-    if scales_with_run_length(&r.metric) && lb != lc && lb > 0 && lc > 0 {
+    if scales_with_run_length(&r.metric) && lb != lc && (lb == 0 || lc == 0) {
+        // A side with no frame judged has no per-frame value: its total of 0 is no change.
+        let side = if lb == 0 { "the base" } else { "the candidate" };
+        out.row.change = Change::Same;
+        out.not_judged = Some(format!(
+            "a total over the run, and {side} judged no frame: there is nothing per frame to compare"
+        ));
+        return out;
+    }
+    if scales_with_run_length(&r.metric) && lb != lc {
         let (rb, rc) = (b / lb as f64, c / lc as f64);
         let pct = (rb != 0.0).then(|| 100.0 * (rc - rb) / rb.abs());
         out.per_frame_pct = pct;

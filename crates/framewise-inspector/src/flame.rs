@@ -104,6 +104,16 @@ async fn flame_diff_route(
         }
     }
     let (a, b) = (options(&s, &p, "a_")?, options(&s, &p, "b_")?);
+    // A side's times are means per frame: over no frame there is no mean to compare (it
+    // would read as 0, every path slower or faster by all of its time).
+    for (side, options) in [("a", &a), ("b", &b)] {
+        if options.rows.is_empty() {
+            return Err(ApiError::bad(format!(
+                "range {side} ({side}_from..{side}_to, {}..{}) holds no frame: a mean per frame of no frame is not measured",
+                options.rows.start, options.rows.end
+            )));
+        }
+    }
     blocking(move || {
         let d = flame::diff(&fold(&s, &a)?, &fold(&s, &b)?);
         to_body(&FlameDiffDoc {

@@ -102,6 +102,43 @@ fn totals_of_runs_of_different_lengths_are_judged_per_frame() {
     assert_eq!(row(&rows, "scope.render.p50").row.change, Change::Same);
 }
 
+/// A side that judged no frame (an empty capture) has no per-frame value: losing every frame
+/// is not an improvement of its totals, it is not judged at all.
+#[test]
+fn totals_against_a_side_with_no_frame_are_not_judged() {
+    for (base, cand, side) in [
+        (run(100, 3, true), run(0, 3, true), "the candidate"),
+        (run(0, 3, true), run(100, 3, true), "the base"),
+    ] {
+        let rows = rank(&diff(&base, &cand), &base, &cand);
+        let mut totals = 0;
+        for r in rows
+            .iter()
+            .filter(|r| scales_with_run_length(&r.row.metric))
+        {
+            if r.row.delta.is_none_or(|d| d == 0.0) {
+                continue;
+            }
+            totals += 1;
+            assert_eq!(
+                (r.row.change, r.coloured, r.significance),
+                (Change::Same, false, None),
+                "{}",
+                r.row.metric
+            );
+            assert!(
+                r.not_judged
+                    .as_deref()
+                    .is_some_and(|w| w.contains(&format!("{side} judged no frame"))),
+                "{}: {:?}",
+                r.row.metric,
+                r.not_judged
+            );
+        }
+        assert!(totals > 0, "frame.count at least differs");
+    }
+}
+
 #[test]
 fn a_total_that_grew_per_frame_too_is_judged_on_its_value_per_frame() {
     let (base, cand) = (run(100, 3, true), run(150, 6, true));

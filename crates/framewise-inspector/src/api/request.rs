@@ -76,12 +76,21 @@ pub(crate) fn json_bytes(body: impl Into<Bytes>) -> Response {
 
 pub(crate) type Params = Result<Query<Vec<(String, String)>>, QueryRejection>;
 
-/// The query's parameters, or a 400 when the query string does not parse.
+/// The query's parameters, or a 400 when the query string does not parse or names a
+/// parameter twice (which of two values was meant is not for the server to guess).
 pub(crate) fn params(query: Params) -> Result<Vec<(String, String)>, ApiError> {
-    match query {
-        Ok(Query(p)) => Ok(p),
-        Err(e) => Err(ApiError::bad(format!("bad query string: {e}"))),
+    let p = match query {
+        Ok(Query(p)) => p,
+        Err(e) => return Err(ApiError::bad(format!("bad query string: {e}"))),
+    };
+    for (i, (name, _)) in p.iter().enumerate() {
+        if p[..i].iter().any(|(earlier, _)| earlier == name) {
+            return Err(ApiError::bad(format!(
+                "parameter {name} given twice: give each parameter once"
+            )));
+        }
     }
+    Ok(p)
 }
 
 pub(crate) fn param<'a>(params: &'a [(String, String)], name: &str) -> Option<&'a str> {

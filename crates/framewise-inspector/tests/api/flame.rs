@@ -91,6 +91,14 @@ fn bad_flame_selections_are_400_with_one_line() {
             "/api/flame?from=x",
             "/api/flame?thread=nobody",
             "/api/flame-diff?a_from=0&a_to=1&b_from=2",
+            // A side over no frame has no mean per frame: not 0.
+            "/api/flame-diff?a_from=0&a_to=0&b_from=1&b_to=2",
+            "/api/flame-diff?a_from=0&a_to=5&b_from=7&b_to=7",
+            // A parameter given twice: which was meant is not guessed.
+            "/api/flame?from=0&from=1",
+            "/api/frame?row=1&row=abc",
+            "/api/frame?row=abc&row=1",
+            "/api/frame?row=1&row=1",
         ],
     );
 }

@@ -330,54 +330,63 @@ fn adapt_full(
 
 /// Frame indices the file skips that no drop accounts for. The recorder counts frames from 0
 /// and a frame record says how many frames the writer dropped just before it, so between two
-/// frames read in order (and before the first) every index is either read, unreadable (a
+/// frames in index order (and before the first) every index is either read, unreadable (a
 /// defect of its own) or dropped; one that is none of these was removed from the file, or lost
-/// with bytes a scan could not tell from a clean record boundary.
+/// with bytes a scan could not tell from a clean record boundary. The indices are judged in
+/// index order, not file order: frames the file holds out of order (the builder's
+/// `frame-order` defect) are all there, and none of them is missing.
 #[derive(Default)]
 struct IndexGaps {
-    /// The last index read, once one was.
-    last: Option<u64>,
-    /// Indices skipped with no drop to account for them.
-    missing: u64,
-    /// The index read after the first such gap.
-    first_after_gap: Option<u64>,
+    /// Every frame seen: its index, the drops its record declares before it, and whether it
+    /// read (`None` for a frame listed but unreadable, whose drop count is in its record).
+    seen: Vec<(u64, Option<u64>)>,
 }
 
 impl IndexGaps {
     fn see(&mut self, index: u64, dropped_before: u64) {
-        // Out of order is the builder's `frame-order` defect: no gap is judged across it.
-        let expected = match self.last {
-            Some(last) if index <= last => {
-                self.last = Some(index);
-                return;
-            }
-            Some(last) => last + 1,
-            None => 0,
-        };
-        let skipped = (index - expected).saturating_sub(dropped_before);
-        if skipped > 0 {
-            self.missing = self.missing.saturating_add(skipped);
-            self.first_after_gap.get_or_insert(index);
-        }
-        self.last = Some(index);
+        self.seen.push((index, Some(dropped_before)));
     }
 
     /// A frame the directory lists whose record does not read: lost, and reported as such,
     /// so not counted again; the gap before it is not judged (its drop count is in the record).
     fn unreadable(&mut self, index: u64) {
-        if self.last.is_none_or(|last| index > last) {
-            self.last = Some(index);
+        self.seen.push((index, None));
+    }
+
+    /// How many indices are missing, and the index read after the first gap.
+    fn missing(&self) -> (u64, Option<u64>) {
+        let mut seen = self.seen.clone();
+        seen.sort_by_key(|&(index, _)| index);
+        let (mut missing, mut first_after_gap) = (0u64, None);
+        let mut last: Option<u64> = None;
+        for (index, dropped_before) in seen {
+            let expected = match last {
+                // The same index twice: not a gap.
+                Some(last) if index <= last => continue,
+                Some(last) => last + 1,
+                None => 0,
+            };
+            last = Some(index);
+            let Some(dropped_before) = dropped_before else {
+                continue;
+            };
+            let skipped = (index - expected).saturating_sub(dropped_before);
+            if skipped > 0 {
+                missing = missing.saturating_add(skipped);
+                first_after_gap.get_or_insert(index);
+            }
         }
+        (missing, first_after_gap)
     }
 
     fn defect(&self) -> Option<Defect> {
-        let at = self.first_after_gap?;
+        let (missing, first_after_gap) = self.missing();
+        let at = first_after_gap?;
         Some(Defect::new(
             DefectKind::DroppedFrames,
-            self.missing,
+            missing,
             format!(
-                "{} frame indices are missing with no drop recorded for them (the first gap before frame {at}): those frames are not in the file",
-                self.missing
+                "{missing} frame indices are missing with no drop recorded for them (the first gap before frame {at}): those frames are not in the file"
             ),
         ))
     }

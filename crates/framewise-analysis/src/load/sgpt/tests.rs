@@ -477,4 +477,15 @@ fn frame_indices_that_no_drop_accounts_for_are_lost_frames() {
     assert_eq!(got, [(1, false), (2, true)]);
     // The recorder counts from 0: frames missing before the first one read are lost too.
     assert_eq!(lost_frames(&run(5..10)), [(5, true)]);
+    // Every frame there, out of order in the file (reversed, or two swapped): none missing.
+    let mut reversed = run(0..10);
+    reversed.reverse();
+    assert_eq!(lost_frames(&reversed), []);
+    let mut swapped = run(0..10);
+    swapped.swap(3, 6);
+    assert_eq!(lost_frames(&swapped), []);
+    // Out of order with a real gap: the gap alone.
+    let mut both = gap.clone();
+    both.swap(0, 5);
+    assert_eq!(lost_frames(&both), [(3, true)]);
 }
