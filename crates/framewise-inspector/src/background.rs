@@ -4,7 +4,10 @@
 //! once, and a thread named `framewise-load` loads the capture as [`Inspector::open`]
 //! does. Until it is done, `/api/loading` says how far it is and every other document
 //! answers 503 (500 with the reason should it fail); the loaded capture then replaces the
-//! directory's strip with its own.
+//! directory's strip with its own. The directory and the load read the file by its path, one
+//! after the other: a file replaced or rewritten in between (its identity, size or time of
+//! change no longer those it had when its directory was read) fails the load, rather than
+//! serve one file's strip beside another's frames.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,6 +26,8 @@ type OnLoaded = Box<dyn FnOnce(Result<&Capture, &LoadError>) + Send>;
 /// [`crate::Server::background`] or [`crate::router_background`].
 pub struct Background {
     path: PathBuf,
+    /// What the file was when its directory was read (`None`: its metadata did not read).
+    identity: Option<Identity>,
     file: String,
     options: LoadOptions,
     directory: FrameDirectory,
@@ -48,8 +53,11 @@ impl Background {
     /// written, cut off or damaged): load it first instead ([`Inspector::open`]). Err when
     /// the file cannot be read at all.
     pub fn open(path: &Path, options: LoadOptions) -> Result<Option<Self>, LoadError> {
+        // Taken before the directory is read: a change while it is read shows after the load.
+        let identity = Identity::of(path);
         Ok(load::frame_directory(path)?.map(|directory| Self {
             path: path.to_owned(),
+            identity,
             file: path.display().to_string(),
             options,
             directory,
@@ -99,6 +107,7 @@ impl Background {
     pub(crate) fn start(self) -> std::io::Result<Arc<Live>> {
         let Self {
             path,
+            identity,
             file,
             options,
             directory,
@@ -132,7 +141,18 @@ impl Background {
                 if let Some(before) = before {
                     before();
                 }
-                let loaded = load::open_with_frame_source(&path, &options, |p| loading.progress(p));
+                let loaded = load::open_with_frame_source(&path, &options, |p| loading.progress(p))
+                    .and_then(|loaded| {
+                        if Identity::of(&path) == identity {
+                            return Ok(loaded);
+                        }
+                        Err(LoadError::Io {
+                            path: path.clone(),
+                            source: std::io::Error::other(
+                                "the file changed after its frame directory was read (replaced or rewritten): run framewise view again",
+                            ),
+                        })
+                    });
                 if let Some(f) = on_loaded {
                     f(loaded.as_ref().map(|(capture, _)| capture));
                 }
@@ -150,5 +170,29 @@ impl Background {
                 }
             })?;
         Ok(live)
+    }
+}
+
+/// What tells one file at a path from another, or from itself rewritten: its device and inode
+/// (on Unix), its size and its time of last change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Identity {
+    #[cfg(unix)]
+    device_inode: (u64, u64),
+    bytes: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Identity {
+    fn of(path: &Path) -> Option<Self> {
+        let m = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        Some(Self {
+            #[cfg(unix)]
+            device_inode: (m.dev(), m.ino()),
+            bytes: m.len(),
+            modified: m.modified().ok(),
+        })
     }
 }

@@ -196,3 +196,38 @@ fn a_capture_loading_behind_serves_its_strip_first() {
     ok(&app, "/api/hitches");
     ok(&app, "/api/frame?row=0");
 }
+
+/// The directory and the load read the file one after the other: a file replaced in between
+/// (here by a copy of itself, a new file at the same path) fails the load, saying why, rather
+/// than serve one file's strip beside another's frames.
+#[test]
+fn a_capture_replaced_while_it_loads_fails_the_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("replaced.sgpt");
+    std::fs::copy(demo(), &path).unwrap();
+    let replacement = dir.path().join("replacement.sgpt");
+    std::fs::copy(demo(), &replacement).unwrap();
+    let (from, to) = (replacement.clone(), path.clone());
+    let background = Background::open(&path, LoadOptions::new())
+        .unwrap()
+        .expect("a closed capture has a directory")
+        .before_loading(move || std::fs::rename(&from, &to).unwrap());
+    let app = router_background(background, Token::from_string(TOKEN), None).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let loading = loop {
+        let loading = ok(&app, "/api/loading");
+        if loading["state"] != "loading" {
+            break loading;
+        }
+        assert!(std::time::Instant::now() < deadline, "the load never ended");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(loading["state"], "failed", "{loading}");
+    let error = loading["error"].as_str().unwrap();
+    assert!(
+        error.contains("changed after its frame directory was read") && !error.contains('\n'),
+        "{error}"
+    );
+    let (status, _) = get(&app, "/api/capture");
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+}
