@@ -468,6 +468,14 @@ impl FrameFile {
             length,
             ..FrameEntry::default()
         };
+        // A file cut shorter since: say so, rather than what a short read decodes as.
+        if let Ok(now) = self.file.metadata().map(|m| m.len()) {
+            if offset.saturating_add(length) > now {
+                return Err(changed(format!(
+                    "the file is now {now} bytes, and the record at offset {offset} ({length} bytes) lies past its end"
+                )));
+            }
+        }
         let mut frame = Frame::default();
         read::read_frame_at(&self.file, entry, &mut FrameDecoder::new(), &mut frame)
             .map_err(|d| changed(d.to_string()))?;
