@@ -101,28 +101,39 @@ fn two_runs_of_the_same_workload_pass_the_default_gate() {
     assert!(!gated.contains(&"counter.camera.z_mm.max"), "{gated:?}");
 }
 
-/// A sum counter the base counts and the candidate has as a gauge (its trace read back: a
-/// Chrome counter is a sample) has no sum there: inconclusive, and the reason says the
-/// candidate has no value for it, not "too few values".
+/// A sum counter the base counts and the candidate has as a gauge (a Chrome trace that does
+/// not declare its counters' kinds: a Chrome counter is a sample) has no sum there:
+/// inconclusive, and the reason says the candidate has no value for it, not "too few values".
+/// The trace `framewise trace` writes declares them, and gates as its capture does.
 #[test]
 fn a_sum_the_candidate_has_as_a_gauge_is_no_value_not_too_few() {
     let dir = Dir::new();
     write_game(&dir.path("base.sgpt"), &Game::default());
     dir.run(&["trace", "base.sgpt", "-o", "cand.json"])
         .expect(0);
-    let json = dir
-        .run(&[
-            "gate",
-            "base.sgpt",
-            "cand.json",
-            "--no-default-tolerances",
-            "--tolerance",
-            "counter.draw_calls.sum=0",
-            "--format",
-            "json",
-        ])
-        .expect(2)
-        .json();
+    let gate = [
+        "gate",
+        "base.sgpt",
+        "cand.json",
+        "--no-default-tolerances",
+        "--tolerance",
+        "counter.draw_calls.sum=0",
+        "--format",
+        "json",
+    ];
+    // Declared (`otherData.counters`): the sum reads back a sum, equal to the capture's.
+    let json = dir.run(&gate).expect(0).json();
+    assert_eq!(json["checks"][0]["status"], "pass", "{json}");
+    // Undeclared, as another program's trace: a gauge.
+    let mut trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("cand.json")).unwrap()).unwrap();
+    trace["otherData"]
+        .as_object_mut()
+        .expect("otherData")
+        .remove("counters")
+        .expect("declared");
+    std::fs::write(dir.path("cand.json"), trace.to_string()).unwrap();
+    let json = dir.run(&gate).expect(2).json();
     let reason = json["reasons"][0].as_str().expect("a reason");
     assert!(
         reason.starts_with("counter.draw_calls.sum: the candidate has no value for it (a gauge is"),

@@ -1,7 +1,10 @@
 //! The web app in a real browser: a demo capture is recorded, served by the inspector on
 //! loopback, and `tests/browser/inspector.test.mjs` drives Debian's chromium through it
 //! (playwright-core, never a browser it downloads), checking what the page renders against
-//! the API. A truncated copy of the capture must show the recovered banner.
+//! the API. A truncated copy of the capture must show the recovered banner. What cannot be read
+//! (an unreadable incident log, a frame of a file cut short after the page opened) is said
+//! where it belongs while the rest of the page works; zoomed out over thousands of frames, the
+//! counter tracks read every frame.
 //!
 //! Needs node, `npm ci` in tests/browser and chromium: `scripts/install-test-deps` installs
 //! them. Without them the tests skip with a note, unless `CI` or `FRAMEWISE_REQUIRE_BROWSER`
@@ -414,4 +417,92 @@ fn a_followed_capture_grows_in_the_page_until_closed() {
             .expect("write the finished file in place");
     }
     finish_script(child, stdout, output, "--follow");
+}
+
+/// Runs the browser script against `url` in `mode` (a mode that saves no screenshots);
+/// panics with its output unless it exits 0.
+fn run_mode(url: &str, mode: &str) {
+    let mut child = start_script(url, &[mode], false);
+    let stdout = child.stdout.take().expect("node's stdout");
+    finish_script(
+        child,
+        stdout,
+        String::new(),
+        &format!("{mode} against {url}"),
+    );
+}
+
+/// The game's `.framewise/` cannot be read (a directory where `perf.jsonl` belongs), so
+/// `/api/issues` answers 500: the Issues panel says so, with the server's reason, and every
+/// other view loads (the page says ready, and shows no error).
+#[test]
+fn an_unreadable_incident_log_is_said_in_the_issues_panel_alone() {
+    if !browser_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fw = dir.path().join(".framewise");
+    std::fs::create_dir_all(fw.join("perf.jsonl")).expect("a directory where perf.jsonl belongs");
+    let capture = dir.path().join("game.sgpt");
+    std::fs::copy(&recorded().capture, &capture).expect("copy the capture");
+    let url = serve(&capture, None, Some(&fw));
+    run_mode(&url, "--issues-broken");
+}
+
+/// The capture's file is cut short after the page opened on it ("ready N" from the script):
+/// a selection of a frame the cut lost (`/api/frame` answers 500) leaves every view on the
+/// frame shown, says which frame could not be shown and why, and throws nothing uncaught; the
+/// next frame that reads is selected and clears the message.
+#[test]
+fn a_frame_that_no_longer_reads_back_leaves_every_view_on_the_frame_shown() {
+    if !browser_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let capture = dir.path().join("changing.sgpt");
+    std::fs::copy(&recorded().capture, &capture).expect("copy the capture");
+    let url = serve(&capture, None, None);
+    let (child, stdout, output, ready) = start_until(&url, "--file-changed", "ready ");
+    if ready {
+        // Cut short in place: the frames past 45% of the file no longer read back.
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&capture)
+            .expect("open the capture");
+        let len = file.metadata().expect("the capture's length").len();
+        file.set_len(len * 45 / 100).expect("cut the capture short");
+    }
+    finish_script(child, stdout, output, "--file-changed");
+}
+
+/// Thousands of short frames, each with a `ticks` counter: zoomed out past the frames whose
+/// spans the timeline draws, the counter tracks still read every frame's value (from
+/// `/api/series`), never "not recorded" for one fetched at no zoom.
+#[test]
+fn zoomed_out_the_counter_tracks_cover_every_frame_in_view() {
+    if !browser_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("counters.sgpt");
+    {
+        let _session = SESSION.lock().unwrap_or_else(PoisonError::into_inner);
+        let session = Session::builder()
+            .writer_mode(WriterMode::Lossless)
+            .build_id("browser-counters-test")
+            .start(path.as_path())
+            .expect("the session starts");
+        for i in 0..3000_u64 {
+            let _frame = session.frame();
+            let _update = framewise::scope!("update");
+            framewise::counter!("ticks", i % 89 + 1);
+            let begun = Instant::now();
+            while begun.elapsed() < Duration::from_micros(20) {
+                std::hint::spin_loop();
+            }
+        }
+        session.stop().expect("the session stops");
+    }
+    let url = serve(&path, None, None);
+    run_mode(&url, "--zoomed-out");
 }

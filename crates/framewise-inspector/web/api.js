@@ -100,6 +100,11 @@ export function fmtCount(value) {
   return COUNT_FORMATS[Number.isInteger(value) ? 0 : 1].format(value).replace(/,/g, "\u2009");
 }
 
+/** A count and its noun, singular for exactly one: `plural(1, "frame", "frames")` → "1 frame". */
+export function plural(count, one, many) {
+  return `${fmtCount(count)} ${count === 1 ? one : many}`;
+}
+
 /** A fraction as a percentage: 0.051 → "5.1%". */
 export function fmtPct(fraction) {
   if (fraction === null || fraction === undefined) return DASH;

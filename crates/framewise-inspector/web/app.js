@@ -1,12 +1,14 @@
 // The inspector's page: loads the capture's views from the server (every number comes from
 // the API), wires the selection (a frame, a range, a pinned frame) between them, and marks
 // the body for tests: data-ready after the first full render, data-selected-row after each
-// frame's views are drawn, data-error when the page cannot show the capture, data-strip-painted
+// frame's views are drawn, data-error when the page cannot show the capture ("api", "token",
+// "empty") or could not do what was asked of it once shown ("frame": a selection whose frame
+// could not be read, "stats", "series", "span"; cleared once that works again), data-strip-painted
 // once the strip is on screen, data-loading while the server still loads the capture (the
 // strip is then drawn from the file's directory, and the rest waits for the load). A
 // followed capture (`framewise view --follow`) is redrawn on each reload the server reports.
 
-import { ApiError, DASH, afterNextPaint, fill, fmtCount, fmtMs, fmtNs, get, getStrip, h, table, token } from "./api.js";
+import { ApiError, DASH, afterNextPaint, fill, fmtCount, fmtMs, fmtNs, get, getStrip, h, plural, table, token } from "./api.js";
 import { Strip } from "./strip.js";
 import { Timeline } from "./timeline.js";
 import { renderStats } from "./stats.js";
@@ -29,6 +31,8 @@ const state = {
   selected: null,
   range: null,
   pinned: null,
+  /** The row whose panels (caption, structure, comparison, flame graph) are shown. */
+  shown: null,
   selectSeq: 0,
   statsSeq: 0,
 };
@@ -45,15 +49,52 @@ function showError(kind, message) {
   $("error").hidden = false;
 }
 
+/** Hides the error shown, when it is of `kind` (what failed works again). */
+function clearError(kind) {
+  if (document.body.dataset.error !== kind) return;
+  $("error").hidden = true;
+  delete document.body.dataset.error;
+}
+
+/** Whether `error` (or what it wraps) is the server refusing the token: said as such. */
+function refusedToken(error) {
+  const cause = error?.cause ?? error;
+  if (!(cause instanceof ApiError && cause.status === 403)) return false;
+  showError(
+    "token",
+    "The server refused this page's token (403). Each `framewise view` run has its own token: " +
+      "open the exact address it printed (…/?token=…).",
+  );
+  return true;
+}
+
+/** The capture itself could not be loaded (or reloaded, when followed). */
 function failed(error) {
-  if (error instanceof ApiError && error.status === 403) {
-    showError(
-      "token",
-      "The server refused this page's token (403). Each `framewise view` run has its own token: " +
-        "open the exact address it printed (…/?token=…).",
-    );
-  } else {
-    showError("api", `Could not load the capture: ${error.message}`);
+  if (!refusedToken(error)) showError("api", `Could not load the capture: ${error.message}`);
+}
+
+/**
+ * A handler for something asked of the page once it shows the capture: says what could not
+ * be done and the server's reason (`kind` is data-error, cleared once it works again).
+ */
+function failedTo(kind, what) {
+  return (error) => {
+    if (!refusedToken(error)) showError(kind, `Could not ${what}: ${error.message}`);
+  };
+}
+
+/** A selection whose frame could not be shown (`select` rolled it back and says why). */
+function selectFailed(error) {
+  if (refusedToken(error)) return;
+  if (error instanceof SelectError) showError("frame", error.message);
+  else showError("frame", `Could not select the frame: ${error.message}`);
+}
+
+/** A selection that could not be shown: the row asked for, what failed, what stays shown. */
+class SelectError extends Error {
+  constructor(row, index, kept, cause) {
+    const still = kept === null ? "" : ` The page still shows frame ${state.strip.index[kept]} (row ${kept}).`;
+    super(`Could not show frame ${index} (row ${row}): ${String(cause.message).replace(/\.$/, "")}.${still}`, { cause });
   }
 }
 
@@ -151,7 +192,7 @@ function renderHitches(hitches) {
     const [top, ...rest] = hitch.classification;
     return h(
       "tr",
-      { class: "pick", id: `hitch-${hitch.frame}`, dataset: { row: String(row), frame: String(hitch.frame) }, onclick: () => row !== undefined && select(row) },
+      { class: "pick", id: `hitch-${hitch.frame}`, dataset: { row: String(row), frame: String(hitch.frame) }, onclick: () => row !== undefined && select(row).catch(selectFailed) },
       h("td", { class: "num" }, String(hitch.frame)),
       h("td", {}, hitch.phase ?? DASH),
       h("td", { class: "num" }, fmtMs(hitch.duration_ms)),
@@ -174,7 +215,7 @@ function renderHitches(hitches) {
   });
   fill(
     $("hitches"),
-    h("h2", {}, `Hitches `, h("span", { class: "muted" }, `${rows.length} in ${fmtCount(hitches.frames_judged)} frames judged`)),
+    h("h2", {}, `Hitches `, h("span", { class: "muted" }, `${rows.length} in ${plural(hitches.frames_judged, "frame", "frames")} judged`)),
     h("p", { class: "muted small" }, hitches.rule.rule),
     rows.length
       ? h("div", { class: "scroll" }, table(["frame", "phase", "period", "excess", "best guess · evidence"], rows, { id: "hitch-table", class: "data" }, { numeric: [0, 2, 3] }))
@@ -188,25 +229,37 @@ async function loadStats() {
   const params = state.range ? { from: state.range.from, to: state.range.to } : {};
   const stats = await get("stats", params);
   if (seq !== state.statsSeq) return;
-  renderStats($("stats"), stats, (kind, name) => detail.show(kind, name).catch(failed));
+  renderStats($("stats"), stats, showSeries);
   document.body.dataset.range = `${stats.range.from}-${stats.range.to}`;
+  clearError("stats");
+}
+
+/** Opens a scope's, pass's or counter's value per frame (the pass detail). */
+function showSeries(kind, name) {
+  detail
+    .show(kind, name)
+    .then(() => clearError("series"))
+    .catch(failedTo("series", `load the value per frame of ${kind} ${name}`));
 }
 
 function setRange(range) {
   state.range = range && range.to - range.from > 0 ? range : null;
   strip.setRange(state.range);
   if (timeline) timeline.range = state.range;
-  loadStats().catch(failed);
+  loadStats().catch(failedTo("stats", "compute the statistics of the range"));
   flame?.changed("range");
 }
 
 /**
  * Selects a row: every view follows. The timeline fits the frame, unless the selection came
- * from a click in the timeline itself (`fit: false`: the view the user chose stays).
+ * from a click in the timeline itself (`fit: false`: the view the user chose stays). When the
+ * frame cannot be read (the file changed after it was loaded: a 500), the selection is rolled
+ * back to the row whose panels are shown, and it rejects with a `SelectError` saying why.
  */
 async function select(row, { fit = true } = {}) {
   row = Math.max(0, Math.min(state.capture.frame_count - 1, row));
   const seq = ++state.selectSeq;
+  const before = { row: state.selected, view: timeline.view };
   state.selected = row;
   strip.setSelected(row);
   timeline.select(row, state.range, { fit });
@@ -216,16 +269,26 @@ async function select(row, { fit = true } = {}) {
   // the frame for them while the page waited for its spans), and rendered once they are on
   // screen (rendered in the same task as the draw, their DOM was laid out and painted before
   // the spans' pixels). A selection overtaken meanwhile asks for nothing.
-  await timeline.drawn();
+  let frame, structure, compare;
+  try {
+    await timeline.drawn();
+    if (seq !== state.selectSeq) return;
+    const comparing = state.pinned !== null && state.pinned !== row;
+    [frame, structure, compare] = await Promise.all([
+      get("frame", { row }),
+      get("structure", { row }),
+      comparing ? get("compare", { a: state.pinned, b: row }) : null,
+      afterNextPaint(),
+    ]);
+  } catch (error) {
+    // Overtaken meanwhile: the later selection owns the views, and says its own failures.
+    if (seq !== state.selectSeq) return;
+    rollBack(before);
+    throw new SelectError(row, state.strip.index[row], state.shown, error);
+  }
   if (seq !== state.selectSeq) return;
-  const comparing = state.pinned !== null && state.pinned !== row;
-  const [frame, structure, compare] = await Promise.all([
-    get("frame", { row }),
-    get("structure", { row }),
-    comparing ? get("compare", { a: state.pinned, b: row }) : null,
-    afterNextPaint(),
-  ]);
-  if (seq !== state.selectSeq) return;
+  state.shown = row;
+  clearError("frame");
   flame.changed("frame");
   renderCaption(frame);
   renderStructure($("structure"), structure);
@@ -245,6 +308,22 @@ async function select(row, { fit = true } = {}) {
   // (tests: the panels wait for them).
   document.body.dataset.panelsAfterSpans = String(timeline.canvas.dataset.paintedRow === String(row));
   document.body.dataset.selectedRow = String(row);
+}
+
+/**
+ * A selection failed: the strip, the timeline and the pass detail go back to the row whose
+ * panels are shown (the view as it was, when that row was the one selected before), so that
+ * every view shows the same frame. With none shown yet, the row asked for stays selected.
+ */
+function rollBack(before) {
+  const row = state.shown;
+  if (row === null || row >= state.capture.frame_count) return;
+  state.selected = row;
+  strip.setSelected(row);
+  timeline.select(row, state.range, { fit: false });
+  if (before.row === row) timeline.setView(before.view.from, before.view.to);
+  else timeline.fit();
+  detail.setSelected(row);
 }
 
 function renderCaption(frame) {
@@ -292,7 +371,7 @@ function onKey(event) {
   if (event.key in moves) {
     event.preventDefault();
     const target = state.selected + moves[event.key];
-    select(Number.isFinite(target) ? target : target < 0 ? 0 : state.capture.frame_count - 1).catch(failed);
+    select(Number.isFinite(target) ? target : target < 0 ? 0 : state.capture.frame_count - 1).catch(selectFailed);
   } else if (event.key === "p" || event.key === "P") {
     pin(state.selected);
   } else if (event.key === "Escape") {
@@ -411,7 +490,7 @@ function openingRow(stripData, hitches) {
 /** The views, drawn for the first time. */
 async function showViews() {
   const { capture, strip: stripData, hitches } = state;
-  const onStrip = { onSelect: (row) => select(row).catch(failed), onRange: setRange };
+  const onStrip = { onSelect: (row) => select(row).catch(selectFailed), onRange: setRange };
   if (strip) {
     // Drawn from the directory while the capture loaded: now the loaded capture's strip.
     Object.assign(strip, onStrip);
@@ -420,17 +499,22 @@ async function showViews() {
     strip = new Strip($("strip"), $("tooltip"), stripData, onStrip);
   }
   timeline = new Timeline($("timeline"), $("tooltip"), stripData, {
-    onSelect: (row) => select(row, { fit: false }).catch(failed),
-    onSpan: (hit) => spanDetail.show(hit, { index: state.strip.index[hit.span.row], begin_ns: state.strip.begin_ns[hit.span.row] }).catch(failed),
+    onSelect: (row) => select(row, { fit: false }).catch(selectFailed),
+    onSpan: (hit) =>
+      spanDetail
+        .show(hit, { index: state.strip.index[hit.span.row], begin_ns: state.strip.begin_ns[hit.span.row] })
+        .then(() => clearError("span"))
+        .catch(failedTo("span", `open the detail of ${hit.span.name}`)),
     onView: (rows) => strip.setView(rows),
+    counters: capture.counters,
   });
   spanDetail = new SpanDetail($("span-detail"), {
-    onJump: (row) => select(row).catch(failed),
-    onSeries: (kind, name) => detail.show(kind, name).catch(failed),
+    onJump: (row) => select(row).catch(selectFailed),
+    onSeries: showSeries,
   });
-  detail = new Detail($("detail"), $("tooltip"), (row) => select(row).catch(failed));
+  detail = new Detail($("detail"), $("tooltip"), (row) => select(row).catch(selectFailed));
   search = new Search($("search"), $("search-results"), (row, run) => {
-    select(row).catch(failed);
+    select(row).catch(selectFailed);
     if (run) timeline.focus(run);
   });
   flame = new Flame($("flame-panel"), $("tooltip"), capture.threads, () => ({ row: state.selected, range: state.range, frames: state.capture.frame_count }));
@@ -443,22 +527,40 @@ async function showViews() {
     $("diff").hidden = false;
   }) : null;
   const wanted = state.wanted === undefined ? undefined : state.rowOfIndex.get(state.wanted);
-  await Promise.all([loadStats(), select(wanted ?? openingRow(stripData, hitches)), diff, loadIssues()]);
+  // A frame that cannot be read is said (and the rest shown); so is an unreadable incident log,
+  // in the Issues panel.
+  await Promise.all([loadStats(), select(wanted ?? openingRow(stripData, hitches)).catch(selectFailed), diff, loadIssues()]);
   document.body.dataset.ready = "1";
 }
 
 /**
  * The Issues panel, when the capture belongs to a game with a `.framewise/` incident log
- * (`/api/capture` then names it under `issues`); else the panel stays hidden.
+ * (`/api/capture` then names it under `issues`); else the panel stays hidden. When the log
+ * cannot be read (`/api/issues` answers 500: a file of the directory is unreadable), the panel
+ * says so, with the server's reason, and the rest of the page is unaffected: never rejects
+ * (but for a refused token).
  */
 async function loadIssues() {
+  const panel = $("issues");
   if (!state.capture.issues) {
-    $("issues").hidden = true;
+    panel.hidden = true;
     return;
   }
-  const doc = await get("issues");
-  renderIssues($("issues"), doc, state.rowOfIndex, (row) => select(row).catch(failed));
-  $("issues").hidden = false;
+  try {
+    const doc = await get("issues");
+    renderIssues(panel, doc, state.rowOfIndex, (row) => select(row).catch(selectFailed));
+    delete panel.dataset.error;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) throw error;
+    fill(
+      panel,
+      h("h2", {}, "Issues ", h("span", { class: "muted" }, state.capture.issues.dir)),
+      h("p", { class: "panel-error", id: "issues-error" }, `Could not read the game's incident log: ${error.message}`),
+    );
+    panel.dataset.error = error.message;
+    delete panel.dataset.count;
+  }
+  panel.hidden = false;
 }
 
 /**
@@ -493,11 +595,12 @@ async function refresh(capture) {
   if (state.pinned !== null && state.pinned >= count) pin(null);
   strip.setData(stripData);
   strip.setRange(state.range);
-  timeline.setStrip(stripData);
+  timeline.setStrip(stripData, capture.counters);
   spanDetail.refresh();
   renderHitches(hitches);
   const row = onNewest ? count - 1 : Math.min(state.selected ?? 0, count - 1);
-  await Promise.all([loadStats(), select(row), detail.refresh(), loadIssues()]);
+  if (state.shown !== null && state.shown >= count) state.shown = null;
+  await Promise.all([loadStats(), select(row).catch(selectFailed), detail.refresh(), loadIssues()]);
 }
 
 main().catch(failed);

@@ -3,7 +3,7 @@
 // of `framewise diff` ranked by significance). Deltas are coloured by direction only: green where the
 // change is better, red where it is worse; the size of a change is never a colour.
 
-import { DASH, fill, fmtCount, fmtMs, fmtNs, h, table } from "./api.js";
+import { DASH, fill, fmtCount, fmtMs, fmtNs, h, plural, table } from "./api.js";
 import { dataTable } from "./tables.js";
 
 /** The colour class of a delta under its direction; none for zero or unknown. */
@@ -109,7 +109,7 @@ export function renderComparison(root, doc) {
   const c = doc.counts;
   fill(
     root,
-    h("h2", {}, "Compare captures ", h("span", { class: "muted" }, `base = this capture (${fmtCount(doc.base.frames_judged)} frames judged) · candidate = ${doc.cand.file} (${fmtCount(doc.cand.frames_judged)})`)),
+    h("h2", {}, "Compare captures ", h("span", { class: "muted" }, `base = this capture (${plural(doc.base.frames_judged, "frame", "frames")} judged) · candidate = ${doc.cand.file} (${fmtCount(doc.cand.frames_judged)})`)),
     h(
       "div",
       { id: "verdict", class: `verdict verdict-${verdict?.verdict ?? "error"}`, dataset: { verdict: verdict?.verdict ?? "" } },

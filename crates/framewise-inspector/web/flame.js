@@ -6,7 +6,7 @@
 // unchanged), sized by the larger of its two per-frame means. Click a node to zoom into it,
 // click the top bar (or double-click) to zoom out.
 
-import { clip, fill, fitCanvas, fmtCount, fmtNs, get, h, nameColour, nsExact, palette, showTooltip } from "./api.js";
+import { clip, fill, fitCanvas, fmtCount, fmtNs, get, h, nameColour, nsExact, palette, plural, showTooltip } from "./api.js";
 import { dataTable, keyOf } from "./tables.js";
 
 const ROW = 17;
@@ -238,14 +238,14 @@ export class Flame {
       this.diff
       ? [
           n.name,
-          `A ${fmtNs(Math.round(n.a_ns))} per frame (${fmtCount(n.a_calls)} calls)`,
-          `B ${fmtNs(Math.round(n.b_ns))} per frame (${fmtCount(n.b_calls)} calls)`,
+          `A ${fmtNs(Math.round(n.a_ns))} per frame (${plural(n.a_calls, "call", "calls")})`,
+          `B ${fmtNs(Math.round(n.b_ns))} per frame (${plural(n.b_calls, "call", "calls")})`,
           `B − A ${n.delta_ns > 0 ? "+" : ""}${fmtNs(Math.round(n.delta_ns))} per frame`,
         ].join("\n")
       : [
           n.name,
           `total ${fmtNs(n.total_ns)} (${nsExact(n.total_ns)})${whole ? ` · ${((100 * n.total_ns) / whole).toFixed(1)}% of the selection` : ""}`,
-          `self ${fmtNs(n.self_ns)} · ${fmtCount(n.calls)} calls`,
+          `self ${fmtNs(n.self_ns)} · ${plural(n.calls, "call", "calls")}`,
         ].join("\n"),
     );
   }

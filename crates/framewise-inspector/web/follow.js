@@ -4,7 +4,7 @@
 // stops once the writer closed the file. Marks the body for tests: data-generation (the one
 // the page shows) and data-follow-closed.
 
-import { fmtCount, get } from "./api.js";
+import { get, plural } from "./api.js";
 
 const POLL_MS = 1000;
 
@@ -44,7 +44,7 @@ function render(indicator, capture, unreachable = null) {
     return;
   }
   const { generation, closed, last_error: lastError } = capture.follow;
-  const frames = `${fmtCount(capture.frame_count)} frames`;
+  const frames = plural(capture.frame_count, "frame", "frames");
   let text = closed ? `closed · ${frames}` : `live · ${frames}`;
   if (lastError) text += " · last reload failed";
   indicator.textContent = text;

@@ -5,7 +5,7 @@
 // click selects that frame.
 
 import { ago } from "./ago.js";
-import { DASH, fill, fmtCount, h } from "./api.js";
+import { DASH, fill, fmtCount, h, plural } from "./api.js";
 
 function worst(issue) {
   const w = issue.worst;
@@ -24,7 +24,7 @@ export function renderIssues(element, doc, rowOfIndex, onSelect) {
     "h2",
     {},
     "Issues ",
-    h("span", { class: "muted" }, `${issues.length} from ${fmtCount(doc.incidents)} incidents in ${doc.ledger.dir}`),
+    h("span", { class: "muted" }, `${issues.length} from ${plural(doc.incidents, "incident", "incidents")} in ${doc.ledger.dir}`),
   );
   const notes = [];
   if (doc.automated_left_out > 0) notes.push(`${fmtCount(doc.automated_left_out)} automated (bench, CI) left out`);

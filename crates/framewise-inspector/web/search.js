@@ -6,7 +6,7 @@
 // frame selects the frame, and the keys go back to the page. `/` focuses the box, Esc closes
 // the results and cancels a search not yet answered (its answer does not reopen them).
 
-import { DASH, fill, fmtCount, fmtNs, get, h } from "./api.js";
+import { DASH, fill, fmtCount, fmtNs, get, h, plural } from "./api.js";
 
 const LIMIT = 10;
 const DEBOUNCE_MS = 120;
@@ -126,7 +126,7 @@ export class Search {
     return h(
       "section",
       { class: "search-group", dataset: { kind: match.kind, name: match.name } },
-      h("h3", {}, h("span", { class: "muted" }, `${what} `), match.name, h("span", { class: "muted small" }, ` · in ${fmtCount(match.frames)} frames · worst ${rank}`)),
+      h("h3", {}, h("span", { class: "muted" }, `${what} `), match.name, h("span", { class: "muted small" }, ` · in ${plural(match.frames, "frame", "frames")} · worst ${rank}`)),
       h(
         "ol",
         {},
@@ -160,9 +160,9 @@ export class Search {
         {},
         h("span", { class: "muted" }, `${what} `),
         match.name,
-        h("span", { class: "muted small" }, ` · ${fmtCount(total)} ${total === 1 ? "run" : "runs"} in ${fmtCount(match.frames)} frames · longest first`),
+        h("span", { class: "muted small" }, ` · ${plural(total, "run", "runs")} in ${plural(match.frames, "frame", "frames")} · longest first`),
       ),
-      complete ? null : h("p", { class: "muted small" }, `The longest in the ${fmtCount(read)} frames with the largest totals (the search stopped there).`),
+      complete ? null : h("p", { class: "muted small" }, `The longest in the ${read === 1 ? "frame" : `${fmtCount(read)} frames`} with the largest totals (the search stopped there).`),
       h(
         "ol",
         {},

@@ -4,7 +4,7 @@
 // few, the selected frame marked. Hover reads a column's value; a click selects its frame.
 // With more rows than pixels a column shows its largest value, and a click selects that row.
 
-import { DASH, fill, fitCanvas, fmtCount, fmtMs, get, h, palette, showTooltip } from "./api.js";
+import { DASH, fill, fitCanvas, fmtCount, fmtMs, get, h, palette, plural, showTooltip } from "./api.js";
 
 const LEFT = 64; // the axis labels
 const BOTTOM = 14;
@@ -39,7 +39,7 @@ export class Detail {
       h(
         "p",
         { class: "muted small" },
-        `ran in ${fmtCount(ran.length)} of ${fmtCount(series.values.length)} rows · ` +
+        `ran in ${fmtCount(ran.length)} of ${plural(series.values.length, "row", "rows")} · ` +
           `min ${ran.length ? this.fmt(min) : DASH} · max ${ran.length ? this.fmt(max) : DASH} · ` +
           "gaps are rows where it did not run (never drawn as 0) · hover reads a frame, a click selects it",
       ),

@@ -3,7 +3,7 @@
 // capture (framewise summarize's per-frame totals) and the frames where it was worst
 // (/api/search), each a click away.
 
-import { DASH, fill, fmtCount, fmtMs, fmtNs, get, h, nsExact } from "./api.js";
+import { DASH, fill, fmtCount, fmtMs, fmtNs, get, h, nsExact, plural } from "./api.js";
 
 const WORST = 8;
 
@@ -46,7 +46,7 @@ export class SpanDetail {
             "p",
             { class: "lows", id: "span-distribution" },
             ["p50", "p95", "p99", "max"].map((key) => h("span", {}, `${key} `, h("b", { dataset: { key } }, fmtMs(whole[key])))),
-            h("span", {}, `in ${fmtCount(whole.count)} frames · ${fmtCount(whole.calls)} calls`),
+            h("span", {}, `in ${plural(whole.count, "frame", "frames")} · ${plural(whole.calls, "call", "calls")}`),
             h("button", { type: "button", id: "span-series", onclick: () => this.onSeries(kind, span.name) }, "value per frame"),
           )
         : h("p", { class: "muted" }, `${DASH} not in the statistics (it ran only in paused frames)`),

@@ -2,7 +2,7 @@
 // as the analysis computed them (milliseconds), never recomputed. A null is "—" with its
 // reason. Clicking a scope, pass or counter opens its per-frame series (series.js).
 
-import { DASH, cell, fill, fmtCount, fmtMs, fmtPct, h, table } from "./api.js";
+import { DASH, cell, fill, fmtCount, fmtMs, fmtPct, h, plural, table } from "./api.js";
 import { dataTable, keyOf } from "./tables.js";
 
 export const QUANTIZATION_NOTE =
@@ -11,7 +11,9 @@ export const QUANTIZATION_NOTE =
 
 const FRAME_STATS = ["count", "avg", "min", "p01", "p50", "p90", "p95", "p99", "p999", "max"];
 /** How a statistic's key is printed: `p999` is the 99.9th percentile. */
-const LABELS = { p01: "p1", p999: "p99.9" };
+const LABELS = { p01: "p1", p999: "p99.9", low_1pct_fps: "1% low", low_01pct_fps: "0.1% low", jank_ratio: "jank", spike_ratio: "spike" };
+/** The order the page prints the frame's statistics in (the null reasons' list follows it). */
+const NOTE_ORDER = [...FRAME_STATS, "fps", "low_1pct_fps", "low_01pct_fps", "class", "jank_ratio", "spike_ratio"];
 const label = (key) => LABELS[key] ?? key;
 const TIMED_COLUMNS = ["p50", "p95", "max", "total", "self"];
 
@@ -19,8 +21,9 @@ const TIMED_COLUMNS = ["p50", "p95", "max", "total", "self"];
 export function renderStats(root, stats, onPick) {
   const frame = stats.frame;
   const reasons = { ...(frame.null_reasons ?? {}) };
-  const rangeText = `rows ${stats.range.from}–${stats.range.to - 1} (${fmtCount(stats.range.to - stats.range.from)} rows, ` +
-    `${fmtCount(frame.count)} frames with a period, paused excluded)`;
+  const rows = stats.range.to - stats.range.from;
+  const rangeText = `${rows === 1 ? `row ${stats.range.from}` : `rows ${stats.range.from}–${stats.range.to - 1}`} (${plural(rows, "row", "rows")}, ` +
+    `${plural(frame.count, "frame", "frames")} with a period, paused excluded)`;
   const frameRow = (label, block, id) =>
     h(
       "tr",
@@ -45,7 +48,11 @@ export function renderStats(root, stats, onPick) {
     ),
     h("span", { class: "muted" }, `jank ${fmtPct(frame.jank_ratio)} · spike ${fmtPct(frame.spike_ratio)}`),
   );
-  const nullNotes = Object.entries(reasons).map(([key, reason]) => h("li", {}, `${key}: ${DASH} ${reason}`));
+  // In the order the page prints them, by the names it prints (p1, p99.9, 1% low), never the JSON keys.
+  const order = (key) => (NOTE_ORDER.includes(key) ? NOTE_ORDER.indexOf(key) : NOTE_ORDER.length);
+  const nullNotes = Object.entries(reasons)
+    .sort(([a], [b]) => order(a) - order(b))
+    .map(([key, reason]) => h("li", { dataset: { key } }, `${label(key)}: ${DASH} ${reason}`));
   fill(
     root,
     h("h2", {}, "Statistics ", h("span", { class: "muted", id: "stats-range" }, rangeText)),

@@ -249,6 +249,7 @@ export class Strip {
 
   setSelected(row) {
     this.selected = row;
+    this.canvas.dataset.selected = row === null ? "" : String(row);
     this.redraw();
   }
 

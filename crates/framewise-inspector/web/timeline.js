@@ -4,12 +4,15 @@
 // depth), a separate GPU track labelled nominal (GPU durations as measured, placed at each
 // frame's CPU anchor: the two clocks are never merged), instant marks, frame boundaries with
 // their indices, hitch shading, and counters as step tracks under the lanes (a gap where a
-// frame did not record one). From one frame to a few hundred: wheel or W/S zoom, drag or A/D
-// pan, F (or a double-click) fits the selection. Ticks gain decimals as the view narrows.
-// Hover names a span; a click on one opens its detail and selects its frame; a click between
-// spans selects the frame under the pointer.
+// frame did not record one). From one frame to the whole capture: wheel or W/S zoom, drag or
+// A/D pan, F (or a double-click) fits the selection. Past MAX_SPAN_FRAMES frames in view the
+// spans are not drawn, and the counters come from /api/series (every counter's value per row,
+// fetched once: the server keeps them in memory) rather than the window's chunks, each pixel
+// column showing the largest value of the frames in it. Ticks gain decimals as the view
+// narrows. Hover names a span or reads a counter; a click on a span opens its detail and
+// selects its frame; a click between spans selects the frame under the pointer.
 
-import { afterNextPaint, clip, fitCanvas, fmtCount, fmtNs, nameColour, nsExact, palette, showTooltip } from "./api.js";
+import { afterNextPaint, clip, fitCanvas, fmtCount, fmtNs, get, nameColour, nsExact, palette, showTooltip } from "./api.js";
 import { tickLabel, tickStep } from "./ticks.js";
 import { WindowCache, spanOf } from "./window.js";
 
@@ -19,6 +22,8 @@ const FRAMES = 15; // the row of frame indices under the ruler
 const ROW = 17;
 const LANE_GAP = 8;
 const COUNTER = 26;
+/** The line that says why no span is drawn (too many frames in view, loading, an error). */
+const NOTE = 16;
 /** Past this many frames in view, spans are not drawn (frames, hitches and counters are). */
 export const MAX_SPAN_FRAMES = 400;
 export const GPU_LABEL = "GPU (nominal)";
@@ -27,14 +32,18 @@ export class Timeline {
   /**
    * `strip` is /api/strip (where every frame lies); `onSelect(row)` when a click in the
    * timeline selects a frame, `onSpan(hit)` when it opens a span, `onView(rows)` when the
-   * rows in view change (the strip shows them).
+   * rows in view change (the strip shows them). `counters` are /api/capture's (`{name, kind}`,
+   * by id): the tracks drawn from their series when the view holds too many frames for spans.
    */
-  constructor(canvas, tooltip, strip, { onSelect, onSpan, onView }) {
+  constructor(canvas, tooltip, strip, { onSelect, onSpan, onView, counters = [] }) {
     this.canvas = canvas;
     this.tooltip = tooltip;
     this.onSelect = onSelect;
     this.onSpan = onSpan;
     this.onView = onView;
+    this.counterList = counters;
+    this.series = null;
+    this.hoverAt = null;
     this.cache = null;
     this.loadError = null;
     this.selected = null;
@@ -52,6 +61,7 @@ export class Timeline {
     canvas.addEventListener("pointerleave", () => {
       this.tooltip.hidden = true;
       this.pointer = null; // W/S zoom at the centre again
+      this.hoverAt = null;
     });
     canvas.addEventListener("dblclick", () => this.fit());
     // Redrawn when its width changes; its height is the draw's own doing (the lanes'), and
@@ -61,7 +71,12 @@ export class Timeline {
     }).observe(canvas);
   }
 
-  setStrip(strip) {
+  /** The strip (and, when given, /api/capture's counters) of a capture that grew (followed). */
+  setStrip(strip, counters = null) {
+    if (counters && JSON.stringify(counters) !== JSON.stringify(this.counterList)) {
+      this.counterList = counters;
+      this.series = null; // fetched again, for every counter, when next needed
+    }
     this.strip = strip;
     this.count = strip.begin_ns.length;
     if (this.cache) this.cache.setCount(this.count);
@@ -185,8 +200,18 @@ export class Timeline {
   async ensure() {
     const rows = this.rowsInView();
     this.onView?.(rows);
-    if (rows.to - rows.from > MAX_SPAN_FRAMES || this.count === 0) return;
-    if (!this.cache.has(rows.from, rows.to)) {
+    if (this.count === 0) return;
+    if (rows.to - rows.from > MAX_SPAN_FRAMES) {
+      // No spans at this zoom: the counters' series instead (drawn once they are in).
+      const loading = this.loadSeries();
+      if (loading) {
+        await loading;
+        this.draw();
+      }
+      return;
+    }
+    if (this.cache.has(rows.from, rows.to)) this.loadError = null;
+    else {
       const seq = ++this.seq;
       const started = performance.now();
       const cold = this.cache.missingRows(rows.from, rows.to);
@@ -222,6 +247,50 @@ export class Timeline {
     if (seq !== this.seq) return;
     const pad = Math.max(8, rows.to - rows.from);
     this.cache.load(Math.max(0, rows.from - pad), Math.min(this.count, rows.to + pad), "low").catch(() => {});
+  }
+
+  /**
+   * Every counter's value per row, `/api/series` (the per-frame values the server keeps in
+   * memory: no frame is read), for the views that hold too many frames for /api/window: asked
+   * for the first time such a view is drawn, and again once a followed capture grew (or after
+   * a failure). Returns the promise of their arrival, or null when they are in already.
+   */
+  loadSeries() {
+    const known = this.series;
+    if (known && known.count === this.count && (known.pending || known.failed.size === 0)) return known.pending;
+    // A followed capture grew: the values known are drawn until the new ones are in (the rows
+    // they lack are "not fetched yet").
+    const series = { count: this.count, values: new Map(known?.values ?? []), failed: new Map(), pending: null };
+    this.series = series;
+    series.pending = Promise.all(
+      this.counterList.map((counter, id) =>
+        get("series", { kind: "counter", name: counter.name }).then(
+          (doc) => series.values.set(id, doc.values),
+          (error) => series.failed.set(id, error.message),
+        ),
+      ),
+    ).then(() => {
+      series.pending = null;
+    });
+    return series.pending;
+  }
+
+  /**
+   * The counter tracks of a view with too many frames for spans: every counter of the capture,
+   * in its order, with its series (`values`, one per row; null where the frame did not record
+   * it) once fetched, or why not (`failed`), or none yet (`loading`).
+   */
+  seriesCounters() {
+    const series = this.series;
+    return this.counterList.map((counter, id) => ({
+      id,
+      name: counter.name,
+      kind: counter.kind,
+      series: true,
+      values: series?.values.get(id) ?? null,
+      failed: series?.failed.get(id) ?? null,
+      loading: !series || series.pending !== null,
+    }));
   }
 
   /**
@@ -275,9 +344,13 @@ export class Timeline {
     const started = performance.now();
     const colours = palette();
     const rows = this.rowsInView();
+    const zoomedOut = rows.to - rows.from > MAX_SPAN_FRAMES;
     const { chunks, complete } = this.cache.loaded(rows.from, rows.to);
-    const { tracks: loaded, marks, counters } = this.joined(chunks);
-    const spansShown = rows.to - rows.from <= MAX_SPAN_FRAMES && chunks.length > 0;
+    const { tracks: loaded, marks, counters: windowCounters } = this.joined(chunks);
+    // Zoomed out, the chunks fetched cover a part of the view at most: the counters come from
+    // their series, over every frame in view.
+    const counters = zoomedOut ? this.seriesCounters() : windowCounters;
+    const spansShown = !zoomedOut && chunks.length > 0;
     const tracks = spansShown ? loaded : [];
     let height = RULER + FRAMES;
     this.layout = tracks.map((track) => {
@@ -285,7 +358,8 @@ export class Timeline {
       height = lane.top + track.rows * ROW;
       return lane;
     });
-    const counterTop = height + LANE_GAP;
+    // Without spans, a line says why, above the counters (never over them).
+    const counterTop = height + LANE_GAP + (spansShown ? 0 : NOTE);
     height = Math.max(counterTop + counters.length * COUNTER + 4, RULER + FRAMES + 60);
     // While the view's spans load, the canvas keeps the height it had: shrinking it to the
     // empty lanes and growing it back when they arrive moved everything under it twice a
@@ -346,11 +420,17 @@ export class Timeline {
     if (!spansShown) {
       g.fillStyle = colours.muted;
       const why = this.loadError !== null ? `could not load the spans: ${this.loadError}` : rows.to - rows.from <= MAX_SPAN_FRAMES ? "loading spans…" : `${fmtCount(rows.to - rows.from)} frames in view: zoom in (W) to ${MAX_SPAN_FRAMES} or fewer to see their spans`;
-      g.fillText(why, GUTTER + 8, RULER + FRAMES + 16);
+      g.fillText(why, GUTTER + 8, RULER + FRAMES + LANE_GAP / 2 + NOTE / 2);
     }
-    this.drawCounters(g, counters, counterTop, colours);
+    if (zoomedOut) this.drawSeriesCounters(g, counters, counterTop, colours, rows);
+    else this.drawCounters(g, counters, counterTop, colours);
     this.drawFocus(g, colours);
     const c = this.canvas.dataset;
+    // Where the counter tracks come from: the window's chunks, or (zoomed out) the counters'
+    // series, "loading", "ready" or "failed" (tests).
+    c.counterSource = zoomedOut ? "series" : "window";
+    c.seriesState = !zoomedOut ? "" : counters.some((t) => t.failed) ? "failed" : counters.some((t) => t.loading) ? "loading" : "ready";
+    if (zoomedOut) c.seriesCounters = JSON.stringify(counters.map((counter) => counter.name));
     if (complete && chunks.length > 0) {
       // The rows whose spans are drawn, and what they hold (tests compare it with /api/window).
       c.rows = JSON.stringify([chunks[0].from, chunks[chunks.length - 1].to]);
@@ -365,6 +445,9 @@ export class Timeline {
     c.layout = JSON.stringify({ gutter: GUTTER, row: ROW, tops: this.layout.map((lane) => lane.top), counterTop, counter: COUNTER });
     c.drawMs = (performance.now() - started).toFixed(2);
     if (this.selected !== null && complete && chunks.length > 0 && rows.from <= this.selected && this.selected < rows.to) this.markPainted(this.selected);
+    // What is under a still pointer changed (a zoom, a pan by key, data arrived): its tooltip
+    // says what is there now.
+    if (this.hoverAt && !this.pan) this.hover(this.hoverAt);
   }
 
   /**
@@ -499,6 +582,67 @@ export class Timeline {
     });
   }
 
+  /**
+   * Zoomed out, each counter a track over every frame in view from its series: each pixel
+   * column the largest |value| of the frames in it (the row holding it kept for the hover), a
+   * gap where none of them recorded the counter; "loading" until the series is in.
+   */
+  drawSeriesCounters(g, counters, top, colours, rows) {
+    this.counterLayout = [];
+    const columns = Math.max(1, Math.ceil(this.width - GUTTER));
+    counters.forEach((counter, i) => {
+      const y0 = top + i * COUNTER;
+      const inner = COUNTER - 6;
+      g.fillStyle = colours.grid;
+      g.fillRect(GUTTER, y0 + COUNTER - 2, this.width - GUTTER, 1);
+      g.fillStyle = colours.muted;
+      g.fillText(clip(g, counter.name, GUTTER - 10), 6, y0 + COUNTER / 2);
+      const entry = { counter, top: y0, peakRow: null };
+      this.counterLayout.push(entry);
+      const values = counter.values;
+      if (!values) {
+        const why = counter.failed ? `could not load its values: ${counter.failed}` : "loading its values…";
+        g.fillText(clip(g, why, this.width - GUTTER - 12), GUTTER + 6, y0 + COUNTER / 2);
+        return;
+      }
+      const peak = new Float64Array(columns);
+      const peakRow = new Int32Array(columns).fill(-1);
+      let max = 0;
+      for (let r = rows.from; r < Math.min(rows.to, values.length); r++) {
+        const v = values[r];
+        if (v === null || v === undefined) continue;
+        const [b, e] = this.frameSpan(r);
+        const x0 = this.x(b) - GUTTER;
+        const x1 = this.x(e) - GUTTER;
+        if (x1 < 0 || x0 >= columns) continue;
+        const a = Math.abs(v);
+        max = Math.max(max, a);
+        const c0 = Math.max(0, Math.floor(x0));
+        const c1 = Math.min(columns - 1, Math.max(c0, Math.ceil(x1) - 1));
+        for (let c = c0; c <= c1; c++) {
+          if (peakRow[c] < 0 || a > peak[c]) {
+            peak[c] = a;
+            peakRow[c] = r;
+          }
+        }
+      }
+      entry.peakRow = peakRow;
+      g.fillStyle = counter.kind === "gauge" ? colours.gpu : colours.work;
+      g.globalAlpha = 0.75;
+      for (let c = 0; c < columns; ) {
+        const row = peakRow[c];
+        let end = c + 1;
+        while (end < columns && peakRow[end] === row) end++;
+        if (row >= 0) {
+          const h = max > 0 ? (peak[c] / max) * inner : 0;
+          g.fillRect(GUTTER + c, y0 + 2 + inner - h, end - c, Math.max(1, h));
+        }
+        c = end;
+      }
+      g.globalAlpha = 1;
+    });
+  }
+
   /** Keyboard (Perfetto's): W/S zoom in/out at the pointer (else the centre), A/D pan, F fits. */
   key(key) {
     const span = this.view.to - this.view.from;
@@ -520,6 +664,7 @@ export class Timeline {
 
   wheel(event) {
     event.preventDefault();
+    this.hoverAt = { offsetX: event.offsetX, offsetY: event.offsetY };
     const at = this.nsAt(event.offsetX);
     const factor = Math.exp(Math.sign(event.deltaY) * Math.min(Math.abs(event.deltaY), 200) * 0.002);
     const span = (this.view.to - this.view.from) * factor;
@@ -534,6 +679,7 @@ export class Timeline {
 
   pointerMove(event) {
     this.pointer = event.offsetX;
+    this.hoverAt = { offsetX: event.offsetX, offsetY: event.offsetY };
     // A pan lasts while the button is held: a move without it (a release the page never
     // saw, or a move the browser made up after a scroll) ends it, never moves the view.
     if (this.pan && (event.buttons & 1) === 0) this.pan = null;
@@ -589,7 +735,7 @@ export class Timeline {
         .filter(Boolean)
         .join("\n");
     } else {
-      this.tooltip.textContent = `${counter.name} (${counter.kind}) in frame ${this.strip.index[counter.row]}: ${counter.value === null ? "not recorded" : fmtCount(counter.value)}`;
+      this.tooltip.textContent = counter.text;
     }
     showTooltip(this.tooltip, this.canvas, event, this.tooltip.textContent);
   }
@@ -611,12 +757,40 @@ export class Timeline {
     return null;
   }
 
+  /**
+   * The counter track under the pointer and what it reads there (`text`): the frame's value;
+   * "not recorded" only for a frame whose values are in and lack it (else that they are not
+   * in yet, or why not). Zoomed out, a pixel column's frame is the one whose value it shows
+   * (its largest).
+   */
   counterAt(px, py) {
     if (px < GUTTER) return null;
     const entry = (this.counterLayout ?? []).find((c) => py >= c.top && py < c.top + COUNTER);
     if (!entry) return null;
-    const row = this.rowAt(this.nsAt(px));
-    const sample = entry.counter.values.find((v) => v.row === row);
-    return { name: entry.counter.name, kind: entry.counter.kind, row, value: sample ? sample.value : null };
+    const { counter } = entry;
+    const head = `${counter.name} (${counter.kind})`;
+    const frame = (r) => this.strip.index[r];
+    // Before the first frame or after the last: no frame, nothing to read.
+    const ns = this.nsAt(px);
+    if (this.count === 0 || ns < this.strip.begin_ns[0] || ns > this.frameSpan(this.count - 1)[1]) return null;
+    const under = this.rowAt(ns);
+    if (counter.series) {
+      // Zoomed out: the counter's series.
+      if (!counter.values) return { counter, row: under, text: `${head} in frame ${frame(under)}: ${counter.failed ? `could not load its values: ${counter.failed}` : "its values are loading…"}` };
+      const column = Math.floor(px - GUTTER);
+      const first = this.rowAt(this.nsAt(GUTTER + column));
+      const last = Math.max(first, this.rowAt(this.nsAt(GUTTER + column + 1) - 1e-6));
+      const span = last > first ? `\n(the largest of frames ${frame(first)}–${frame(last)}, in this pixel column)` : "";
+      const row = entry.peakRow?.[column] ?? -1;
+      if (row >= 0) return { counter, row, value: counter.values[row], text: `${head} in frame ${frame(row)}: ${fmtCount(counter.values[row])}${span}` };
+      const unknown = counter.values[under] === undefined; // a followed capture grew since they were fetched
+      const where = last > first ? `frames ${frame(first)}–${frame(last)}` : `frame ${frame(under)}`;
+      return { counter, row: under, value: null, text: `${head} in ${where}: ${unknown ? "not fetched yet" : "not recorded"}` };
+    }
+    const sample = counter.values.find((v) => v.row === under);
+    if (sample) return { counter, row: under, value: sample.value, text: `${head} in frame ${frame(under)}: ${fmtCount(sample.value)}` };
+    // A frame whose chunk is not in yet has no values to say anything of.
+    const fetched = this.cache.has(under, under + 1);
+    return { counter, row: under, value: null, text: `${head} in frame ${frame(under)}: ${fetched ? "not recorded" : "not fetched yet (loading)"}` };
   }
 }

@@ -4,13 +4,17 @@
 //   node inspector.test.mjs URL [--expect-recovered] [--expect-gpu] [--expect-issues]
 //   node inspector.test.mjs URL --follow
 //   node inspector.test.mjs URL --loading
+//   node inspector.test.mjs URL --issues-broken | --file-changed | --zoomed-out
 //
 // URL is the address `framewise view` printed (http://127.0.0.1:PORT/?token=…). With
 // --follow the capture is still being written: once the page shows it live, the script
 // prints "ready N" (N frames drawn) and waits for the writer (tests/browser.rs) to append
 // frames and close the file, then checks that the strip grew and the page says closed. With
 // --loading the server holds the capture's load: the script checks the strip is painted while
-// it loads, prints "painted N" and waits for the test to release the load (loading.mjs). Env:
+// it loads, prints "painted N" and waits for the test to release the load (loading.mjs). With
+// --issues-broken the game's incident log cannot be read, with --file-changed the capture's
+// file is cut short once the script prints "ready N" (failures.mjs); with --zoomed-out the
+// capture has thousands of frames with a counter (counters.mjs). Env:
 // FRAMEWISE_CHROMIUM (default: chromium on PATH), FRAMEWISE_BROWSER_SHOT (save a full-page
 // screenshot there), FRAMEWISE_BROWSER_SHOTS (a directory: save every view at 1280×720).
 // Exit 0 when every check holds; else 1 with one line naming the first that did not.
@@ -30,6 +34,8 @@ import { checkComparison } from "./compare.mjs";
 import { takeShots } from "./shots.mjs";
 import { checkLoadingHeight, checkSelection } from "./selection.mjs";
 import { runLoading } from "./loading.mjs";
+import { runFileChanged, runIssuesBroken } from "./failures.mjs";
+import { runZoomedOut } from "./counters.mjs";
 
 const args = process.argv.slice(2);
 const address = args.find((arg) => !arg.startsWith("--"));
@@ -38,6 +44,9 @@ const expectGpu = args.includes("--expect-gpu");
 const following = args.includes("--follow");
 const expectIssues = args.includes("--expect-issues");
 const loadingMode = args.includes("--loading");
+/** The modes that check one thing each against the address (their module, their runner). */
+const MODES = { "--issues-broken": runIssuesBroken, "--file-changed": runFileChanged, "--zoomed-out": runZoomedOut };
+const mode = Object.keys(MODES).find((flag) => args.includes(flag));
 
 function chromiumPath() {
   if (process.env.FRAMEWISE_CHROMIUM) return process.env.FRAMEWISE_CHROMIUM;
@@ -394,7 +403,13 @@ async function main() {
       ],
       timeout: TIMEOUT_MS,
     });
-    const summary = following ? await runFollow(context) : loadingMode ? await runLoading(context, address) : await run(context);
+    const summary = mode
+      ? await MODES[mode](context, apiClient(new URL(address)), address)
+      : following
+        ? await runFollow(context)
+        : loadingMode
+          ? await runLoading(context, address)
+          : await run(context);
     console.log(`ok: inspector ${summary}${expectRecovered ? ", recovered banner shown" : ""}${expectGpu ? ", GPU track shown" : ""}`);
   } finally {
     await context?.close().catch(() => {});
