@@ -249,10 +249,12 @@ fn a_ten_percent_slowdown_is_never_called_an_improvement_and_its_power_is_stated
     }
 }
 
-/// Rewrites a fixture from a bench's captures:
-/// `FRAMEWISE_BENCH_RUNS=.framewise/bench/NAME-<stamp> FRAMEWISE_BENCH_FIXTURE=demo-runs-quiet.json
+/// Rewrites a fixture from a bench's captures (an absolute directory: the test runs in the
+/// crate's own directory):
+/// `FRAMEWISE_BENCH_RUNS=$PWD/.framewise/bench/NAME-<stamp> FRAMEWISE_BENCH_FIXTURE=demo-runs-quiet.json
 /// FRAMEWISE_BENCH_SOURCE="how the runs were taken" cargo test -p framewise-analysis
-/// --test tests -- --ignored regenerate`.
+/// --test tests -- --ignored regenerate`. Refuses a directory with no `run-1.sgpt` rather
+/// than write a fixture of no run.
 #[test]
 #[ignore = "rewrites the fixture from real captures"]
 fn regenerate_the_demo_runs_fixture() {
@@ -272,6 +274,12 @@ fn regenerate_the_demo_runs_fixture() {
                 .collect(),
         );
     }
+    assert!(
+        runs.len() >= 3,
+        "{}: {} run-K.sgpt capture(s) found, a fixture needs 3 or more (is the directory absolute?)",
+        dir.display(),
+        runs.len()
+    );
     let fx = Fixture {
         source: std::env::var("FRAMEWISE_BENCH_SOURCE").expect("FRAMEWISE_BENCH_SOURCE"),
         warmup: 120,
