@@ -82,8 +82,9 @@ pub fn skipped_line(info: &LedgerInfo) -> Option<String> {
             line.push_str("; ");
         }
         line.push_str(&format!(
-            "skipped in {FIXES_FILE}: {} lines",
-            info.fixes_skipped
+            "skipped in {FIXES_FILE}: {}",
+            crate::list::Noun("line", "lines")
+                .count(usize::try_from(info.fixes_skipped).unwrap_or(usize::MAX))
         ));
     }
     (!line.is_empty()).then_some(line)

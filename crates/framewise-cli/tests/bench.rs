@@ -728,6 +728,15 @@ fn hook_status_is_silent_unless_running_or_breached() {
     let run = dir.run(&["hook-status"]).expect(0);
     assert_eq!(run.stdout, "", "ended, nothing breached: silence");
     std::fs::remove_file(dir.path(".framewise/perf.jsonl")).expect("the log");
+    // An incident log that does not read is refused, not taken for a session still running.
+    std::fs::create_dir(dir.path(".framewise/perf.jsonl")).expect("a directory in its place");
+    let run = dir.run(&["hook-status"]).expect(4);
+    assert!(
+        run.one_error_line().contains("perf.jsonl"),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_dir(dir.path(".framewise/perf.jsonl")).expect("removed");
     // An old profile with nothing breached: silence; breached: said.
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
     let set_old = |dir: &Dir| {

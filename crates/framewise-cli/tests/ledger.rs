@@ -434,7 +434,31 @@ fn a_fix_is_measured_appended_and_listed() {
     let run = one.run(&["fix", "--title", "t"]).expect(4);
     assert!(run
         .one_error_line()
-        .contains("a fix needs two builds with evidence"));
+        .contains("a fix's default windows are the ledger's last two builds with evidence"));
+    // A before window given: the after window is the latest build, which one build has.
+    let run = one
+        .run(&[
+            "fix",
+            "--title",
+            "t",
+            "--before",
+            "2026-11-30T00:00Z..2026-11-30T01:00Z",
+            "--dry-run",
+            "--format",
+            "json",
+        ])
+        .expect(0);
+    let json = run.json();
+    assert_eq!(json["fix"]["after"]["build"], "only", "{json}");
+    // The empty before window measured nothing: no rate, not 0 an hour.
+    assert!(
+        json["fix"]["before"]["hitches_per_hour"].is_null(),
+        "{json}"
+    );
+    // An after window given, the before one left out: the build before the latest, which a
+    // ledger of one build does not have.
+    one.run(&["fix", "--title", "t", "--after", "only", "--dry-run"])
+        .expect(4);
 }
 
 #[test]
@@ -687,17 +711,7 @@ fn watch_wakes_on_meaningful_records_only() {
     // Armed at the end: nothing old wakes; a new record does, counted with the old ones.
     let run = dir.run(&["watch", "--once"]).expect(0);
     assert_eq!(run.stdout, "");
-    let mut child = spawn_watch(
-        &dir,
-        &[
-            "--timeout",
-            "300",
-            "--interval-ms",
-            "20",
-            "--format",
-            "json",
-        ],
-    );
+    let mut child = spawn_watch(&dir, &WATCH_JSON);
     let mut log = Appender::open(fw.join("perf.jsonl")).expect("open");
     log.append(&usermark(160)).expect("append");
     // A line in two writes: the watch holds the first half until its newline lands.
@@ -727,6 +741,41 @@ fn watch_wakes_on_meaningful_records_only() {
     assert_eq!(wakes[1]["count"], 4, "three before the watch, this one");
     assert_eq!(wakes[1]["fp"], id(COMPILE).as_str());
 }
+
+/// A ledger replaced by a shorter one (rotated, rewritten) is read from its start, and its
+/// footprints are counted afresh: `×N` is the count in the ledger, not in the watch's memory.
+#[test]
+fn watch_counts_a_replaced_ledger_afresh() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    let mut child = spawn_watch(&dir, &WATCH_JSON);
+    let replacement = fw.join("perf.jsonl.new");
+    let mut log = Appender::open(&replacement).expect("open");
+    log.append(&hitch(1, "c", 140.0, COMPILE)).expect("append");
+    drop(log);
+    std::fs::rename(&replacement, fw.join("perf.jsonl")).expect("replaced");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut text = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut text).expect("a wake line");
+    child.kill().expect("kill");
+    child.wait().expect("wait");
+    let wake: Value = serde_json::from_str(&text).expect("json wake");
+    assert_eq!(wake["record"]["frame_ms"], 140.0, "{wake}");
+    assert_eq!(
+        wake["count"], 1,
+        "the one occurrence the new ledger holds: {wake}"
+    );
+}
+
+/// A watch that polls every 20 ms for 5 minutes and prints JSON wakes.
+const WATCH_JSON: [&str; 6] = [
+    "--timeout",
+    "300",
+    "--interval-ms",
+    "20",
+    "--format",
+    "json",
+];
 
 /// Starts `framewise watch ARGS` in `dir` and returns once it is armed (its stderr line).
 fn spawn_watch(dir: &Dir, args: &[&str]) -> std::process::Child {

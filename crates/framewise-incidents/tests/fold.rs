@@ -290,6 +290,19 @@ fn the_widest_window_summarises_every_record() {
     assert_eq!(all.hitches_per_hour, Some(0.0), "hitches over all of time");
 }
 
+/// A window nothing ran in (no heartbeat, hitch or jitter) has no hitch rate: 0 an hour would
+/// read as a measured one, and a fix whose before-window is empty as a regression to any rate.
+#[test]
+fn a_window_with_no_evidence_has_no_hitch_rate() {
+    let records = two_builds();
+    let ledger = Ledger::new(&records);
+    let empty = summarize_window(&ledger, DAY0_MS - 10 * MINUTE_MS, DAY0_MS - MINUTE_MS);
+    assert_eq!((empty.beats, empty.hitches), (0, 0));
+    assert_eq!(empty.hitches_per_hour, None);
+    let json = serde_json::to_string(&empty).expect("serializes");
+    assert!(!json.contains("hitches_per_hour"), "{json}");
+}
+
 #[test]
 fn history_draws_a_gap_where_there_is_no_evidence() {
     let records = two_builds();

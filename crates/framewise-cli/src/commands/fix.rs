@@ -131,8 +131,13 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<FixView>> {
             info.dir
         );
     }
-    let mut footprints = args.footprints.clone();
-    footprints.dedup();
+    // Each footprint once, in the order given (`a,b,a` is `a,b`).
+    let mut footprints: Vec<String> = Vec::with_capacity(args.footprints.len());
+    for fp in &args.footprints {
+        if !footprints.contains(fp) {
+            footprints.push(fp.clone());
+        }
+    }
     let request = FixRequest {
         title: args.title.clone(),
         issue: args.issue.clone(),
@@ -198,12 +203,13 @@ fn window_line(label: &str, w: &FixWindow) -> String {
         .as_deref()
         .map_or_else(|| "range".to_owned(), |b| format!("build {b}"));
     let mut line = format!(
-        "{label:<6} {what} · {} → {} · p95 {} · median {} · {} hitches",
+        "{label:<6} {what} · {} → {} · p95 {} · median {} · {}",
         s.from,
         s.to,
         table::ms_unit(s.p95_ms),
         table::ms_unit(s.median_ms),
-        s.hitches,
+        crate::list::Noun("hitch", "hitches")
+            .count(usize::try_from(s.hitches).unwrap_or(usize::MAX)),
     );
     if let Some(rate) = s.hitches_per_hour {
         line.push_str(&format!(" ({rate}/h)"));

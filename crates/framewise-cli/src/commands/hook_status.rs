@@ -48,7 +48,13 @@ pub fn lines(dir: &Path, cfg: &config::Config) -> anyhow::Result<Vec<String>> {
         .and_then(|m| SystemTime::now().duration_since(m).ok())
         .is_some_and(|age| age <= RUNNING_WITHIN);
     let profile = crate::commands::check::read_profile(&path)?;
-    let log = framewise_incidents::read_all(&dir.join(framewise_incidents::PERF_FILE)).ok();
+    // No incident log yet is no session end yet; one that does not read (a directory, a FIFO)
+    // is refused, not taken for a session still running.
+    let perf = dir.join(framewise_incidents::PERF_FILE);
+    let log = match std::fs::symlink_metadata(&perf) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        _ => Some(framewise_incidents::read_all(&perf)?),
+    };
     let running = recent
         && !log
             .as_ref()

@@ -81,7 +81,9 @@ pub fn fold(
     for capture in &fold.captures {
         let added = crate::commands::hitches_append::fold_into(capture, &mut files.records)?;
         eprintln!(
-            "framewise: folded {added} records derived from {} that {} does not hold",
+            "framewise: folded {} derived from {} that {} does not hold",
+            crate::list::Noun("record", "records")
+                .count(usize::try_from(added).unwrap_or(usize::MAX)),
             capture.display(),
             dir.join(framewise_incidents::PERF_FILE).display()
         );

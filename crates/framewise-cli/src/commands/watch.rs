@@ -176,13 +176,13 @@ impl Tail {
             Ok(m) if !m.is_file() => bail!("{}: not a regular file", self.path.display()),
             Ok(m) => m.len(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                self.offset = 0;
+                self.start_over();
                 return Ok(Vec::new());
             }
             Err(e) => return Err(e).with_context(|| self.path.display().to_string()),
         };
         if len < self.offset {
-            self.offset = 0;
+            self.start_over();
         }
         if len == self.offset {
             return Ok(Vec::new());
@@ -194,6 +194,13 @@ impl Tail {
             .into_iter()
             .filter(|r| self.include_automated || !r.common().automated)
             .collect())
+    }
+
+    /// A ledger gone or cut shorter (replaced, rotated) is another ledger: read from its start,
+    /// its footprints counted afresh (`×N` counts the ledger's occurrences, not the watch's).
+    fn start_over(&mut self) {
+        self.offset = 0;
+        self.counts.clear();
     }
 
     /// Counts `record`'s footprint; the count with it.

@@ -102,8 +102,9 @@ pub enum FixError {
         /// The builds the ledger has evidence for.
         builds: Vec<String>,
     },
-    /// No default pair: fewer than two builds with evidence.
-    #[error("a fix needs two builds with evidence in the ledger (before and after) and it has {}: {}; pass --before and --after (a build name, or <ISO>..<ISO>)", .builds.len(), list(.builds))]
+    /// No default for a window left out: the before window's is the build before the latest
+    /// (two builds with evidence needed), the after window's the latest (one needed).
+    #[error("a fix's default windows are the ledger's last two builds with evidence (before: the previous, after: the latest) and it has {}: {}; pass --before and --after (a build name, or <ISO>..<ISO>)", .builds.len(), list(.builds))]
     NotEnoughBuilds {
         /// The builds the ledger has evidence for.
         builds: Vec<String>,
@@ -179,8 +180,18 @@ pub fn build_fix(
     request: FixRequest,
     at: String,
 ) -> Result<FixRecord, FixError> {
+    // Each side left out defaults on its own: the after window to the latest build (one build
+    // needed), the before window to the one before it (two needed).
     let (before, after) = match (request.before, request.after) {
         (Some(b), Some(a)) => (b, a),
+        (Some(b), None) => {
+            let pair = latest_builds(ledger);
+            let latest = pair
+                .last()
+                .cloned()
+                .ok_or(FixError::NotEnoughBuilds { builds: pair })?;
+            (b, WindowSpec::Build(latest))
+        }
         (b, a) => {
             let pair = latest_builds(ledger);
             let [previous, latest] = <[String; 2]>::try_from(pair.clone())

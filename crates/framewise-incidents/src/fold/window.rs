@@ -117,7 +117,11 @@ pub fn summarize_window(ledger: &Ledger<'_>, from_ms: i64, to_ms: i64) -> Window
     // In i128: the widest window (`i64::MIN..=i64::MAX`, everything) overflows an i64.
     let span_ms = i128::from(to_ms) - i128::from(from_ms);
     let hours = ((span_ms as f64) / 3_600_000.0).max(MIN_RATE_HOURS);
-    summary.hitches_per_hour = Some(round_to(summary.hitches as f64 / hours, 1));
+    // A rate over a window nothing ran in (no heartbeat, hitch or jitter: no evidence the game
+    // ran at all) is not 0 an hour: it is not measured.
+    if summary.beats > 0 || summary.hitches > 0 || jitters > 0 {
+        summary.hitches_per_hour = Some(round_to(summary.hitches as f64 / hours, 1));
+    }
     summary.hitches_dropped = (dropped > 0).then_some(dropped);
     if jitters > 0 {
         summary.jitters = Some(jitters);
