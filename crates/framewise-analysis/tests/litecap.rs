@@ -173,6 +173,126 @@ fn trailing_bytes_and_bad_meta_are_defects() {
     );
 }
 
+/// The verdict on a litecap as a comparison's side: inconclusive (exit 2) against the whole
+/// sample, whatever the damage.
+fn inconclusive_against_the_whole(damaged: &framewise_analysis::Capture) {
+    let whole = summarize(
+        &litecap::import(
+            &litecap::encode(&sample(3, 100, 1)),
+            &LoadOptions::default(),
+        )
+        .expect("valid"),
+    );
+    let r = framewise_analysis::gate(
+        &whole,
+        &summarize(damaged),
+        &framewise_analysis::GateConfig::default(),
+    )
+    .expect("the default paths name something");
+    assert_eq!(
+        r.verdict,
+        framewise_analysis::Verdict::Inconclusive,
+        "{:?}",
+        r.reasons
+    );
+}
+
+/// lite-profiler writes exactly the bytes it sized: bytes after the last section are a
+/// damaged frame count (the frames past it unread) or two files joined, so a comparison with
+/// the file is inconclusive, not a pass over the frames that did read.
+#[test]
+fn bytes_after_the_last_section_may_hide_frames() {
+    let mut joined = litecap::encode(&sample(3, 100, 1));
+    joined.extend_from_slice(&litecap::encode(&sample(3, 100, 1)));
+    let c = litecap::import(&joined, &LoadOptions::default()).expect("tolerated");
+    assert!(
+        c.defects()
+            .iter()
+            .any(|d| d.kind == framewise_analysis::DefectKind::CorruptRange),
+        "{:?}",
+        c.defects()
+    );
+    inconclusive_against_the_whole(&c);
+}
+
+/// A phase time or counter value that is no measurement (NaN, negative, infinite) leaves its
+/// phase or counter describing part of the run: a defect, and comparisons are inconclusive.
+/// A phase time of 0 is a time, as lite-profiler counts it.
+#[test]
+fn values_that_are_no_measurement_are_missing_and_zero_is_a_time() {
+    let mut lc = sample(3, 100, 1);
+    for v in &mut lc.phases_ms[0][10..20] {
+        *v = f32::NAN;
+    }
+    lc.phases_ms[0][30] = -3.0;
+    lc.counters[0][50] = f32::INFINITY;
+    let c = litecap::import(&litecap::encode(&lc), &LoadOptions::default()).expect("tolerated");
+    let missing: Vec<_> = c
+        .defects()
+        .iter()
+        .filter(|d| d.kind == framewise_analysis::DefectKind::DroppedFrames)
+        .collect();
+    assert_eq!(missing.len(), 1, "{:?}", c.defects());
+    assert_eq!(missing[0].count, 12, "frames with a value missing");
+    inconclusive_against_the_whole(&c);
+
+    let mut zeros = sample(3, 100, 1);
+    for v in &mut zeros.phases_ms[0][..75] {
+        *v = 0.0;
+    }
+    let c = litecap::import(&litecap::encode(&zeros), &LoadOptions::default()).expect("valid");
+    assert!(c.defects().is_empty(), "{:?}", c.defects());
+    let s = summarize(&c);
+    let calls = s.metric("scope.phase_0.calls");
+    assert_eq!(calls, Some(100.0), "every frame's phase counted, zeros too");
+}
+
+/// lite-profiler's timeline-only capture is one stub frame of 0 ms with the frames in its
+/// timeline: not a capture of one frame, which a gate would compare as 0 ms against 0 ms.
+#[test]
+fn a_timeline_only_capture_is_not_one_frame_of_0_ms() {
+    let full = sample(4, 50, 0);
+    let mut stub = full.clone();
+    stub.frames_ms = vec![0.0];
+    stub.counters = vec![];
+    stub.counter_tags = vec![];
+    stub.version = 4;
+    let c = litecap::import(&litecap::encode(&stub), &LoadOptions::default()).expect("tolerated");
+    let lost: Vec<_> = c
+        .defects()
+        .iter()
+        .filter(|d| d.kind == framewise_analysis::DefectKind::DroppedFrames)
+        .collect();
+    assert_eq!(lost.len(), 1, "{:?}", c.defects());
+    assert_eq!(lost[0].count, 50);
+}
+
+/// A `budgetMs` no game has (0, a day, a string) is ignored with a note, not taken as the
+/// hitch rule's and the classes' budget.
+#[test]
+fn an_absurd_budget_is_ignored() {
+    for (budget, kept) in [
+        (serde_json::json!(16.7), Some(16_700_000)),
+        (serde_json::json!(0), None),
+        (serde_json::json!(1e12), None),
+        (serde_json::json!("16.7"), None),
+    ] {
+        let mut lc = sample(3, 20, 1);
+        lc.meta = Some(serde_json::json!({ "budgetMs": budget }));
+        let c = litecap::import(&litecap::encode(&lc), &LoadOptions::default()).expect("valid");
+        assert_eq!(c.meta().frame_budget_ns, kept, "{budget}");
+        assert_eq!(
+            c.meta()
+                .notes
+                .iter()
+                .any(|n| n.contains("is not a frame budget")),
+            kept.is_none(),
+            "{budget}: {:?}",
+            c.meta().notes
+        );
+    }
+}
+
 #[test]
 fn limits_are_enforced_before_allocating() {
     let mut bytes = b"LCAP\x04".to_vec();

@@ -39,6 +39,10 @@ pub const MAX_COUNTERS: u8 = 64;
 pub const MAX_LANES: u8 = 64;
 /// Most samples in one timeline array.
 pub const MAX_TIMELINE_SAMPLES: u32 = 1 << 20;
+/// The smallest `budgetMs` in the meta read as a frame budget (10 kHz).
+pub const BUDGET_MS_MIN: f64 = 0.1;
+/// The largest `budgetMs` read as a frame budget (a frame of 10 s).
+pub const BUDGET_MS_MAX: f64 = 10_000.0;
 
 /// Why a `.litecap` buffer could not be decoded.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
@@ -362,12 +366,16 @@ fn build_reporting(
         b.note("litecap v1 carries no phase tags; phases are named phase0, phase1, ...");
     }
     if let Some(meta) = &lc.meta {
-        if let Some(budget) = meta
-            .get("budgetMs")
-            .and_then(|v| v.as_f64())
-            .and_then(ms_to_ns)
-        {
-            b.meta_mut().frame_budget_ns = Some(budget);
+        match meta.get("budgetMs") {
+            None => {}
+            Some(v) => match v.as_f64().filter(|ms| (BUDGET_MS_MIN..=BUDGET_MS_MAX).contains(ms)) {
+                Some(ms) => b.meta_mut().frame_budget_ns = ms_to_ns(ms),
+                // A budget no game has (0, a day, a string) would make every frame a hitch,
+                // or none: the default budget is kept, and the note says so.
+                None => b.note(format!(
+                    "litecap meta budgetMs {v} is not a frame budget ({BUDGET_MS_MIN} to {BUDGET_MS_MAX} ms); ignored"
+                )),
+            },
         }
         let label = ["label", "engine", "build"]
             .iter()
@@ -392,14 +400,33 @@ fn build_reporting(
         ));
     }
     if lc.trailing_bytes > 0 {
+        // lite-profiler writes exactly the bytes it sized: more is a damaged count (frames
+        // past it unread) or two files joined, so frames may be missing.
         b.defect(Defect::new(
-            DefectKind::Importer,
+            DefectKind::CorruptRange,
             lc.trailing_bytes as u64,
             format!(
-                "{} bytes after the last litecap section were ignored",
+                "{} bytes after the last litecap section (lite-profiler writes none: a damaged frame count or files joined); ignored, so frames may be missing",
                 lc.trailing_bytes
             ),
         ));
+    }
+    // lite-profiler's timeline-only capture: one stub frame (0 ms, no phase or counter), its
+    // frames in the timeline's boundaries, which this reader does not make frames of.
+    if let (1, Some(t)) = (lc.frames_ms.len(), &lc.timeline) {
+        let stub = lc.frames_ms.first().is_some_and(|&ms| ms == 0.0)
+            && lc.phases_ms.iter().all(|p| p.iter().all(|&v| v == 0.0))
+            && lc.counters.iter().all(|c| c.iter().all(|&v| v == 0.0));
+        if stub && t.frame_starts_ms.len() > 1 {
+            b.defect(Defect::new(
+                DefectKind::DroppedFrames,
+                t.frame_starts_ms.len() as u64,
+                format!(
+                    "a timeline-only litecap: its {} frames are in the timeline, which is not read as frames; only its stub frame (0 ms) was read",
+                    t.frame_starts_ms.len()
+                ),
+            ));
+        }
     }
 
     let scopes: Vec<_> = lc.phase_tags.iter().map(|t| b.scope(t, "", 0)).collect();
@@ -516,7 +543,7 @@ fn build_reporting(
     let mut f = FrameInput::default();
     let mut running_ns = 0u64;
     let mut invalid_frames = 0u64;
-    let mut zero_phases = 0u64;
+    let (mut unmeasured_values, mut unmeasured_frames) = (0u64, 0u64);
     let mut reporter = Reporter::start(progress, Stage::Frames, count as u64);
     for i in 0..count {
         reporter.update(i as u64);
@@ -535,15 +562,21 @@ fn build_reporting(
         f.cpu_end_ns = f.cpu_begin_ns.saturating_add(work_ns);
         f.period_override_ns = Some(work_ns);
         running_ns = running_ns.saturating_add(work_ns);
+        let mut frame_unmeasured = false;
         for (p, phase) in lc.phases_ms.iter().enumerate() {
             match phase.get(i).map(|&v| ms_to_ns(f64::from(v))) {
-                Some(Some(0)) => zero_phases += 1,
+                // lite-profiler reports every phase every frame, and 0 is a time (under the
+                // timer's resolution), counted in its statistics: so here too.
                 Some(Some(ns)) => {
                     if let Some(&s) = scopes.get(p) {
                         f.direct_scopes.push((s, ns));
                     }
                 }
-                _ => {}
+                Some(None) => {
+                    unmeasured_values += 1;
+                    frame_unmeasured = true;
+                }
+                None => {}
             }
         }
         for (c, samples) in lc.counters.iter().enumerate() {
@@ -551,6 +584,8 @@ fn build_reporting(
                 continue;
             };
             if !v.is_finite() {
+                unmeasured_values += 1;
+                frame_unmeasured = true;
                 continue;
             }
             let raw = match numeric {
@@ -609,6 +644,7 @@ fn build_reporting(
                 }
             }
         }
+        unmeasured_frames += u64::from(frame_unmeasured);
         b.push_frame(&f);
     }
     reporter.finish();
@@ -619,9 +655,13 @@ fn build_reporting(
             format!("{invalid_frames} litecap frame times were negative or not finite; those frames were dropped"),
         ));
     }
-    if zero_phases > 0 {
-        b.note(format!(
-            "{zero_phases} phase times of exactly 0 ms were read as the phase not running in that frame"
+    if unmeasured_values > 0 {
+        // A phase or counter whose value is no measurement in some frames describes part of
+        // the run: what is compared of it would not be the same frames on both sides.
+        b.defect(Defect::new(
+            DefectKind::DroppedFrames,
+            unmeasured_frames,
+            format!("{unmeasured_values} litecap phase times or counter values in {unmeasured_frames} frames are negative or not finite: no measurement, so those values are missing"),
         ));
     }
     b.finish()
@@ -786,7 +826,8 @@ mod tests {
             .any(|n| n.contains("taken as the frame's period")));
         assert!(c.meta().clock_measured);
         assert_eq!(c.meta().frame_budget_ns, Some(16_700_000));
-        // render's 0 ms in frame 1 reads as not running.
+        // render's 0 ms in frame 1 is a time (under the timer's resolution), as lite-profiler
+        // counts it: render ran in every frame.
         let render_frames = (0..3)
             .filter(|&r| {
                 c.scope_aggs()
@@ -795,7 +836,7 @@ mod tests {
                     .any(|a| c.scopes()[a.id as usize].name == "render")
             })
             .count();
-        assert_eq!(render_frames, 2);
+        assert_eq!(render_frames, 3);
         let spans = c.spans().expect("kept");
         assert_eq!(spans.cpu.frame(0).len(), 1);
         assert_eq!(spans.cpu.frame(2).len(), 1);
