@@ -125,11 +125,7 @@ fn an_unreadable_frame_time_loses_the_frame() {
     let bytes = litecap::encode(&lc);
     let c = litecap::import(&bytes, &LoadOptions::default()).expect("tolerated");
     assert_eq!(c.frames().index.len(), 88);
-    let lost: Vec<_> = c
-        .defects()
-        .iter()
-        .filter(|d| d.kind == framewise_analysis::DefectKind::DroppedFrames)
-        .collect();
+    let lost = lost_frames(&c);
     assert_eq!(lost.len(), 1, "{:?}", c.defects());
     assert_eq!(lost[0].count, 12);
     let whole = summarize(
@@ -171,6 +167,14 @@ fn trailing_bytes_and_bad_meta_are_defects() {
         messages.iter().any(|m| m.contains("4 bytes after")),
         "{messages:?}"
     );
+}
+
+/// The capture's defects that say frames were lost (dropped-frames).
+fn lost_frames(c: &framewise_analysis::Capture) -> Vec<&framewise_analysis::model::Defect> {
+    c.defects()
+        .iter()
+        .filter(|d| d.kind == framewise_analysis::DefectKind::DroppedFrames)
+        .collect()
 }
 
 /// The verdict on a litecap as a comparison's side: inconclusive (exit 2) against the whole
@@ -227,11 +231,7 @@ fn values_that_are_no_measurement_are_missing_and_zero_is_a_time() {
     lc.phases_ms[0][30] = -3.0;
     lc.counters[0][50] = f32::INFINITY;
     let c = litecap::import(&litecap::encode(&lc), &LoadOptions::default()).expect("tolerated");
-    let missing: Vec<_> = c
-        .defects()
-        .iter()
-        .filter(|d| d.kind == framewise_analysis::DefectKind::DroppedFrames)
-        .collect();
+    let missing = lost_frames(&c);
     assert_eq!(missing.len(), 1, "{:?}", c.defects());
     assert_eq!(missing[0].count, 12, "frames with a value missing");
     inconclusive_against_the_whole(&c);
@@ -258,11 +258,7 @@ fn a_timeline_only_capture_is_not_one_frame_of_0_ms() {
     stub.counter_tags = vec![];
     stub.version = 4;
     let c = litecap::import(&litecap::encode(&stub), &LoadOptions::default()).expect("tolerated");
-    let lost: Vec<_> = c
-        .defects()
-        .iter()
-        .filter(|d| d.kind == framewise_analysis::DefectKind::DroppedFrames)
-        .collect();
+    let lost = lost_frames(&c);
     assert_eq!(lost.len(), 1, "{:?}", c.defects());
     assert_eq!(lost[0].count, 50);
 }
