@@ -39,6 +39,8 @@ pub const MAX_COUNTERS: u8 = 64;
 pub const MAX_LANES: u8 = 64;
 /// Most samples in one timeline array.
 pub const MAX_TIMELINE_SAMPLES: u32 = 1 << 20;
+/// The longest frame time read as one, ms (an hour); a longer one is a damaged value.
+pub const MAX_FRAME_MS: f64 = 3_600_000.0;
 /// The smallest `budgetMs` in the meta read as a frame budget (10 kHz).
 pub const BUDGET_MS_MIN: f64 = 0.1;
 /// The largest `budgetMs` read as a frame budget (a frame of 10 s).
@@ -548,7 +550,11 @@ fn build_reporting(
     for i in 0..count {
         reporter.update(i as u64);
         let frame_ms = lc.frames_ms.get(i).copied().unwrap_or(f32::NAN);
-        let Some(work_ns) = ms_to_ns(f64::from(frame_ms)) else {
+        // A frame of over an hour is no frame time (a damaged value): its begin would carry
+        // every later frame's past the clock's end.
+        let Some(work_ns) =
+            ms_to_ns(f64::from(frame_ms)).filter(|_| f64::from(frame_ms) <= MAX_FRAME_MS)
+        else {
             invalid_frames += 1;
             continue;
         };
@@ -652,7 +658,7 @@ fn build_reporting(
         b.defect(Defect::new(
             DefectKind::DroppedFrames,
             invalid_frames,
-            format!("{invalid_frames} litecap frame times were negative or not finite; those frames were dropped"),
+            format!("{invalid_frames} litecap frame times were negative, not finite or over an hour; those frames were dropped"),
         ));
     }
     if unmeasured_values > 0 {
