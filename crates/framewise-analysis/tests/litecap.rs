@@ -360,3 +360,55 @@ proptest! {
         let _ = litecap::import(&bytes, &LoadOptions::default());
     }
 }
+
+/// A `.litecap`'s frame time is a work time also taken as its period, so its `frame.*` are not
+/// what a capture's periods (begin to next begin) are: a gate between the two is incomparable
+/// on them, whatever the numbers, and compares `work.*`, which both measure.
+#[test]
+fn a_litecaps_frame_metrics_do_not_compare_with_periods() {
+    let lite = summarize(
+        &litecap::import(
+            &litecap::encode(&sample(3, 200, 1)),
+            &LoadOptions::default(),
+        )
+        .expect("valid"),
+    );
+    let game = summarize(&crate::fixtures::game(&crate::fixtures::GameSpec::default()));
+    for (base, cand) in [(&game, &lite), (&lite, &game)] {
+        let r = framewise_analysis::gate(base, cand, &framewise_analysis::GateConfig::default())
+            .expect("the default paths name something");
+        assert_eq!(
+            r.verdict,
+            framewise_analysis::Verdict::Incomparable,
+            "{:?}",
+            r.reasons
+        );
+        assert!(
+            r.reasons
+                .iter()
+                .any(|w| w.starts_with("frame times differ in kind")),
+            "{:?}",
+            r.reasons
+        );
+    }
+    // Two litecaps compare their frame.* as usual.
+    let r = framewise_analysis::gate(&lite, &lite, &framewise_analysis::GateConfig::default())
+        .expect("paths");
+    assert_eq!(
+        r.verdict,
+        framewise_analysis::Verdict::Pass,
+        "{:?}",
+        r.reasons
+    );
+    // work.* alone compares across.
+    let mut work = framewise_analysis::GateConfig::default();
+    work.tolerances.clear();
+    work.set("work.p50", 10.0).expect("a tolerance");
+    let r = framewise_analysis::gate(&game, &lite, &work).expect("paths");
+    assert_ne!(
+        r.verdict,
+        framewise_analysis::Verdict::Incomparable,
+        "{:?}",
+        r.reasons
+    );
+}

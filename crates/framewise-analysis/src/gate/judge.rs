@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::diff::{damage_reason, side_defects, Side, SideDefect};
-use crate::model::{CounterKind, DefectKind};
+use crate::model::{CounterKind, DefectKind, SourceKind};
 use crate::summary::{
     direction, format_metric, json_block, parse_metric_path, Direction, MetricTable, Summary,
 };
@@ -83,6 +83,12 @@ pub struct GateResult {
 
 fn is_timing(path: &str) -> bool {
     !path.starts_with("counter.")
+}
+
+/// Whether a summary's `frame.*` statistics are over work times rather than periods (begin to
+/// next begin): a `.litecap`'s, whose frame time is a work time also taken as the period.
+fn periods_are_work(s: &Summary) -> bool {
+    s.capture.source == SourceKind::Litecap
 }
 
 /// Whether counter `name` is a sum counter on the side(s) that have it.
@@ -289,6 +295,8 @@ pub fn gate(
     let bt = MetricTable::of_json(&sides_json.0);
     let ct = MetricTable::of_json(&sides_json.1);
     let comparable = base.grade.timing_comparable(&cand.grade);
+    // `frame.*` of a side whose periods are its work times is not what the other side's is.
+    let periods_comparable = periods_are_work(base) == periods_are_work(cand);
     let defects = side_defects(base, cand);
     let damage = damage_reason(&defects);
     let partial = partial_defects(&defects);
@@ -299,6 +307,12 @@ pub fn gate(
             let (b, c) = (bt.get(&metric), ct.get(&metric));
             let (status, worse) = match (b, c) {
                 _ if is_timing(&metric) && !comparable && (b.is_some() || c.is_some()) => {
+                    (CheckStatus::Incomparable, None)
+                }
+                _ if metric.starts_with("frame.")
+                    && !periods_comparable
+                    && (b.is_some() || c.is_some()) =>
+                {
                     (CheckStatus::Incomparable, None)
                 }
                 (Some(b), Some(c)) => {
@@ -391,12 +405,28 @@ pub fn gate(
         reasons.push(reason.clone());
         Verdict::Inconclusive
     } else if !incomparable.is_empty() {
-        reasons.push(format!(
-            "timing regimes differ (base {}, candidate {}): {} timing metrics cannot be compared",
-            timing_name(&base.grade),
-            timing_name(&cand.grade),
-            incomparable.len()
-        ));
+        if comparable {
+            let kind = |s: &Summary| {
+                if periods_are_work(s) {
+                    "work times (a .litecap's frame time is also its period)"
+                } else {
+                    "periods (begin to next begin)"
+                }
+            };
+            reasons.push(format!(
+                "frame times differ in kind (base: {}, candidate: {}): {} frame metrics cannot be compared; work.* compares work times on both",
+                kind(base),
+                kind(cand),
+                incomparable.len()
+            ));
+        } else {
+            reasons.push(format!(
+                "timing regimes differ (base {}, candidate {}): {} timing metrics cannot be compared",
+                timing_name(&base.grade),
+                timing_name(&cand.grade),
+                incomparable.len()
+            ));
+        }
         Verdict::Incomparable
     } else if base.is_empty() || cand.is_empty() {
         reasons.push(format!(
