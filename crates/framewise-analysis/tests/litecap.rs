@@ -412,3 +412,21 @@ fn a_litecaps_frame_metrics_do_not_compare_with_periods() {
         r.reasons
     );
 }
+
+/// A v4 timeline with fewer frame boundaries than frames (a recorder attached late, a smaller
+/// ring) places none of its spans or marks: that is said, as spans dropped, not left silent.
+#[test]
+fn a_short_timeline_says_its_spans_were_not_placed() {
+    let mut lc = sample(4, 50, 1);
+    if let Some(t) = lc.timeline.as_mut() {
+        t.frame_starts_ms.truncate(10);
+    }
+    let c = litecap::import(&litecap::encode(&lc), &LoadOptions::default()).expect("valid");
+    let dropped: Vec<_> = c
+        .defects()
+        .iter()
+        .filter(|d| d.kind == framewise_analysis::DefectKind::DroppedSpans)
+        .collect();
+    assert_eq!(dropped.len(), 1, "{:?}", c.defects());
+    assert_eq!(dropped[0].count, 51, "50 spans and 1 mark");
+}

@@ -29,7 +29,7 @@ use crate::model::{Capture, SourceKind};
 #[non_exhaustive]
 pub enum ExportError {
     /// The capture's frame begins are not measured on a clock.
-    #[error("this {kind:?} capture has no timeline (frame durations only); a trace needs absolute times")]
+    #[error("this {kind:?} capture's frame begins were not measured (no timeline, or one without a boundary for every frame: frame durations only); a trace needs absolute times")]
     NoTimeline {
         /// The capture's source kind.
         kind: SourceKind,

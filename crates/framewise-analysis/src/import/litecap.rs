@@ -474,6 +474,19 @@ fn build_reporting(
                 t.frame_starts_ms.len()
             ));
             b.meta_mut().clock_measured = false;
+            // Without a boundary per frame, no span or mark can be placed in its frame.
+            let spans: usize = t.spans.iter().map(|l| l.t0_ms.len()).sum();
+            let marks: usize = t.instants.iter().map(|l| l.times_ms.len()).sum();
+            if spans + marks > 0 && count > 0 {
+                b.defect(Defect::new(
+                    DefectKind::DroppedSpans,
+                    (spans + marks) as u64,
+                    format!(
+                        "{spans} timeline spans and {marks} marks were not placed: the timeline has {} frame boundaries for {count} frames, so no frame's begin is known",
+                        t.frame_starts_ms.len()
+                    ),
+                ));
+            }
         }
         (None, _) => b.meta_mut().clock_measured = false,
         _ => {}
