@@ -430,3 +430,31 @@ fn a_short_timeline_says_its_spans_were_not_placed() {
     assert_eq!(dropped.len(), 1, "{:?}", c.defects());
     assert_eq!(dropped[0].count, 51, "50 spans and 1 mark");
 }
+
+/// A timeline boundary that is no time (not finite) leaves its frame beginning where the frame
+/// before it ended, on the timeline's clock, said as a defect; a damaged first boundary does
+/// not move the origin to 0 (the second frame would begin seconds after the first).
+#[test]
+fn a_damaged_frame_boundary_is_estimated_on_the_timelines_clock() {
+    let mut lc = sample(4, 20, 1);
+    if let Some(t) = lc.timeline.as_mut() {
+        t.frame_starts_ms[0] = f64::NAN;
+        t.frame_starts_ms[7] = f64::NAN;
+    }
+    let c = litecap::import(&litecap::encode(&lc), &LoadOptions::default()).expect("valid");
+    let begins = &c.frames().cpu_begin_ns;
+    assert_eq!(begins.len(), 20);
+    // Frame 1's boundary is the origin; frame 0 begins at 0 with it, frame 7 after frame 6.
+    assert!(begins.windows(2).all(|w| w[0] <= w[1]), "{begins:?}");
+    assert!(
+        begins[1] < 100_000_000,
+        "frame 1 within 100 ms of the origin: {begins:?}"
+    );
+    let estimated: Vec<_> = c
+        .defects()
+        .iter()
+        .filter(|d| d.message.contains("frame boundaries are not finite"))
+        .collect();
+    assert_eq!(estimated.len(), 1, "{:?}", c.defects());
+    assert_eq!(estimated[0].count, 2);
+}

@@ -459,9 +459,9 @@ fn build_reporting(
         let n = t.frame_starts_ms.len();
         (n >= count && count > 0).then(|| t.frame_starts_ms.get(n - count..).unwrap_or(&[]))
     });
+    // The first boundary that is a time: a damaged first one does not make the origin 0.
     let origin_ms = starts
-        .and_then(|s| s.first().copied())
-        .filter(|v| v.is_finite())
+        .and_then(|s| s.iter().copied().find(|v| v.is_finite()))
         .unwrap_or(0.0);
     match (&lc.timeline, starts) {
         (Some(t), Some(_)) if t.frame_starts_ms.len() != count => b.note(format!(
@@ -556,7 +556,10 @@ fn build_reporting(
     let mut mark_cursor = vec![0usize; lane_marks.len()];
 
     let mut f = FrameInput::default();
-    let mut running_ns = 0u64;
+    // Where the previous frame ended: a frame with no usable begin of its own starts there
+    // (on the timeline's clock when there is one, not on a sum of work times from 0).
+    let mut previous_end_ns = 0u64;
+    let mut estimated_begins = 0u64;
     let mut invalid_frames = 0u64;
     let (mut unmeasured_values, mut unmeasured_frames) = (0u64, 0u64);
     let mut reporter = Reporter::start(progress, Stage::Frames, count as u64);
@@ -573,14 +576,17 @@ fn build_reporting(
         };
         f.clear();
         f.index = i as u64;
-        f.cpu_begin_ns = frame_begin_ns
-            .get(i)
-            .copied()
-            .flatten()
-            .unwrap_or(running_ns);
+        f.cpu_begin_ns = match frame_begin_ns.get(i).copied() {
+            Some(Some(begin)) => begin,
+            Some(None) => {
+                estimated_begins += 1;
+                previous_end_ns
+            }
+            None => previous_end_ns,
+        };
         f.cpu_end_ns = f.cpu_begin_ns.saturating_add(work_ns);
         f.period_override_ns = Some(work_ns);
-        running_ns = running_ns.saturating_add(work_ns);
+        previous_end_ns = f.cpu_end_ns;
         let mut frame_unmeasured = false;
         for (p, phase) in lc.phases_ms.iter().enumerate() {
             match phase.get(i).map(|&v| ms_to_ns(f64::from(v))) {
@@ -672,6 +678,13 @@ fn build_reporting(
             DefectKind::DroppedFrames,
             invalid_frames,
             format!("{invalid_frames} litecap frame times were negative, not finite or over an hour; those frames were dropped"),
+        ));
+    }
+    if estimated_begins > 0 {
+        b.defect(Defect::new(
+            DefectKind::Importer,
+            estimated_begins,
+            format!("{estimated_begins} litecap timeline frame boundaries are not finite or come before the first: those frames begin where the frame before them ended"),
         ));
     }
     if unmeasured_values > 0 {
