@@ -142,11 +142,9 @@ fn a_sum_the_candidate_has_as_a_gauge_is_no_value_not_too_few() {
     assert_eq!(json["checks"][0]["status"], "too_few_values");
 }
 
-/// One `--tolerance` per metric: `frame.avg=0.1 … frame.avg=0.5` is ambiguous (the last one
-/// used to win, so the gate passed at 50% under a command line that also says 10%), and is
-/// refused with one line and no verdict, as a JSON config naming a metric twice is.
-#[test]
-fn a_metric_given_two_tolerances_exits_4() {
+/// `gate` of a regressed pair with `--tolerance first --tolerance second`: refused (exit 4)
+/// with `error` as its one line, and no verdict.
+fn two_tolerances_are_refused(first: &str, second: &str, error: &str) {
     let dir = Dir::new();
     pair(&dir, &regressed());
     let run = dir
@@ -155,40 +153,36 @@ fn a_metric_given_two_tolerances_exits_4() {
             "base.sgpt",
             "cand.sgpt",
             "--tolerance",
-            "frame.avg=0.1",
+            first,
             "--tolerance",
-            "frame.avg =0.5",
+            second,
         ])
         .expect(4);
-    assert_eq!(
-        run.one_error_line(),
-        "framewise: error: --tolerance frame.avg is given twice: which tolerance was meant? give it once"
-    );
+    assert_eq!(run.one_error_line(), error);
     assert!(run.stdout.is_empty(), "no verdict: {}", run.stdout);
+}
+
+/// One `--tolerance` per metric: `frame.avg=0.1 … frame.avg=0.5` is ambiguous (the last one
+/// used to win, so the gate passed at 50% under a command line that also says 10%), and is
+/// refused with one line and no verdict, as a JSON config naming a metric twice is.
+#[test]
+fn a_metric_given_two_tolerances_exits_4() {
+    two_tolerances_are_refused(
+        "frame.avg=0.1",
+        "frame.avg =0.5",
+        "framewise: error: --tolerance frame.avg is given twice: which tolerance was meant? give it once",
+    );
 }
 
 /// The same metric under its alias is the same metric: `frame.P99` beside `frame.p99` was
 /// accepted as two checks, the stricter deciding.
 #[test]
 fn a_metric_given_two_tolerances_under_two_spellings_exits_4() {
-    let dir = Dir::new();
-    pair(&dir, &regressed());
-    let run = dir
-        .run(&[
-            "gate",
-            "base.sgpt",
-            "cand.sgpt",
-            "--tolerance",
-            "frame.p99=0.1",
-            "--tolerance",
-            "frame.P99=0.5",
-        ])
-        .expect(4);
-    assert_eq!(
-        run.one_error_line(),
-        "framewise: error: --tolerance frame.P99 names the metric --tolerance frame.p99 already names: which tolerance was meant? give it once"
+    two_tolerances_are_refused(
+        "frame.p99=0.1",
+        "frame.P99=0.5",
+        "framewise: error: --tolerance frame.P99 names the metric --tolerance frame.p99 already names: which tolerance was meant? give it once",
     );
-    assert!(run.stdout.is_empty(), "no verdict: {}", run.stdout);
 }
 
 #[test]

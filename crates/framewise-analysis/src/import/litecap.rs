@@ -568,8 +568,9 @@ fn build_reporting(
         let frame_ms = lc.frames_ms.get(i).copied().unwrap_or(f32::NAN);
         // A frame of over an hour is no frame time (a damaged value): its begin would carry
         // every later frame's past the clock's end.
-        let Some(work_ns) =
-            ms_to_ns(f64::from(frame_ms)).filter(|_| f64::from(frame_ms) <= MAX_FRAME_MS)
+        let Some(work_ns) = Some(f64::from(frame_ms))
+            .filter(|&ms| ms <= MAX_FRAME_MS)
+            .and_then(ms_to_ns)
         else {
             invalid_frames += 1;
             continue;

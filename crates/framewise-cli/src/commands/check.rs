@@ -176,13 +176,14 @@ fn bench_damage(result: &framewise_analysis::bench::BenchResult) -> Option<Strin
             .iter()
             .filter(|r| r.frames_lost > 0)
             .map(|r| {
-                let mut kinds: Vec<String> = r
-                    .defects
-                    .iter()
-                    .filter(|d| framewise_analysis::diff::loses_frames(d.kind))
-                    .map(|d| crate::commands::serde_name(&d.kind))
-                    .collect();
-                kinds.dedup();
+                // Each kind once, in the order the run's defects give them.
+                let mut kinds: Vec<String> = Vec::new();
+                for d in &r.defects {
+                    let kind = crate::commands::serde_name(&d.kind);
+                    if framewise_analysis::diff::loses_frames(d.kind) && !kinds.contains(&kind) {
+                        kinds.push(kind);
+                    }
+                }
                 let kinds = if kinds.is_empty() {
                     String::new()
                 } else {

@@ -354,8 +354,9 @@ impl IndexGaps {
     }
 
     /// How many indices are missing, and the index read after the first gap.
-    fn missing(&self) -> (u64, Option<u64>) {
-        let mut seen = self.seen.clone();
+    fn missing(self) -> (u64, Option<u64>) {
+        let mut seen = self.seen;
+        // Stable: two records of one index keep their file order.
         seen.sort_by_key(|&(index, _)| index);
         let (mut missing, mut first_after_gap) = (0u64, None);
         let mut last: Option<u64> = None;
@@ -379,7 +380,7 @@ impl IndexGaps {
         (missing, first_after_gap)
     }
 
-    fn defect(&self) -> Option<Defect> {
+    fn defect(self) -> Option<Defect> {
         let (missing, first_after_gap) = self.missing();
         let at = first_after_gap?;
         Some(Defect::new(
