@@ -161,6 +161,11 @@ pub struct Diff {
     /// Whether timings compare (same timing regime). When false, timing rows are shown but
     /// must not be read as a change; counters compare anywhere.
     pub timing_comparable: bool,
+    /// Whether the sides' frame times are of one kind. False between a `.litecap` (whose
+    /// frame time is a work time, also taken as the period) and a capture of periods: the
+    /// `frame.*` rows are shown but must not be read as a change; `work.*` compares work
+    /// times on both.
+    pub frame_times_comparable: bool,
     /// Every metric either side has, in path order.
     pub rows: Vec<DiffRow>,
     /// What was wrong with either capture, each defect tagged with its side.
@@ -200,6 +205,36 @@ pub fn compare(metric: &str, base: Option<f64>, cand: Option<f64>) -> DiffRow {
     }
 }
 
+/// Whether a summary's `frame.*` statistics are over work times rather than periods (begin to
+/// next begin): a `.litecap`'s, whose frame time is a work time also taken as the period.
+pub fn frame_times_are_work(s: &Summary) -> bool {
+    s.capture.source == SourceKind::Litecap
+}
+
+/// Whether the two sides' `frame.*` statistics are of one kind (see [`frame_times_are_work`]).
+pub fn frame_times_comparable(base: &Summary, cand: &Summary) -> bool {
+    frame_times_are_work(base) == frame_times_are_work(cand)
+}
+
+/// What a row of a comparison is: a timing under timing regimes that differ, or a `frame.*`
+/// statistic of frame times that differ in kind, is shown but is no change.
+pub fn row_comparable(metric: &str, timing_comparable: bool, frame_times_comparable: bool) -> bool {
+    let timing = !metric.starts_with("counter.");
+    let frame = metric.starts_with("frame.");
+    (timing_comparable || !timing) && (frame_times_comparable || !frame)
+}
+
+impl Diff {
+    /// Whether `row`'s change may be read as one (see [`row_comparable`]).
+    pub fn row_comparable(&self, row: &DiffRow) -> bool {
+        row_comparable(
+            &row.metric,
+            self.timing_comparable,
+            self.frame_times_comparable,
+        )
+    }
+}
+
 /// Diffs two summaries over the union of their metric paths.
 pub fn diff(base: &Summary, cand: &Summary) -> Diff {
     let b = MetricTable::of(base);
@@ -216,6 +251,7 @@ pub fn diff(base: &Summary, cand: &Summary) -> Diff {
         base_grade: base.grade,
         cand_grade: cand.grade,
         timing_comparable: base.grade.timing_comparable(&cand.grade),
+        frame_times_comparable: frame_times_comparable(base, cand),
         rows,
         defects: side_defects(base, cand),
     }

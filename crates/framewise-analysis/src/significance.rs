@@ -134,7 +134,7 @@ pub fn rank(diff: &Diff, base: &Summary, cand: &Summary) -> Vec<RankedRow> {
     let mut rows: Vec<RankedRow> = diff
         .rows
         .iter()
-        .map(|r| judge(r, (&bt, &ct), (lb, lc), diff.timing_comparable))
+        .map(|r| judge(r, (&bt, &ct), (lb, lc), diff))
         .collect();
     rows.sort_by(|a, b| {
         group(a)
@@ -162,7 +162,7 @@ fn judge(
     r: &DiffRow,
     (bt, ct): (&MetricTable, &MetricTable),
     (lb, lc): (u64, u64),
-    timing_comparable: bool,
+    diff: &Diff,
 ) -> RankedRow {
     let mut row = r.clone();
     let mut out = RankedRow {
@@ -178,8 +178,16 @@ fn judge(
     let (Some(b), Some(c), Some(d)) = (r.base, r.cand, r.delta) else {
         return out;
     };
-    if is_timing(&r.metric) && !timing_comparable {
+    if is_timing(&r.metric) && !diff.timing_comparable {
         out.not_judged = Some("timings of different timing regimes do not compare".into());
+        out.row.change = Change::Same;
+        return out;
+    }
+    if !diff.row_comparable(r) {
+        out.not_judged = Some(
+            "frame times of different kinds (a .litecap's are work times, the other's periods) do not compare; work.* does"
+                .into(),
+        );
         out.row.change = Change::Same;
         return out;
     }

@@ -346,11 +346,8 @@ proptest! {
     }
 }
 
-/// A `.litecap`'s frame time is a work time also taken as its period, so its `frame.*` are not
-/// what a capture's periods (begin to next begin) are: a gate between the two is incomparable
-/// on them, whatever the numbers, and compares `work.*`, which both measure.
-#[test]
-fn a_litecaps_frame_metrics_do_not_compare_with_periods() {
+/// A `.litecap`'s summary and a capture of periods' summary.
+fn lite_and_game() -> (framewise_analysis::Summary, framewise_analysis::Summary) {
     let lite = summarize(
         &litecap::import(
             &litecap::encode(&sample(3, 200, 1)),
@@ -359,6 +356,15 @@ fn a_litecaps_frame_metrics_do_not_compare_with_periods() {
         .expect("valid"),
     );
     let game = summarize(&crate::fixtures::game(&crate::fixtures::GameSpec::default()));
+    (lite, game)
+}
+
+/// A `.litecap`'s frame time is a work time also taken as its period, so its `frame.*` are not
+/// what a capture's periods (begin to next begin) are: a gate between the two is incomparable
+/// on them, whatever the numbers, and compares `work.*`, which both measure.
+#[test]
+fn a_litecaps_frame_metrics_do_not_compare_with_periods() {
+    let (lite, game) = lite_and_game();
     for (base, cand) in [(&game, &lite), (&lite, &game)] {
         let r = framewise_analysis::gate(base, cand, &framewise_analysis::GateConfig::default())
             .expect("the default paths name something");
@@ -442,4 +448,45 @@ fn a_damaged_frame_boundary_is_estimated_on_the_timelines_clock() {
         .collect();
     assert_eq!(estimated.len(), 1, "{:?}", c.defects());
     assert_eq!(estimated[0].count, 2);
+}
+
+/// `diff` reports where `gate` decides, but a `frame.*` row between a `.litecap`'s work times
+/// and another capture's periods is no change either: the diff says the kinds differ, and the
+/// ranking (the inspector's comparison) does not judge those rows, where `work.*` it does.
+#[test]
+fn a_diff_of_a_litecap_and_periods_marks_frame_rows_incomparable() {
+    let (lite, game) = lite_and_game();
+    for (base, cand) in [(&game, &lite), (&lite, &game)] {
+        let d = framewise_analysis::diff(base, cand);
+        assert!(!d.frame_times_comparable);
+        let frame = d
+            .rows
+            .iter()
+            .find(|r| r.metric == "frame.p99")
+            .expect("both have frame.p99");
+        assert!(!d.row_comparable(frame));
+        let work = d
+            .rows
+            .iter()
+            .find(|r| r.metric == "work.p99")
+            .expect("work");
+        assert!(d.row_comparable(work));
+        let ranked = framewise_analysis::significance::rank(&d, base, cand);
+        let row = |m: &str| ranked.iter().find(|r| r.row.metric == m).expect(m);
+        assert!(!row("frame.p99").coloured);
+        assert_eq!(
+            row("frame.p99").row.change,
+            framewise_analysis::diff::Change::Same
+        );
+        assert!(row("frame.p99")
+            .not_judged
+            .as_deref()
+            .is_some_and(|w| w.starts_with("frame times of different kinds")));
+        assert!(row("work.p99")
+            .not_judged
+            .as_deref()
+            .is_none_or(|w| !w.starts_with("frame times")));
+    }
+    assert!(framewise_analysis::diff(&lite, &lite).frame_times_comparable);
+    assert!(framewise_analysis::diff(&game, &game).frame_times_comparable);
 }

@@ -1,6 +1,8 @@
 //! `framewise diff` and `framewise gate`: every exit code of the contract.
 
-use crate::support::{redact, redact_text, write_game, write_truncated_game, Dir, Game};
+use crate::support::{
+    litecap_v4, redact, redact_text, write_game, write_truncated_game, Dir, Game,
+};
 
 fn regressed() -> Game {
     Game {
@@ -603,6 +605,48 @@ fn gate_incomparable_timing_regimes() {
     ])
     .expect(0);
     dir.run(&["diff", "base.sgpt", "cand.sgpt"]).expect(3);
+}
+
+/// A `.litecap`'s frame time is a work time also taken as its period: `diff` against a
+/// capture of periods shows its `frame.*` rows marked and exits 3, as `gate` does, and the MCP
+/// tool's diff lists no such row as worse.
+#[test]
+fn diff_of_a_litecap_and_a_capture_of_periods_is_incomparable() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    dir.write("run.litecap", litecap_v4(120, true));
+    for (base, cand) in [("game.sgpt", "run.litecap"), ("run.litecap", "game.sgpt")] {
+        let run = dir.run(&["diff", base, cand, "--all"]).expect(3);
+        assert!(
+            run.stdout.contains("incomparable frame times"),
+            "{}",
+            run.stdout
+        );
+        assert!(
+            run.stdout
+                .lines()
+                .filter(|l| l.trim_start().starts_with("frame.p99 "))
+                .all(|l| l.contains("(frame times differ in kind)")),
+            "{}",
+            run.stdout
+        );
+        assert!(
+            !run.stdout
+                .lines()
+                .any(|l| l.trim_start().starts_with("work.") && l.contains("differ in kind")),
+            "{}",
+            run.stdout
+        );
+        let json = dir.run(&["diff", base, cand, "--json"]).expect(3).json();
+        assert_eq!(json["frame_times_comparable"], false);
+        assert_eq!(json["timing_comparable"], true);
+    }
+    dir.run(&["diff", "run.litecap", "run.litecap"]).expect(0);
+    let json = dir
+        .run(&["diff", "game.sgpt", "game.sgpt", "--json"])
+        .expect(0)
+        .json();
+    assert_eq!(json["frame_times_comparable"], true);
 }
 
 #[test]

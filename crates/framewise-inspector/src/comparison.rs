@@ -42,6 +42,7 @@ struct ComparisonDoc<'a> {
     base: SideDoc<'a>,
     cand: SideDoc<'a>,
     timing_comparable: bool,
+    frame_times_comparable: bool,
     /// `framewise gate BASE CAND --format json` with the default tolerances; `None` (with
     /// `gate_error`) when the gate could not run.
     verdict: Option<GateResult>,
@@ -88,6 +89,7 @@ pub(crate) fn comparison_bytes(
         base: side(base_file, base),
         cand: side(cand_file, cand),
         timing_comparable: diff.timing_comparable,
+        frame_times_comparable: diff.frame_times_comparable,
         verdict,
         gate_error,
         headline,

@@ -118,6 +118,7 @@ export function renderComparison(root, doc) {
       verdict?.reasons.length ? h("ul", {}, verdict.reasons.map((reason) => h("li", {}, reason))) : null,
     ),
     doc.timing_comparable === false ? h("p", { class: "warn" }, "Timing regimes differ: timing rows are listed but not judged (counters still compare).") : null,
+    doc.frame_times_comparable === false ? h("p", { class: "warn" }, "Frame times differ in kind (a .litecap's are work times, the other's periods): frame.* rows are listed but not judged (work.* still compares).") : null,
     h("table", { id: "headline-table", class: "data" }, h("thead", {}, h("tr", {}, ["metric", "base", "candidate", "delta", "%"].map((label, i) => h("th", { class: i ? "num" : null }, label)))), h("tbody", {}, headline)),
     h(
       "p",

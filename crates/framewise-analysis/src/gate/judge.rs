@@ -5,8 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::diff::{damage_reason, side_defects, Side, SideDefect};
-use crate::model::{CounterKind, DefectKind, SourceKind};
+use crate::diff::{
+    damage_reason, frame_times_are_work, frame_times_comparable, side_defects, Side, SideDefect,
+};
+use crate::model::{CounterKind, DefectKind};
 use crate::summary::{
     direction, format_metric, json_block, parse_metric_path, Direction, MetricTable, Summary,
 };
@@ -83,12 +85,6 @@ pub struct GateResult {
 
 fn is_timing(path: &str) -> bool {
     !path.starts_with("counter.")
-}
-
-/// Whether a summary's `frame.*` statistics are over work times rather than periods (begin to
-/// next begin): a `.litecap`'s, whose frame time is a work time also taken as the period.
-fn periods_are_work(s: &Summary) -> bool {
-    s.capture.source == SourceKind::Litecap
 }
 
 /// Whether counter `name` is a sum counter on the side(s) that have it.
@@ -296,7 +292,7 @@ pub fn gate(
     let ct = MetricTable::of_json(&sides_json.1);
     let comparable = base.grade.timing_comparable(&cand.grade);
     // `frame.*` of a side whose periods are its work times is not what the other side's is.
-    let periods_comparable = periods_are_work(base) == periods_are_work(cand);
+    let periods_comparable = frame_times_comparable(base, cand);
     let defects = side_defects(base, cand);
     let damage = damage_reason(&defects);
     let partial = partial_defects(&defects);
@@ -407,7 +403,7 @@ pub fn gate(
     } else if !incomparable.is_empty() {
         if comparable {
             let kind = |s: &Summary| {
-                if periods_are_work(s) {
+                if frame_times_are_work(s) {
                     "work times (a .litecap's frame time is also its period)"
                 } else {
                     "periods (begin to next begin)"

@@ -118,10 +118,12 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<DiffView>> {
     Ok(Outcome { view, exit_code })
 }
 
-fn change_cell(row: &DiffRow, timing_comparable: bool) -> String {
+fn change_cell(row: &DiffRow, diff: &Diff) -> String {
     let name = serde_name(&row.change);
-    if !timing_comparable && !row.metric.starts_with("counter.") {
+    if !diff.timing_comparable && !row.metric.starts_with("counter.") {
         format!("{name} (timing incomparable)")
+    } else if !diff.row_comparable(row) {
+        format!("{name} (frame times differ in kind)")
     } else {
         name
     }
@@ -201,7 +203,7 @@ impl DiffView {
             table::metric(&row.metric, row.cand),
             table::metric_delta(&row.metric, row.delta),
             table::pct(row.pct),
-            change_cell(row, self.diff.timing_comparable),
+            change_cell(row, &self.diff),
         ]);
     }
 
@@ -349,7 +351,7 @@ impl DiffView {
     fn verdict(&self) -> Verdict {
         if self.damage().is_some() || self.base.summary.is_empty() || self.cand.summary.is_empty() {
             Verdict::Inconclusive
-        } else if !self.diff.timing_comparable {
+        } else if !self.diff.timing_comparable || !self.diff.frame_times_comparable {
             Verdict::Incomparable
         } else {
             Verdict::Pass
@@ -367,6 +369,19 @@ impl DiffView {
                 "incomparable timing: base timing is {}, candidate timing is {}; only counters compare",
                 serde_name(&self.diff.base_grade.timing),
                 serde_name(&self.diff.cand_grade.timing)
+            ))
+        } else if !self.diff.frame_times_comparable {
+            let kind = |s: &Summary| {
+                if framewise_analysis::diff::frame_times_are_work(s) {
+                    "work times (a .litecap's frame time is also its period)"
+                } else {
+                    "periods (begin to next begin)"
+                }
+            };
+            Some(format!(
+                "incomparable frame times: base's are {}, the candidate's are {}; frame.* rows are not a change, work.* compares work times on both",
+                kind(&self.base.summary),
+                kind(&self.cand.summary)
             ))
         } else {
             None

@@ -421,7 +421,7 @@ impl CompareResult {
             .diff
             .rows
             .iter()
-            .filter(|r| r.change == Change::Worse)
+            .filter(|r| r.change == Change::Worse && view.diff.row_comparable(r))
             .collect();
         worse.sort_by(|a, b| {
             let size =
