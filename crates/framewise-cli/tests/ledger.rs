@@ -702,15 +702,21 @@ fn watch_wakes_on_meaningful_records_only() {
         "{}",
         lines[1]
     );
-    assert!(run.stderr.contains("armed on"));
+    assert!(
+        run.stderr.contains("the whole ledger (--from-start)"),
+        "{}",
+        run.stderr
+    );
     let run = dir
         .run(&["watch", "--once", "--from-start", "--min-hitch-ms", "40"])
         .expect(0);
     assert_eq!(run.stdout.lines().count(), 5, "{}", run.stdout);
 
     // Armed at the end: nothing old wakes; a new record does, counted with the old ones.
+    std::fs::remove_file(fw.join("watch-cursor.json")).expect("the --once runs saved one");
     let run = dir.run(&["watch", "--once"]).expect(0);
     assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("first look"), "{}", run.stderr);
     let mut child = spawn_watch(&dir, &WATCH_JSON);
     let mut log = Appender::open(fw.join("perf.jsonl")).expect("open");
     log.append(&usermark(160)).expect("append");
@@ -740,6 +746,78 @@ fn watch_wakes_on_meaningful_records_only() {
     assert_eq!(wakes[1]["record"]["frame_ms"], 130.0);
     assert_eq!(wakes[1]["count"], 4, "three before the watch, this one");
     assert_eq!(wakes[1]["fp"], id(COMPILE).as_str());
+}
+
+/// `watch --once` is a poll: each prints what was appended since the one before (a cursor in
+/// `.framewise/`), counted with everything before it; the first arms at the end; a line still
+/// being written waits for its newline; a replaced ledger is read from its start; a cursor
+/// that does not read is an error, not a replay.
+#[test]
+fn watch_once_prints_what_is_new_since_the_last_once() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    let log_path = fw.join("perf.jsonl");
+    let once = |dir: &Dir| dir.run(&["watch", "--once"]).expect(0);
+    assert_eq!(once(&dir).stdout, "", "the first look arms at the end");
+    assert_eq!(once(&dir).stdout, "", "nothing appended since");
+    let mut log = Appender::open(&log_path).expect("open");
+    log.append(&hitch(170, "b", 130.0, COMPILE))
+        .expect("append");
+    drop(log);
+    // Half of the next line: not news until its newline lands.
+    let line = serde_json::to_string(&hitch(171, "b", 140.0, COMPILE)).expect("json");
+    let (head, tail) = line.split_at(40);
+    append_raw(&log_path, head);
+    let run = once(&dir);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    assert!(
+        lines[0].starts_with(&format!(
+            "hitch 130ms pipeline-compile fp={} ×4",
+            id(COMPILE)
+        )),
+        "counted with the three before: {}",
+        lines[0]
+    );
+    assert!(
+        run.stderr.contains("since the last --once"),
+        "{}",
+        run.stderr
+    );
+    append_raw(&log_path, &format!("{tail}\n"));
+    let run = once(&dir);
+    assert!(
+        run.stdout.starts_with("hitch 140ms") && run.stdout.lines().count() == 1,
+        "the line that landed, once: {}",
+        run.stdout
+    );
+    assert_eq!(once(&dir).stdout, "");
+
+    // A replaced ledger (shorter, or another of the same length) is read from its start.
+    let replacement = fw.join("perf.jsonl.new");
+    let mut log = Appender::open(&replacement).expect("open");
+    log.append(&hitch(1, "c", 150.0, COMPILE)).expect("append");
+    drop(log);
+    std::fs::rename(&replacement, &log_path).expect("replaced");
+    let run = once(&dir);
+    assert!(
+        run.stdout.starts_with(&format!(
+            "hitch 150ms pipeline-compile fp={} ×1",
+            id(COMPILE)
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.contains("replaced"), "{}", run.stderr);
+
+    // A cursor framewise did not write is said, with the way out.
+    std::fs::write(fw.join("watch-cursor.json"), "{\"offset\": \"x\"}").expect("write");
+    let run = dir.run(&["watch", "--once"]).expect(4);
+    assert!(
+        run.stderr.contains("not a watch cursor") && run.stderr.lines().count() == 1,
+        "{}",
+        run.stderr
+    );
 }
 
 /// A ledger replaced by a shorter one (rotated, rewritten) is read from its start, and its

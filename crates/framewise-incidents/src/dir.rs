@@ -28,6 +28,8 @@ goldens/
 mcp/
 profile.json
 .profile.json.*.tmp
+watch-cursor.json
+.watch-cursor.json.*.partial
 ";
 
 /// The `framewise.toml` scaffolded into the directory: the frame budget, and commented

@@ -6,8 +6,11 @@
 //!
 //! It starts at the end of the file (history is `framewise issues`' business), holds a line
 //! still being written until its newline lands, and starts over when the file shrinks
-//! (replaced). Exit: 0 when `--once` or `--timeout` ends it, or the reader closes the pipe;
-//! 4 when there is no `.framewise/` or the file cannot be read.
+//! (replaced). `--once` is a poll: it prints what was appended since the last `--once` on
+//! this directory (a byte cursor kept in `.framewise/watch-cursor.json`) and moves the
+//! cursor; the first one arms it at the end. Exit: 0 when `--once` or `--timeout` ends it,
+//! or the reader closes the pipe; 4 when there is no `.framewise/` or the file cannot be
+//! read.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -22,7 +25,8 @@ use crate::ledger::DirArgs;
 /// `framewise watch`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Read what is new once and exit (with `--from-start`: the whole ledger once).
+    /// Print what was appended since the last `--once` on this directory and exit (the first
+    /// one arms at the end and prints nothing; with `--from-start`: the whole ledger once).
     #[arg(long)]
     pub once: bool,
     /// Stop after this many seconds.
@@ -213,6 +217,122 @@ impl Tail {
     }
 }
 
+/// Where the last `--once` stopped: `.framewise/watch-cursor.json`.
+pub const CURSOR_FILE: &str = "watch-cursor.json";
+
+/// Bytes at the start of the ledger that identify it: a cursor into another ledger (replaced,
+/// rotated) is not used.
+const CURSOR_HEAD_BYTES: usize = 4096;
+
+/// `watch-cursor.json`: the byte offset a `--once` read to, and a checksum of the ledger's
+/// first bytes up to it (at most [`CURSOR_HEAD_BYTES`]).
+#[derive(Debug, Serialize, serde::Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+struct Cursor {
+    schema: String,
+    offset: u64,
+    head_crc32: u32,
+}
+
+const CURSOR_SCHEMA: &str = "framewise.watch-cursor/1";
+
+impl Cursor {
+    /// The cursor at `offset` of a ledger whose bytes are `bytes`.
+    fn at(bytes: &[u8], offset: u64) -> Self {
+        let head = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(CURSOR_HEAD_BYTES)
+            .min(bytes.len());
+        Self {
+            schema: CURSOR_SCHEMA.to_owned(),
+            offset,
+            head_crc32: crc32fast::hash(&bytes[..head]),
+        }
+    }
+
+    /// Whether this cursor points into the ledger `bytes` (its offset is within it, its first
+    /// bytes are the ones the cursor saw, and the offset ends a line).
+    fn fits(&self, bytes: &[u8]) -> bool {
+        let Ok(offset) = usize::try_from(self.offset) else {
+            return false;
+        };
+        offset <= bytes.len()
+            && (offset == 0 || bytes[offset - 1] == b'\n')
+            && *self == Self::at(bytes, self.offset)
+    }
+}
+
+/// What a `--once` poll reads: the ledger's bytes from where the last one stopped.
+struct Poll {
+    /// The records before the cursor (they seed the counts).
+    seen: Vec<Record>,
+    /// The records after it.
+    new: Vec<Record>,
+    /// The cursor to save: just past the last whole line.
+    next: Cursor,
+}
+
+/// Reads the ledger at `path` for a `--once` poll from `cursor_path`'s cursor (from the start
+/// with `from_start`; at the end, printing nothing, when there is no cursor yet). Says on
+/// stderr when a cursor no longer fits the ledger.
+fn poll(
+    path: &std::path::Path,
+    cursor_path: &std::path::Path,
+    from_start: bool,
+) -> anyhow::Result<(Poll, &'static str)> {
+    let bytes = match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => bail!("{}: not a regular file", path.display()),
+        Ok(_) => std::fs::read(path).with_context(|| path.display().to_string())?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e).with_context(|| path.display().to_string()),
+    };
+    let saved = read_cursor(cursor_path)?;
+    let (start, how) = if from_start {
+        (0, "the whole ledger (--from-start)")
+    } else {
+        match &saved {
+            Some(c) if c.fits(&bytes) => (c.offset, "since the last --once"),
+            Some(_) => (0, "the whole ledger: it was replaced since the last --once"),
+            None => (
+                // Just past the last whole line: a line being written is news when it lands.
+                bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i as u64 + 1),
+                "first look: armed at the end, nothing printed (the next --once prints what lands after this; --from-start replays the ledger)",
+            ),
+        }
+    };
+    let start = usize::try_from(start)
+        .unwrap_or(bytes.len())
+        .min(bytes.len());
+    let seen = framewise_incidents::parse_bytes(&bytes[..start], 0).records;
+    let after = framewise_incidents::parse_bytes(&bytes[start..], start as u64);
+    let next = Cursor::at(&bytes, after.next_offset);
+    Ok((
+        Poll {
+            seen,
+            new: after.records,
+            next,
+        },
+        how,
+    ))
+}
+
+/// The saved cursor; `None` when there is none. One that does not read is an error: a
+/// damaged cursor is said, not silently replaced by a replay or a skip.
+fn read_cursor(path: &std::path::Path) -> anyhow::Result<Option<Cursor>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| path.display().to_string()),
+    };
+    match serde_json::from_str::<Cursor>(&text) {
+        Ok(c) if c.schema == CURSOR_SCHEMA => Ok(Some(c)),
+        _ => bail!(
+            "{}: not a watch cursor framewise wrote (delete it to arm the next --once at the end)",
+            path.display()
+        ),
+    }
+}
+
 /// Writes one line to stdout; `false` when the reader has gone away.
 fn emit_line(line: &str) -> anyhow::Result<bool> {
     let stdout = std::io::stdout();
@@ -231,9 +351,66 @@ fn emit_line(line: &str) -> anyhow::Result<bool> {
     }
 }
 
+/// Prints `record`'s wake, if it wakes; `false` when the reader has gone away.
+fn wake(args: &Args, record: &Record, count: u64) -> anyhow::Result<bool> {
+    let Some(line) = wake_line(record, count, args.min_hitch_ms) else {
+        return Ok(true);
+    };
+    let text = match args.format {
+        WatchFormat::Console => line,
+        WatchFormat::Json => serde_json::to_string(&Wake {
+            schema: "framewise.wake/1",
+            fp: record.footprint().map_or("", |fp| fp.id.as_str()),
+            count,
+            record,
+            line,
+        })?,
+    };
+    emit_line(&text)
+}
+
+/// `--once`: what was appended since the last `--once`, then the cursor moved past it.
+fn run_once(args: &Args, dir: &std::path::Path) -> anyhow::Result<u8> {
+    let path = dir.join(PERF_FILE);
+    let cursor_path = dir.join(CURSOR_FILE);
+    let (poll, how) = poll(&path, &cursor_path, args.from_start)?;
+    let mut tail = Tail {
+        path,
+        offset: 0,
+        counts: HashMap::new(),
+        include_automated: args.include_automated,
+    };
+    let kept = |r: &Record| args.include_automated || !r.common().automated;
+    for record in poll.seen.iter().filter(|r| kept(r)) {
+        tail.count(record);
+    }
+    eprintln!(
+        "framewise watch: {} once, {how} (hitches ≥ {} ms, every usermark and jitter)",
+        tail.path.display(),
+        args.min_hitch_ms
+    );
+    for record in poll.new.iter().filter(|r| kept(r)) {
+        let count = tail.count(record);
+        if !wake(args, record, count)? {
+            // The reader went away: the cursor stays, so the next poll prints these again.
+            return Ok(0);
+        }
+    }
+    framewise_output::write_file(&cursor_path, |out| -> anyhow::Result<()> {
+        serde_json::to_writer(&mut *out, &poll.next)?;
+        out.write_all(b"\n")?;
+        Ok(())
+    })
+    .with_context(|| format!("saving the watch cursor {}", cursor_path.display()))?;
+    Ok(0)
+}
+
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let dir = args.dir.locate()?;
+    if args.once {
+        return run_once(&args, &dir);
+    }
     let mut tail = Tail {
         path: dir.join(PERF_FILE),
         offset: 0,
@@ -258,26 +435,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     loop {
         for record in tail.read()? {
             let count = tail.count(&record);
-            let Some(line) = wake_line(&record, count, args.min_hitch_ms) else {
-                continue;
-            };
-            let text = match args.format {
-                WatchFormat::Console => line,
-                WatchFormat::Json => serde_json::to_string(&Wake {
-                    schema: "framewise.wake/1",
-                    fp: record.footprint().map_or("", |fp| fp.id.as_str()),
-                    count,
-                    record: &record,
-                    line,
-                })?,
-            };
-            if !emit_line(&text)? {
+            if !wake(&args, &record, count)? {
                 // The reader went away: the watch is over, and nothing went wrong.
                 return Ok(0);
             }
-        }
-        if args.once {
-            return Ok(0);
         }
         let mut pause = Duration::from_millis(args.interval_ms);
         if let Some(deadline) = deadline {
