@@ -519,3 +519,64 @@ fn a_wildcard_leaves_out_a_name_too_rare_in_both_captures() {
     let r = gated(&short, &short, &cfg);
     assert_eq!(r.verdict, Verdict::Inconclusive, "{:?}", r.reasons);
 }
+
+/// A wildcard that covers nothing (no counter in either capture) gates nothing: refused, as
+/// a path that names nothing is, rather than dropped while the other checks pass.
+#[test]
+fn a_wildcard_that_covers_nothing_is_refused() {
+    let quiet = summarize(&game(&GameSpec {
+        with_counters: false,
+        ..GameSpec::default()
+    }));
+    let err = gate(&quiet, &quiet, &defaults_and("counter.*.max", 0.0))
+        .expect_err("a wildcard over no counter");
+    assert_eq!(
+        err.to_string(),
+        "`counter.*.max` covers nothing: neither capture has any counters"
+    );
+    // Where it covers something, it gates it.
+    assert!(gated(&base(), &base(), &defaults_and("counter.*.max", 0.0))
+        .checks
+        .iter()
+        .any(|c| c.configured.as_deref() == Some("counter.*.max")));
+}
+
+/// A metric named on its own keeps its own tolerance when a wildcard also covers it: one
+/// check per metric, at the named tolerance.
+#[test]
+fn a_named_metric_overrides_the_wildcard_that_covers_it() {
+    let cand = summarize(&game(&GameSpec {
+        render_ns: 12 * MS,
+        ..GameSpec::default()
+    }));
+    let mut cfg = GateConfig::empty();
+    cfg.set("scope.*.p95", 0.1).expect("valid");
+    cfg.set("scope.render.p95", 5.0).expect("valid");
+    let r = gated(&base(), &cand, &cfg);
+    let render: Vec<_> = r
+        .checks
+        .iter()
+        .filter(|c| c.metric == "scope.render.p95")
+        .collect();
+    assert_eq!(render.len(), 1, "{render:?}");
+    assert_eq!(render[0].tolerance, 5.0);
+    assert_eq!(render[0].configured, None);
+    assert_eq!(render[0].status, CheckStatus::Pass);
+    assert!(r
+        .checks
+        .iter()
+        .any(|c| c.metric == "scope.update.p95" && c.tolerance == 0.1));
+    // The same under the lite-profiler spelling of the named metric.
+    let mut cfg = GateConfig::empty();
+    cfg.set("scope.*.p95", 0.1).expect("valid");
+    cfg.set("phase.render.p95", 5.0).expect("valid");
+    let r = gated(&base(), &cand, &cfg);
+    assert_eq!(
+        r.checks
+            .iter()
+            .filter(|c| c.metric == "scope.render.p95")
+            .count(),
+        1
+    );
+    assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.reasons);
+}

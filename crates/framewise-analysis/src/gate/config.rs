@@ -128,6 +128,14 @@ pub enum GateConfigError {
         /// The nearest paths either capture has, or the names it has.
         hint: String,
     },
+    /// A wildcard that covers no metric of either capture (`pass.*.p95` on CPU-only captures).
+    #[error("`{metric}` covers nothing: {why}")]
+    WildcardCoversNothing {
+        /// The path as given.
+        metric: String,
+        /// Why nothing: no name of its block, or only gauges for a counter wildcard.
+        why: String,
+    },
 }
 
 /// Edit distance (insertions, deletions, substitutions) between two strings, by chars.

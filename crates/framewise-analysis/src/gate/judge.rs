@@ -3,6 +3,8 @@
 //! against its tolerance, what a damaged input leaves unjudged, and the verdict with its
 //! reasons.
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
 
 use crate::diff::{
@@ -137,8 +139,24 @@ fn resolve(
             names.extend(ct.names(p.block));
             names.sort();
             names.dedup();
+            let all = names.clone();
             if p.block == "counter" {
                 names.retain(|n| is_sum_counter(n, base, cand));
+            }
+            if names.is_empty() {
+                // A wildcard that covers nothing gates nothing: a pass it was meant to guard
+                // must not slip by as no check at all.
+                return Err(GateConfigError::WildcardCoversNothing {
+                    metric: configured.to_owned(),
+                    why: if all.is_empty() {
+                        format!("neither capture has any {}", block_noun(p.block))
+                    } else {
+                        format!(
+                            "a counter wildcard covers sum counters only, and every counter either capture has is a gauge ({}); name a gauge's own path to gate it",
+                            first_names(&all, 4)
+                        )
+                    },
+                });
             }
             return Ok(names
                 .into_iter()
@@ -181,6 +199,20 @@ fn resolve(
         },
         None => Ok(vec![aliased]),
     }
+}
+
+/// Up to `n` of `names`, comma-separated, with `…` when there are more.
+fn first_names(names: &[String], n: usize) -> String {
+    let mut text = names
+        .iter()
+        .take(n)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > n {
+        text.push_str(", …");
+    }
+    text
 }
 
 /// A path whose scope, pass or counter none of `tables` has (`counter.draw_call.max`), with the nearest paths they have; `None` when the name exists
@@ -298,8 +330,27 @@ pub fn gate(
     let partial = partial_defects(&defects);
     let mut checks = Vec::new();
     let mut too_few = Vec::new();
+    let mut resolved = Vec::new();
     for (configured, &tolerance) in &config.tolerances {
-        for metric in resolve(configured, (base, cand), (&bt, &ct))? {
+        resolved.push((
+            configured,
+            tolerance,
+            resolve(configured, (base, cand), (&bt, &ct))?,
+        ));
+    }
+    // A metric named on its own takes its own tolerance over a wildcard's that covers it
+    // (`scope.*.p95=0.1` with `scope.render.p95=0.5`): one check per metric.
+    let named: BTreeSet<String> = resolved
+        .iter()
+        .filter(|(configured, _, _)| !configured.contains('*'))
+        .flat_map(|(_, _, metrics)| metrics.iter().cloned())
+        .collect();
+    for (configured, tolerance, metrics) in resolved {
+        let wildcard = configured.contains('*');
+        for metric in metrics {
+            if wildcard && named.contains(&metric) {
+                continue;
+            }
             let (b, c) = (bt.get(&metric), ct.get(&metric));
             let (status, worse) = match (b, c) {
                 _ if is_timing(&metric) && !comparable && (b.is_some() || c.is_some()) => {
