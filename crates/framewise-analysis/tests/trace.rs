@@ -367,3 +367,34 @@ fn own_export_round_trips_its_counter_kinds() {
     let back = reimport(&other);
     assert!(back.counters().iter().all(|c| c.kind == CounterKind::Gauge));
 }
+
+/// A trace keeps its capture's timing grade (`otherData.grade`): read back, a trace of a
+/// software-rendered capture is `software`, as the capture is, and does not compare with
+/// hardware timings; without the grade a CPU-only trace would read as `hardware`. Another
+/// generator's `otherData.grade` is not trusted.
+#[test]
+fn own_export_keeps_its_timing_grade() {
+    use framewise_analysis::model::{AdapterKind, TimingGrade};
+    for adapter in [AdapterKind::Software, AdapterKind::Hardware] {
+        let spec = GameSpec {
+            adapter,
+            ..GameSpec::default()
+        };
+        let capture = game(&GameSpec {
+            with_spans: true,
+            ..spec.clone()
+        });
+        let again = reimport(&export(&spec, false));
+        assert_eq!(again.grade(), capture.grade(), "{adapter:?}");
+    }
+    // A CPU-only software capture's trace: no GPU event says anything of the adapter.
+    let mut v = export(&GameSpec::default(), false);
+    v["traceEvents"]
+        .as_array_mut()
+        .expect("array")
+        .retain(|e| e["pid"] != 2);
+    v["otherData"]["grade"]["timing"] = "software".into();
+    assert_eq!(reimport(&v).grade().timing, TimingGrade::Software);
+    v["otherData"]["generator"] = "another".into();
+    assert_eq!(reimport(&v).grade().timing, TimingGrade::Hardware);
+}

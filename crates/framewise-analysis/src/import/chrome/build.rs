@@ -365,6 +365,9 @@ pub(super) fn build(
 
     // Build.
     let mut b = CaptureBuilder::from_options(SourceKind::Chrome, options);
+    if let Some(adapter) = parsed.declared_adapter {
+        b.meta_mut().adapter = adapter;
+    }
     let threads: Vec<u32> = (0..parsed.thread_names.len())
         .map(|t| b.thread(&thread_label(u32::try_from(t).unwrap_or(u32::MAX))))
         .collect();

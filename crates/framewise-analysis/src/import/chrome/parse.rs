@@ -14,7 +14,7 @@ use serde::de::{
 };
 
 use crate::load::{Progress, Reporter, Stage};
-use crate::model::{CounterKind, Defect, DefectKind, Numeric};
+use crate::model::{AdapterKind, CounterKind, Defect, DefectKind, Numeric};
 
 use super::event::{Args, Event, TopKey};
 use super::source::{Position, Source};
@@ -69,6 +69,22 @@ fn declared_counters(other_data: &serde_json::Value) -> BTreeMap<String, (Counte
         declared.remove(&name);
     }
     declared
+}
+
+/// The adapter a trace framewise exported implies by its capture's timing grade
+/// (`otherData.grade.timing`): `software` and `hardware` say the adapter, so a trace of a
+/// software-rendered capture keeps its grade when read back (with no GPU work timed its
+/// trace would otherwise read as `hardware`, and compare with hardware timings). `unknown`, a
+/// value this reader does not know, or another generator's trace declares nothing.
+fn declared_adapter(other_data: &serde_json::Value) -> Option<AdapterKind> {
+    if !by_framewise(other_data) {
+        return None;
+    }
+    match other_data.pointer("/grade/timing")?.as_str()? {
+        "software" => Some(AdapterKind::Software),
+        "hardware" => Some(AdapterKind::Hardware),
+        _ => None,
+    }
 }
 
 /// The defects a trace framewise exported carries in `otherData.defects` (what its capture
@@ -222,6 +238,8 @@ pub(super) struct Parsed {
     pub(super) carried: Vec<Defect>,
     /// The counters' kinds a framewise trace declares (`otherData.counters`), by name.
     pub(super) declared_counters: BTreeMap<String, (CounterKind, Numeric)>,
+    /// The adapter a framewise trace's timing grade says (`otherData.grade.timing`).
+    pub(super) declared_adapter: Option<AdapterKind>,
 }
 
 impl Parsed {
@@ -251,6 +269,7 @@ impl Parsed {
             no_dur: 0,
             carried: Vec::new(),
             declared_counters: BTreeMap::new(),
+            declared_adapter: None,
         }
     }
 
@@ -446,6 +465,7 @@ impl<'de> Visitor<'de> for ObjectSeed<'_> {
                     let other_data = map.next_value::<serde_json::Value>()?;
                     self.0.carried = carried_defects(&other_data);
                     self.0.declared_counters = declared_counters(&other_data);
+                    self.0.declared_adapter = declared_adapter(&other_data);
                 }
                 TopKey::Other => {
                     map.next_value::<IgnoredAny>()?;
