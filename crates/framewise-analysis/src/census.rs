@@ -102,7 +102,9 @@ pub fn read_censuses(path: &Path) -> Result<CensusRead, CensusError> {
 
 fn of_capture(path: &Path) -> Result<CensusRead, LoadError> {
     let reader = open_reader(path)?;
-    let mut defects: Vec<Defect> = reader.defects().iter().map(defect_of).collect();
+    // Every defect of the capture, as `inspect` and `summarize` report it (a frame that does
+    // not decode is found only by decoding it), a census record that does not read among them.
+    let mut defects: Vec<Defect> = reader.verify().iter().map(defect_of).collect();
     let mut censuses = Vec::new();
     for record in reader.censuses() {
         match record {
@@ -117,7 +119,8 @@ fn of_capture(path: &Path) -> Result<CensusRead, LoadError> {
                     .at(doc.offset),
                 ),
             },
-            Err(d) => defects.push(defect_of(&d)),
+            // Already among the capture's defects.
+            Err(_) => {}
         }
     }
     Ok(CensusRead {

@@ -198,3 +198,41 @@ fn a_census_record_that_does_not_decode_is_a_defect_census_and_inspect_both_name
         .collect();
     assert_eq!(messages, expected);
 }
+
+/// A frame that does not decode (its checksum fails) is found only by decoding it: `census`
+/// reports it as `inspect` and `summarize` do, not only what the reader found at open.
+#[test]
+fn census_reports_a_frame_that_does_not_decode() {
+    let t = Temp::new("census-bad-frame");
+    let docs: Vec<String> = [1, 2, 3]
+        .iter()
+        .map(|&n| serde_json::to_string(&census(n)).expect("json"))
+        .collect();
+    let clean = capture(&docs);
+    // The first byte whose flip leaves the file opening clean but a frame undecodable.
+    let bytes = (0..clean.len())
+        .map(|i| {
+            let mut b = clean.clone();
+            b[i] ^= 0x5a;
+            b
+        })
+        .find(|b| {
+            framewise_format::read::from_bytes(b.clone()).is_ok_and(|r| {
+                r.defects().is_empty()
+                    && r.censuses().iter().all(Result::is_ok)
+                    && !r.verify().is_empty()
+            })
+        })
+        .expect("a byte inside a frame's payload");
+    let path = t.write("bad-frame.sgpt", &bytes);
+    let read = read_censuses(&path).expect("reads");
+    assert_eq!(read.censuses.len(), 3, "every census still reads");
+    let reader = framewise_format::read::open(&path).expect("opens");
+    let expected: Vec<String> = reader.verify().iter().map(ToString::to_string).collect();
+    let got: Vec<String> = read.defects.iter().map(|d| d.message.clone()).collect();
+    assert_eq!(got, expected);
+    assert!(read
+        .defects
+        .iter()
+        .all(|d| d.kind == DefectKind::CorruptRange));
+}
