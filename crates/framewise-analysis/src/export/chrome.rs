@@ -40,9 +40,10 @@ pub enum ExportError {
     )]
     NoSpans,
     /// Writing failed.
-    #[error("writing the trace failed after {written} bytes: {source}")]
+    #[error("writing the trace failed after {written} bytes were serialized: {source}")]
     Io {
-        /// Bytes written before the failure.
+        /// Bytes handed to the writer before the failure (a buffered writer may have passed
+        /// on fewer of them).
         written: u64,
         /// The I/O error.
         #[source]

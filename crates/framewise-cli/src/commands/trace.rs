@@ -54,7 +54,7 @@ fn export(
     let stats = match write_trace(capture, options, &mut w) {
         Ok(stats) => stats,
         Err(e @ ExportError::NoTimeline { .. }) => bail!("{file}: cannot export a trace: {e}"),
-        // The error says "writing the trace failed after N bytes": it lacks only the name.
+        // The error says "writing the trace failed after N bytes were serialized": it lacks only the name.
         Err(e) => return Err(e).context(out.to_owned()),
     };
     w.flush()
