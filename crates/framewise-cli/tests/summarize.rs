@@ -111,6 +111,19 @@ fn litecap_v4_capture() {
     insta::assert_json_snapshot!("summarize_litecap_json", redact(&json, dir.tmp.path()));
     let run = dir.run(&["summarize", "run.litecap"]).expect(0);
     assert!(run.stdout.contains("notes"), "{}", run.stdout);
+    // Its frame time is a work time: the table's heading does not call it a period from begin
+    // to begin, in either format.
+    assert!(
+        run.stdout
+            .contains("frame time, ms (each frame's work time, taken as its period)"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("next frame's begin"), "{}", run.stdout);
+    let run = dir
+        .run(&["summarize", "run.litecap", "--format", "markdown"])
+        .expect(0);
+    assert!(!run.stdout.contains("next frame's begin"), "{}", run.stdout);
 }
 
 #[test]

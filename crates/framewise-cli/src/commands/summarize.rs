@@ -439,6 +439,17 @@ impl SummaryView {
         lines
     }
 
+    /// What a frame time is here: a period, or the frame's work time taken as one (a
+    /// `.litecap`'s, or any capture whose begins are on no measured clock).
+    fn period_words(&self) -> &'static str {
+        let s = &self.summary;
+        if s.capture.clock_measured && !framewise_analysis::diff::frame_times_are_work(s) {
+            "period: this frame's begin to the next frame's begin"
+        } else {
+            "each frame's work time, taken as its period"
+        }
+    }
+
     fn scopes(&self) -> Shown<'_, ScopeStats> {
         Shown::new(self.summary.scopes.iter().collect(), &self.list)
     }
@@ -513,7 +524,7 @@ impl Report for SummaryView {
             out.push_str(&format!("  {line}\n"));
         }
         defects_pointer(&s.defects, out);
-        out.push_str("\nframe time, ms (period: this frame's begin to the next frame's begin)\n");
+        out.push_str(&format!("\nframe time, ms ({})\n", self.period_words()));
         time_table(&s.frame.times).console(out, 2);
         out.push_str(&format!("  {}\n", self.fps_line()));
         out.push_str(&format!(
@@ -591,9 +602,10 @@ impl Report for SummaryView {
         for line in self.header_lines() {
             out.push_str(&format!("- {line}\n"));
         }
-        out.push_str(
-            "\n**Frame time, ms** (period: this frame's begin to the next frame's begin)\n\n",
-        );
+        out.push_str(&format!(
+            "\n**Frame time, ms** ({})\n\n",
+            self.period_words()
+        ));
         time_table(&s.frame.times).markdown(out);
         out.push_str(&format!(
             "\n{} · {}\n\n{}\n",
