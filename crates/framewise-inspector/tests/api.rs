@@ -173,6 +173,21 @@ fn every_api_request_needs_the_token() {
     }
     assert_eq!(get_raw(&app, "/api/capture", Some(TOKEN)).0, StatusCode::OK);
     assert_eq!(get(&app, "/api/capture").0, StatusCode::OK);
+    // The token is a query parameter like any other: percent-encoded, it is the same token
+    // (a client that encodes every character); a wrong one encoded is still wrong.
+    let encoded: String = TOKEN.bytes().map(|b| format!("%{b:02X}")).collect();
+    assert_eq!(
+        get_raw(&app, &format!("/api/capture?token={encoded}"), None).0,
+        StatusCode::OK
+    );
+    assert_eq!(
+        get_raw(&app, &format!("/api/capture?%74oken={encoded}"), None).0,
+        StatusCode::OK
+    );
+    assert_eq!(
+        get_raw(&app, &format!("/api/capture?token={encoded}%30"), None).0,
+        StatusCode::FORBIDDEN
+    );
     // The page's own files hold no capture data and need no token.
     let (status, body) = get_raw(&app, "/", None);
     assert_eq!(status, StatusCode::OK);

@@ -232,10 +232,12 @@ async fn require_token(
         .get("x-framewise-token")
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| token.matches(v));
+    // Decoded as every other parameter is: `%61` is `a`, as a client that encodes every
+    // character sends it.
     let from_query = request.uri().query().is_some_and(|q| {
-        q.split('&')
-            .filter_map(|pair| pair.strip_prefix("token="))
-            .any(|v| token.matches(v))
+        form_urlencoded::parse(q.as_bytes())
+            .filter(|(name, _)| name == "token")
+            .any(|(_, v)| token.matches(&v))
     });
     if from_header || from_query {
         next.run(request).await
