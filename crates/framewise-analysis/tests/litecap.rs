@@ -78,7 +78,9 @@ fn every_version_imports() {
             s.frame.times.count, 120,
             "v{v}: litecap periods are the frame times, all known"
         );
-        assert_eq!(s.scopes.len(), 3, "v{v}: phases are scopes");
+        // v4's timeline lane `render` is no phase: a scope of its own.
+        let lanes = usize::from(v >= 4);
+        assert_eq!(s.scopes.len(), 3 + lanes, "v{v}: phases are scopes");
         assert!(
             s.notes.iter().any(|n| n.contains("work times")),
             "v{v}: says work is taken as the period"
@@ -489,4 +491,32 @@ fn a_diff_of_a_litecap_and_periods_marks_frame_rows_incomparable() {
     }
     assert!(framewise_analysis::diff(&lite, &lite).frame_times_comparable);
     assert!(framewise_analysis::diff(&game, &game).frame_times_comparable);
+}
+
+/// A v4 capture with phases takes its scopes' statistics from the phases; a timeline lane
+/// that is no phase (`render` here, as lite-profiler's `physics`) adds its spans, one call
+/// each, so `summarize` and `gate` see it as the timeline and flame graph do; a lane named as
+/// a phase is not counted twice.
+#[test]
+fn a_timeline_lane_that_is_no_phase_has_scope_statistics() {
+    use framewise_analysis::summary::MetricTable;
+    let lc = sample(4, 30, 2);
+    let t = MetricTable::of(&summarize(
+        &litecap::import(&litecap::encode(&lc), &LoadOptions::default()).expect("valid"),
+    ));
+    assert_eq!(t.get("scope.render.calls"), Some(30.0));
+    assert_eq!(t.get("scope.render.p50"), Some(7.0));
+    // The phases are as they were: their own totals, one call a frame.
+    assert_eq!(t.get("scope.phase_0.calls"), Some(30.0));
+    assert_eq!(t.get("scope.phase_0.max"), Some(3.0));
+
+    // A lane named as a phase: the phase's time alone.
+    let mut same = sample(4, 30, 2);
+    same.timeline.as_mut().expect("v4").spans[0].tag = "phase_0".into();
+    let t = MetricTable::of(&summarize(
+        &litecap::import(&litecap::encode(&same), &LoadOptions::default()).expect("valid"),
+    ));
+    assert_eq!(t.get("scope.phase_0.calls"), Some(30.0));
+    assert_eq!(t.get("scope.phase_0.max"), Some(3.0));
+    assert_eq!(t.get("scope.render.calls"), None);
 }

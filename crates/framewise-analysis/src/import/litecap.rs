@@ -641,12 +641,19 @@ fn build_reporting(
                     if a < f.cpu_begin_ns {
                         continue;
                     }
+                    let scope = span_scopes.get(l).copied().unwrap_or(0);
                     lane.spans.push(SpanInput {
-                        scope: span_scopes.get(l).copied().unwrap_or(0),
+                        scope,
                         depth: 0,
                         start_ns: a,
                         end_ns: z,
                     });
+                    // With phases, a frame's scope statistics are its phases' totals; a lane
+                    // that is no phase (lite-profiler's `physics`) adds its spans, one call
+                    // each, as a capture without phases counts them.
+                    if !lc.phases_ms.is_empty() && !scopes.contains(&scope) {
+                        f.direct_scopes.push((scope, z - a));
+                    }
                 }
                 if !lane.spans.is_empty() {
                     f.lanes.push(lane);
