@@ -23,9 +23,20 @@ struct Session {
 
 impl Session {
     fn start(dir: &Dir) -> Self {
+        Self::start_in(dir.tmp.path(), &[])
+    }
+
+    /// A session with `framewise mcp ARGS` running in `cwd`.
+    fn start_in(cwd: &std::path::Path, args: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_framewise"))
             .arg("mcp")
-            .current_dir(dir.tmp.path())
+            .args(args)
+            .current_dir(cwd)
+            // The `.framewise/` tools (and the reports' default) read it; a tester's own must
+            // not leak in.
+            .env_remove("FRAMEWISE_DIR")
+            .env_remove("CI")
+            .env_remove("FRAMEWISE_AUTOMATED")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -978,4 +989,355 @@ fn a_malformed_initialize_is_invalid_params_and_the_handshake_can_start_after_it
         "Invalid params: initialize: missing field `protocolVersion`"
     );
     assert_eq!(answers[1]["result"]["serverInfo"]["name"], "framewise");
+}
+
+/// A `tools/call` whose params misspell `arguments` ran the tool with its defaults: a
+/// `check_budgets` meant for a bench judged the old profile and said `inside`. A member MCP
+/// does not define there is refused (-32602) naming it, and nothing runs; the members it
+/// does define (`_meta`, `task`) are taken.
+#[test]
+fn a_misspelt_arguments_member_is_refused_not_ignored() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let mut s = Session::start(&dir);
+    for (params, says) in [
+        (
+            json!({"name": "get_ledger", "argumnts": {"last": 0}}),
+            "unknown member `argumnts` (did you mean `arguments`?)",
+        ),
+        (
+            json!({"name": "check_budgets", "args": {"bench": "smoke"}}),
+            "unknown member `args`",
+        ),
+        (
+            json!({"name": "summarize_capture", "arguments": {"capture": "game.sgpt"},
+                "meta": {}}),
+            "unknown member `meta` (did you mean `_meta`?)",
+        ),
+    ] {
+        let answer = s.request("tools/call", params.clone());
+        assert_eq!(answer["error"]["code"], -32602, "{params}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("Invalid params: tools/call: ") && message.contains(says),
+            "{params}: {message}"
+        );
+        assert!(!message.contains('\n'), "one line: {message}");
+    }
+    assert!(
+        !dir.path(".framewise").exists(),
+        "a refused call runs nothing (no report written)"
+    );
+    // Spelt right, the same call is refused by the tool (`last` 0 is out of range)...
+    let r = s.call("get_ledger", json!({"last": 0}));
+    assert_eq!(r["isError"], true, "{r}");
+    // ... and the members MCP defines are taken: `_meta` (a progress token) and `task`
+    // (2025-11-25; a server without tasks runs the call as usual).
+    let answer = s.request(
+        "tools/call",
+        json!({"name": "summarize_capture", "arguments": {"capture": "game.sgpt"},
+            "_meta": {"progressToken": 7}, "task": {"ttl": 60000}}),
+    );
+    let r = answer
+        .get("result")
+        .unwrap_or_else(|| panic!("no result: {answer}"));
+    assert_eq!(structured(r)["verdict"], "pass", "{answer}");
+    assert_eq!(s.close(), Some(0));
+}
+
+/// A capture named `/dev/stdin` swallowed the JSON-RPC lines after the call; a FIFO blocked
+/// the tool (and the server's exit) forever. Both are refused before anything is opened, and
+/// the session goes on; the message for `-` does not send the agent to /dev/stdin.
+#[test]
+fn a_capture_that_is_the_servers_stdin_or_a_pipe_is_refused() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let fifo = dir.path("pipe.sgpt");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let mut s = Session::start(&dir);
+    for (tool, args, says) in [
+        (
+            "summarize_capture",
+            json!({"capture": "/dev/stdin"}),
+            "capture: /dev/stdin names one of the server's open streams",
+        ),
+        (
+            "find_hitches",
+            json!({"capture": "/dev/fd/0"}),
+            "capture: /dev/fd/0 names one of the server's open streams",
+        ),
+        (
+            "attribute",
+            json!({"capture": "/proc/self/fd/0"}),
+            "capture: /proc/self/fd/0 names one of the server's open streams",
+        ),
+        (
+            "summarize_capture",
+            json!({"capture": "pipe.sgpt"}),
+            "capture: pipe.sgpt is a FIFO (a named pipe), not a regular file",
+        ),
+        (
+            "compare_captures",
+            json!({"base": "game.sgpt", "cand": "pipe.sgpt"}),
+            "cand: pipe.sgpt is a FIFO",
+        ),
+        (
+            "summarize_capture",
+            json!({"capture": "game.sgpt", "config": "pipe.sgpt"}),
+            "config: pipe.sgpt is a FIFO",
+        ),
+        (
+            "census",
+            json!({"input": "/dev/stdin"}),
+            "input: /dev/stdin names one of the server's open streams",
+        ),
+        (
+            "summarize_capture",
+            json!({"capture": "-"}),
+            "capture: `-` is not a file",
+        ),
+    ] {
+        let r = s.call(tool, args.clone());
+        assert_eq!(r["isError"], true, "{tool} {args}: {r}");
+        let message = r["structuredContent"]["error"].as_str().unwrap();
+        assert!(message.starts_with(says), "{tool} {args}: {message}");
+        assert!(!message.contains("/dev/stdin for"), "{message}");
+    }
+    // The lines after those calls were read as requests, not as a capture.
+    let pong = s.request("ping", json!({}));
+    assert!(pong["result"].is_object(), "{pong}");
+    let r = s.call("summarize_capture", json!({"capture": "game.sgpt"}));
+    assert_eq!(structured(&r)["verdict"], "pass");
+    assert_eq!(s.close(), Some(0), "the server exits when stdin closes");
+}
+
+/// `record_fix` appended to fixes.jsonl and then failed on the reports directory, so an
+/// agent retrying recorded the fix twice. The reports directory is made before the verb
+/// runs: unusable, the call is an error and nothing is recorded; usable again, the fix is
+/// recorded once.
+#[test]
+fn a_fix_is_not_recorded_when_its_report_cannot_be_written() {
+    use crate::ledger::{id, ledger, COMPILE};
+
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    let mut s = Session::start_in(dir.tmp.path(), &["--reports", "reports/mcp"]);
+    dir.write("reports", "a file where the reports directory goes");
+    let fix = json!({"title": "compile pipelines at load", "footprints": [id(COMPILE)]});
+    let r = s.call("record_fix", fix.clone());
+    assert_eq!(r["isError"], true, "{r}");
+    let message = r["structuredContent"]["error"].as_str().unwrap();
+    assert!(
+        message.contains("cannot create the reports directory")
+            && message.ends_with("nothing was run or recorded"),
+        "{message}"
+    );
+    assert!(!fw.join("fixes.jsonl").exists(), "nothing recorded");
+
+    std::fs::remove_file(dir.path("reports")).unwrap();
+    let r = s.call("record_fix", fix);
+    let c = structured(&r);
+    assert_eq!(c["appended"], true, "{c}");
+    assert!(c.get("report_error").is_none(), "{c}");
+    assert!(
+        c["report_path"]
+            .as_str()
+            .unwrap()
+            .starts_with("reports/mcp/fix-"),
+        "{c}"
+    );
+    let fixes = std::fs::read_to_string(fw.join("fixes.jsonl")).unwrap();
+    assert_eq!(fixes.lines().count(), 1, "{fixes}");
+    assert_eq!(s.close(), Some(0));
+}
+
+/// `--reports` under a regular file (`a.sgpt/sub`) is as unusable as a file: refused at
+/// start, exit 4, one line.
+#[test]
+fn reports_under_a_file_is_refused_at_start() {
+    let dir = Dir::new();
+    dir.write("empty", b"");
+    dir.write("a.sgpt", b"x");
+    let run = dir
+        .run_stdin_from("empty", false, &["mcp", "--reports", "a.sgpt/sub"])
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: --reports a.sgpt/sub: a.sgpt is a regular file, not a directory, so \
+         the directory cannot be made there (the tools write their reports into it)"
+    );
+}
+
+/// A bench whose report cannot be written after it ran (its result and ledger line are
+/// recorded) is no error, which would read as nothing done: the result says it was recorded,
+/// with `report_error` and no `report_path`. `counters_only` without a comparison is refused,
+/// as the CLI refuses `bench NAME --counters-only` without `--compare`.
+#[test]
+fn a_bench_recorded_is_said_so_when_its_report_fails_and_counters_only_needs_a_comparison() {
+    let dir = Dir::new();
+    let exe = env!("CARGO_BIN_EXE_framewise");
+    // The program run by the bench takes the reports directory away once `swap` exists.
+    let script =
+        "if [ -f swap ]; then rm -rf reports; echo x > reports; fi; exec \"$0\" demo --quiet";
+    dir.write(
+        "framewise.toml",
+        format!(
+            "[bench.smoke]\ncommand = [\"sh\", \"-c\", {script:?}, {exe:?}]\nframes = 30\nwarmup = 5\nruns = 3\nfixed_dt = 0.016666\n"
+        ),
+    );
+    let mut s = Session::start_in(dir.tmp.path(), &["--reports", "reports"]);
+
+    let r = s.call(
+        "run_bench",
+        json!({"name": "smoke", "compare_last": false, "counters_only": true}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    let message = r["structuredContent"]["error"].as_str().unwrap();
+    assert!(
+        message.contains("`counters_only`") && message.contains("`compare_last`"),
+        "{message}"
+    );
+    assert!(!dir.path(".framewise").exists(), "nothing ran: {message}");
+
+    let r = s.call("run_bench", json!({"name": "smoke"}));
+    assert_eq!(structured(&r)["verdict"], "first-result", "{r}");
+    dir.write("swap", "");
+    let r = s.call(
+        "run_bench",
+        json!({"name": "smoke", "change": "nothing (A/A)"}),
+    );
+    let c = structured(&r);
+    assert!(c["report_path"].is_null(), "{c}");
+    let said = c["report_error"].as_str().unwrap();
+    assert!(
+        said.starts_with("the bench WAS run, and its result (")
+            && said.contains("and its comparison's ledger line recorded"),
+        "{said}"
+    );
+    assert!(!said.contains('\n'), "{said}");
+    let l = s.call("get_ledger", json!({"name": "smoke"}));
+    assert_eq!(structured(&l)["lines"], 1, "{l}");
+    assert_eq!(s.close(), Some(0));
+}
+
+/// The messages and schemas say what the tools take: `record_fix`'s errors name its
+/// arguments, not the CLI's flags; `buckets` and `last` state their range; a profile that
+/// does not parse is named once; `get_ledger` refuses a `dir` that is not there; a path with
+/// `--` in it comes back as given.
+#[test]
+fn messages_and_schemas_say_what_the_tools_take() {
+    let dir = Dir::new();
+    std::fs::create_dir_all(dir.path("empty/.framewise")).unwrap();
+    dir.write("empty/.framewise/perf.jsonl", "");
+    std::fs::create_dir_all(dir.path("bad")).unwrap();
+    dir.write("bad/profile.json", "");
+    let mut s = Session::start(&dir);
+
+    let tools = s.request("tools/list", json!({}));
+    let schema = |tool: &str, argument: &str| -> Value {
+        tools["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == tool)
+            .unwrap()["inputSchema"]["properties"][argument]
+            .clone()
+    };
+    let buckets = schema("get_history", "buckets");
+    assert_eq!(
+        (&buckets["minimum"], &buckets["maximum"]),
+        (&json!(1), &json!(1000)),
+        "{buckets}"
+    );
+    let last = schema("get_ledger", "last");
+    assert_eq!(
+        (&last["minimum"], &last["maximum"]),
+        (&json!(1), &json!(100)),
+        "{last}"
+    );
+
+    let error = |s: &mut Session, tool: &str, args: Value| -> String {
+        let r = s.call(tool, args);
+        assert_eq!(r["isError"], true, "{tool}: {r}");
+        r["structuredContent"]["error"].as_str().unwrap().to_owned()
+    };
+    let m = error(
+        &mut s,
+        "record_fix",
+        json!({"title": "x", "dir": "empty/.framewise"}),
+    );
+    assert!(m.contains("pass `before` and `after`"), "{m}");
+    let m = error(
+        &mut s,
+        "record_fix",
+        json!({"title": "x", "commit": "", "dir": "empty/.framewise"}),
+    );
+    assert!(
+        m.starts_with("`commit` is empty") && m.contains("leave `commit` out"),
+        "{m}"
+    );
+    assert!(!m.contains("--"), "{m}");
+    let m = error(&mut s, "get_profile", json!({"dir": "bad"}));
+    assert_eq!(m.matches("profile.json").count(), 1, "the path once: {m}");
+    let m = error(&mut s, "get_ledger", json!({"dir": "nope"}));
+    assert!(m.starts_with("dir: nope: not a directory"), "{m}");
+    for capture in ["old--to.sgpt", "x--from--allow-damaged.sgpt"] {
+        let m = error(&mut s, "find_hitches", json!({"capture": capture}));
+        assert!(m.starts_with(&format!("{capture}: ")), "{m}");
+    }
+    let m = error(
+        &mut s,
+        "compare_captures",
+        json!({"base": "old--to.sgpt", "cand": "old--to.sgpt"}),
+    );
+    assert!(m.starts_with("old--to.sgpt: "), "{m}");
+    // `get_ledger` without `dir`, before any bench: no comparison yet, no error.
+    let r = s.call("get_ledger", json!({}));
+    assert_eq!(structured(&r)["lines"], 0);
+    assert_eq!(s.close(), Some(0));
+}
+
+/// Started in a subdirectory of the game's repository, the server made `sub/.framewise/mcp`
+/// for its first report, and from then on the `.framewise/` tools read that empty directory.
+/// The reports go into the `.framewise/` the tools read, and none is made in `sub/`.
+#[test]
+fn a_server_started_in_a_subdirectory_reports_into_the_repositorys_framewise() {
+    use crate::ledger::ledger;
+
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    std::fs::create_dir_all(dir.path("sub")).unwrap();
+    let mut s = Session::start_in(&dir.path("sub"), &[]);
+
+    let r = s.call("summarize_capture", json!({"capture": "../game.sgpt"}));
+    let path = std::path::PathBuf::from(structured(&r)["report_path"].as_str().unwrap());
+    assert!(path.starts_with(fw.join("mcp")), "{}", path.display());
+    assert!(path.is_file());
+    assert!(
+        !dir.path("sub/.framewise").exists(),
+        "no .framewise/ made in sub/"
+    );
+
+    let r = s.call("get_history", json!({"buckets": 4}));
+    let c = structured(&r);
+    assert_eq!(c["build_count"], 2, "the repository's ledger: {c}");
+    assert!(!dir.path("sub/.framewise").exists());
+    assert_eq!(s.close(), Some(0));
+
+    // With no `.framewise/` anywhere up, the reports go to `./.framewise/mcp`, as before.
+    let bare = Dir::new();
+    write_game(&bare.path("game.sgpt"), &Game::default());
+    let mut s = Session::start(&bare);
+    let r = s.call("summarize_capture", json!({"capture": "game.sgpt"}));
+    let c = structured(&r);
+    assert!(
+        c["report_path"]
+            .as_str()
+            .unwrap()
+            .starts_with(".framewise/mcp/summarize-"),
+        "{c}"
+    );
+    assert_eq!(s.close(), Some(0));
 }

@@ -168,8 +168,14 @@ pub struct BenchResultHeadline {
     pub metrics: Vec<MetricBrief>,
     /// Every declared budget against this run.
     pub budgets: Vec<BudgetBrief>,
-    /// The whole `framewise bench --format json` document.
-    pub report_path: String,
+    /// The whole `framewise bench --format json` document; null when it could not be
+    /// written (`report_error` says why).
+    pub report_path: Option<String>,
+    /// Set only when the report could not be written after the bench ran: its result (and,
+    /// for a comparison, its ledger line) IS recorded, so running it again would record
+    /// another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_error: Option<String>,
 }
 
 fn word(v: VerdictWord) -> String {
@@ -178,7 +184,7 @@ fn word(v: VerdictWord) -> String {
 
 impl BenchResultHeadline {
     /// The headline of a bench invocation whose JSON was written to `report_path`.
-    pub fn new(name: &str, view: &View, exit_code: u8, report_path: String) -> Self {
+    pub fn new(name: &str, view: &View, exit_code: u8, report_path: Option<String>) -> Self {
         let mut out = Self {
             name: name.to_owned(),
             verdict: String::new(),
@@ -189,6 +195,7 @@ impl BenchResultHeadline {
             metrics: Vec::new(),
             budgets: Vec::new(),
             report_path,
+            report_error: None,
         };
         match &view.outcome {
             BenchOutcome::Ran { result, file } => {
@@ -212,7 +219,7 @@ impl BenchResultHeadline {
                 let c = comparison;
                 out.verdict = word(c.overall.verdict);
                 out.result_file = ran.as_ref().map(|p| p.display().to_string());
-                out.reasons = super::reasons_in_mcp_terms(&c.overall.reasons);
+                out.reasons = super::reasons_in_mcp_terms::<BenchParams>(&c.overall.reasons);
                 out.regime = Some(serde_name(&c.after.regime));
                 let decided: Vec<_> = c
                     .metrics
@@ -253,8 +260,9 @@ pub struct LedgerParams {
     /// Only this bench's lines.
     #[serde(default)]
     pub name: Option<String>,
-    /// How many of the newest lines to return (default 10, at most 100).
+    /// How many of the newest lines to return (1–100, default 10).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 100))]
     pub last: Option<u32>,
 }
 

@@ -53,6 +53,7 @@ pub struct HistoryParams {
     pub dir: Option<String>,
     /// Equal time buckets from the first evidence to the last (1–1000, default 24).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
     pub buckets: Option<u32>,
     /// Only evidence at or after this time (ISO 8601, or a date).
     #[serde(default)]
@@ -316,13 +317,19 @@ pub struct FixResult {
     pub before: WindowHeadline,
     /// The window after.
     pub after: WindowHeadline,
-    /// The whole `framewise fix --format json` document.
-    pub report_path: String,
+    /// The whole `framewise fix --format json` document; null when it could not be written
+    /// (`report_error` says why).
+    pub report_path: Option<String>,
+    /// Set only when the report could not be written after the fix was appended: the fix
+    /// IS recorded (`appended`), so calling again would record it twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_error: Option<String>,
 }
 
 impl FixResult {
-    /// The headline of a fix whose JSON was written to `report_path`.
-    pub fn new(view: &FixView, report_path: String) -> Self {
+    /// The headline of a fix whose JSON was written to `report_path` (or, after the append,
+    /// could not be: `report_error`).
+    pub fn new(view: &FixView, report_path: Option<String>, report_error: Option<String>) -> Self {
         let d = &view.0;
         Self {
             appended: d.appended,
@@ -332,6 +339,7 @@ impl FixResult {
             before: WindowHeadline::of(&d.fix.before.summary),
             after: WindowHeadline::of(&d.fix.after.summary),
             report_path,
+            report_error,
         }
     }
 }

@@ -55,29 +55,23 @@ use results::{
 /// `framewise mcp`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Where the tools write their whole JSON reports (created when first needed).
-    #[arg(long, value_name = "DIR", default_value = ".framewise/mcp")]
-    pub reports: PathBuf,
+    /// Where the tools write their whole JSON reports (created when first needed) [default:
+    /// `mcp/` in the `.framewise/` the tools read ($FRAMEWISE_DIR, else the nearest from the
+    /// working directory up), else `.framewise/mcp`].
+    #[arg(long, value_name = "DIR")]
+    pub reports: Option<PathBuf>,
 }
 
 /// Runs the server until the client closes stdin.
 pub fn run(args: Args) -> anyhow::Result<u8> {
-    // Created when first needed, but something other than a directory already there would
-    // fail every tool call: refused before the handshake, with what it is.
-    if let Ok(meta) = std::fs::metadata(&args.reports) {
-        if !meta.is_dir() {
-            anyhow::bail!(
-                "--reports {}: not a directory (the tools write their reports into it)",
-                args.reports.display()
-            );
-        }
-    }
+    let reports = args.reports.unwrap_or_else(default_reports);
+    usable_reports(&reports)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the MCP server's runtime")?;
     runtime.block_on(async {
-        let server = Server::new(args.reports);
+        let server = Server::new(reports);
         let service = server
             .serve(transport::LineTransport::spawn(
                 tokio::io::stdin(),
@@ -113,22 +107,99 @@ fn handshake_failure(error: &rmcp::service::ServerInitializeError) -> String {
     }
 }
 
+/// The reports directory when `--reports` is not given: `mcp/` in the `.framewise/` the
+/// tools read (found as they find it: `$FRAMEWISE_DIR`, else the nearest from the working
+/// directory up), so that a server started in a subdirectory of the game's repository never
+/// makes a `.framewise/` there that the tools would then read instead of the repository's;
+/// `.framewise/mcp` when there is none (nothing to shadow). Relative when it is the working
+/// directory's own.
+fn default_reports() -> PathBuf {
+    let relative = PathBuf::from(framewise_incidents::DIR_NAME).join("mcp");
+    let Ok(dir) = DirArgs::default().locate() else {
+        return relative;
+    };
+    let here = std::env::current_dir().ok();
+    if dir.is_absolute()
+        && dir.parent() == here.as_deref()
+        && dir.ends_with(framewise_incidents::DIR_NAME)
+    {
+        return relative;
+    }
+    dir.join("mcp")
+}
+
+/// Refuses, before the handshake, a reports directory no tool could write into: one that is
+/// something other than a directory, or that lies under something other than a directory
+/// (`--reports capture.sgpt/sub`), would fail every call that writes a report.
+fn usable_reports(reports: &Path) -> anyhow::Result<()> {
+    const WHY: &str = "the tools write their reports into it";
+    for at in reports.ancestors() {
+        let at = if at.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            at
+        };
+        match std::fs::metadata(at) {
+            Ok(meta) if meta.is_dir() => return Ok(()),
+            Ok(meta) => {
+                if at == reports {
+                    anyhow::bail!("--reports {}: not a directory ({WHY})", reports.display());
+                }
+                let kind = framewise_analysis::load::file_kind(&meta);
+                anyhow::bail!(
+                    "--reports {}: {} is a {kind}, not a directory, so the directory cannot be made there ({WHY})",
+                    reports.display(),
+                    at.display()
+                );
+            }
+            Err(_) if std::fs::symlink_metadata(at).is_ok() => anyhow::bail!(
+                "--reports {}: {} is a link to nothing, so the directory cannot be made there ({WHY})",
+                reports.display(),
+                at.display()
+            ),
+            Err(_) => {}
+        }
+    }
+    Ok(())
+}
+
 /// Where reports go, and a sequence number that keeps their names apart.
 #[derive(Debug)]
 struct Reports {
     dir: PathBuf,
     seq: AtomicU64,
+    /// Held while a report's file is made or, unwritten, removed with the directories made
+    /// for it: a call that failed never removes a directory another call is writing into.
+    lock: std::sync::Mutex<()>,
 }
 
 impl Reports {
-    /// Writes a verb's JSON document as `<tool>-<unix ms>-<pid>-<n>.json` and returns its path.
-    fn write(&self, tool: &str, report: &dyn Report) -> anyhow::Result<String> {
-        std::fs::create_dir_all(&self.dir).with_context(|| {
-            format!(
-                "{}: cannot create the reports directory",
+    /// Makes the file a tool's report will be written to, `<tool>-<unix ms>-<pid>-<n>.json`
+    /// (`unrun`, said when it cannot be, tells what was not done). A tool that changes
+    /// `.framewise/` calls it before it runs anything: a reports directory that cannot be made
+    /// or written is an error before a verb appends to fixes.jsonl or the bench ledger, not
+    /// after (an agent retrying the call would record it twice). The file is removed unless
+    /// the report is written into it, and so are the directories made for it (a call that
+    /// failed leaves no `.framewise/` behind).
+    fn reserve(self: &Arc<Self>, tool: &str, unrun: &str) -> anyhow::Result<Reserved> {
+        let _held = self
+            .lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // The directories missing, deepest first: made here, and removed with the file.
+        let created: Vec<PathBuf> = self
+            .dir
+            .ancestors()
+            .filter(|d| !d.as_os_str().is_empty())
+            .take_while(|d| std::fs::symlink_metadata(d).is_err())
+            .map(Path::to_path_buf)
+            .collect();
+        if let Err(e) = std::fs::create_dir_all(&self.dir) {
+            anyhow::bail!(
+                "{}: cannot create the reports directory (--reports): {e}{unrun}",
                 self.dir.display()
-            )
-        })?;
+            );
+        }
         let ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis());
@@ -136,9 +207,130 @@ impl Reports {
         let path = self
             .dir
             .join(format!("{tool}-{ms}-{}-{n}.json", std::process::id()));
-        output::write_json(&path, &output::json_text(&report.json()?)?)?;
-        Ok(path.display().to_string())
+        if let Err(e) = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            anyhow::bail!(
+                "{}: cannot write a report in the reports directory (--reports): {e}{unrun}",
+                path.display()
+            );
+        }
+        Ok(Reserved {
+            reports: Arc::clone(self),
+            path,
+            created,
+            written: false,
+        })
     }
+
+    /// Writes the JSON document of a verb that changed nothing and returns its path.
+    fn write(self: &Arc<Self>, tool: &str, report: &dyn Report) -> anyhow::Result<String> {
+        self.reserve(tool, "")?.write(report)
+    }
+}
+
+/// What [`Reports::reserve`] adds when a tool that changes `.framewise/` cannot write its
+/// report.
+const NOTHING_RUN: &str = "; nothing was run or recorded";
+
+/// A report's file, made before the tool ran ([`Reports::reserve`]).
+#[derive(Debug)]
+struct Reserved {
+    reports: Arc<Reports>,
+    path: PathBuf,
+    /// The directories made for it, deepest first.
+    created: Vec<PathBuf>,
+    written: bool,
+}
+
+impl Reserved {
+    /// Writes a verb's JSON document into the file and returns its path.
+    fn write(mut self, report: &dyn Report) -> anyhow::Result<String> {
+        output::write_json(&self.path, &output::json_text(&report.json()?)?)?;
+        self.written = true;
+        Ok(self.path.display().to_string())
+    }
+
+    /// For a verb that changed `.framewise/`: the report's path, or, when it could not be
+    /// written, why — never an error, which would read as nothing having been done.
+    fn write_after_change(self, report: &dyn Report) -> (Option<String>, Option<String>) {
+        match self.write(report) {
+            Ok(path) => (Some(path), None),
+            Err(e) => (None, Some(output::one_line(&e))),
+        }
+    }
+}
+
+impl Drop for Reserved {
+    fn drop(&mut self) {
+        if self.written {
+            return;
+        }
+        let _held = self
+            .reports
+            .lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _ = std::fs::remove_file(&self.path);
+        for dir in &self.created {
+            // Only while empty: another call's report stays, and so does its directory.
+            if std::fs::remove_dir(dir).is_err() {
+                break;
+            }
+        }
+    }
+}
+
+/// Refuses an input the server must not open: a path naming one of its own streams
+/// (`/dev/stdin`, `/dev/fd/N`, `/proc/self/fd/N`, `-`: its stdin carries the protocol, which
+/// the tool would swallow), or a FIFO, a device or a socket (reading one blocks until a
+/// writer comes, maybe forever, and the server would never exit). A regular file, a
+/// directory and a path that does not exist are left to the verb, which says what is wrong.
+fn regular_input(argument: &str, path: &Path) -> anyhow::Result<()> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path);
+    if path.as_os_str() == "-" && meta.is_err() {
+        anyhow::bail!(
+            "{argument}: `-` is not a file, and the server's stdin carries the protocol: name a file"
+        );
+    }
+    if names_a_stream(path) {
+        anyhow::bail!(
+            "{argument}: {shown} names one of the server's open streams (its stdin carries the protocol): name a file"
+        );
+    }
+    if let Ok(meta) = meta {
+        if !meta.is_file() && !meta.is_dir() {
+            anyhow::bail!(
+                "{argument}: {shown} is a {}, not a regular file: the server reads files only (a pipe or a device could block it)",
+                framewise_analysis::load::file_kind(&meta)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Whether `path` names a file descriptor of the reading process: `/dev/stdin`,
+/// `/dev/stdout`, `/dev/stderr`, anything in `/dev/fd/` or a `/proc/…/fd/` directory (by
+/// where its directory really is, so `../../dev/stdin` and links to these directories count).
+fn names_a_stream(path: &Path) -> bool {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return false;
+    };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    let Ok(parent) = parent.canonicalize() else {
+        return false;
+    };
+    let in_dev = parent == Path::new("/dev");
+    (in_dev && ["stdin", "stdout", "stderr"].iter().any(|s| name == *s))
+        || parent == Path::new("/dev/fd")
+        || (parent.starts_with("/proc") && parent.file_name().is_some_and(|n| n == "fd"))
 }
 
 /// The MCP server: one tool per verb.
@@ -151,8 +343,9 @@ pub struct Server {
 type ToolResult<T> = Result<Json<T>, Json<ToolError>>;
 
 /// Runs a tool's work off the protocol's thread (captures take a while to load), and turns
-/// an error or a panic into a structured tool error.
-async fn blocking<T: Send + 'static>(
+/// an error or a panic into a structured tool error, [`in_mcp_terms`] of the tool whose
+/// arguments are `P`.
+async fn blocking<P: schemars::JsonSchema + 'static, T: Send + 'static>(
     work: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
 ) -> ToolResult<T> {
     let error = |message: String| {
@@ -163,15 +356,18 @@ async fn blocking<T: Send + 'static>(
     };
     match tokio::task::spawn_blocking(work).await {
         Ok(Ok(value)) => Ok(Json(value)),
-        Ok(Err(err)) => Err(error(in_mcp_terms(&output::one_line(&err)))),
+        Ok(Err(err)) => Err(error(in_mcp_terms(
+            &output::one_line(&err),
+            &arguments::argument_names::<P>(),
+        ))),
         Err(join) => Err(error(format!("internal error: the tool failed: {join}"))),
     }
 }
 
 /// The verbs' option names that a tool takes as an argument, as `(option, argument)`: a
 /// message the verbs word for the command line (`--allow-damaged compares what is left`)
-/// names the argument instead (`` `allow_damaged` compares what is left ``) when a tool
-/// passes it on. (Test `every_option_named_is_an_argument_of_a_tool`.)
+/// names the argument instead (`` `allow_damaged` compares what is left ``) when the tool
+/// takes that argument. (Test `every_option_named_is_an_argument_of_a_tool`.)
 const OPTION_ARGUMENTS: &[(&str, &str)] = &[
     ("--allow-damaged", "allow_damaged"),
     ("--no-default-tolerances", "no_default_tolerances"),
@@ -188,38 +384,78 @@ const OPTION_ARGUMENTS: &[(&str, &str)] = &[
     ("--title", "title"),
     ("--solution", "solution"),
     ("--frame", "frame"),
+    ("--before", "before"),
+    ("--after", "after"),
+    ("--commit", "commit"),
+    ("--buckets", "buckets"),
+    ("--change", "change"),
 ];
 
-/// `text` with every option of [`OPTION_ARGUMENTS`] (a whole word: `--from` but not
-/// `--frames`) named as the tool's argument, in backquotes; other text as it was.
-pub(crate) fn in_mcp_terms(text: &str) -> String {
+/// `text` with every option of [`OPTION_ARGUMENTS`] whose argument the tool takes (`takes`)
+/// named as that argument, in backquotes; all else as it was. An option is a whole word
+/// standing alone — after a space, an opening bracket or quote, a comma, or another option
+/// and a `/` (`--from/--to`), and before a space, punctuation or the end — so a path with
+/// `--` in it (`old--to.sgpt`, `my--to/x`) is not one; nor is anything between backquotes
+/// (a command, a name quoted as given).
+pub(crate) fn in_mcp_terms(text: &str, takes: &[String]) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("--") {
-        out.push_str(&rest[..at]);
-        let option = &rest[at..];
-        let word = 2 + option[2..]
+    let mut quoted = false;
+    // Where the last option rewritten ended, in `text`.
+    let mut after_option = None;
+    let mut at = 0;
+    while at < text.len() {
+        let rest = &text[at..];
+        let c = rest.chars().next().unwrap_or_default();
+        if c == '`' {
+            quoted = !quoted;
+        }
+        if quoted || !rest.starts_with("--") {
+            out.push(c);
+            at += c.len_utf8();
+            continue;
+        }
+        let word = 2 + rest[2..]
             .find(|c: char| !(c.is_ascii_lowercase() || c == '-'))
-            .unwrap_or(option.len() - 2);
-        match OPTION_ARGUMENTS.iter().find(|(o, _)| *o == &option[..word]) {
-            Some((_, argument)) => {
+            .unwrap_or(rest.len() - 2);
+        let before = text[..at].chars().next_back();
+        let starts = match before {
+            None => true,
+            Some('/') => after_option == Some(at - 1),
+            Some(b) => b.is_whitespace() || "([{,;'\"=".contains(b),
+        };
+        let mut next = rest[word..].chars();
+        let ends = match next.next() {
+            None => true,
+            Some('.' | '?' | '!') => next.next().is_none_or(char::is_whitespace),
+            Some(n) => n.is_whitespace() || ",;:)]}'\"/=".contains(n),
+        };
+        let argument = OPTION_ARGUMENTS
+            .iter()
+            .find(|(o, a)| *o == &rest[..word] && takes.iter().any(|t| t == a))
+            .map(|(_, a)| a);
+        match argument {
+            Some(argument) if starts && ends => {
                 out.push('`');
                 out.push_str(argument);
                 out.push('`');
+                after_option = Some(at + word);
             }
-            None => out.push_str(&option[..word]),
+            _ => out.push_str(&rest[..word]),
         }
-        rest = &option[word..];
+        at += word;
     }
-    out.push_str(rest);
     out
 }
 
-/// A verdict's reasons, each [`in_mcp_terms`].
-pub(crate) fn reasons_in_mcp_terms<'a>(
+/// A verdict's reasons, each [`in_mcp_terms`] of the tool whose arguments are `P`.
+pub(crate) fn reasons_in_mcp_terms<'a, P: schemars::JsonSchema + 'static>(
     reasons: impl IntoIterator<Item = &'a String>,
 ) -> Vec<String> {
-    reasons.into_iter().map(|r| in_mcp_terms(r)).collect()
+    let takes = arguments::argument_names::<P>();
+    reasons
+        .into_iter()
+        .map(|r| in_mcp_terms(r, &takes))
+        .collect()
 }
 
 /// `--dir` as a tool's `dir` argument names it.
@@ -233,6 +469,11 @@ fn dir_args(dir: Option<String>) -> DirArgs {
 fn instant(name: &str, text: Option<String>) -> anyhow::Result<Option<i64>> {
     text.map(|t| parse_instant(&t).map_err(|e| anyhow::anyhow!("{name}: {e}")))
         .transpose()
+}
+
+/// A `config` argument, refused as [`regular_input`] when it names a stream or a pipe.
+fn config_input(path: Option<&str>) -> anyhow::Result<()> {
+    path.map_or(Ok(()), |p| regular_input("config", Path::new(p)))
 }
 
 fn config(path: Option<String>) -> ConfigArgs {
@@ -250,6 +491,7 @@ impl Server {
             reports: Arc::new(Reports {
                 dir: reports.as_ref().to_owned(),
                 seq: AtomicU64::new(0),
+                lock: std::sync::Mutex::default(),
             }),
         }
     }
@@ -264,7 +506,9 @@ impl Server {
     ) -> Result<Json<SummarizeResult>, Json<ToolError>> {
         let p = params.0;
         let reports = Arc::clone(&self.reports);
-        blocking(move || {
+        blocking::<CaptureParams, _>(move || {
+            regular_input("capture", Path::new(&p.capture))?;
+            config_input(p.config.as_deref())?;
             let args = summarize::Args {
                 file: PathBuf::from(p.capture),
                 input: InputArgs::default(),
@@ -289,7 +533,9 @@ impl Server {
     ) -> Result<Json<HitchesResult>, Json<ToolError>> {
         let p = params.0;
         let reports = Arc::clone(&self.reports);
-        blocking(move || {
+        blocking::<CaptureParams, _>(move || {
+            regular_input("capture", Path::new(&p.capture))?;
+            config_input(p.config.as_deref())?;
             let args = hitches::Args {
                 file: PathBuf::from(p.capture),
                 input: InputArgs::default(),
@@ -316,7 +562,8 @@ impl Server {
     ) -> Result<Json<AttributeResult>, Json<ToolError>> {
         let p = params.0;
         let reports = Arc::clone(&self.reports);
-        blocking(move || {
+        blocking::<AttributeParams, _>(move || {
+            regular_input("capture", Path::new(&p.capture))?;
             let args = attribute::Args {
                 file: PathBuf::from(p.capture),
                 frame: p.frame,
@@ -341,39 +588,46 @@ impl Server {
     ) -> Result<Json<CompareResult>, Json<ToolError>> {
         let p = params.0;
         let reports = Arc::clone(&self.reports);
-        blocking(move || match p.mode {
-            CompareMode::Gate => {
-                let args = gate::Args {
-                    base: PathBuf::from(p.base),
-                    cand: PathBuf::from(p.cand),
-                    tolerances: p.tolerances,
-                    no_default_tolerances: p.no_default_tolerances,
-                    allow_damaged: p.allow_damaged,
-                    list: ListArgs::default(),
-                    input: InputArgs::default(),
-                    config: config(p.config),
-                    output: OutputArgs::default(),
-                };
-                let outcome = gate::evaluate(&args)?;
-                let path = reports.write("gate", &outcome.view)?;
-                Ok(CompareResult::of_gate(&outcome.view, outcome.exit_code, path))
-            }
-            CompareMode::Diff => {
-                if !p.tolerances.is_empty() || p.no_default_tolerances {
-                    anyhow::bail!("tolerances apply to mode `gate`; a diff reports every metric and decides nothing");
+        blocking::<CompareParams, _>(move || {
+            regular_input("base", Path::new(&p.base))?;
+            regular_input("cand", Path::new(&p.cand))?;
+            config_input(p.config.as_deref())?;
+            match p.mode {
+                CompareMode::Gate => {
+                    let args = gate::Args {
+                        base: PathBuf::from(p.base),
+                        cand: PathBuf::from(p.cand),
+                        tolerances: p.tolerances,
+                        no_default_tolerances: p.no_default_tolerances,
+                        allow_damaged: p.allow_damaged,
+                        list: ListArgs::default(),
+                        input: InputArgs::default(),
+                        config: config(p.config),
+                        output: OutputArgs::default(),
+                    };
+                    let outcome = gate::evaluate(&args)?;
+                    let path = reports.write("gate", &outcome.view)?;
+                    Ok(CompareResult::of_gate(&outcome.view, outcome.exit_code, path))
                 }
-                let args = diff::Args {
-                    base: PathBuf::from(p.base),
-                    cand: PathBuf::from(p.cand),
-                    allow_damaged: p.allow_damaged,
-                    list: ListArgs::default(),
-                    input: InputArgs::default(),
-                    config: config(p.config),
-                    output: OutputArgs::default(),
-                };
-                let outcome = diff::evaluate(&args)?;
-                let path = reports.write("diff", &outcome.view)?;
-                Ok(CompareResult::of_diff(&outcome.view, outcome.exit_code, path))
+                CompareMode::Diff => {
+                    if !p.tolerances.is_empty() || p.no_default_tolerances {
+                        anyhow::bail!(
+                            "tolerances apply to mode `gate`; a diff reports every metric and decides nothing"
+                        );
+                    }
+                    let args = diff::Args {
+                        base: PathBuf::from(p.base),
+                        cand: PathBuf::from(p.cand),
+                        allow_damaged: p.allow_damaged,
+                        list: ListArgs::default(),
+                        input: InputArgs::default(),
+                        config: config(p.config),
+                        output: OutputArgs::default(),
+                    };
+                    let outcome = diff::evaluate(&args)?;
+                    let path = reports.write("diff", &outcome.view)?;
+                    Ok(CompareResult::of_diff(&outcome.view, outcome.exit_code, path))
+                }
             }
         })
         .await
@@ -389,7 +643,10 @@ impl Server {
     ) -> Result<Json<CensusResult>, Json<ToolError>> {
         let p = params.0;
         let reports = Arc::clone(&self.reports);
-        blocking(move || {
+        blocking::<CensusParams, _>(move || {
+            if let Some(input) = &p.input {
+                regular_input("input", Path::new(input))?;
+            }
             let args = census::Args {
                 input: p.input.map(PathBuf::from),
                 dir: dir_args(p.dir),
@@ -413,7 +670,10 @@ impl Server {
     ) -> Result<Json<BisectResult>, Json<ToolError>> {
         let p = params.0;
         let reports = Arc::clone(&self.reports);
-        blocking(move || {
+        blocking::<BisectParams, _>(move || {
+            if let Some(input) = &p.input {
+                regular_input("input", Path::new(input))?;
+            }
             let args = bisect::Args {
                 input: p.input.map(PathBuf::from),
                 dir: dir_args(p.dir),
@@ -436,7 +696,7 @@ impl Server {
         params: Parameters<DirParams>,
     ) -> Result<Json<ProfileResult>, Json<ToolError>> {
         let p = params.0;
-        blocking(move || {
+        blocking::<DirParams, _>(move || {
             let dir = dir_args(p.dir).locate()?;
             let path = dir.join(framewise_incidents::PROFILE_FILE);
             if !path.is_file() {
@@ -445,8 +705,15 @@ impl Server {
                     path.display()
                 );
             }
-            let profile = framewise_incidents::read_profile(&path)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            // The reader's message names the file already (`PATH: EOF …`): said once.
+            let profile = framewise_incidents::read_profile(&path).map_err(|e| {
+                let (shown, message) = (path.display().to_string(), e.to_string());
+                if message.starts_with(&shown) {
+                    anyhow::anyhow!(message)
+                } else {
+                    anyhow::anyhow!("{shown}: {message}")
+                }
+            })?;
             Ok(ProfileResult::new(profile, path.display().to_string()))
         })
         .await
@@ -462,7 +729,7 @@ impl Server {
     ) -> Result<Json<IssuesResult>, Json<ToolError>> {
         let p = params.0;
         let reports = Arc::clone(&self.reports);
-        blocking(move || {
+        blocking::<IssuesParams, _>(move || {
             let fp =
                 p.fp.map(|id| issues::parse_footprint_id(&id).map_err(anyhow::Error::msg))
                     .transpose()?;
@@ -495,7 +762,7 @@ impl Server {
     ) -> Result<Json<HistoryResult>, Json<ToolError>> {
         let p = params.0;
         let reports = Arc::clone(&self.reports);
-        blocking(move || {
+        blocking::<HistoryParams, _>(move || {
             let buckets = p.buckets.unwrap_or(24);
             if !(1..=1000).contains(&buckets) {
                 anyhow::bail!("buckets: {buckets} is not in 1..=1000");
@@ -524,7 +791,7 @@ impl Server {
     ) -> Result<Json<FixResult>, Json<ToolError>> {
         let p = params.0;
         let reports = Arc::clone(&self.reports);
-        blocking(move || {
+        blocking::<FixParams, _>(move || {
             let footprints = p
                 .footprints
                 .iter()
@@ -543,9 +810,22 @@ impl Server {
                 dir: dir_args(p.dir),
                 output: OutputArgs::default(),
             };
+            // Before the append: a report that cannot be written is an error while nothing is
+            // recorded yet, so that a retry cannot record the fix twice.
+            let report = reports.reserve("fix", NOTHING_RUN)?;
             let outcome = fix::evaluate(&args)?;
-            let path = reports.write("fix", &outcome.view)?;
-            Ok(FixResult::new(&outcome.view, path))
+            if !outcome.view.0.appended {
+                let path = report.write(&outcome.view)?;
+                return Ok(FixResult::new(&outcome.view, Some(path), None));
+            }
+            let (path, failed) = report.write_after_change(&outcome.view);
+            let report_error = failed.map(|e| {
+                format!(
+                    "the fix WAS recorded in {} (do not record it again), but its report could not be written: {e}",
+                    outcome.view.0.file
+                )
+            });
+            Ok(FixResult::new(&outcome.view, path, report_error))
         })
         .await
     }
@@ -560,19 +840,30 @@ impl Server {
     ) -> Result<Json<BenchResultHeadline>, Json<ToolError>> {
         let p = params.0;
         let reports = Arc::clone(&self.reports);
-        blocking(move || {
+        blocking::<BenchParams, _>(move || {
+            let compare_last = p.compare_last.unwrap_or(true);
+            let counters_only = p.counters_only.unwrap_or(false);
+            // As the CLI refuses `bench NAME --counters-only` without `--compare`: only a
+            // comparison is judged, so counters_only on a run that only measures would say
+            // nothing and read as applied.
+            if counters_only && !compare_last {
+                anyhow::bail!(
+                    "`counters_only` judges a comparison, and `compare_last` false only measures: leave `compare_last` out (true) to compare, or `counters_only` out to only measure"
+                );
+            }
+            config_input(p.config.as_deref())?;
+            // Before the bench: it writes a result and appends to the ledger, so a report
+            // that cannot be written must be an error while nothing is recorded yet.
+            let report = reports.reserve("bench", NOTHING_RUN)?;
             let args = bench::Args {
                 bench: Some(p.name.clone()),
                 name: None,
                 frames: None,
                 warmup: None,
                 runs: None,
-                compare: p
-                    .compare_last
-                    .unwrap_or(true)
-                    .then(|| vec!["last".to_owned()]),
+                compare: compare_last.then(|| vec!["last".to_owned()]),
                 change: p.change,
-                counters_only: p.counters_only.unwrap_or(false),
+                counters_only,
                 dir: p
                     .dir
                     .map_or_else(|| PathBuf::from(bench::DEFAULT_DIR), PathBuf::from),
@@ -581,13 +872,23 @@ impl Server {
                 command: Vec::new(),
             };
             let outcome = bench::evaluate(&args)?;
-            let path = reports.write("bench", &outcome.view)?;
-            Ok(BenchResultHeadline::new(
-                &p.name,
-                &outcome.view,
-                outcome.exit_code,
-                path,
-            ))
+            let (path, failed) = report.write_after_change(&outcome.view);
+            let mut headline =
+                BenchResultHeadline::new(&p.name, &outcome.view, outcome.exit_code, path);
+            headline.report_error = failed.map(|e| {
+                let compared = matches!(outcome.view.outcome, bench::Outcome::Compared { .. });
+                let recorded = match (&headline.result_file, compared) {
+                    (Some(file), true) => {
+                        format!("its result ({file}) and its comparison's ledger line")
+                    }
+                    (Some(file), false) => format!("its result ({file})"),
+                    (None, _) => "its comparison's ledger line".to_owned(),
+                };
+                format!(
+                    "the bench WAS run, and {recorded} recorded (running it again records another), but its report could not be written: {e}"
+                )
+            });
+            Ok(headline)
         })
         .await
     }
@@ -601,10 +902,18 @@ impl Server {
         params: Parameters<LedgerParams>,
     ) -> Result<Json<LedgerResult>, Json<ToolError>> {
         let p = params.0;
-        blocking(move || {
+        blocking::<LedgerParams, _>(move || {
             let last = usize::try_from(p.last.unwrap_or(10)).unwrap_or(10);
             if !(1..=100).contains(&last) {
                 anyhow::bail!("last: {last} is not in 1..=100");
+            }
+            // A `dir` given must be there, as the other tools' `dir` (the ledger missing from
+            // it is no comparison yet); the default may not exist before a first bench.
+            if let Some(dir) = p.dir.as_deref().filter(|d| !Path::new(d).is_dir()) {
+                anyhow::bail!(
+                    "dir: {dir}: not a directory (it names the .framewise directory that holds {})",
+                    bench::LEDGER_FILE
+                );
             }
             let dir = p
                 .dir
@@ -648,7 +957,15 @@ impl Server {
     ) -> Result<Json<CheckBudgetsResult>, Json<ToolError>> {
         let p = params.0;
         let reports = Arc::clone(&self.reports);
-        blocking(move || {
+        blocking::<CheckParams, _>(move || {
+            config_input(p.config.as_deref())?;
+            // A bench writes its result before the check is judged: the report's file is made
+            // first, as for `run_bench`.
+            let reserved = p
+                .bench
+                .is_some()
+                .then(|| reports.reserve("check", NOTHING_RUN))
+                .transpose()?;
             let cfg = crate::config::load_project(&config(p.config), "check")?;
             let dir = p
                 .dir
@@ -661,7 +978,10 @@ impl Server {
                 );
             }
             let view = check::View(result);
-            let path = reports.write("check", &view)?;
+            let path = match reserved {
+                Some(report) => report.write(&view)?,
+                None => reports.write("check", &view)?,
+            };
             Ok(CheckBudgetsResult::new(&view.0, path))
         })
         .await
@@ -701,14 +1021,26 @@ mod tests {
         }
     }
 
+    /// Every argument any tool takes.
+    fn all_arguments() -> Vec<String> {
+        OPTION_ARGUMENTS
+            .iter()
+            .map(|(_, a)| (*a).to_owned())
+            .collect()
+    }
+
     #[test]
     fn options_are_named_as_arguments_and_nothing_else_changes() {
+        let all = all_arguments();
         assert_eq!(
-            in_mcp_terms("the base lost frames (x); --allow-damaged compares what is left"),
+            in_mcp_terms(
+                "the base lost frames (x); --allow-damaged compares what is left",
+                &all
+            ),
             "the base lost frames (x); `allow_damaged` compares what is left"
         );
         assert_eq!(
-            in_mcp_terms("--tolerance frame.p99=-1: must be >= 0"),
+            in_mcp_terms("--tolerance frame.p99=-1: must be >= 0", &all),
             "`tolerances` frame.p99=-1: must be >= 0"
         );
         // Whole words only; unknown options, a lone `--` and text around them stay.
@@ -721,12 +1053,159 @@ mod tests {
             "--fps",
             "naïve --ünicode",
         ] {
-            assert_eq!(in_mcp_terms(text), text);
+            assert_eq!(in_mcp_terms(text, &all), text);
         }
         assert_eq!(
-            in_mcp_terms("in the --from/--to range"),
+            in_mcp_terms("in the --from/--to range", &all),
             "in the `from`/`to` range"
         );
-        assert_eq!(in_mcp_terms("x --fp"), "x `fp`");
+        assert_eq!(in_mcp_terms("x --fp", &all), "x `fp`");
+        assert_eq!(
+            in_mcp_terms(
+                "judged although an input lost frames (--allow-damaged): see",
+                &all
+            ),
+            "judged although an input lost frames (`allow_damaged`): see"
+        );
+        assert_eq!(
+            in_mcp_terms("pass --before and --after (a build name)", &all),
+            "pass `before` and `after` (a build name)"
+        );
+        assert_eq!(
+            in_mcp_terms("--commit is empty: give it, or leave --commit out.", &all),
+            "`commit` is empty: give it, or leave `commit` out."
+        );
+    }
+
+    /// A path with `--` in it is user text, never an option; nor is what is quoted.
+    #[test]
+    fn paths_and_quoted_text_are_left_as_given() {
+        let all = all_arguments();
+        for text in [
+            "old--to.sgpt: no such file or directory (os error 2)",
+            "dir/--to.sgpt: no such file",
+            "a/--from/x: no such file",
+            "--to.sgpt: no such file",
+            "x --to.sgpt: no such file",
+            "bench `smoke --counters-only` is declared",
+            "--dir-x is not --dirs",
+        ] {
+            assert_eq!(in_mcp_terms(text, &all), text);
+        }
+        assert_eq!(in_mcp_terms("end --to.", &all), "end `to`.");
+    }
+
+    /// Only the options of the tool at hand are named as its arguments: `--from` in a
+    /// comparison's message is no argument of `compare_captures`.
+    #[test]
+    fn only_the_tools_own_options_are_rewritten() {
+        let takes = arguments::argument_names::<CompareParams>();
+        assert_eq!(
+            in_mcp_terms("--from and --allow-damaged", &takes),
+            "--from and `allow_damaged`"
+        );
+        let takes = arguments::argument_names::<FixParams>();
+        assert_eq!(
+            in_mcp_terms(
+                "it has 1: a; pass --before and --after (a build name, or <ISO>..<ISO>)",
+                &takes
+            ),
+            "it has 1: a; pass `before` and `after` (a build name, or <ISO>..<ISO>)"
+        );
+    }
+
+    #[test]
+    fn the_servers_own_streams_are_named_as_such() {
+        for path in [
+            "/dev/stdin",
+            "/dev/stdout",
+            "/dev/fd/0",
+            "/dev/fd/7",
+            "/proc/self/fd/0",
+            "/proc/1/fd/3",
+        ] {
+            assert!(names_a_stream(Path::new(path)), "{path}");
+        }
+        for path in [
+            "/dev/null",
+            "/tmp/x.sgpt",
+            "x.sgpt",
+            "/proc/self/status",
+            "/dev",
+        ] {
+            assert!(!names_a_stream(Path::new(path)), "{path}");
+        }
+        let refused = regular_input("capture", Path::new("/dev/stdin")).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .starts_with("capture: /dev/stdin names one of the server's open streams"),
+            "{refused}"
+        );
+        let refused = regular_input("capture", Path::new("/dev/null")).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("is a character device, not a regular file"),
+            "{refused}"
+        );
+        assert!(regular_input("capture", Path::new("no/such/file.sgpt")).is_ok());
+    }
+
+    #[test]
+    fn reports_under_a_file_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("a.sgpt");
+        std::fs::write(&file, b"x").unwrap();
+        let message = usable_reports(&file.join("sub/deeper"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("a.sgpt is a regular file, not a directory"),
+            "{message}"
+        );
+        let message = usable_reports(&file).unwrap_err().to_string();
+        assert!(
+            message.ends_with(": not a directory (the tools write their reports into it)"),
+            "{message}"
+        );
+        assert!(usable_reports(&tmp.path().join("new/sub")).is_ok());
+        assert!(usable_reports(Path::new("relative/new")).is_ok());
+    }
+
+    /// A report that cannot be written after a verb changed `.framewise/` is said, not an
+    /// error; the reserved file of a call that failed is removed.
+    #[test]
+    fn a_reserved_report_is_removed_unless_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let reports = Arc::new(Reports {
+            dir: tmp.path().join("r/mcp"),
+            seq: AtomicU64::new(0),
+            lock: std::sync::Mutex::default(),
+        });
+        let reserved = reports.reserve("fix", NOTHING_RUN).unwrap();
+        let path = reserved.path.clone();
+        assert!(path.is_file());
+        drop(reserved);
+        assert!(!path.exists(), "a call that failed leaves no report");
+        assert!(
+            !tmp.path().join("r").exists(),
+            "nor the directories made for it"
+        );
+        let kept = reports.reserve("a", "").unwrap();
+        drop(reports.reserve("b", "").unwrap());
+        assert!(kept.path.is_file(), "another call's file stays");
+
+        std::fs::write(tmp.path().join("f"), b"x").unwrap();
+        let blocked = Arc::new(Reports {
+            dir: tmp.path().join("f/r"),
+            seq: AtomicU64::new(0),
+            lock: std::sync::Mutex::default(),
+        });
+        let message = blocked.reserve("fix", NOTHING_RUN).unwrap_err().to_string();
+        assert!(
+            message.ends_with("; nothing was run or recorded"),
+            "{message}"
+        );
     }
 }

@@ -392,7 +392,7 @@ impl CompareResult {
             cand: view.cand.file.clone(),
             verdict: ToolVerdict::of_exit(exit_code),
             exit_code,
-            reasons: super::reasons_in_mcp_terms(&view.result.reasons),
+            reasons: super::reasons_in_mcp_terms::<CompareParams>(&view.result.reasons),
             failing_count: failing.len(),
             failing: failing
                 .into_iter()
@@ -434,7 +434,7 @@ impl CompareResult {
             cand: view.cand.file.clone(),
             verdict: ToolVerdict::of_exit(exit_code),
             exit_code,
-            reasons: super::reasons_in_mcp_terms(&view.status()),
+            reasons: super::reasons_in_mcp_terms::<CompareParams>(&view.status()),
             failing_count: worse.len(),
             failing: worse
                 .into_iter()

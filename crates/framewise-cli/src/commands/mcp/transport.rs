@@ -17,7 +17,9 @@
 //!
 //! - a request for a method the server answers ([`ANSWERED`]) whose `params` do not read as
 //!   that method's is answered -32602 (Invalid params) saying what is wrong (rmcp would take
-//!   it for a method it does not know and answer -32601);
+//!   it for a method it does not know and answer -32601); so is a `tools/call` whose params
+//!   hold a member MCP does not define there ([`CALL_MEMBERS`]: rmcp would ignore a
+//!   misspelt `arguments` and run the tool with its defaults);
 //! - an `initialize` after the session's first is answered -32600 (Invalid Request: the
 //!   session is already initialized), as the official TypeScript SDK answers it (rmcp would
 //!   initialize again);
@@ -258,6 +260,9 @@ fn params_problem(method: &str, params: Option<&Value>) -> Option<String> {
                     .to_owned(),
             );
         }
+        if let Some(problem) = unknown_call_members(params) {
+            return Some(problem);
+        }
     }
     let mut request = serde_json::Map::new();
     request.insert("method".to_owned(), Value::String(method.to_owned()));
@@ -271,6 +276,45 @@ fn params_problem(method: &str, params: Option<&Value>) -> Option<String> {
         "tools/list" => reads::<ListToolsRequest>(request),
         _ => reads::<CallToolRequest>(request),
     }
+}
+
+/// The members MCP defines in `tools/call` params, over the revisions the server speaks
+/// (2024-11-05 to 2025-11-25 over `initialize`, 2026-07-28 by per-request `_meta`): `name`,
+/// `arguments` and `_meta` in every one; `task` (2025-11-25: task-augmented execution, which
+/// a server that does not declare tasks runs as a plain call, as this one does); and
+/// `inputResponses` and `requestState` (2026-07-28: a retry after an input request, which
+/// this server never makes).
+pub const CALL_MEMBERS: [&str; 6] = [
+    "name",
+    "arguments",
+    "_meta",
+    "task",
+    "inputResponses",
+    "requestState",
+];
+
+/// A `tools/call` params member MCP does not define, named: rmcp would ignore it, so a
+/// misspelt `arguments` (`argumnts`, `args`) ran the tool with its defaults and judged what
+/// was not asked.
+fn unknown_call_members(params: &serde_json::Map<String, Value>) -> Option<String> {
+    let unknown: Vec<String> = params
+        .keys()
+        .filter(|key| !CALL_MEMBERS.contains(&key.as_str()))
+        .map(|key| {
+            let near = framewise_analysis::gate::nearest(key, CALL_MEMBERS);
+            match near.first() {
+                Some(near) => format!("unknown member `{key}` (did you mean `{near}`?)"),
+                None => format!("unknown member `{key}`"),
+            }
+        })
+        .collect();
+    if unknown.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{} in params, which take `name`, `arguments` (the tool's arguments, an object), `_meta`, `task`, `inputResponses` and `requestState`; nothing was run",
+        unknown.join("; ")
+    ))
 }
 
 /// One read of a line, bounded by [`MAX_LINE`].
