@@ -25,8 +25,9 @@ pub struct OutputArgs {
     /// Output format on stdout [default: console].
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
-    /// Write the JSON to PATH as well; bare `--json` prints the JSON on stdout instead of
-    /// the console output. Put it after the input files, or write `--json=PATH`.
+    /// Write the JSON to PATH as well; bare `--json` (or `--json -`) prints the JSON on
+    /// stdout instead of the console output. Put it after the input files, or write
+    /// `--json=PATH`.
     #[arg(long, value_name = "PATH", num_args = 0..=1)]
     pub json: Option<Option<PathBuf>>,
 }
@@ -69,24 +70,41 @@ fn escape_property(s: &str) -> String {
 }
 
 impl OutputArgs {
-    /// The format for stdout, after `--json` is taken into account.
-    pub fn stdout_format(&self) -> anyhow::Result<Format> {
-        match (&self.json, self.format) {
-            (Some(None), Some(f)) if f != Format::Json => bail!(
-                "bare --json prints JSON on stdout, which conflicts with --format {}; write --json=PATH to keep the {} output on stdout",
-                format_name(f),
-                format_name(f)
-            ),
-            (Some(None), _) => Ok(Format::Json),
-            (_, Some(f)) => Ok(f),
-            (_, None) => Ok(Format::Console),
+    /// Whether `--json` sends the JSON to stdout: bare, or `--json -` (`-` is stdout, as in
+    /// `trace -o -`; never a file named `-`).
+    fn json_to_stdout(&self) -> bool {
+        match &self.json {
+            Some(None) => true,
+            Some(Some(p)) => p.as_os_str() == "-",
+            None => false,
         }
     }
 
-    /// The file `--json PATH` names, if any.
+    /// The format for stdout, after `--json` is taken into account.
+    pub fn stdout_format(&self) -> anyhow::Result<Format> {
+        match (self.json_to_stdout(), self.format) {
+            (true, Some(f)) if f != Format::Json => {
+                let spelt = if self.json == Some(None) {
+                    "bare --json"
+                } else {
+                    "--json -"
+                };
+                bail!(
+                    "{spelt} prints JSON on stdout, which conflicts with --format {}; write --json=PATH to keep the {} output on stdout",
+                    format_name(f),
+                    format_name(f)
+                )
+            }
+            (true, _) => Ok(Format::Json),
+            (false, Some(f)) => Ok(f),
+            (false, None) => Ok(Format::Console),
+        }
+    }
+
+    /// The file `--json PATH` names, if any (`--json -` names none: it is stdout).
     pub fn json_path(&self) -> Option<&Path> {
         match &self.json {
-            Some(Some(p)) => Some(p.as_path()),
+            Some(Some(p)) if p.as_os_str() != "-" => Some(p.as_path()),
             _ => None,
         }
     }
@@ -129,18 +147,55 @@ const LOGS: [&str; 3] = [
 /// Refuses an output (`flag PATH`) that would replace one of the append-only logs
 /// (`perf.jsonl`, `fixes.jsonl`, `bench-history.jsonl`) where one exists: the game's
 /// memory, read by `issues`, `history`, `fix`, `bench`, would be lost to a report.
+///
+/// The file judged is the one the bytes would reach: PATH with its symlinks followed
+/// (framewise-output's [`destination`](framewise_output::destination)), so a link to a log
+/// (`ln -s .framewise/perf.jsonl out.json`) is refused as the log itself is, and so is a
+/// link named like a log that leads to the file holding one, or a log this process's stdout
+/// is open on (`--json=/dev/stdout >> .framewise/perf.jsonl`: pretty JSON is no line of a
+/// log). A FIFO or a device is no log and is written through; a path that cannot be
+/// written at all is left for the writer to name.
 pub fn refuse_log(flag: &str, path: &Path) -> anyhow::Result<()> {
-    let named = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .filter(|n| LOGS.contains(n));
-    if let Some(name) = named {
-        if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-            bail!(
-                "{flag} {} is the append-only {name} of a game's .framewise/; a report would replace it (name another file)",
-                path.display()
-            );
+    let target = match framewise_output::destination(path) {
+        Ok(framewise_output::Destination::File(t) | framewise_output::Destination::Through(t)) => t,
+        Err(_) => return Ok(()),
+    };
+    if !std::fs::metadata(&target).is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
+    // Every name on the way: the path given, each link it goes through, the file reached
+    // (by its canonical path, whatever directory links led there).
+    let real = target.canonicalize().unwrap_or_else(|_| target.clone());
+    let mut names: Vec<PathBuf> = vec![real.clone()];
+    let mut hop = path.to_path_buf();
+    for _ in 0..40 {
+        names.push(hop.clone());
+        match std::fs::read_link(&hop) {
+            Ok(next) => {
+                hop = match hop.parent() {
+                    Some(parent) if next.is_relative() => parent.join(next),
+                    _ => next,
+                };
+            }
+            Err(_) => break,
         }
+    }
+    let log = names.iter().find_map(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| LOGS.iter().find(|log| **log == n))
+    });
+    if let Some(name) = log {
+        // More than the file reached and the path given: PATH is a symlink.
+        let through = if names.len() > 2 {
+            format!(" (a symlink to {})", real.display())
+        } else {
+            String::new()
+        };
+        bail!(
+            "{flag} {} is the append-only {name} of a game's .framewise/{through}; a report would replace it (name another file)",
+            path.display()
+        );
     }
     Ok(())
 }
@@ -227,9 +282,38 @@ pub fn write_stdout(text: &str) -> anyhow::Result<()> {
     }
 }
 
+/// Keeps a report for people from carrying a workflow command of its own: a line that
+/// opens (after blanks) with `::` (`::error::`, `::stop-commands::`) or `##[` is one to
+/// GitHub's runner, which reads every line a step prints. The report's names are already
+/// [`inline`](crate::table::inline) and cannot start a line; this is the last guard, for
+/// any text a verb put at a line's start unescaped. A backslash goes before the first
+/// mark: markdown renders `\:` and `\#` as the mark itself.
+fn defuse_commands(text: &str) -> std::borrow::Cow<'_, str> {
+    let command = |line: &str| {
+        let line = line.trim_start();
+        line.starts_with("::") || line.starts_with("##[")
+    };
+    if !text.split_inclusive('\n').any(command) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in text.split_inclusive('\n') {
+        if command(line) {
+            let blanks = line.len() - line.trim_start().len();
+            out.push_str(&line[..blanks]);
+            out.push('\\');
+            out.push_str(&line[blanks..]);
+        } else {
+            out.push_str(line);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Prints a verb's report as `args` asks: the chosen format on stdout, the JSON to
 /// `--json PATH` when given, and under `--format github` the markdown summary to
-/// `$GITHUB_STEP_SUMMARY` when that is set.
+/// `$GITHUB_STEP_SUMMARY` when that is set. Under `--format github` only the annotations
+/// built here open a line with `::`.
 pub fn emit(args: &OutputArgs, report: &dyn Report) -> anyhow::Result<()> {
     let format = args.stdout_format()?;
     let needs_json = format == Format::Json || args.json_path().is_some();
@@ -244,8 +328,16 @@ pub fn emit(args: &OutputArgs, report: &dyn Report) -> anyhow::Result<()> {
     let mut out = String::new();
     match format {
         Format::Json => out.push_str(json.as_deref().unwrap_or("")),
-        Format::Console => report.console(&mut out),
-        Format::Markdown => report.markdown(&mut out),
+        Format::Console => {
+            let mut text = String::new();
+            report.console(&mut text);
+            out.push_str(&defuse_commands(&text));
+        }
+        Format::Markdown => {
+            let mut md = String::new();
+            report.markdown(&mut md);
+            out.push_str(&defuse_commands(&md));
+        }
         Format::Github => {
             for a in report.annotations() {
                 out.push_str(&format!(
@@ -257,6 +349,7 @@ pub fn emit(args: &OutputArgs, report: &dyn Report) -> anyhow::Result<()> {
             }
             let mut md = String::new();
             report.markdown(&mut md);
+            let md = defuse_commands(&md);
             match std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
                 Some(path) => {
                     let path = PathBuf::from(path);
@@ -293,13 +386,10 @@ pub fn stdout_gone() -> bool {
 }
 
 /// Whether `path` is this process's stdout (`/dev/stdout`, `/proc/self/fd/1`, or the file
-/// or pipe stdout is): the same file, by device and inode.
+/// or pipe stdout is): the same file, by device and inode (framewise-output's rule, by
+/// which such a path is written through, never replaced).
 pub fn is_stdout(path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(path), std::fs::metadata("/dev/stdout")) {
-        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
-        _ => false,
-    }
+    framewise_output::standard_stream(path) == Some(framewise_output::Stream::Stdout)
 }
 
 /// Whether an error is, at bottom, a broken pipe.
@@ -333,6 +423,33 @@ mod tests {
     fn annotation_escaping() {
         assert_eq!(escape_data("50% a\nb"), "50%25 a%0Ab");
         assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
+    }
+
+    #[test]
+    fn a_line_that_would_be_a_workflow_command_is_defused() {
+        assert_eq!(defuse_commands("| a | b |\n"), "| a | b |\n");
+        assert_eq!(
+            defuse_commands("x\n::error::y\n  ##[warning]z\nw :: v\n"),
+            "x\n\\::error::y\n  \\##[warning]z\nw :: v\n"
+        );
+    }
+
+    #[test]
+    fn json_dash_is_stdout() {
+        let dash = |format| OutputArgs {
+            format,
+            json: Some(Some("-".into())),
+        };
+        assert_eq!(dash(None).json_path(), None);
+        assert_eq!(dash(None).stdout_format().ok(), Some(Format::Json));
+        assert_eq!(
+            dash(Some(Format::Json)).stdout_format().ok(),
+            Some(Format::Json)
+        );
+        let err = dash(Some(Format::Console)).stdout_format().unwrap_err();
+        assert!(err
+            .to_string()
+            .starts_with("--json - prints JSON on stdout"));
     }
 
     #[test]

@@ -1,5 +1,40 @@
 //! Tables for people: aligned console text and markdown, and how values are written
 //! (units, fixed decimals, `—` for a value that was not measured — never 0).
+//!
+//! Text that comes from an input (a scope, counter or census name, an evidence string, a
+//! file name) goes through [`inline`] before it is put in a console or markdown line: a
+//! newline in it must not start a line of its own (a table row cut in two, a GitHub
+//! workflow command such as `::error::` read off the log). Table cells get it here; a
+//! verb's prose lines call it themselves.
+
+use std::borrow::Cow;
+
+/// `text` made to stay on its line: a line break (CR, LF, U+2028, U+2029), a tab and every
+/// other control character become a visible escape (`\n`, `\r`, `\t`, `\u{1b}`), so the
+/// name still reads as what it is and can neither start a new line nor move the cursor.
+/// Text with none of them is returned as it is.
+pub fn inline(text: &str) -> Cow<'_, str> {
+    let breaks = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    if !text.contains(breaks) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if breaks(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A markdown table cell: [`inline`], and `|` escaped so it does not end the cell.
+fn markdown_cell(text: &str) -> String {
+    inline(text).replace('|', "\\|")
+}
 
 /// Column alignment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,13 +92,19 @@ impl Table {
         row.get(col).map_or("", String::as_str)
     }
 
-    /// Aligned text, every line indented by `indent` spaces.
+    /// Aligned text, every line indented by `indent` spaces. Each cell is [`inline`]: a
+    /// line break in a name neither starts a line nor breaks the alignment.
     pub fn console(&self, out: &mut String, indent: usize) {
         let cols = self.headers.len();
+        let rows: Vec<Vec<Cow<'_, str>>> = self
+            .rows
+            .iter()
+            .map(|row| (0..cols).map(|c| inline(self.cell(row, c))).collect())
+            .collect();
         let mut widths: Vec<usize> = self.headers.iter().map(|(h, _)| width(h)).collect();
-        for row in &self.rows {
-            for (c, w) in widths.iter_mut().enumerate() {
-                *w = (*w).max(width(self.cell(row, c)));
+        for row in &rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(width(cell));
             }
         }
         let pad = " ".repeat(indent);
@@ -92,17 +133,17 @@ impl Table {
             out.push('\n');
         };
         line(self.headers.iter().map(|(h, _)| h.as_str()).collect(), out);
-        for row in &self.rows {
-            line((0..cols).map(|c| self.cell(row, c)).collect(), out);
+        for row in &rows {
+            line(row.iter().map(|c| c.as_ref()).collect(), out);
         }
     }
 
-    /// A markdown table.
+    /// A markdown table: every row one line with the header's columns (cells are
+    /// [`inline`], `|` escaped).
     pub fn markdown(&self, out: &mut String) {
-        let esc = |s: &str| s.replace('|', "\\|");
         out.push('|');
         for (h, _) in &self.headers {
-            out.push_str(&format!(" {} |", esc(h)));
+            out.push_str(&format!(" {} |", markdown_cell(h)));
         }
         out.push_str("\n|");
         for (_, a) in &self.headers {
@@ -115,7 +156,7 @@ impl Table {
         for row in &self.rows {
             out.push('|');
             for c in 0..self.headers.len() {
-                out.push_str(&format!(" {} |", esc(self.cell(row, c))));
+                out.push_str(&format!(" {} |", markdown_cell(self.cell(row, c))));
             }
             out.push('\n');
         }
@@ -218,6 +259,34 @@ mod tests {
         let mut s = String::new();
         t.markdown(&mut s);
         assert_eq!(s, "| a\\|b | n |\n| --- | ---: |\n| x | 1 |\n");
+    }
+
+    #[test]
+    fn a_line_break_in_a_cell_stays_in_its_cell() {
+        let mut t = Table::new(&["scope", "ms"]);
+        t.row(vec!["evil\n::error::x|y\r".into(), "1".into()]);
+        t.row(vec!["ok".into(), "2".into()]);
+        let mut s = String::new();
+        t.markdown(&mut s);
+        assert_eq!(
+            s,
+            "| scope | ms |\n| --- | ---: |\n| evil\\n::error::x\\|y\\r | 1 |\n| ok | 2 |\n"
+        );
+        let mut s = String::new();
+        t.console(&mut s, 0);
+        assert_eq!(
+            s,
+            "scope                 ms\nevil\\n::error::x|y\\r   1\nok                     2\n"
+        );
+    }
+
+    #[test]
+    fn inline_escapes_what_breaks_a_line() {
+        assert!(matches!(inline("render"), Cow::Borrowed("render")));
+        assert_eq!(inline("a\nb\rc\td"), "a\\nb\\rc\\td");
+        assert_eq!(inline("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
+        assert_eq!(inline("a\u{85}b\u{2028}c"), "a\\u{85}b\\u{2028}c");
+        assert_eq!(inline("naïve — ok"), "naïve — ok");
     }
 
     #[test]

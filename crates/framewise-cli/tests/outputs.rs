@@ -443,3 +443,464 @@ fn an_endless_stream_of_blanks_is_refused_past_its_limit() {
         format!("framewise: error: /dev/stdin: {ONLY_BLANK}")
     );
 }
+
+/// A span name that, printed raw, ends its line and opens a GitHub workflow command.
+const EVIL_SCOPE: &str = "evil\n::error::injected";
+/// A counter name with a CR LF before its command.
+const EVIL_COUNTER: &str = "draws\r\n::warning::counted";
+
+/// A Chrome trace of 300 frames on one thread, each with one span named [`EVIL_SCOPE`] (38 ms
+/// in frames 100 and 200: two hitches it explains; `extra_us` longer in every frame) and a
+/// counter named [`EVIL_COUNTER`].
+fn evil_chrome_trace(extra_us: u64) -> String {
+    let mut events = vec![serde_json::json!(
+        {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}}
+    )];
+    let mut ts = 1000u64;
+    for i in 0..300u64 {
+        let work = if i == 100 || i == 200 {
+            38_000
+        } else {
+            7_000 + (i % 5) * 100
+        } + extra_us;
+        let dur = work + 500;
+        events.push(serde_json::json!({"ph": "X", "name": "frame", "pid": 1, "tid": 1, "ts": ts, "dur": dur}));
+        events.push(serde_json::json!({"ph": "X", "name": EVIL_SCOPE, "pid": 1, "tid": 1, "ts": ts + 100, "dur": work}));
+        events.push(serde_json::json!({"ph": "C", "name": EVIL_COUNTER, "pid": 1, "tid": 1, "ts": ts + 50, "args": {EVIL_COUNTER: 100 + i % 3}}));
+        ts += dur + 1000;
+    }
+    serde_json::json!({"traceEvents": events}).to_string()
+}
+
+/// The columns of a markdown table row: its `|` not escaped as `\|`, less one.
+fn columns(row: &str) -> usize {
+    let mut previous = ' ';
+    let mut bars = 0;
+    for c in row.chars() {
+        if c == '|' && previous != '\\' {
+            bars += 1;
+        }
+        previous = c;
+    }
+    bars - 1
+}
+
+/// Asserts what a report for people must hold whatever names its input carries: no line
+/// opens (after blanks) with a workflow command (`::`, `##[`) but the annotations framewise
+/// puts first under `--format github`; every markdown table row has its header's columns;
+/// and each hostile name (`marks`, each the text after its line break) stays on the line
+/// it began on, escaped (`\n`, or `%0A` in an annotation).
+fn assert_lines_hold(out: &str, what: &str, marks: &[&str]) {
+    let mut annotations = true;
+    let mut header: Option<usize> = None;
+    for line in out.lines() {
+        let opened = line.trim_start();
+        let command = opened.starts_with("::") || opened.starts_with("##[");
+        annotations &= command;
+        assert!(
+            annotations || !command,
+            "{what}: a line opens a workflow command: {line:?}\n{out}"
+        );
+        if line.starts_with('|') {
+            let n = columns(line);
+            match header {
+                None => header = Some(n),
+                Some(h) => assert_eq!(
+                    n, h,
+                    "{what}: a row of {n} columns under {h}: {line:?}\n{out}"
+                ),
+            }
+        } else {
+            header = None;
+        }
+        for mark in marks {
+            if line.contains(mark) {
+                let at = line.find(mark).unwrap_or(0);
+                let before = &line[..at];
+                assert!(
+                    before.ends_with("\\n") || before.ends_with("%0A"),
+                    "{what}: {mark:?} starts a line of its own: {line:?}\n{out}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_line_break_in_a_name_never_starts_a_line() {
+    // A scope named "evil\n::error::injected" printed its second half as a line of its own:
+    // a table row cut in two, and a real `::error::` for GitHub's runner to act on.
+    let dir = Dir::new();
+    dir.write("c1.json", evil_chrome_trace(0));
+    let marks = ["::error::injected", "::warning::counted"];
+    let runs: [(&[&str], i32); 5] = [
+        (&["summarize", "c1.json"], 0),
+        (&["hitches", "c1.json"], 1),
+        (&["attribute", "c1.json", "--frame", "100"], 0),
+        (&["attribute", "c1.json"], 0),
+        (
+            &[
+                "gate",
+                "c1.json",
+                "c1.json",
+                "--tolerance",
+                "scope.*.max=0",
+                "--tolerance",
+                "frame.p99=0",
+            ],
+            0,
+        ),
+    ];
+    for (args, code) in runs {
+        for format in ["github", "markdown", "console"] {
+            let mut argv = args.to_vec();
+            argv.extend(["--format", format]);
+            let run = dir.run(&argv).expect(code);
+            let what = argv.join(" ");
+            assert!(
+                run.stdout.contains("evil\\n::error::injected"),
+                "{what}: the name is shown, escaped\n{}",
+                run.stdout
+            );
+            assert_lines_hold(&run.stdout, &what, &marks);
+        }
+    }
+    // The counter, in summarize's table of sums.
+    let md = dir
+        .run(&["summarize", "c1.json", "--format", "markdown"])
+        .expect(0)
+        .stdout;
+    assert!(md.contains("| draws\\r\\n::warning::counted |"), "{md}");
+    // The hitch's evidence, in its annotation and in the markdown after it.
+    let gh = dir
+        .run(&["hitches", "c1.json", "--format", "github"])
+        .expect(1)
+        .stdout;
+    assert!(gh.starts_with("::warning title="), "{gh}");
+    assert!(gh.contains("evil%0A::error::injected"), "{gh}");
+    // A gate that fails on the scope: its reasons name it. No line of any format opens a
+    // workflow command, whoever built it.
+    dir.write("c2.json", evil_chrome_trace(3_000));
+    for format in ["github", "markdown", "console"] {
+        let args = [
+            "gate",
+            "c1.json",
+            "c2.json",
+            "--tolerance",
+            "scope.*.max=0",
+            "--format",
+            format,
+        ];
+        let run = dir.run(&args).expect(1);
+        assert!(run.stdout.contains("injected"), "{}", run.stdout);
+        assert_lines_hold(&run.stdout, &args.join(" "), &[]);
+    }
+    // A capture whose own file name breaks a line: no line it leads opens a command.
+    let evil_file = "c\n::error::named.json";
+    std::fs::copy(dir.path("c1.json"), dir.path(evil_file)).unwrap();
+    for verb in ["summarize", "hitches", "attribute"] {
+        for format in ["github", "markdown", "console"] {
+            let run = dir.run(&[verb, evil_file, "--format", format]);
+            assert_lines_hold(&run.stdout, &format!("{verb} {format}"), &[]);
+        }
+    }
+}
+
+#[test]
+fn a_line_break_in_a_census_name_never_starts_a_line() {
+    // Names in a census document (an entry, a mesh, a material, a light, a site, the
+    // engine) went into the tables and the hints' prose as they were.
+    let dir = Dir::new();
+    let inject = |name: &str, command: &str| format!("\"{name}\\n{command}\"");
+    let text = serde_json::to_string(&crate::census::scene(5))
+        .unwrap()
+        .replace("\"boid\"", &inject("boid", "::error title=x::boids"))
+        .replace(
+            "\"feather\"",
+            &inject("feather\\r", "::error title=y::feathers"),
+        )
+        .replace("\"Lamp\"", &inject("Lamp", "::warning::lamp"))
+        .replace(
+            "\"src/flock.rs:20\"",
+            &inject("src/flock.rs:20", "##[error]site"),
+        )
+        .replace("\"test\"", &inject("test", "::notice::engine"));
+    dir.write("census.json", text);
+    let marks = [
+        "::error title=x::boids",
+        "::error title=y::feathers",
+        "::warning::lamp",
+        "##[error]site",
+        "::notice::engine",
+    ];
+    for format in ["github", "markdown", "console"] {
+        let run = dir
+            .run(&["census", "census.json", "--all", "--format", format])
+            .expect(0);
+        assert!(
+            run.stdout.contains("boid\\n::error title=x::boids"),
+            "{}",
+            run.stdout
+        );
+        assert!(
+            run.stdout.contains("Lamp\\n::warning::lamp"),
+            "{}",
+            run.stdout
+        );
+        assert_lines_hold(&run.stdout, &format!("census {format}"), &marks);
+    }
+}
+
+#[test]
+fn a_symlink_to_an_append_only_log_is_refused_as_the_log_is() {
+    // `ln -s .framewise/perf.jsonl plink; framewise summarize a.sgpt --json=plink` replaced
+    // the game's incident log with a summary: the guard looked at the name given only.
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    std::fs::create_dir(dir.path(".framewise")).unwrap();
+    for log in ["perf.jsonl", "fixes.jsonl", "bench-history.jsonl"] {
+        dir.write(&format!(".framewise/{log}"), b"{}\n");
+    }
+    let link =
+        |target: &str, name: &str| std::os::unix::fs::symlink(target, dir.path(name)).unwrap();
+    link(".framewise/perf.jsonl", "plink");
+    link("plink", "plink2");
+    link(".framewise/fixes.jsonl", "fixes.json");
+    link(".framewise/bench-history.jsonl", "history.json");
+    link(".framewise", "state");
+    let refusals: [(&[&str], &str); 8] = [
+        (&["summarize", "game.sgpt", "--json=plink"], "perf.jsonl"),
+        (
+            &["summarize", "game.sgpt", "--json", "plink2"],
+            "perf.jsonl",
+        ),
+        (
+            &["summarize", "game.sgpt", "--json=state/perf.jsonl"],
+            "perf.jsonl",
+        ),
+        (
+            &["summarize", "game.sgpt", "--json=fixes.json"],
+            "fixes.jsonl",
+        ),
+        (
+            &["inspect", "game.sgpt", "--json=history.json"],
+            "bench-history.jsonl",
+        ),
+        (&["trace", "game.sgpt", "-o", "plink"], "perf.jsonl"),
+        (
+            &["trace", "game.sgpt", "-o", "t.json", "--json=plink2"],
+            "perf.jsonl",
+        ),
+        (
+            &["demo", "--frames", "5", "--quiet", "-o", "plink"],
+            "perf.jsonl",
+        ),
+    ];
+    for (args, log) in refusals {
+        let run = dir.run(args).expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.contains(&format!("is the append-only {log} of a game's .framewise/")),
+            "{args:?}: {line}"
+        );
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+    }
+    let run = dir
+        .run(&["summarize", "game.sgpt", "--json=plink"])
+        .expect(4);
+    assert!(
+        run.one_error_line().contains("(a symlink to ")
+            && run
+                .one_error_line()
+                .ends_with("perf.jsonl); a report would replace it (name another file)"),
+        "{}",
+        run.stderr
+    );
+    for log in ["perf.jsonl", "fixes.jsonl", "bench-history.jsonl"] {
+        assert_eq!(
+            std::fs::read(dir.path(&format!(".framewise/{log}"))).unwrap(),
+            b"{}\n",
+            "{log} was replaced"
+        );
+    }
+    assert!(file_type(&dir.path("plink")).is_symlink());
+    assert!(!dir.path("t.json").exists());
+    // Nor is a log that stdout is open on (`>> .framewise/perf.jsonl`) written through.
+    for json in ["--json=/dev/stdout", "--json=.framewise/perf.jsonl"] {
+        let (code, stderr) = run_redirected(
+            &dir,
+            &["summarize", "game.sgpt", json],
+            ".framewise/perf.jsonl",
+            1,
+            true,
+        );
+        assert_eq!(code, 4, "{json}: {stderr}");
+        assert!(
+            stderr.contains("is the append-only perf.jsonl"),
+            "{json}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read(dir.path(".framewise/perf.jsonl")).unwrap(),
+            b"{}\n",
+            "{json}: perf.jsonl was written"
+        );
+    }
+    // A link to a file that only looks like a log elsewhere is no log, and is written.
+    dir.write("notes.txt", b"x");
+    link("notes.txt", "report.json");
+    dir.run(&["summarize", "game.sgpt", "--json=report.json"])
+        .expect(0);
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(dir.path("notes.txt")).unwrap()).unwrap();
+    assert!(report["schema"].is_string());
+}
+
+/// Runs `framewise ARGS` in `dir` with stdout (or stderr, when `stream` is 2) redirected to
+/// the regular file `name` there, as `> name` (or `>> name` when `append`): the exit code
+/// and the other stream's text.
+fn run_redirected(dir: &Dir, args: &[&str], name: &str, stream: u8, append: bool) -> (i32, String) {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(dir.path(name))
+        .expect("the file to redirect to opens");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_framewise"));
+    cmd.args(args)
+        .current_dir(dir.tmp.path())
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("FRAMEWISE_DIR")
+        .env_remove("CI")
+        .env_remove("FRAMEWISE_AUTOMATED")
+        .env("NO_COLOR", "1");
+    if stream == 2 {
+        cmd.stderr(file).stdout(std::process::Stdio::piped());
+    } else {
+        cmd.stdout(file).stderr(std::process::Stdio::piped());
+    }
+    let out = cmd.output().expect("framewise runs");
+    let other = if stream == 2 { out.stdout } else { out.stderr };
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&other).into_owned(),
+    )
+}
+
+fn inode(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).expect("the file exists").ino()
+}
+
+#[test]
+fn json_to_the_file_stdout_is_open_on_is_written_through_before_the_report() {
+    // `framewise summarize a.sgpt --json=/dev/stdout > o.txt` renamed a new file over o.txt:
+    // o.txt held the JSON alone, and the console report went to a file no name reached.
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    let report = dir.run(&["summarize", "game.sgpt"]).expect(0).stdout;
+    let json = dir
+        .run(&["summarize", "game.sgpt", "--format", "json"])
+        .expect(0)
+        .stdout;
+    for path in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "o.txt"] {
+        for append in [false, true] {
+            std::fs::write(dir.path("o.txt"), "before\n").unwrap();
+            let before = inode(&dir.path("o.txt"));
+            let json_arg = format!("--json={path}");
+            let (code, stderr) = run_redirected(
+                &dir,
+                &["summarize", "game.sgpt", &json_arg],
+                "o.txt",
+                1,
+                append,
+            );
+            assert_eq!((code, stderr.as_str()), (0, ""), "{path}");
+            assert_eq!(
+                inode(&dir.path("o.txt")),
+                before,
+                "{path}: o.txt was replaced"
+            );
+            let kept = if append { "before\n" } else { "" };
+            assert_eq!(
+                std::fs::read_to_string(dir.path("o.txt")).unwrap(),
+                format!("{kept}{json}{report}"),
+                "{path}, append {append}"
+            );
+        }
+    }
+    // The same for stderr, and for trace's -o.
+    let (code, stdout) = run_redirected(
+        &dir,
+        &["summarize", "game.sgpt", "--json=/dev/stderr"],
+        "e.txt",
+        2,
+        false,
+    );
+    assert_eq!((code, stdout.as_str()), (0, report.as_str()));
+    assert_eq!(std::fs::read_to_string(dir.path("e.txt")).unwrap(), json);
+    std::fs::write(dir.path("t.txt"), "").unwrap();
+    let before = inode(&dir.path("t.txt"));
+    for (stream, fd) in [("/dev/stderr", 2), ("/dev/stdout", 1)] {
+        let (code, _) = run_redirected(
+            &dir,
+            &["trace", "game.sgpt", "-o", stream],
+            "t.txt",
+            fd,
+            false,
+        );
+        assert_eq!(code, 0);
+        assert_eq!(inode(&dir.path("t.txt")), before, "t.txt was replaced");
+        let trace: Value =
+            serde_json::from_slice(&std::fs::read(dir.path("t.txt")).unwrap()).unwrap();
+        assert!(trace["traceEvents"].is_array(), "{stream}");
+    }
+    assert_eq!(dir.partials(), Vec::<String>::new());
+}
+
+#[test]
+fn json_dash_is_stdout_as_trace_dash_is() {
+    // `--json=-` wrote a file named `-` in the working directory.
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    let json = dir
+        .run(&["summarize", "game.sgpt", "--format", "json"])
+        .expect(0)
+        .stdout;
+    for args in [
+        &["summarize", "game.sgpt", "--json=-"][..],
+        &["summarize", "game.sgpt", "--json", "-"],
+        &["summarize", "game.sgpt", "--json=-", "--format", "json"],
+    ] {
+        let run = dir.run(args).expect(0);
+        assert_eq!(run.stdout, json, "{args:?}");
+    }
+    assert!(!dir.path("-").exists(), "a file named - was written");
+    // With a report for people on stdout too: refused, as bare --json is.
+    for format in ["console", "markdown", "github"] {
+        let run = dir
+            .run(&["summarize", "game.sgpt", "--json=-", "--format", format])
+            .expect(4);
+        assert_eq!(
+            run.one_error_line(),
+            format!("framewise: error: --json - prints JSON on stdout, which conflicts with --format {format}; write --json=PATH to keep the {format} output on stdout")
+        );
+        assert!(run.stdout.is_empty());
+    }
+    // trace: the report's JSON on stdout, the trace in its file; not both on stdout.
+    let run = dir
+        .run(&["trace", "game.sgpt", "-o", "t.json", "--json=-"])
+        .expect(0);
+    assert_eq!(run.json()["schema"], "framewise.trace-export/1");
+    assert!(dir.path("t.json").exists());
+    let run = dir
+        .run(&["trace", "game.sgpt", "-o", "-", "--json=-"])
+        .expect(4);
+    assert!(
+        run.one_error_line()
+            .contains("-o - writes the trace to stdout"),
+        "{}",
+        run.stderr
+    );
+    assert!(!dir.path("-").exists(), "a file named - was written");
+}

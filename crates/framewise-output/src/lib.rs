@@ -13,6 +13,13 @@
 //!   (`/dev/null`, `/dev/stdout`), a socket is opened for writing as it is, as `cat > PATH`
 //!   would. Renaming a temporary file over `/dev/null` (as root) would replace the device
 //!   with a regular file.
+//! - **This process's own stdout or stderr is written through, whatever it is**: a path that
+//!   is the file one of them is open on (`/dev/stdout`, `/dev/fd/2`, `/proc/self/fd/1`, or
+//!   that file's own name), a regular file included, is written through that very stream
+//!   (a duplicate of its descriptor: the same offset, so what the process prints there
+//!   follows the bytes instead of overwriting them). Replacing it would leave the stream
+//!   writing into a file no name reaches (`tool --json=/dev/stdout > out.txt` would leave
+//!   `out.txt` holding the JSON alone).
 //! - **A directory is refused** with an error naming it.
 //!
 //! ```
@@ -44,9 +51,47 @@ pub enum Destination {
     /// A regular file, or no file yet: the path to write (the final target of any
     /// symlinks). [`write_file`] replaces it atomically.
     File(PathBuf),
-    /// Not a regular file (a FIFO, a character or block device, a socket): written
-    /// through, never renamed over.
+    /// Not a regular file (a FIFO, a character or block device, a socket), or the file this
+    /// process's stdout or stderr is open on ([`standard_stream`]): written through, never
+    /// renamed over.
     Through(PathBuf),
+}
+
+/// One of this process's standard output streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// File descriptor 1.
+    Stdout,
+    /// File descriptor 2.
+    Stderr,
+}
+
+impl Stream {
+    /// A duplicate of the stream's descriptor, as a file: it shares the stream's open file
+    /// (its offset, its `O_APPEND`). `None` when the descriptor is not open.
+    fn duplicate(self) -> Option<File> {
+        use std::os::fd::AsFd;
+        let fd = match self {
+            Self::Stdout => io::stdout().as_fd().try_clone_to_owned(),
+            Self::Stderr => io::stderr().as_fd().try_clone_to_owned(),
+        };
+        fd.ok().map(File::from)
+    }
+}
+
+/// Which of this process's stdout and stderr `path` is, if either: the same file (device
+/// and inode) as the one the stream is open on, reached through any links (`/dev/stdout`,
+/// `/dev/fd/1`, `/proc/self/fd/2`) or named directly (the file `> out.txt` made). Stdout
+/// when it is both.
+pub fn standard_stream(path: &Path) -> Option<Stream> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    [Stream::Stdout, Stream::Stderr].into_iter().find(|stream| {
+        stream
+            .duplicate()
+            .and_then(|f| f.metadata().ok())
+            .is_some_and(|m| (m.dev(), m.ino()) == (meta.dev(), meta.ino()))
+    })
 }
 
 impl Destination {
@@ -100,9 +145,13 @@ fn follow(path: &Path) -> io::Result<PathBuf> {
 pub fn destination(path: &Path) -> io::Result<Destination> {
     // What the kernel reaches through every link, /proc's included: `/dev/stdout` is a link
     // to `/proc/self/fd/1`, whose text (`pipe:[8812]`) names no path to follow. Anything
-    // there but a regular file or a directory is written through as it is.
+    // there but a regular file or a directory is written through as it is, and so is the
+    // regular file this process's stdout or stderr is open on (`> out.txt`): the link's text
+    // names it, but renaming over it would cut the stream off from its name.
     if let Ok(meta) = std::fs::metadata(path) {
-        if !meta.is_file() && !meta.is_dir() {
+        if (!meta.is_file() && !meta.is_dir())
+            || (meta.is_file() && standard_stream(path).is_some())
+        {
             return Ok(Destination::Through(path.to_path_buf()));
         }
     }
@@ -120,9 +169,15 @@ pub fn destination(path: &Path) -> io::Result<Destination> {
 }
 
 /// Opens a non-regular destination for writing as it is: no creation, no truncation, no
-/// rename (opening a FIFO waits for its reader, as `cat > FIFO` does). `shown` is the path
-/// as the user spelled it, for the error.
+/// rename (opening a FIFO waits for its reader, as `cat > FIFO` does). This process's own
+/// stdout or stderr ([`standard_stream`]) is not opened again but duplicated: a new opening
+/// of a regular file would write from its start, over what the stream printed, and a
+/// socket cannot be opened by name at all. `shown` is the path as the user spelled it, for
+/// the error.
 pub fn open_through(shown: &Path, target: &Path) -> io::Result<File> {
+    if let Some(file) = standard_stream(target).and_then(Stream::duplicate) {
+        return Ok(file);
+    }
     OpenOptions::new()
         .write(true)
         .open(target)

@@ -17,7 +17,7 @@ use crate::commands::{defects_console, defects_markdown, defects_pointer, exit, 
 use crate::input::{self, InputArgs, Need};
 use crate::list::{self, ListArgs, Noun};
 use crate::output::{self, OutputArgs, Report};
-use crate::table::{self, Align, Table, NONE};
+use crate::table::{self, inline, Align, Table, NONE};
 
 /// `framewise attribute`.
 #[derive(Debug, clap::Args)]
@@ -152,8 +152,8 @@ impl Report for AttributeView {
     }
 
     fn console(&self, out: &mut String) {
-        out.push_str(&format!("{}\n", self.file));
-        let file = list::shell_word(&self.file);
+        out.push_str(&format!("{}\n", inline(&self.file)));
+        let file = inline(&list::shell_word(&self.file)).into_owned();
         let next = format!(
             "next: framewise hitches {file} lists single slow frames; framewise attribute {file} --frame N ranks one\n"
         );
@@ -162,7 +162,7 @@ impl Report for AttributeView {
                 out.push_str(&format!(
                     "  inconclusive: cannot attribute {}: {}\n",
                     self.target_words(),
-                    i.reason
+                    inline(&i.reason)
                 ));
                 defects_pointer(self.defects(), out);
                 if self.target == AttributeTarget::P95Excess {
@@ -185,7 +185,7 @@ impl Report for AttributeView {
                     let (t, hidden) = self.table(a);
                     t.console(out, 0);
                     list::more_console(hidden, SCOPES, 0, out);
-                    out.push_str(&format!("\n{}\n", a.note));
+                    out.push_str(&format!("\n{}\n", inline(&a.note)));
                 }
                 if self.target == AttributeTarget::P95Excess {
                     out.push_str(&format!("\n{next}"));
@@ -198,11 +198,11 @@ impl Report for AttributeView {
     fn markdown(&self, out: &mut String) {
         out.push_str(&format!(
             "### framewise attribute: `{}`, {}\n\n",
-            self.file,
+            inline(&self.file),
             self.target_words()
         ));
         match &self.result {
-            Err(i) => out.push_str(&format!("Inconclusive: {}\n", i.reason)),
+            Err(i) => out.push_str(&format!("Inconclusive: {}\n", inline(&i.reason))),
             Ok(a) => {
                 out.push_str(&format!("{}\n\n", Self::summary_line(a)));
                 if a.ranking.is_empty() {
@@ -212,7 +212,7 @@ impl Report for AttributeView {
                     t.markdown(out);
                     list::more_markdown(hidden, SCOPES, out);
                 }
-                out.push_str(&format!("\n_{}_\n", a.note));
+                out.push_str(&format!("\n_{}_\n", inline(&a.note)));
             }
         }
         defects_markdown(self.defects(), "Defects", out);

@@ -22,7 +22,7 @@ use crate::input;
 use crate::ledger::DirArgs;
 use crate::list::{self, ListArgs, Noun};
 use crate::output::{self, Annotation, OutputArgs, Report};
-use crate::table::{Align, Table, NONE};
+use crate::table::{inline, Align, Table, NONE};
 
 /// `framewise census`.
 #[derive(Debug, clap::Args)]
@@ -191,15 +191,15 @@ impl CensusView {
         match &self.census {
             None => format!(
                 "{} ({source}): no census recorded (a game records one with Session::record_census)",
-                self.input
+                inline(&self.input)
             ),
             Some(c) => format!(
                 "census of {} ({source}, {} {}; the latest at frame {}, engine {})",
-                self.input,
+                inline(&self.input),
                 self.censuses,
                 Noun("census", "censuses").of(self.censuses),
                 c.frame.map_or_else(|| NONE.to_owned(), |f| f.to_string()),
-                c.engine
+                inline(&c.engine)
             ),
         }
     }
@@ -360,10 +360,10 @@ impl Report for CensusView {
                 out.push_str(&format!("\n  {}:\n", HINTS.count(self.hints.len())));
             }
             for h in hints {
-                out.push_str(&format!("    {} — {}\n", h.kind.name(), h.subject));
-                out.push_str(&format!("      evidence: {}\n", evidence_text(h)));
-                out.push_str(&format!("      fix: {}\n", h.fix));
-                out.push_str(&format!("      site: {}\n", h.site));
+                out.push_str(&format!("    {} — {}\n", h.kind.name(), inline(&h.subject)));
+                out.push_str(&format!("      evidence: {}\n", inline(&evidence_text(h))));
+                out.push_str(&format!("      fix: {}\n", inline(&h.fix)));
+                out.push_str(&format!("      site: {}\n", inline(&h.site)));
             }
             list::more_console(hidden, HINTS, 4, out);
         }
@@ -402,10 +402,10 @@ impl Report for CensusView {
                 out.push_str(&format!(
                     "- **{}** — {}: {} (evidence: {}; site: `{}`)\n",
                     h.kind.name(),
-                    h.subject,
-                    h.fix,
-                    evidence_text(h),
-                    h.site
+                    inline(&h.subject),
+                    inline(&h.fix),
+                    inline(&evidence_text(h)),
+                    inline(&h.site)
                 ));
             }
             list::more_markdown(hidden, HINTS, out);

@@ -281,7 +281,7 @@ impl Report for GateView {
         out.push_str(&format!("{}\n", self.headline()));
         let (reasons, more) = self.reasons();
         for r in reasons {
-            out.push_str(&format!("  {r}\n"));
+            out.push_str(&format!("  {}\n", table::inline(r)));
         }
         if more > 0 {
             out.push_str(&format!(
@@ -306,7 +306,7 @@ impl Report for GateView {
         ));
         let (reasons, more) = self.reasons();
         for r in reasons {
-            out.push_str(&format!("- {r}\n"));
+            out.push_str(&format!("- {}\n", table::inline(r)));
         }
         if more > 0 {
             out.push_str(&format!("- … and {more} more\n"));

@@ -23,7 +23,7 @@ use crate::config::{self, ConfigArgs};
 use crate::input::{self, InputArgs, Need};
 use crate::list::{self, ListArgs, Noun};
 use crate::output::{self, Annotation, Format, OutputArgs, Report};
-use crate::table::{self, Align, Table, NONE};
+use crate::table::{self, inline, Align, Table, NONE};
 
 /// `framewise hitches`.
 #[derive(Debug, clap::Args)]
@@ -188,7 +188,7 @@ impl HitchesView {
     fn rule_line(&self) -> String {
         format!(
             "rule: {} · budget {} · {} frames judged",
-            self.report.rule.rule,
+            inline(&self.report.rule.rule),
             table::ms_unit(Some(self.report.rule.budget_ms)),
             self.report.frames_judged
         )
@@ -198,16 +198,16 @@ impl HitchesView {
         for (i, g) in h.classification.iter().enumerate() {
             let mut what = g.guess.name().to_owned();
             if let Some(scope) = &g.scope {
-                what.push_str(&format!(" `{scope}`"));
+                what.push_str(&format!(" `{}`", inline(scope)));
             }
             if let Some(site) = &g.site {
-                what.push_str(&format!(" at {site}"));
+                what.push_str(&format!(" at {}", inline(site)));
             }
             out.push_str(&format!(
                 "{bullet}{}. {what} ({}): {}\n",
                 i + 1,
                 g.confidence.name().to_owned(),
-                g.evidence
+                inline(&g.evidence)
             ));
         }
     }
@@ -270,19 +270,19 @@ impl Report for HitchesView {
         if r.frames_judged == 0 {
             out.push_str(&format!(
                 "{}: inconclusive: no frame with a known period to judge\n",
-                self.file
+                inline(&self.file)
             ));
         } else {
             out.push_str(&format!(
                 "{}: {} in {} frames judged\n",
-                self.file,
+                inline(&self.file),
                 self.count_words(),
                 r.frames_judged
             ));
         }
         out.push_str(&format!(
             "  rule: {} · budget {}\n",
-            r.rule.rule,
+            inline(&r.rule.rule),
             table::ms_unit(Some(r.rule.budget_ms))
         ));
         out.push_str(&format!(
@@ -343,7 +343,7 @@ impl Report for HitchesView {
             }) {
                 out.push_str(&format!(
                     "\nnext: framewise attribute {} --frame {}   (the scopes behind the worst hitch)\n",
-                    list::shell_word(&self.file),
+                    inline(&list::shell_word(&self.file)),
                     worst.frame,
                 ));
             }
@@ -354,7 +354,7 @@ impl Report for HitchesView {
     fn markdown(&self, out: &mut String) {
         out.push_str(&format!(
             "### framewise hitches: `{}` — {}\n\n{}\n\n",
-            self.file,
+            inline(&self.file),
             self.count_line(),
             self.rule_line()
         ));

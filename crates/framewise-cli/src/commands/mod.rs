@@ -105,7 +105,7 @@ pub fn defects_console(defects: &[Defect], title: &str, out: &mut String) {
     }
     out.push_str(&format!("\n{title} ({})\n", defects.len()));
     for d in defects {
-        out.push_str(&format!("  {}\n", defect_line(d)));
+        out.push_str(&format!("  {}\n", crate::table::inline(&defect_line(d))));
     }
 }
 

@@ -519,7 +519,7 @@ impl Report for SummaryView {
 
     fn console(&self, out: &mut String) {
         let s = &self.summary;
-        out.push_str(&format!("{}\n", self.file));
+        out.push_str(&format!("{}\n", table::inline(&self.file)));
         for line in self.header_lines() {
             out.push_str(&format!("  {line}\n"));
         }
@@ -591,14 +591,17 @@ impl Report for SummaryView {
         if !s.notes.is_empty() {
             out.push_str("\nnotes\n");
             for n in &s.notes {
-                out.push_str(&format!("  {n}\n"));
+                out.push_str(&format!("  {}\n", table::inline(n)));
             }
         }
     }
 
     fn markdown(&self, out: &mut String) {
         let s = &self.summary;
-        out.push_str(&format!("### framewise summary: `{}`\n\n", self.file));
+        out.push_str(&format!(
+            "### framewise summary: `{}`\n\n",
+            table::inline(&self.file)
+        ));
         for line in self.header_lines() {
             out.push_str(&format!("- {line}\n"));
         }
@@ -665,7 +668,7 @@ impl Report for SummaryView {
         if !s.notes.is_empty() {
             out.push_str("\n**Notes**\n\n");
             for n in &s.notes {
-                out.push_str(&format!("- {n}\n"));
+                out.push_str(&format!("- {}\n", table::inline(n)));
             }
         }
     }
