@@ -106,21 +106,18 @@ fn of_capture(path: &Path) -> Result<CensusRead, LoadError> {
     // not decode is found only by decoding it), a census record that does not read among them.
     let mut defects: Vec<Defect> = reader.verify().iter().map(defect_of).collect();
     let mut censuses = Vec::new();
-    for record in reader.censuses() {
-        match record {
-            Ok(doc) => match framewise_census::parse_census(&doc.document) {
-                Ok(census) => censuses.push(census),
-                Err(e) => defects.push(
-                    Defect::new(
-                        DefectKind::CorruptRange,
-                        1,
-                        format!("census record at offset {}: {e}", doc.offset),
-                    )
-                    .at(doc.offset),
-                ),
-            },
-            // Already among the capture's defects.
-            Err(_) => {}
+    // A record that does not read is already among the capture's defects.
+    for doc in reader.censuses().into_iter().flatten() {
+        match framewise_census::parse_census(&doc.document) {
+            Ok(census) => censuses.push(census),
+            Err(e) => defects.push(
+                Defect::new(
+                    DefectKind::CorruptRange,
+                    1,
+                    format!("census record at offset {}: {e}", doc.offset),
+                )
+                .at(doc.offset),
+            ),
         }
     }
     Ok(CensusRead {

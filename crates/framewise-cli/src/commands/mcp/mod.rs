@@ -16,12 +16,13 @@
 mod arguments;
 mod bench_results;
 mod bisect_results;
+mod inputs;
 mod ledger_results;
+mod reports;
 mod results;
 pub(crate) mod transport;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -37,16 +38,18 @@ use crate::config::ConfigArgs;
 use crate::input::InputArgs;
 use crate::ledger::{parse_instant, DirArgs};
 use crate::list::ListArgs;
-use crate::output::{self, OutputArgs, Report};
+use crate::output::{self, OutputArgs};
 use bench_results::{
     BenchParams, BenchResultHeadline, CheckBudgetsResult, CheckParams, LedgerBrief, LedgerParams,
     LedgerResult,
 };
 use bisect_results::{BisectParams, BisectResult};
+use inputs::regular_input;
 use ledger_results::{
     DirParams, FixParams, FixResult, HistoryParams, HistoryResult, IssuesParams, IssuesResult,
     ProfileResult,
 };
+use reports::{default_reports, usable_reports, Reports, NOTHING_RUN};
 use results::{
     AttributeParams, AttributeResult, CaptureParams, CensusParams, CensusResult, CompareMode,
     CompareParams, CompareResult, HitchesResult, SummarizeResult, ToolError,
@@ -105,232 +108,6 @@ fn handshake_failure(error: &rmcp::service::ServerInitializeError) -> String {
         }
         other => other.to_string(),
     }
-}
-
-/// The reports directory when `--reports` is not given: `mcp/` in the `.framewise/` the
-/// tools read (found as they find it: `$FRAMEWISE_DIR`, else the nearest from the working
-/// directory up), so that a server started in a subdirectory of the game's repository never
-/// makes a `.framewise/` there that the tools would then read instead of the repository's;
-/// `.framewise/mcp` when there is none (nothing to shadow). Relative when it is the working
-/// directory's own.
-fn default_reports() -> PathBuf {
-    let relative = PathBuf::from(framewise_incidents::DIR_NAME).join("mcp");
-    let Ok(dir) = DirArgs::default().locate() else {
-        return relative;
-    };
-    let here = std::env::current_dir().ok();
-    if dir.is_absolute()
-        && dir.parent() == here.as_deref()
-        && dir.ends_with(framewise_incidents::DIR_NAME)
-    {
-        return relative;
-    }
-    dir.join("mcp")
-}
-
-/// Refuses, before the handshake, a reports directory no tool could write into: one that is
-/// something other than a directory, or that lies under something other than a directory
-/// (`--reports capture.sgpt/sub`), would fail every call that writes a report.
-fn usable_reports(reports: &Path) -> anyhow::Result<()> {
-    const WHY: &str = "the tools write their reports into it";
-    for at in reports.ancestors() {
-        let at = if at.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            at
-        };
-        match std::fs::metadata(at) {
-            Ok(meta) if meta.is_dir() => return Ok(()),
-            Ok(meta) => {
-                if at == reports {
-                    anyhow::bail!("--reports {}: not a directory ({WHY})", reports.display());
-                }
-                let kind = framewise_analysis::load::file_kind(&meta);
-                anyhow::bail!(
-                    "--reports {}: {} is a {kind}, not a directory, so the directory cannot be made there ({WHY})",
-                    reports.display(),
-                    at.display()
-                );
-            }
-            Err(_) if std::fs::symlink_metadata(at).is_ok() => anyhow::bail!(
-                "--reports {}: {} is a link to nothing, so the directory cannot be made there ({WHY})",
-                reports.display(),
-                at.display()
-            ),
-            Err(_) => {}
-        }
-    }
-    Ok(())
-}
-
-/// Where reports go, and a sequence number that keeps their names apart.
-#[derive(Debug)]
-struct Reports {
-    dir: PathBuf,
-    seq: AtomicU64,
-    /// Held while a report's file is made or, unwritten, removed with the directories made
-    /// for it: a call that failed never removes a directory another call is writing into.
-    lock: std::sync::Mutex<()>,
-}
-
-impl Reports {
-    /// Makes the file a tool's report will be written to, `<tool>-<unix ms>-<pid>-<n>.json`
-    /// (`unrun`, said when it cannot be, tells what was not done). A tool that changes
-    /// `.framewise/` calls it before it runs anything: a reports directory that cannot be made
-    /// or written is an error before a verb appends to fixes.jsonl or the bench ledger, not
-    /// after (an agent retrying the call would record it twice). The file is removed unless
-    /// the report is written into it, and so are the directories made for it (a call that
-    /// failed leaves no `.framewise/` behind).
-    fn reserve(self: &Arc<Self>, tool: &str, unrun: &str) -> anyhow::Result<Reserved> {
-        let _held = self
-            .lock
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // The directories missing, deepest first: made here, and removed with the file.
-        let created: Vec<PathBuf> = self
-            .dir
-            .ancestors()
-            .filter(|d| !d.as_os_str().is_empty())
-            .take_while(|d| std::fs::symlink_metadata(d).is_err())
-            .map(Path::to_path_buf)
-            .collect();
-        if let Err(e) = std::fs::create_dir_all(&self.dir) {
-            anyhow::bail!(
-                "{}: cannot create the reports directory (--reports): {e}{unrun}",
-                self.dir.display()
-            );
-        }
-        let ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
-        let n = self.seq.fetch_add(1, Ordering::Relaxed);
-        let path = self
-            .dir
-            .join(format!("{tool}-{ms}-{}-{n}.json", std::process::id()));
-        if let Err(e) = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            anyhow::bail!(
-                "{}: cannot write a report in the reports directory (--reports): {e}{unrun}",
-                path.display()
-            );
-        }
-        Ok(Reserved {
-            reports: Arc::clone(self),
-            path,
-            created,
-            written: false,
-        })
-    }
-
-    /// Writes the JSON document of a verb that changed nothing and returns its path.
-    fn write(self: &Arc<Self>, tool: &str, report: &dyn Report) -> anyhow::Result<String> {
-        self.reserve(tool, "")?.write(report)
-    }
-}
-
-/// What [`Reports::reserve`] adds when a tool that changes `.framewise/` cannot write its
-/// report.
-const NOTHING_RUN: &str = "; nothing was run or recorded";
-
-/// A report's file, made before the tool ran ([`Reports::reserve`]).
-#[derive(Debug)]
-struct Reserved {
-    reports: Arc<Reports>,
-    path: PathBuf,
-    /// The directories made for it, deepest first.
-    created: Vec<PathBuf>,
-    written: bool,
-}
-
-impl Reserved {
-    /// Writes a verb's JSON document into the file and returns its path.
-    fn write(mut self, report: &dyn Report) -> anyhow::Result<String> {
-        output::write_json(&self.path, &output::json_text(&report.json()?)?)?;
-        self.written = true;
-        Ok(self.path.display().to_string())
-    }
-
-    /// For a verb that changed `.framewise/`: the report's path, or, when it could not be
-    /// written, why — never an error, which would read as nothing having been done.
-    fn write_after_change(self, report: &dyn Report) -> (Option<String>, Option<String>) {
-        match self.write(report) {
-            Ok(path) => (Some(path), None),
-            Err(e) => (None, Some(output::one_line(&e))),
-        }
-    }
-}
-
-impl Drop for Reserved {
-    fn drop(&mut self) {
-        if self.written {
-            return;
-        }
-        let _held = self
-            .reports
-            .lock
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let _ = std::fs::remove_file(&self.path);
-        for dir in &self.created {
-            // Only while empty: another call's report stays, and so does its directory.
-            if std::fs::remove_dir(dir).is_err() {
-                break;
-            }
-        }
-    }
-}
-
-/// Refuses an input the server must not open: a path naming one of its own streams
-/// (`/dev/stdin`, `/dev/fd/N`, `/proc/self/fd/N`, `-`: its stdin carries the protocol, which
-/// the tool would swallow), or a FIFO, a device or a socket (reading one blocks until a
-/// writer comes, maybe forever, and the server would never exit). A regular file, a
-/// directory and a path that does not exist are left to the verb, which says what is wrong.
-fn regular_input(argument: &str, path: &Path) -> anyhow::Result<()> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path);
-    if path.as_os_str() == "-" && meta.is_err() {
-        anyhow::bail!(
-            "{argument}: `-` is not a file, and the server's stdin carries the protocol: name a file"
-        );
-    }
-    if names_a_stream(path) {
-        anyhow::bail!(
-            "{argument}: {shown} names one of the server's open streams (its stdin carries the protocol): name a file"
-        );
-    }
-    if let Ok(meta) = meta {
-        if !meta.is_file() && !meta.is_dir() {
-            anyhow::bail!(
-                "{argument}: {shown} is a {}, not a regular file: the server reads files only (a pipe or a device could block it)",
-                framewise_analysis::load::file_kind(&meta)
-            );
-        }
-    }
-    Ok(())
-}
-
-/// Whether `path` names a file descriptor of the reading process: `/dev/stdin`,
-/// `/dev/stdout`, `/dev/stderr`, anything in `/dev/fd/` or a `/proc/…/fd/` directory (by
-/// where its directory really is, so `../../dev/stdin` and links to these directories count).
-fn names_a_stream(path: &Path) -> bool {
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-        return false;
-    };
-    let parent = if parent.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        parent
-    };
-    let Ok(parent) = parent.canonicalize() else {
-        return false;
-    };
-    let in_dev = parent == Path::new("/dev");
-    (in_dev && ["stdin", "stdout", "stderr"].iter().any(|s| name == *s))
-        || parent == Path::new("/dev/fd")
-        || (parent.starts_with("/proc") && parent.file_name().is_some_and(|n| n == "fd"))
 }
 
 /// The MCP server: one tool per verb.
@@ -488,11 +265,7 @@ impl Server {
     pub fn new(reports: impl AsRef<Path>) -> Self {
         Self {
             tool_router: Self::tool_router(),
-            reports: Arc::new(Reports {
-                dir: reports.as_ref().to_owned(),
-                seq: AtomicU64::new(0),
-                lock: std::sync::Mutex::default(),
-            }),
+            reports: Arc::new(Reports::new(reports.as_ref())),
         }
     }
 
@@ -1111,101 +884,6 @@ mod tests {
                 &takes
             ),
             "it has 1: a; pass `before` and `after` (a build name, or <ISO>..<ISO>)"
-        );
-    }
-
-    #[test]
-    fn the_servers_own_streams_are_named_as_such() {
-        for path in [
-            "/dev/stdin",
-            "/dev/stdout",
-            "/dev/fd/0",
-            "/dev/fd/7",
-            "/proc/self/fd/0",
-            "/proc/1/fd/3",
-        ] {
-            assert!(names_a_stream(Path::new(path)), "{path}");
-        }
-        for path in [
-            "/dev/null",
-            "/tmp/x.sgpt",
-            "x.sgpt",
-            "/proc/self/status",
-            "/dev",
-        ] {
-            assert!(!names_a_stream(Path::new(path)), "{path}");
-        }
-        let refused = regular_input("capture", Path::new("/dev/stdin")).unwrap_err();
-        assert!(
-            refused
-                .to_string()
-                .starts_with("capture: /dev/stdin names one of the server's open streams"),
-            "{refused}"
-        );
-        let refused = regular_input("capture", Path::new("/dev/null")).unwrap_err();
-        assert!(
-            refused
-                .to_string()
-                .contains("is a character device, not a regular file"),
-            "{refused}"
-        );
-        assert!(regular_input("capture", Path::new("no/such/file.sgpt")).is_ok());
-    }
-
-    #[test]
-    fn reports_under_a_file_are_refused() {
-        let tmp = tempfile::tempdir().unwrap();
-        let file = tmp.path().join("a.sgpt");
-        std::fs::write(&file, b"x").unwrap();
-        let message = usable_reports(&file.join("sub/deeper"))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            message.contains("a.sgpt is a regular file, not a directory"),
-            "{message}"
-        );
-        let message = usable_reports(&file).unwrap_err().to_string();
-        assert!(
-            message.ends_with(": not a directory (the tools write their reports into it)"),
-            "{message}"
-        );
-        assert!(usable_reports(&tmp.path().join("new/sub")).is_ok());
-        assert!(usable_reports(Path::new("relative/new")).is_ok());
-    }
-
-    /// A report that cannot be written after a verb changed `.framewise/` is said, not an
-    /// error; the reserved file of a call that failed is removed.
-    #[test]
-    fn a_reserved_report_is_removed_unless_written() {
-        let tmp = tempfile::tempdir().unwrap();
-        let reports = Arc::new(Reports {
-            dir: tmp.path().join("r/mcp"),
-            seq: AtomicU64::new(0),
-            lock: std::sync::Mutex::default(),
-        });
-        let reserved = reports.reserve("fix", NOTHING_RUN).unwrap();
-        let path = reserved.path.clone();
-        assert!(path.is_file());
-        drop(reserved);
-        assert!(!path.exists(), "a call that failed leaves no report");
-        assert!(
-            !tmp.path().join("r").exists(),
-            "nor the directories made for it"
-        );
-        let kept = reports.reserve("a", "").unwrap();
-        drop(reports.reserve("b", "").unwrap());
-        assert!(kept.path.is_file(), "another call's file stays");
-
-        std::fs::write(tmp.path().join("f"), b"x").unwrap();
-        let blocked = Arc::new(Reports {
-            dir: tmp.path().join("f/r"),
-            seq: AtomicU64::new(0),
-            lock: std::sync::Mutex::default(),
-        });
-        let message = blocked.reserve("fix", NOTHING_RUN).unwrap_err().to_string();
-        assert!(
-            message.ends_with("; nothing was run or recorded"),
-            "{message}"
         );
     }
 }
