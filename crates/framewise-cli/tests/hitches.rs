@@ -16,6 +16,10 @@ fn hitches_found_with_evidence() {
         .expect(1);
     let json = run.json();
     assert_eq!(json["schema"], "framewise.hitches/1");
+    assert_eq!(
+        (&json["verdict"], &json["exit_code"]),
+        (&"fail".into(), &1.into())
+    );
     let hitches = json["hitches"].as_array().unwrap();
     let frames: Vec<u64> = hitches
         .iter()
@@ -76,6 +80,16 @@ fn nothing_to_judge_is_inconclusive() {
     write_game(&dir.path("empty.sgpt"), &Game::empty());
     let run = dir.run(&["hitches", "empty.sgpt"]).expect(2);
     assert!(run.stdout.contains("inconclusive"), "{}", run.stdout);
+    // The JSON says it too: an agent reads the verdict, not an empty list of hitches.
+    let json = dir
+        .run(&["hitches", "empty.sgpt", "--json"])
+        .expect(2)
+        .json();
+    assert_eq!(
+        (&json["verdict"], &json["exit_code"]),
+        (&"inconclusive".into(), &2.into())
+    );
+    assert_eq!(json["hitches"], serde_json::json!([]));
 }
 
 /// Frames of the recorded demo run.

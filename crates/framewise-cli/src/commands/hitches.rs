@@ -100,6 +100,7 @@ pub fn evaluate(args: &Args, longest: bool) -> anyhow::Result<Outcome<HitchesVie
     Ok(Outcome {
         view: HitchesView {
             file: input::shown(&args.file),
+            verdict,
             report,
             list: args.list,
             longest,
@@ -123,6 +124,8 @@ fn lost_frames_hide_a_hitch(report: &HitchReport) -> bool {
 pub struct HitchesView {
     /// The path as given.
     pub file: String,
+    /// No hitch (pass), a hitch (fail), or nothing shown (inconclusive).
+    pub verdict: Verdict,
     /// The analysis crate's report.
     pub report: HitchReport,
     list: ListArgs,
@@ -132,9 +135,15 @@ pub struct HitchesView {
     pub append: Option<AppendSummary>,
 }
 
-/// `hitches --format json`: the analysis report, and `append` under `--append`.
+/// `hitches --format json`: the verdict and its exit code, the analysis report, and `append`
+/// under `--append`.
 #[derive(serde::Serialize)]
 struct HitchesJson<'a> {
+    /// `pass` (no hitch), `fail` (at least one), `inconclusive` (no frame judged, or no hitch
+    /// in a capture that lost frames).
+    verdict: Verdict,
+    /// The exit code that verdict gives.
+    exit_code: u8,
     #[serde(flatten)]
     report: &'a HitchReport,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -260,6 +269,8 @@ impl HitchesView {
 impl Report for HitchesView {
     fn json(&self) -> anyhow::Result<serde_json::Value> {
         Ok(serde_json::to_value(HitchesJson {
+            verdict: self.verdict,
+            exit_code: exit(self.verdict),
             report: &self.report,
             append: self.append.as_ref(),
         })?)
