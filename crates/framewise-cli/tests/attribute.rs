@@ -78,3 +78,39 @@ fn inconclusive_targets() {
     let run = dir.run(&["attribute", "short.sgpt"]).expect(2);
     assert!(run.stdout.contains("inconclusive"), "{}", run.stdout);
 }
+
+/// A frame no slower than its baseline has nothing to attribute: the console and markdown say
+/// so rather than rank contributions at 0% of no excess; the JSON keeps the ranking.
+#[test]
+fn a_frame_no_slower_than_its_baseline_has_nothing_to_attribute() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    // The first frame at or under its baseline.
+    let frame = (10..290)
+        .map(|f| f.to_string())
+        .find(|f| {
+            dir.run(&["attribute", "game.sgpt", "--frame", f, "--json"])
+                .expect(0)
+                .json()["excess_ms"]
+                == 0.0
+        })
+        .expect("a frame no slower than its baseline");
+    for format in ["console", "markdown"] {
+        let run = dir
+            .run(&[
+                "attribute",
+                "game.sgpt",
+                "--frame",
+                &frame,
+                "--format",
+                format,
+            ])
+            .expect(0);
+        assert!(
+            run.stdout.to_lowercase().contains("nothing to attribute"),
+            "{format}: {}",
+            run.stdout
+        );
+        assert!(!run.stdout.contains("0.00%"), "{format}: {}", run.stdout);
+    }
+}

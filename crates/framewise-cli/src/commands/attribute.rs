@@ -205,7 +205,12 @@ impl Report for AttributeView {
             Err(i) => out.push_str(&format!("Inconclusive: {}\n", inline(&i.reason))),
             Ok(a) => {
                 out.push_str(&format!("{}\n\n", Self::summary_line(a)));
-                if a.ranking.is_empty() {
+                if a.excess_ms <= 0.0 {
+                    out.push_str(&format!(
+                        "Nothing to attribute: {} no slower than the baseline (`--format json` still has the ranking).\n",
+                        if a.frame.is_some() { "this frame is" } else { "these frames are" }
+                    ));
+                } else if a.ranking.is_empty() {
                     out.push_str("No scope spent more than its median.\n");
                 } else {
                     let (t, hidden) = self.table(a);
