@@ -17,6 +17,8 @@ struct Scene {
     parts: Vec<(&'static str, u64)>,
     hidden: BTreeMap<String, bool>,
     sticky: Option<&'static str>,
+    /// Every `hide` fails (an engine that cannot hide anything).
+    hide_fails: bool,
 }
 
 impl Scene {
@@ -28,6 +30,7 @@ impl Scene {
                 .collect(),
             parts,
             sticky: None,
+            hide_fails: false,
         }
     }
 }
@@ -49,6 +52,9 @@ impl BisectEngine for Scene {
             .collect())
     }
     fn hide(&mut self, id: &str) -> Result<(), EngineError> {
+        if self.hide_fails {
+            return Err(EngineError(format!("cannot hide {id}")));
+        }
         self.hidden.insert(id.into(), true);
         Ok(())
     }
@@ -232,6 +238,32 @@ fn a_report_without_candidates_is_inconclusive() {
         "{}",
         run.stdout
     );
+}
+
+/// Candidates the engine failed on every one of (no delta measured) are no measurement: the
+/// world came back, but nothing says what any part costs.
+#[test]
+fn a_report_whose_every_candidate_failed_is_inconclusive() {
+    let dir = Dir::new();
+    let mut failing = scene();
+    failing.hide_fails = true;
+    let report = report(&mut failing);
+    assert!(report.results.iter().all(|r| r.error.is_some()));
+    assert!(report.restored);
+    dir.write("bisect.json", serde_json::to_string(&report).unwrap());
+    let run = dir.run(&["bisect", "bisect.json"]).expect(2);
+    assert!(
+        run.stdout
+            .contains("inconclusive: the engine failed on every candidate (3)"),
+        "{}",
+        run.stdout
+    );
+    // One candidate measured is a bisection.
+    dir.write(
+        "bisect.json",
+        serde_json::to_string(&statue_report()).unwrap(),
+    );
+    dir.run(&["bisect", "bisect.json"]).expect(0);
 }
 
 #[test]

@@ -88,10 +88,11 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<BisectView>> {
     let path = input_path(args)?;
     let mut report = read_report(&path)?;
     report.results.sort_by_key(|r| r.rank);
-    let exit_code = if report.results.is_empty() {
-        2
-    } else if !report.restored || report.results.iter().any(|r| !r.restored) {
+    let exit_code = if !report.restored || report.results.iter().any(|r| !r.restored) {
+        // The world not coming back is a finding whatever was measured.
         1
+    } else if !report.results.iter().any(measured) {
+        2
     } else {
         0
     };
@@ -104,6 +105,12 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<BisectView>> {
         },
         exit_code,
     })
+}
+
+/// Whether a candidate was measured: a delta of it is known on both sides (one whose engine
+/// failed, on hide, a frame or show, has none).
+fn measured(r: &framewise_census::bisect::CandidateResult) -> bool {
+    r.delta_draw_calls.is_some() || r.delta_triangles.is_some() || r.delta_render_ms.is_some()
 }
 
 /// Runs the verb.
@@ -191,6 +198,15 @@ impl BisectView {
         ];
         if let Some(source) = &b.render_ms_source {
             lines.insert(1, format!("render ms measured as: {source}"));
+        }
+        if !b.results.is_empty() && !b.results.iter().any(measured) {
+            lines.insert(
+                0,
+                format!(
+                    "inconclusive: the engine failed on every candidate ({}): none was measured",
+                    b.results.len()
+                ),
+            );
         }
         let unrestored: Vec<&str> = b
             .results
