@@ -146,7 +146,9 @@ const LOGS: [&str; 3] = [
 
 /// Refuses an output (`flag PATH`) that would replace one of the append-only logs
 /// (`perf.jsonl`, `fixes.jsonl`, `bench-history.jsonl`) where one exists: the game's
-/// memory, read by `issues`, `history`, `fix`, `bench`, would be lost to a report.
+/// memory, read by `issues`, `history`, `fix`, `bench`, would be lost to a report. So is an
+/// existing goalpost: a `framewise.toml`, or a golden image (`goldens/*.png`; except for
+/// `--golden-path`, whose purpose is a golden frame).
 ///
 /// The file judged is the one the bytes would reach: PATH with its symlinks followed
 /// (framewise-output's [`destination`](framewise_output::destination)), so a link to a log
@@ -185,17 +187,41 @@ pub fn refuse_log(flag: &str, path: &Path) -> anyhow::Result<()> {
             .and_then(|n| n.to_str())
             .and_then(|n| LOGS.iter().find(|log| **log == n))
     });
+    // More than the file reached and the path given: PATH is a symlink.
+    let through = if names.len() > 2 {
+        format!(" (a symlink to {})", real.display())
+    } else {
+        String::new()
+    };
     if let Some(name) = log {
-        // More than the file reached and the path given: PATH is a symlink.
-        let through = if names.len() > 2 {
-            format!(" (a symlink to {})", real.display())
-        } else {
-            String::new()
-        };
         bail!(
             "{flag} {} is the append-only {name} of a game's .framewise/{through}; a report would replace it (name another file)",
             path.display()
         );
+    }
+    // The goalposts a person reviews: the budgets and benches, and the golden images
+    // (`golden --record` writes those; `demo --golden-path` writes a golden frame by purpose).
+    if flag != "--golden-path" {
+        let goalpost = names.iter().find_map(|p| {
+            let name = p.file_name()?.to_str()?;
+            let in_goldens = p
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|d| d == "goldens");
+            if name == crate::config::PROJECT_CONFIG {
+                Some(format!("the budgets file {name}"))
+            } else if in_goldens && name.ends_with(".png") {
+                Some(format!("the golden image {name}"))
+            } else {
+                None
+            }
+        });
+        if let Some(what) = goalpost {
+            bail!(
+                "{flag} {} is {what}{through}, a goalpost a person reviews; a report would replace it (name another file)",
+                path.display()
+            );
+        }
     }
     Ok(())
 }

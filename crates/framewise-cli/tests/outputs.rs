@@ -651,6 +651,59 @@ fn a_line_break_in_a_census_name_never_starts_a_line() {
     }
 }
 
+/// The goalposts a person reviews — the budgets file and the golden images — are no place for
+/// a report (`bench --compare A B --json=.framewise/goldens/smoke.png` replaced the golden,
+/// and `golden --check` then failed on a PNG of JSON), named directly or through a link.
+#[test]
+fn a_report_never_replaces_a_goalpost() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    std::fs::create_dir_all(dir.path(".framewise/goldens")).unwrap();
+    dir.write(".framewise/goldens/smoke.png", b"png");
+    dir.write("framewise.toml", b"[budgets]\nframe_ms = 16.67\n");
+    std::os::unix::fs::symlink(".framewise/goldens/smoke.png", dir.path("g.json")).unwrap();
+    for (args, what) in [
+        (
+            &[
+                "summarize",
+                "game.sgpt",
+                "--json=.framewise/goldens/smoke.png",
+            ][..],
+            "the golden image smoke.png",
+        ),
+        (
+            &["summarize", "game.sgpt", "--json=g.json"][..],
+            "the golden image smoke.png",
+        ),
+        (
+            &["trace", "game.sgpt", "-o", "framewise.toml"][..],
+            "the budgets file framewise.toml",
+        ),
+        (
+            &["inspect", "game.sgpt", "--json=framewise.toml"][..],
+            "the budgets file framewise.toml",
+        ),
+    ] {
+        let run = dir.run(args).expect(4);
+        assert!(
+            run.one_error_line().contains(&format!("is {what}")),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(
+        std::fs::read(dir.path(".framewise/goldens/smoke.png")).unwrap(),
+        b"png"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path("framewise.toml")).unwrap(),
+        "[budgets]\nframe_ms = 16.67\n"
+    );
+    // Another file in the directory is written as usual.
+    dir.run(&["summarize", "game.sgpt", "--json=.framewise/summary.json"])
+        .expect(0);
+}
+
 #[test]
 fn a_symlink_to_an_append_only_log_is_refused_as_the_log_is() {
     // `ln -s .framewise/perf.jsonl plink; framewise summarize a.sgpt --json=plink` replaced
