@@ -164,6 +164,23 @@ pub fn scaffold(project: &Path) -> Result<Scaffold, Error> {
     scaffold_dir(&project.join(DIR_NAME))
 }
 
+/// What a file that is not a regular file is, in words.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "directory"
+    } else if t.is_fifo() {
+        "FIFO"
+    } else if t.is_socket() {
+        "socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "device"
+    } else {
+        "special file"
+    }
+}
+
 /// [`scaffold`] for a directory named directly (`FRAMEWISE_DIR`, a builder setting).
 pub fn scaffold_dir(dir: &Path) -> Result<Scaffold, Error> {
     let io = |path: &Path| {
@@ -202,7 +219,28 @@ pub fn scaffold_dir(dir: &Path) -> Result<Scaffold, Error> {
                 file.write_all(text.as_bytes()).map_err(io(&path))?;
                 created.push(path);
             }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => kept.push(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                // Kept only when it is a file that reads: a link to nothing, a FIFO or a
+                // directory there is no scaffold, and every verb reading it would refuse it.
+                match std::fs::metadata(&path) {
+                    Ok(m) if m.is_file() => kept.push(path),
+                    Ok(m) => {
+                        return Err(io(&path)(std::io::Error::new(
+                            std::io::ErrorKind::AlreadyExists,
+                            format!(
+                                "exists and is a {}, not a file (remove it and run init again)",
+                                file_kind(&m)
+                            ),
+                        )))
+                    }
+                    Err(_) => {
+                        return Err(io(&path)(std::io::Error::new(
+                            std::io::ErrorKind::NotFound,
+                            "is a link to nothing (remove it and run init again, or create the file it points to)",
+                        )))
+                    }
+                }
+            }
             Err(e) => return Err(io(&path)(e)),
         }
     }
@@ -234,6 +272,30 @@ mod tests {
             std::fs::read_to_string(&toml).expect("read"),
             "[budgets]\nframe_ms = 8.33\n"
         );
+    }
+
+    /// A scaffold file that is there but is no file (a link to nothing, a FIFO, a directory)
+    /// is said, not reported kept: every verb reading it would refuse it.
+    #[test]
+    fn a_scaffold_file_that_is_no_file_is_an_error_not_kept() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join(DIR_NAME);
+        std::fs::create_dir(&dir).expect("dir");
+        std::os::unix::fs::symlink("nowhere.toml", dir.join("framewise.toml")).expect("link");
+        let err = scaffold(tmp.path())
+            .expect_err("a dangling framewise.toml")
+            .to_string();
+        assert!(err.contains("is a link to nothing"), "{err}");
+        std::fs::remove_file(dir.join("framewise.toml")).expect("rm");
+        std::fs::create_dir(dir.join("framewise.toml")).expect("a directory");
+        let err = scaffold(tmp.path()).expect_err("a directory").to_string();
+        assert!(err.contains("is a directory, not a file"), "{err}");
+        // A link to a file is a file: kept.
+        std::fs::remove_dir(dir.join("framewise.toml")).expect("rmdir");
+        std::fs::write(tmp.path().join("mine.toml"), "[budgets]\n").expect("write");
+        std::os::unix::fs::symlink("../mine.toml", dir.join("framewise.toml")).expect("link");
+        let done = scaffold(tmp.path()).expect("scaffold");
+        assert!(done.kept.contains(&dir.join("framewise.toml")));
     }
 
     #[test]
