@@ -257,6 +257,62 @@ pub fn diff(base: &Summary, cand: &Summary) -> Diff {
     }
 }
 
+/// What a diff's exit code says, with why in words when it is not a plain `pass` (diffed):
+/// `inconclusive` when an input lost frames (unless `allow_damaged`) or has no frame with a
+/// known period; `incomparable` when timings of different regimes, or frame times of
+/// different kinds, are compared; `pass` otherwise. A diff reports; this is what its exit
+/// code is made of, never a judgement of the changes.
+pub fn diff_verdict(
+    diff: &Diff,
+    base: &Summary,
+    cand: &Summary,
+    allow_damaged: bool,
+) -> (crate::gate::Verdict, Option<String>) {
+    use crate::gate::Verdict;
+    let serde_name = |v: &crate::model::TimingGrade| match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => format!("{v:?}"),
+    };
+    if let Some(damage) = damage_reason(&diff.defects).filter(|_| !allow_damaged) {
+        (
+            Verdict::Inconclusive,
+            Some(format!("inconclusive: {damage}")),
+        )
+    } else if base.is_empty() || cand.is_empty() {
+        (
+            Verdict::Inconclusive,
+            Some("inconclusive: a capture has no frame with a known period".to_owned()),
+        )
+    } else if !diff.timing_comparable {
+        (
+            Verdict::Incomparable,
+            Some(format!(
+                "incomparable timing: base timing is {}, candidate timing is {}; only counters compare",
+                serde_name(&diff.base_grade.timing),
+                serde_name(&diff.cand_grade.timing)
+            )),
+        )
+    } else if !diff.frame_times_comparable {
+        let kind = |s: &Summary| {
+            if frame_times_are_work(s) {
+                "work times (a .litecap's frame time is also its period)"
+            } else {
+                "periods (begin to next begin)"
+            }
+        };
+        (
+            Verdict::Incomparable,
+            Some(format!(
+                "incomparable frame times: base's are {}, the candidate's are {}; frame.* rows are not a change, work.* compares work times on both",
+                kind(base),
+                kind(cand)
+            )),
+        )
+    } else {
+        (Verdict::Pass, None)
+    }
+}
+
 /// One input of a comparison as `diff` and `gate` JSON show it (`inputs.base`,
 /// `inputs.cand`): `file` is the path as the user gave it. Its defects are in the
 /// result's own `defects`, tagged by side.
@@ -309,7 +365,8 @@ impl<'a> InputsDoc<'a> {
     }
 }
 
-/// `framewise diff BASE CAND --format json`: the diff's own members and `inputs`.
+/// `framewise diff BASE CAND --format json`: the diff's own members, `inputs`, and what its
+/// exit code says.
 #[derive(Debug, Clone, Serialize)]
 pub struct DiffDoc<'a> {
     /// The diff.
@@ -317,19 +374,31 @@ pub struct DiffDoc<'a> {
     pub diff: &'a Diff,
     /// What was compared.
     pub inputs: InputsDoc<'a>,
+    /// `pass` (diffed), `inconclusive` or `incomparable` ([`diff_verdict`]).
+    pub verdict: crate::gate::Verdict,
+    /// The exit code that verdict gives.
+    pub exit_code: i32,
+    /// Why it is inconclusive or incomparable, in words; null when diffed.
+    pub status: Option<String>,
 }
 
-/// `framewise diff BASE CAND --format json`: the diff with both inputs, so that every
-/// surface (the CLI, the inspector's `/api/diff`) prints the same document. Members are in
-/// name order, as every JSON document of the CLI.
+/// `framewise diff BASE CAND --format json`: the diff with both inputs and its verdict
+/// ([`diff_verdict`], `allow_damaged` as given), so that every surface (the CLI, the
+/// inspector's `/api/diff`) prints the same document. Members are in name order, as every
+/// JSON document of the CLI.
 pub fn diff_json(
     diff: &Diff,
     base: (&str, &Summary),
     cand: (&str, &Summary),
+    allow_damaged: bool,
 ) -> Result<serde_json::Value, serde_json::Error> {
+    let (verdict, status) = diff_verdict(diff, base.1, cand.1, allow_damaged);
     serde_json::to_value(DiffDoc {
         diff,
         inputs: InputsDoc::new(base, cand),
+        verdict,
+        exit_code: verdict.exit_code(),
+        status,
     })
 }
 

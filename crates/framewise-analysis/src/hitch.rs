@@ -167,6 +167,56 @@ pub struct HitchReport {
     pub defects: Vec<Defect>,
 }
 
+impl HitchReport {
+    /// No hitch among the frames read, but the capture lost frames (dropped, cut off,
+    /// corrupt, never flushed): any of them could have been one, so "no hitch" is not shown.
+    pub fn lost_frames_hide_a_hitch(&self) -> bool {
+        self.hitches.is_empty()
+            && self
+                .defects
+                .iter()
+                .any(|d| crate::diff::loses_frames(d.kind))
+    }
+
+    /// `fail` at least one hitch; `inconclusive` no frame judged, or no hitch in a capture
+    /// that lost frames; `pass` no hitch.
+    pub fn verdict(&self) -> crate::gate::Verdict {
+        use crate::gate::Verdict;
+        if self.frames_judged == 0 || self.lost_frames_hide_a_hitch() {
+            Verdict::Inconclusive
+        } else if self.hitches.is_empty() {
+            Verdict::Pass
+        } else {
+            Verdict::Fail
+        }
+    }
+}
+
+/// `framewise hitches --format json` (without `--append`), as every surface serves it (the
+/// CLI, the inspector's `/api/hitches`): the verdict, its exit code, and the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct HitchesDoc<'a> {
+    /// [`HitchReport::verdict`].
+    pub verdict: crate::gate::Verdict,
+    /// The exit code that verdict gives.
+    pub exit_code: i32,
+    /// The report.
+    #[serde(flatten)]
+    pub report: &'a HitchReport,
+}
+
+impl<'a> HitchesDoc<'a> {
+    /// The document of `report`.
+    pub fn new(report: &'a HitchReport) -> Self {
+        let verdict = report.verdict();
+        Self {
+            verdict,
+            exit_code: verdict.exit_code(),
+            report,
+        }
+    }
+}
+
 fn ms(ns: u64) -> f64 {
     ns as f64 / NS_PER_MS
 }

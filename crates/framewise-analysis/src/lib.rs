@@ -81,7 +81,7 @@ pub use build::{
 pub use diff::{diff, Diff, Side, SideDefect};
 pub use export::chrome::{write_trace, ExportError, TraceOptions};
 pub use gate::{gate, GateConfig, GateResult, Verdict};
-pub use hitch::{find_hitches, HitchKind, HitchOptions, HitchReport};
+pub use hitch::{find_hitches, HitchKind, HitchOptions, HitchReport, HitchesDoc};
 pub use inspect::{inspect, Inspection};
 pub use jitter::{find_jitter, find_jitter_counted};
 pub use load::{

@@ -304,6 +304,20 @@ fn a_candidate_that_lost_frames_is_inconclusive_unless_allowed() {
     );
     dir.run(&["diff", "base.sgpt", "cut.sgpt", "--allow-damaged"])
         .expect(0);
+    // The JSON says what the exit code says, and honours --allow-damaged as it does.
+    let json = dir
+        .run(&["diff", "base.sgpt", "cut.sgpt", "--json"])
+        .expect(2)
+        .json();
+    assert_eq!(json["verdict"], "inconclusive");
+    assert!(json["status"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("inconclusive: the candidate lost frames")));
+    let json = dir
+        .run(&["diff", "base.sgpt", "cut.sgpt", "--allow-damaged", "--json"])
+        .expect(0)
+        .json();
+    assert_eq!(json["verdict"], "pass");
 }
 
 #[test]
@@ -640,6 +654,13 @@ fn diff_of_a_litecap_and_a_capture_of_periods_is_incomparable() {
         let json = dir.run(&["diff", base, cand, "--json"]).expect(3).json();
         assert_eq!(json["frame_times_comparable"], false);
         assert_eq!(json["timing_comparable"], true);
+        assert_eq!(
+            (&json["verdict"], &json["exit_code"]),
+            (&"incomparable".into(), &3.into())
+        );
+        assert!(json["status"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("incomparable frame times")));
     }
     dir.run(&["diff", "run.litecap", "run.litecap"]).expect(0);
     let json = dir
@@ -647,6 +668,10 @@ fn diff_of_a_litecap_and_a_capture_of_periods_is_incomparable() {
         .expect(0)
         .json();
     assert_eq!(json["frame_times_comparable"], true);
+    assert_eq!(
+        (&json["verdict"], &json["exit_code"], &json["status"]),
+        (&"pass".into(), &0.into(), &serde_json::Value::Null)
+    );
 }
 
 #[test]

@@ -458,8 +458,9 @@ fn hitches_are_the_hitches_verb() {
     let app = app(demo());
     let cli = load::open(demo(), &LoadOptions::new()).unwrap();
     // The CLI prints the report through `serde_json::to_value` (keys in order).
-    let report = serde_json::to_value(find_hitches(&cli, &HitchOptions::default())).unwrap();
-    let expected = serde_json::to_string(&report).unwrap();
+    let report = find_hitches(&cli, &HitchOptions::default());
+    let doc = serde_json::to_value(framewise_analysis::HitchesDoc::new(&report)).unwrap();
+    let expected = serde_json::to_string(&doc).unwrap();
     assert_eq!(ok_text(&app, "/api/hitches"), expected);
 }
 
@@ -605,6 +606,7 @@ fn with_a_second_capture_diff_is_the_diff_verb() {
         &diff(&a, &b),
         (&normal.display().to_string(), &a),
         (&slow.display().to_string(), &b),
+        false,
     )
     .unwrap();
     assert_eq!(text, serde_json::to_string(&expected).unwrap());

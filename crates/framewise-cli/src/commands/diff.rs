@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use framewise_analysis::diff::{damage_reason, Change, DiffRow};
+use framewise_analysis::diff::{Change, DiffRow};
 use framewise_analysis::gate::Verdict;
 use framewise_analysis::{diff, summarize, Diff, Summary};
 
@@ -339,53 +339,24 @@ impl DiffView {
         out
     }
 
-    /// Why the diff is inconclusive because an input lost frames, unless allowed.
-    fn damage(&self) -> Option<String> {
-        if self.allow_damaged {
-            return None;
-        }
-        damage_reason(&self.diff.defects)
+    /// What the exit code says (framewise-analysis's `diff_verdict`), and why in words.
+    fn judged(&self) -> (Verdict, Option<String>) {
+        framewise_analysis::diff::diff_verdict(
+            &self.diff,
+            &self.base.summary,
+            &self.cand.summary,
+            self.allow_damaged,
+        )
     }
 
-    /// What the exit code says (the same order as [`Self::status`]).
+    /// What the exit code says.
     fn verdict(&self) -> Verdict {
-        if self.damage().is_some() || self.base.summary.is_empty() || self.cand.summary.is_empty() {
-            Verdict::Inconclusive
-        } else if !self.diff.timing_comparable || !self.diff.frame_times_comparable {
-            Verdict::Incomparable
-        } else {
-            Verdict::Pass
-        }
+        self.judged().0
     }
 
     /// Why the diff is inconclusive or incomparable, in words; `None` when it is neither.
     pub fn status(&self) -> Option<String> {
-        if let Some(damage) = self.damage() {
-            Some(format!("inconclusive: {damage}"))
-        } else if self.base.summary.is_empty() || self.cand.summary.is_empty() {
-            Some("inconclusive: a capture has no frame with a known period".to_owned())
-        } else if !self.diff.timing_comparable {
-            Some(format!(
-                "incomparable timing: base timing is {}, candidate timing is {}; only counters compare",
-                serde_name(&self.diff.base_grade.timing),
-                serde_name(&self.diff.cand_grade.timing)
-            ))
-        } else if !self.diff.frame_times_comparable {
-            let kind = |s: &Summary| {
-                if framewise_analysis::diff::frame_times_are_work(s) {
-                    "work times (a .litecap's frame time is also its period)"
-                } else {
-                    "periods (begin to next begin)"
-                }
-            };
-            Some(format!(
-                "incomparable frame times: base's are {}, the candidate's are {}; frame.* rows are not a change, work.* compares work times on both",
-                kind(&self.base.summary),
-                kind(&self.cand.summary)
-            ))
-        } else {
-            None
-        }
+        self.judged().1
     }
 }
 
@@ -395,6 +366,7 @@ impl Report for DiffView {
             &self.diff,
             (&self.base.file, &self.base.summary),
             (&self.cand.file, &self.cand.summary),
+            self.allow_damaged,
         )?)
     }
 

@@ -11,7 +11,6 @@
 
 use std::path::PathBuf;
 
-use framewise_analysis::gate::Verdict;
 use framewise_analysis::hitch::Hitch;
 use framewise_analysis::{find_hitches, summarize, HitchOptions, HitchReport};
 
@@ -82,13 +81,7 @@ pub fn evaluate(args: &Args, longest: bool) -> anyhow::Result<Outcome<HitchesVie
         ..HitchOptions::default()
     };
     let report = find_hitches(&capture, &options);
-    let verdict = if report.frames_judged == 0 || lost_frames_hide_a_hitch(&report) {
-        Verdict::Inconclusive
-    } else if report.hitches.is_empty() {
-        Verdict::Pass
-    } else {
-        Verdict::Fail
-    };
+    let verdict = report.verdict();
     let append = match append_to {
         Some((dir, chosen_by)) => Some(hitches_append::append(&args.file, dir, chosen_by)?),
         None => None,
@@ -100,7 +93,6 @@ pub fn evaluate(args: &Args, longest: bool) -> anyhow::Result<Outcome<HitchesVie
     Ok(Outcome {
         view: HitchesView {
             file: input::shown(&args.file),
-            verdict,
             report,
             list: args.list,
             longest,
@@ -110,22 +102,10 @@ pub fn evaluate(args: &Args, longest: bool) -> anyhow::Result<Outcome<HitchesVie
     })
 }
 
-/// No hitch among the frames read, but the capture lost frames (dropped, cut off, corrupt,
-/// never flushed): any of them could have been one, so "no hitch" is not shown.
-fn lost_frames_hide_a_hitch(report: &HitchReport) -> bool {
-    report.hitches.is_empty()
-        && report
-            .defects
-            .iter()
-            .any(|d| framewise_analysis::diff::loses_frames(d.kind))
-}
-
 /// A hitch report with the file it came from.
 pub struct HitchesView {
     /// The path as given.
     pub file: String,
-    /// No hitch (pass), a hitch (fail), or nothing shown (inconclusive).
-    pub verdict: Verdict,
     /// The analysis crate's report.
     pub report: HitchReport,
     list: ListArgs,
@@ -135,17 +115,12 @@ pub struct HitchesView {
     pub append: Option<AppendSummary>,
 }
 
-/// `hitches --format json`: the verdict and its exit code, the analysis report, and `append`
-/// under `--append`.
+/// `hitches --format json`: the verdict, its exit code and the analysis report
+/// (framewise-analysis's `HitchesDoc`), and `append` under `--append`.
 #[derive(serde::Serialize)]
 struct HitchesJson<'a> {
-    /// `pass` (no hitch), `fail` (at least one), `inconclusive` (no frame judged, or no hitch
-    /// in a capture that lost frames).
-    verdict: Verdict,
-    /// The exit code that verdict gives.
-    exit_code: u8,
     #[serde(flatten)]
-    report: &'a HitchReport,
+    doc: framewise_analysis::HitchesDoc<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     append: Option<&'a AppendSummary>,
 }
@@ -224,7 +199,7 @@ impl HitchesView {
     /// `2 hitches`, `no hitches`.
     fn count_words(&self) -> String {
         match self.report.hitches.len() {
-            0 if lost_frames_hide_a_hitch(&self.report) => {
+            0 if self.report.lost_frames_hide_a_hitch() => {
                 "inconclusive: no hitches in the frames read, but the capture lost frames (see its defects)".to_owned()
             }
             0 => "no hitches".to_owned(),
@@ -255,7 +230,7 @@ impl HitchesView {
             _ if self.report.frames_judged == 0 => {
                 "inconclusive: no frame with a known period to judge".to_owned()
             }
-            0 if lost_frames_hide_a_hitch(&self.report) => {
+            0 if self.report.lost_frames_hide_a_hitch() => {
                 "inconclusive: no hitches in the frames read, but the capture lost frames"
                     .to_owned()
             }
@@ -269,9 +244,7 @@ impl HitchesView {
 impl Report for HitchesView {
     fn json(&self) -> anyhow::Result<serde_json::Value> {
         Ok(serde_json::to_value(HitchesJson {
-            verdict: self.verdict,
-            exit_code: exit(self.verdict),
-            report: &self.report,
+            doc: framewise_analysis::HitchesDoc::new(&self.report),
             append: self.append.as_ref(),
         })?)
     }

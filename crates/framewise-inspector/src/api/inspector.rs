@@ -131,7 +131,8 @@ impl Inspector {
             .map(|other| {
                 let theirs = summarize(&other.capture);
                 let d = diff(&summary, &theirs);
-                let doc = match diff::diff_json(&d, (file, &summary), (&other.file, &theirs)) {
+                let doc = match diff::diff_json(&d, (file, &summary), (&other.file, &theirs), false)
+                {
                     Ok(v) => Bytes::from(to_bytes(&v)),
                     Err(e) => Bytes::from(to_bytes(&ErrorDoc {
                         error: &format!("serializing: {e}"),
@@ -153,7 +154,7 @@ impl Inspector {
             },
         }));
         let mut inspector = Self {
-            hitches_doc: Bytes::from(to_bytes(&hitches)),
+            hitches_doc: Bytes::from(to_bytes(&framewise_analysis::HitchesDoc::new(&hitches))),
             stats_doc,
             hitches,
             hitch_rows,
