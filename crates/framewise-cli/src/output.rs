@@ -148,7 +148,8 @@ const LOGS: [&str; 3] = [
 /// (`perf.jsonl`, `fixes.jsonl`, `bench-history.jsonl`) where one exists: the game's
 /// memory, read by `issues`, `history`, `fix`, `bench`, would be lost to a report. So is an
 /// existing goalpost: a `framewise.toml`, or a golden image (`goldens/*.png`; except for
-/// `--golden-path`, whose purpose is a golden frame).
+/// `--golden-path`, whose purpose is a golden frame); and `.framewise/profile.json`, the
+/// rolling summary `check` judges (the recorder rewrites it, so a capture there is lost too).
 ///
 /// The file judged is the one the bytes would reach: PATH with its symlinks followed
 /// (framewise-output's [`destination`](framewise_output::destination)), so a link to a log
@@ -199,29 +200,39 @@ pub fn refuse_log(flag: &str, path: &Path) -> anyhow::Result<()> {
             path.display()
         );
     }
-    // The goalposts a person reviews: the budgets and benches, and the golden images
-    // (`golden --record` writes those; `demo --golden-path` writes a golden frame by purpose).
-    if flag != "--golden-path" {
-        let goalpost = names.iter().find_map(|p| {
-            let name = p.file_name()?.to_str()?;
-            let in_goldens = p
-                .parent()
-                .and_then(Path::file_name)
-                .is_some_and(|d| d == "goldens");
-            if name == crate::config::PROJECT_CONFIG {
-                Some(format!("the budgets file {name}"))
-            } else if in_goldens && name.ends_with(".png") {
-                Some(format!("the golden image {name}"))
-            } else {
-                None
-            }
-        });
-        if let Some(what) = goalpost {
-            bail!(
-                "{flag} {} is {what}{through}, a goalpost a person reviews; a report would replace it (name another file)",
-                path.display()
-            );
+    // The goalposts a person reviews (the budgets and benches, the golden images: `golden
+    // --record` writes those, and `demo --golden-path` a golden frame by purpose), and the
+    // rolling summary `check` and `hook-status` judge.
+    let in_dir = |p: &Path, dir: &str| {
+        p.parent()
+            .and_then(Path::file_name)
+            .is_some_and(|d| d == dir)
+    };
+    let kept = names.iter().find_map(|p| {
+        let name = p.file_name()?.to_str()?;
+        if name == crate::config::PROJECT_CONFIG {
+            Some(format!(
+                "the budgets file {name}, a goalpost a person reviews"
+            ))
+        } else if name == framewise_incidents::PROFILE_FILE
+            && in_dir(p, framewise_incidents::DIR_NAME)
+        {
+            Some(format!(
+                "the rolling summary {name} that check and hook-status judge"
+            ))
+        } else if flag != "--golden-path" && in_dir(p, "goldens") && name.ends_with(".png") {
+            Some(format!(
+                "the golden image {name}, a goalpost a person reviews"
+            ))
+        } else {
+            None
         }
+    });
+    if let Some(what) = kept {
+        bail!(
+            "{flag} {} is {what}{through}; a report would replace it (name another file)",
+            path.display()
+        );
     }
     Ok(())
 }

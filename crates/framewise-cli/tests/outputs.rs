@@ -699,6 +699,32 @@ fn a_report_never_replaces_a_goalpost() {
         std::fs::read_to_string(dir.path("framewise.toml")).unwrap(),
         "[budgets]\nframe_ms = 16.67\n"
     );
+    // The rolling summary check judges is no place for a report, nor for a capture (the
+    // recorder rewrites it: `demo -o .framewise/profile.json` lost the capture).
+    dir.write(".framewise/profile.json", b"{}");
+    for args in [
+        &["summarize", "game.sgpt", "--json=.framewise/profile.json"][..],
+        &[
+            "demo",
+            "--frames",
+            "5",
+            "--quiet",
+            "-o",
+            ".framewise/profile.json",
+        ][..],
+    ] {
+        let run = dir.run(args).expect(4);
+        assert!(
+            run.one_error_line()
+                .contains("is the rolling summary profile.json that check and hook-status judge"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(
+        std::fs::read(dir.path(".framewise/profile.json")).unwrap(),
+        b"{}"
+    );
     // Another file in the directory is written as usual.
     dir.run(&["summarize", "game.sgpt", "--json=.framewise/summary.json"])
         .expect(0);
