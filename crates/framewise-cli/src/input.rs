@@ -183,7 +183,7 @@ fn warn_unused_frame_span(path: &Path, options: &LoadOptions, capture: &Capture)
         SourceKind::Litecap => ".litecap buffer",
         _ => return,
     };
-    eprintln!(
+    say!(
         "framewise: warning: --frame-span {span} is for Chrome JSON traces; {} is a {kind}, which records its frames itself, and is read without it",
         path.display()
     );

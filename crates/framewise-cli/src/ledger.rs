@@ -211,7 +211,7 @@ mod tests {
         let run = match run {
             Ok(run) => run,
             Err(e) if !required => {
-                eprintln!("skipped: node does not run ({e})");
+                say!("skipped: node does not run ({e})");
                 return;
             }
             Err(e) => panic!("node does not run: {e}"),

@@ -16,6 +16,23 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// `eprintln!` that never panics: when stderr cannot be written (`2>/dev/full`, a closed
+/// pipe) the line is lost, and the exit code still says what happened.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that never panics (see [`say!`]).
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod commands;
 mod config;
 mod input;
@@ -187,7 +204,7 @@ pub fn main() -> ExitCode {
                     ExitCode::from(EXIT_ERROR)
                 }
                 _ => {
-                    eprintln!("framewise: usage error: {}", usage::usage_line(&err, &argv));
+                    say!("framewise: usage error: {}", usage::usage_line(&err, &argv));
                     ExitCode::from(EXIT_ERROR)
                 }
             };
@@ -201,7 +218,7 @@ pub fn main() -> ExitCode {
                 // pass. A named output's reader that left (`-o FIFO`) is said below.
                 return ExitCode::from(EXIT_ERROR);
             }
-            eprintln!("framewise: error: {}", output::one_line(&err));
+            say!("framewise: error: {}", output::one_line(&err));
             ExitCode::from(EXIT_ERROR)
         }
     }

@@ -983,3 +983,31 @@ fn json_dash_is_stdout_as_trace_dash_is() {
     );
     assert!(!dir.path("-").exists(), "a file named - was written");
 }
+
+/// A stderr that cannot be written (a full device) loses framewise's line, never its exit
+/// code: `framewise summarize missing.sgpt 2>/dev/full` panicked in `eprintln!` (exit 101)
+/// where it exits 4, and a verb that says something on stderr on success still exits 0.
+#[test]
+fn a_stderr_that_cannot_be_written_keeps_the_exit_code() {
+    let dir = Dir::new();
+    let Some(full) = mknod_char(&dir.path("full"), "7") else {
+        return;
+    };
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    let code = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_framewise"))
+            .args(args)
+            .current_dir(dir.tmp.path())
+            .env_remove("FRAMEWISE_DIR")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::OpenOptions::new().write(true).open(&full).unwrap())
+            .status()
+            .expect("runs")
+            .code()
+    };
+    assert_eq!(code(&["summarize", "missing.sgpt"]), Some(4));
+    assert_eq!(code(&["summarize"]), Some(4), "a usage error");
+    std::fs::create_dir(dir.path(".framewise")).unwrap();
+    // `watch --once` says where it looked on stderr, then exits 0.
+    assert_eq!(code(&["watch", "--once"]), Some(0));
+}

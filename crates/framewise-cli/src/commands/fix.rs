@@ -152,7 +152,7 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<FixView>> {
     // its timeline, and the default after window (the latest build) must not be it.
     let (current, future) = ledger.until_now(crate::ledger::now_ms());
     if future > 0 {
-        eprintln!(
+        say!(
             "framewise fix: left out {future} record(s) dated after now (a clock set wrong?), as `framewise history` does"
         );
     }

@@ -58,7 +58,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let outcome = evaluate(&args, console)?;
     output::emit(&args.output, &outcome.view)?;
     if let Some(append) = &outcome.view.append {
-        eprint!("{}", append.lines());
+        say_raw!("{}", append.lines());
     }
     Ok(outcome.exit_code)
 }

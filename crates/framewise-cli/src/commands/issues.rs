@@ -80,7 +80,7 @@ pub fn fold(
     let mut files = LedgerFiles::read(&dir)?;
     for capture in &fold.captures {
         let added = crate::commands::hitches_append::fold_into(capture, &mut files.records)?;
-        eprintln!(
+        say!(
             "framewise: folded {} derived from {} that {} does not hold",
             crate::list::Noun("record", "records")
                 .count(usize::try_from(added).unwrap_or(usize::MAX)),

@@ -136,7 +136,7 @@ fn serve_capture(
             .with_project(project)
             .on_loaded(move |loaded| match loaded {
                 Ok(capture) => print_defects(capture.defects(), &shown),
-                Err(e) => eprintln!(
+                Err(e) => say!(
                     "framewise: error: {} (the inspector keeps serving the frame strip)",
                     input::load_error(Path::new(&shown), e)
                 ),
@@ -172,7 +172,7 @@ fn serve_capture(
 fn print_defects(defects: &[Defect], file: &str) {
     let mut notes = String::new();
     super::defects_console(defects, &format!("{file}: capture defects"), &mut notes);
-    eprint!("{}", notes.trim_start_matches('\n'));
+    say_raw!("{}", notes.trim_start_matches('\n'));
 }
 
 /// Serves until interrupted, printing the address line once the server can be stopped

@@ -384,7 +384,7 @@ fn run_once(args: &Args, dir: &std::path::Path) -> anyhow::Result<u8> {
     for record in poll.seen.iter().filter(|r| kept(r)) {
         tail.count(record);
     }
-    eprintln!(
+    say!(
         "framewise watch: {} once, {how} (hitches ≥ {} ms, every usermark and jitter)",
         tail.path.display(),
         args.min_hitch_ms
@@ -423,7 +423,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             tail.count(&record);
         }
     }
-    eprintln!(
+    say!(
         "framewise watch: armed on {} (every {} ms; hitches ≥ {} ms, every usermark and jitter)",
         tail.path.display(),
         args.interval_ms,
