@@ -29,6 +29,9 @@ pub struct Follow {
     /// The file as it was when the first load began; `None`: unknown, so the first poll
     /// reloads.
     seen: Option<Fingerprint>,
+    /// The recording session the first load read: a reload of another session's capture
+    /// (the file replaced) is not this capture grown.
+    session: Option<String>,
 }
 
 impl std::fmt::Debug for Follow {
@@ -104,6 +107,7 @@ impl Follow {
         compare: Option<Compared>,
     ) -> Self {
         let closed = is_closed(&capture);
+        let session = capture.meta().session.clone();
         let first = Inspector::build(capture, frames, file, compare.as_ref());
         Self {
             path: path.to_owned(),
@@ -114,6 +118,7 @@ impl Follow {
             first,
             closed,
             seen: None,
+            session,
         }
     }
 
@@ -143,6 +148,7 @@ impl Follow {
             first,
             closed,
             seen,
+            session,
         } = self;
         let live = Arc::new(Live::new(Snapshot {
             inspector: Arc::new(first),
@@ -161,6 +167,7 @@ impl Follow {
                 compare,
                 interval,
                 seen,
+                session,
             };
             std::thread::Builder::new()
                 .name("framewise-follow".into())
@@ -179,6 +186,7 @@ struct Follower {
     compare: Option<Compared>,
     interval: Duration,
     seen: Option<Fingerprint>,
+    session: Option<String>,
 }
 
 impl Follower {
@@ -212,6 +220,26 @@ impl Follower {
         }
         self.seen = Some(now);
         match load::open_with_frame_source(&self.path, &self.options, |_| {}) {
+            Ok((capture, _))
+                if self.session.is_some() && capture.meta().session != self.session =>
+            {
+                // Another recording's capture at the path (moved or copied over it): the
+                // followed one did not grow into it. Keep serving what was read, and say so.
+                let short =
+                    |s: Option<&str>| s.map_or("none".to_owned(), |s| s.chars().take(8).collect());
+                self.failed(
+                    live,
+                    &current,
+                    status,
+                    format!(
+                        "{}: the file is now another recording's capture (session {}… → {}…): it was replaced; run framewise view on it to inspect it",
+                        self.file,
+                        short(self.session.as_deref()),
+                        short(capture.meta().session.as_deref())
+                    ),
+                );
+                false
+            }
             Ok((capture, frames)) => {
                 let closed = is_closed(&capture);
                 let inspector =

@@ -1126,3 +1126,41 @@ fn every_document_is_served_as_its_snapshot() {
         .collect();
     insta::assert_snapshot!("strip", format!("{status}\n{}", hex.join("\n")));
 }
+
+/// A followed file replaced by another recording's capture (moved or copied over it) is not
+/// the followed capture grown: the last reading keeps serving, the error says what happened,
+/// and the file is not reported closed (the game still records elsewhere).
+#[test]
+fn a_followed_capture_replaced_by_another_recording_is_said_not_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let other_dir = dir.path().join("other");
+    std::fs::create_dir(&other_dir).unwrap();
+    let mut other = Game::start(&other_dir);
+    other.frames(7);
+    other.copy(false);
+    other.finish();
+    let other_bytes = std::fs::read(&other.live).unwrap();
+    drop(other);
+
+    let mut game = Game::start(dir.path());
+    game.frames(5);
+    game.copy(false);
+    let follow = framewise_inspector::Follow::open(&game.live, None)
+        .unwrap()
+        .with_interval(std::time::Duration::from_millis(25));
+    let app =
+        framewise_inspector::router_following(follow, Token::from_string(TOKEN), None).unwrap();
+    assert_eq!(ok(&app, "/api/capture")["frame_count"], 5);
+    let swapped = dir.path().join("swap.sgpt");
+    std::fs::write(&swapped, &other_bytes).unwrap();
+    std::fs::rename(&swapped, &game.live).unwrap();
+    let failed = capture_until(&app, "last_error", |d| !d["follow"]["last_error"].is_null());
+    let error = failed["follow"]["last_error"].as_str().unwrap();
+    assert!(
+        error.contains("is now another recording's capture"),
+        "{error}"
+    );
+    assert_eq!(failed["frame_count"], 5, "the followed capture's reading");
+    assert_eq!(failed["follow"]["closed"], false);
+    game.finish();
+}
