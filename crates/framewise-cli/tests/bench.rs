@@ -1248,3 +1248,240 @@ fn json_naming_an_input_of_bench_is_refused() {
     dir.run(&["bench", "--compare", "a.json", &file, "--json=out.json"]);
     assert!(dir.path("out.json").is_file());
 }
+
+/// The `FRAMEWISE_*` variables a run of `game.sh` saw (its last run's), by name.
+fn program_env(dir: &Dir) -> std::collections::BTreeMap<String, String> {
+    std::fs::read_to_string(dir.path("env.txt"))
+        .expect("the program wrote its environment")
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+/// A bench whose program writes its `FRAMEWISE_*` variables to env.txt, then runs the demo.
+fn env_project(dir: &Dir) {
+    dir.write(
+        "game.sh",
+        format!("env | grep '^FRAMEWISE_' | sort > env.txt\nexec {BIN:?} demo --quiet\n"),
+    );
+    dir.write(
+        "framewise.toml",
+        "[bench.smoke]\ncommand = [\"sh\", \"game.sh\"]\nframes = 60\nwarmup = 10\nruns = 3\nfixed_dt = 0.016666\n",
+    );
+}
+
+/// Every run inherited the caller's `FRAMEWISE_*` variables, none of which is in the config
+/// hash: `FRAMEWISE_LEVEL=timing` left in a shell read "IMPROVED (exit 0)" on 52.7% fewer
+/// allocations with nothing changed, and a bench without `seed` took the shell's
+/// `FRAMEWISE_SEED`. A run gets the harness's variables and no other `FRAMEWISE_*` one.
+#[test]
+fn the_callers_framewise_variables_never_reach_a_run() {
+    let dir = Dir::new();
+    env_project(&dir);
+    dir.run(&["bench", "smoke"]).expect(0);
+    let leaked = [
+        ("FRAMEWISE_LEVEL", "timing"),
+        ("FRAMEWISE_SEED", "9"),
+        ("FRAMEWISE_RESOLUTION", "320x180"),
+        ("FRAMEWISE_GOLDEN_FRAME", "5"),
+        ("FRAMEWISE_FIXED_DT", "0.05"),
+        ("FRAMEWISE_NOTE", "from the shell"),
+        ("FRAMEWISE_BUILD", "shell-build"),
+        ("FRAMEWISE_BISECT_AT", "3"),
+        ("FRAMEWISE_DIR", "elsewhere"),
+        ("FRAMEWISE_FRAMES", "400"),
+        ("FRAMEWISE_WRITER", "realtime"),
+    ];
+    let run = dir.run_env(
+        &["bench", "smoke", "--compare", "last", "--format", "json"],
+        &leaked,
+    );
+    let json = run.json();
+    assert!(matches!(run.code, 0..=2), "{json}");
+    // The exact counters are the same workload's: nothing reached the program.
+    let counters: Vec<&serde_json::Value> = json["metrics"]
+        .as_array()
+        .expect("metrics")
+        .iter()
+        .filter(|m| m["kind"] == "counter")
+        .collect();
+    assert!(!counters.is_empty(), "{json}");
+    for m in counters {
+        assert_eq!(m["verdict"], "no-detectable-change", "{m}");
+    }
+    let env = program_env(&dir);
+    let names: Vec<&str> = env.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "FRAMEWISE_AUTOMATED",
+            "FRAMEWISE_CAPTURE",
+            "FRAMEWISE_DIR",
+            "FRAMEWISE_FIXED_DT",
+            "FRAMEWISE_FRAMES",
+            "FRAMEWISE_WRITER",
+        ],
+        "{env:?}"
+    );
+    assert_eq!(env["FRAMEWISE_FRAMES"], "70");
+    assert_eq!(env["FRAMEWISE_FIXED_DT"], "0.016666");
+    assert_eq!(env["FRAMEWISE_WRITER"], "lossless");
+    // The runs' incident log goes to the bench's directory, named absolutely.
+    let named = std::path::Path::new(&env["FRAMEWISE_DIR"]);
+    assert!(named.is_absolute(), "{named:?}");
+    assert_eq!(
+        std::fs::canonicalize(named).expect("exists"),
+        std::fs::canonicalize(dir.path(".framewise")).expect("exists")
+    );
+}
+
+/// A run that recorded more frames than the bench asks (the program ran past
+/// `FRAMEWISE_FRAMES`) was neither flagged nor warned: "recorded 390", exit 0. It ran another
+/// workload: long, as a short run is short — warned, exit 2.
+#[test]
+fn an_ad_hoc_bench_that_runs_past_its_frames_is_long() {
+    let dir = Dir::new();
+    let script = format!("FRAMEWISE_FRAMES=100 exec {BIN:?} demo --quiet");
+    let run = dir
+        .run(&[
+            "bench", "--name", "long", "--frames", "30", "--warmup", "10", "--runs", "3",
+            "--format", "json", "--", "sh", "-c", &script,
+        ])
+        .expect(2);
+    let json = run.json();
+    assert_eq!(json["long_runs"], 3, "{json}");
+    assert_eq!(json["short_runs"], 0, "{json}");
+    for r in json["runs"].as_array().expect("runs") {
+        assert_eq!(r["frames_recorded"], 90, "{r}");
+        assert_eq!(r["long"], true, "{r}");
+        assert_eq!(r["short"], false, "{r}");
+    }
+    assert!(
+        run.stderr.contains("framewise: warning: bench long: 3 of 3 run(s) long: frames recorded after the warm-up 90, 90, 90 where the bench asks 30"),
+        "{}",
+        run.stderr
+    );
+    // Compared with itself, it is still another workload than the bench's: inconclusive.
+    let file = json["file"].as_str().expect("file");
+    let run = dir
+        .run(&["bench", "--compare", file, file, "--format", "json"])
+        .expect(2);
+    let reasons = run.json()["overall"]["reasons"].to_string();
+    assert!(
+        reasons.contains("the after side: 3 of 3 run(s) long"),
+        "{reasons}"
+    );
+}
+
+/// `config_hash` was trusted as stored: a result whose command or CPU model was edited
+/// compared as the same configuration. It is recomputed from the fingerprint on read, and a
+/// result whose stored hash disagrees is refused (exit 4, one line), as any value framewise
+/// never writes.
+#[test]
+fn compare_refuses_a_result_whose_config_hash_is_not_its_fingerprints() {
+    let dir = Dir::new();
+    let file = short_adhoc_result(&dir);
+    let edited = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut result: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path(&file)).expect("result"))
+                .expect("json");
+        edit(&mut result);
+        dir.write(name, result.to_string());
+    };
+    edited("command.json", &|r| {
+        r["fingerprint"]["command"] = serde_json::json!(["other-game"]);
+        r["settings"]["command"] = serde_json::json!(["other-game"]);
+    });
+    edited("cpu.json", &|r| {
+        r["fingerprint"]["cpu_model"] = serde_json::json!("another cpu");
+    });
+    edited("hash.json", &|r| {
+        r["config_hash"] = serde_json::json!("0123456789abcdef");
+    });
+    edited("settings.json", &|r| {
+        r["settings"]["frames"] = serde_json::json!(21);
+    });
+    let ledger = dir.path(".framewise/bench-history.jsonl");
+    for (name, why) in [
+        ("command.json", "is not the hash of its fingerprint"),
+        ("cpu.json", "is not the hash of its fingerprint"),
+        (
+            "hash.json",
+            "config_hash \"0123456789abcdef\" is not the hash of its fingerprint",
+        ),
+        (
+            "settings.json",
+            "settings that differ from its fingerprint's",
+        ),
+    ] {
+        for args in [[file.as_str(), name], [name, file.as_str()]] {
+            let run = dir.run(&["bench", "--compare", args[0], args[1]]).expect(4);
+            let line = run.one_error_line();
+            assert!(
+                line.contains(&format!("{name}: ")) && line.contains(why),
+                "{line}"
+            );
+            assert!(line.contains("framewise writes no such value"), "{line}");
+            assert!(run.stdout.is_empty(), "{}", run.stdout);
+        }
+    }
+    assert!(!ledger.exists(), "nothing was compared");
+}
+
+/// The ledger followed a link into another log: with `--dir lg` and
+/// `lg/bench-history.jsonl -> ../.framewise/perf.jsonl`, a comparison was appended to the
+/// incident log. A ledger path that resolves to another file, or to nothing, is refused
+/// (exit 4, one line) and nothing is written; a link to a bench ledger is followed.
+#[test]
+fn the_ledger_is_never_appended_through_a_link_to_another_file() {
+    let dir = Dir::new();
+    let file = short_adhoc_result(&dir);
+    let perf = dir.path(".framewise/perf.jsonl");
+    std::fs::write(&perf, "{\"kind\":\"heartbeat\"}\n").expect("the incident log");
+    std::fs::create_dir_all(dir.path("lg")).expect("lg");
+    std::os::unix::fs::symlink(
+        "../.framewise/perf.jsonl",
+        dir.path("lg/bench-history.jsonl"),
+    )
+    .expect("symlink");
+    let run = dir
+        .run(&["bench", "--compare", &file, &file, "--dir", "lg"])
+        .expect(4);
+    let line = run.one_error_line();
+    assert!(
+        line.contains("lg/bench-history.jsonl: a link to ")
+            && line.contains("perf.jsonl, which is not a bench ledger"),
+        "{line}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&perf).expect("kept"),
+        "{\"kind\":\"heartbeat\"}\n"
+    );
+    // A link to nothing would create whatever it names.
+    std::fs::create_dir_all(dir.path("lg2")).expect("lg2");
+    std::os::unix::fs::symlink("../nowhere/notes.txt", dir.path("lg2/bench-history.jsonl"))
+        .expect("symlink");
+    let run = dir
+        .run(&["bench", "--compare", &file, &file, "--dir", "lg2"])
+        .expect(4);
+    assert!(
+        run.one_error_line()
+            .contains("a link that does not resolve"),
+        "{}",
+        run.stderr
+    );
+    assert!(!dir.path("nowhere").exists());
+    // A link to a bench ledger is a ledger.
+    let run = dir.run(&["bench", "--compare", &file, &file]);
+    assert!(matches!(run.code, 0..=2), "{}", run.stderr);
+    std::fs::create_dir_all(dir.path("lg3")).expect("lg3");
+    std::os::unix::fs::symlink(
+        "../.framewise/bench-history.jsonl",
+        dir.path("lg3/bench-history.jsonl"),
+    )
+    .expect("symlink");
+    let run = dir.run(&["bench", "--compare", &file, &file, "--dir", "lg3"]);
+    assert!(matches!(run.code, 0..=2), "{}", run.stderr);
+    assert_eq!(ledger_lines(&dir).len(), 2);
+}

@@ -247,3 +247,73 @@ fn json_naming_an_input_of_golden_is_refused() {
         .expect(0);
     assert!(dir.path("out.json").is_file());
 }
+
+/// A golden run let the recorder rewrite the project's `.framewise/profile.json`: after
+/// `bench smoke` (BREACHED), `golden --record` and `--check` left a 31-frame session there,
+/// and `check` said INSIDE, `hook-status` nothing. A golden run's program gets a `.framewise`
+/// of its own (`FRAMEWISE_DIR`), and the project's latest-session files are as the bench
+/// left them whatever the program does (the demo writes where it runs).
+#[test]
+fn a_golden_run_never_replaces_the_profile_check_and_hook_status_read() {
+    let dir = Dir::new();
+    let exe = env!("CARGO_BIN_EXE_framewise");
+    dir.write(
+        "game.sh",
+        format!(
+            "env | grep '^FRAMEWISE_' | sort > env.txt\nexec {exe:?} demo --quiet --threads 2\n"
+        ),
+    );
+    dir.write(
+        "framewise.toml",
+        "[budgets]\n\"counter.draw_calls.max\" = 1\n\n[bench.smoke]\ncommand = [\"sh\", \"game.sh\"]\nframes = 60\nwarmup = 10\nruns = 3\nfixed_dt = 0.016666\ngolden_frame = 30\n",
+    );
+    let profile = dir.path(".framewise/profile.json");
+    // Before any session: a golden run leaves no profile behind.
+    dir.run(&["golden", "--record", "smoke"]).expect(0);
+    assert!(!profile.exists(), "the golden run's profile was left");
+    let env = std::fs::read_to_string(dir.path("env.txt")).unwrap();
+    let named = env
+        .lines()
+        .find_map(|l| l.strip_prefix("FRAMEWISE_DIR="))
+        .expect("FRAMEWISE_DIR is set");
+    assert_eq!(
+        std::fs::canonicalize(named).unwrap(),
+        std::fs::canonicalize(dir.path(".framewise/golden/smoke/.framewise")).unwrap()
+    );
+    assert!(env.contains("FRAMEWISE_FRAMES=31\n"), "{env}");
+    assert!(env.contains("FRAMEWISE_GOLDEN_FRAME=30\n"), "{env}");
+
+    dir.run(&["bench", "smoke"]).expect(0);
+    let bench_profile = std::fs::read(&profile).expect("the bench's last run wrote it");
+    let checked = dir.run(&["check", "--format", "json"]).expect(1).json();
+    let hooked = dir.run(&["hook-status"]).expect(0).stdout;
+    assert!(
+        hooked.contains("budgets breached: counter.draw_calls.max"),
+        "{hooked}"
+    );
+    dir.run(&["golden", "--record", "smoke"]).expect(0);
+    dir.run(&["golden", "--check", "smoke"]).expect(0);
+    assert!(
+        std::fs::read(&profile).expect("kept") == bench_profile,
+        "a golden run replaced the bench's profile.json"
+    );
+    let after = dir.run(&["check", "--format", "json"]).expect(1).json();
+    assert_eq!(after["source"], checked["source"], "{after}");
+    assert_eq!(after["budgets"], checked["budgets"], "{after}");
+    let hooked_after = dir.run(&["hook-status"]).expect(0).stdout;
+    let head = |text: &str| text.lines().take(2).collect::<Vec<_>>().join("\n");
+    assert_eq!(head(&hooked_after), head(&hooked));
+
+    // A game running meanwhile rewrites its own session's profile: that is not the golden
+    // run's, and is left as it is. (This program plays both: it rewrites the profile under
+    // the same session, and writes the golden frame as the demo did.)
+    dir.write(
+        "live.sh",
+        "sed 's/\"frame_index\": [0-9]*/\"frame_index\": 7/' .framewise/profile.json > p.tmp && mv p.tmp .framewise/profile.json\ncp .framewise/goldens/smoke.png \"${FRAMEWISE_CAPTURE%.sgpt}.frame-$FRAMEWISE_GOLDEN_FRAME.png\"\n",
+    );
+    let toml = std::fs::read_to_string(dir.path("framewise.toml")).unwrap();
+    dir.write("framewise.toml", toml.replace("game.sh", "live.sh"));
+    dir.run(&["golden", "--check", "smoke"]).expect(0);
+    let live = std::fs::read_to_string(&profile).unwrap();
+    assert!(live.contains("\"frame_index\": 7"), "{live}");
+}

@@ -8,6 +8,7 @@ use super::budget::{evaluate_budgets, BudgetCheck, BudgetState, Budgets};
 use super::stats::{mean, median, welch};
 use super::usable;
 use super::{BenchResult, MIN_RUNS, TIMING_METRICS};
+use crate::gate::measured_as;
 use crate::model::{Grade, TimingGrade};
 use crate::summary::{direction, Direction};
 
@@ -31,7 +32,7 @@ pub enum VerdictWord {
     Regressed,
     /// Within what the data can tell apart.
     NoDetectableChange,
-    /// A run lost frames or was short, nothing could be compared, or (a metric) a total
+    /// A run lost frames or was short or long, nothing could be compared, or (a metric) a total
     /// over runs that measured different frame counts.
     Inconclusive,
     /// Different configuration, regime, or too few runs.
@@ -157,6 +158,27 @@ pub struct Overall {
     pub budgets: Vec<BudgetCheck>,
 }
 
+/// A metric measured in every run of the before side and missing from a run of the after
+/// side: a regression (as `gate` calls a metric missing in its candidate), never dropped.
+/// What was measured before and no longer is cannot be judged better, nor unchanged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MissingMetric {
+    /// Metric path, as measured (a budget's alias spelling resolved).
+    pub metric: String,
+    /// How it would have been compared.
+    pub kind: MetricKind,
+    /// Which way is better.
+    pub direction: Direction,
+    /// Mean of the before side's per-run values.
+    pub before: f64,
+    /// Runs of the after side that have a value for it (fewer than its runs).
+    pub after_runs: usize,
+    /// Always `regressed`.
+    pub verdict: VerdictWord,
+    /// Why, in words.
+    pub note: String,
+}
+
 /// `bench --compare --format json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
@@ -172,15 +194,36 @@ pub struct Comparison {
     pub method: String,
     /// One verdict per metric.
     pub metrics: Vec<MetricVerdict>,
+    /// Metrics measured in every run before and missing from a run after: each a regression.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<MissingMetric>,
     /// The overall verdict.
     pub overall: Overall,
 }
 
 impl Comparison {
-    /// Metrics with a verdict.
+    /// Metrics with a verdict (a missing metric counts as regressed).
     pub fn count(&self, verdict: VerdictWord) -> usize {
         self.metrics.iter().filter(|m| m.verdict == verdict).count()
+            + self.missing.iter().filter(|m| m.verdict == verdict).count()
     }
+}
+
+/// A relative change as a signed percentage, with one decimal unless that would read
+/// `+0.0%` on a change: then with as many as its first significant digit needs
+/// (`+0.004%`), so a reason never says a metric moved by 0.0%.
+pub fn percent_text(change: f64) -> String {
+    let p = change * 100.0;
+    if !p.is_finite() {
+        return format!("{p:+}%");
+    }
+    for decimals in 1..=12 {
+        let text = format!("{p:+.decimals$}");
+        if p == 0.0 || text.parse::<f64>().is_ok_and(|shown| shown != 0.0) {
+            return format!("{text}%");
+        }
+    }
+    format!("{p:+.1e}%")
 }
 
 /// The method, stated in every comparison.
@@ -317,24 +360,72 @@ fn is_total(path: &str) -> bool {
     path.starts_with("counter.") && path.ends_with(".sum")
 }
 
-/// The paths compared: the timing headline, the sum counters' totals (`counter.NAME.sum`),
-/// and every budget's path; each present in every run on both sides.
-fn compared_paths(before: &BenchResult, after: &BenchResult, budgets: &Budgets) -> Vec<String> {
+/// Whether every run of `r` has a value for `path`.
+fn in_every_run(r: &BenchResult, path: &str) -> bool {
+    r.per_run(path).len() == r.runs.len()
+}
+
+/// The paths to compare: the timing headline, the sum counters' totals
+/// (`counter.NAME.sum`), and every budget's path as measured (resolved as `gate` and the
+/// budgets resolve it: `phase.X` is `scope.X`, `counter.drawCalls.max` is
+/// `counter.draw_calls.max`), each once. Split into those present in every run on both sides
+/// (compared) and those present in every run before but missing from a run after (each a
+/// regression); a path missing before is not compared.
+fn compared_paths(
+    before: &BenchResult,
+    after: &BenchResult,
+    budgets: &Budgets,
+) -> (Vec<String>, Vec<String>) {
     let mut paths: Vec<String> = TIMING_METRICS.iter().map(|s| (*s).to_owned()).collect();
     for r in before.runs.iter().chain(&after.runs) {
         for name in r.counters.keys() {
             paths.push(format!("counter.{name}.sum"));
         }
     }
+    let measured = |p: &str| {
+        before
+            .runs
+            .iter()
+            .chain(&after.runs)
+            .any(|r| r.metrics.contains_key(p))
+            .then_some(())
+    };
     for (_, metric, _) in budgets.entries() {
-        paths.push(metric);
+        let path = measured_as(&metric, measured).map_or(metric, |(path, ())| path);
+        paths.push(path);
     }
     let mut seen = std::collections::BTreeSet::new();
     paths.retain(|p| seen.insert(p.clone()));
-    paths.retain(|p| {
-        before.per_run(p).len() == before.runs.len() && after.per_run(p).len() == after.runs.len()
-    });
-    paths
+    let missing = paths
+        .iter()
+        .filter(|p| in_every_run(before, p) && !in_every_run(after, p))
+        .cloned()
+        .collect();
+    paths.retain(|p| in_every_run(before, p) && in_every_run(after, p));
+    (paths, missing)
+}
+
+/// The missing metric `path` ([`MissingMetric`]).
+fn missing_metric(path: &str, before: &BenchResult, after: &BenchResult) -> MissingMetric {
+    let after_runs = after.per_run(path).len();
+    MissingMetric {
+        metric: path.to_owned(),
+        kind: if path.starts_with("counter.") {
+            MetricKind::Counter
+        } else {
+            MetricKind::Timing
+        },
+        direction: direction(path),
+        before: mean(&before.per_run(path)).unwrap_or(0.0),
+        after_runs,
+        verdict: VerdictWord::Regressed,
+        note: format!(
+            "measured in all {} run(s) before, missing from {} of {} run(s) after",
+            before.runs.len(),
+            after.runs.len() - after_runs,
+            after.runs.len()
+        ),
+    }
 }
 
 /// The method when only the exact counters are judged ([`compare_counters_only`]).
@@ -387,13 +478,19 @@ fn compare_judging(
     }
     let budget_checks = evaluate_budgets(budgets, false, |p| after.value(p));
     let mut metrics = Vec::new();
+    let mut missing = Vec::new();
     let verdict = if !reasons.is_empty() {
         VerdictWord::Incomparable
     } else {
-        let mut paths = compared_paths(before, after, budgets);
+        let (mut paths, mut gone) = compared_paths(before, after, budgets);
         if counters_only {
             paths.retain(|p| p.starts_with("counter."));
+            gone.retain(|p| p.starts_with("counter."));
         }
+        missing = gone
+            .iter()
+            .map(|p| missing_metric(p, before, after))
+            .collect();
         let timing = paths.iter().filter(|p| !p.starts_with("counter.")).count();
         let alpha = FAMILY_ALPHA / timing.max(1) as f64;
         for p in &paths {
@@ -434,7 +531,7 @@ fn compare_judging(
         let lost = usable::lost_runs(before).saturating_add(usable::lost_runs(after));
         let short: Vec<String> = [("before", before), ("after", after)]
             .into_iter()
-            .filter_map(|(side, r)| usable::short_reason(Some(side), r))
+            .flat_map(|(side, r)| usable::length_reasons(Some(side), r))
             .collect();
         if lost > 0 || !short.is_empty() {
             if lost > 0 {
@@ -446,11 +543,12 @@ fn compare_judging(
                 reasons.push(format!("{why}: the comparison is inconclusive"));
             }
             VerdictWord::Inconclusive
+        } else if !missing.is_empty() || metrics.iter().any(|m| m.verdict == VerdictWord::Regressed)
+        {
+            VerdictWord::Regressed
         } else if metrics.is_empty() {
             reasons.push("no metric was measured in every run of both sides".to_owned());
             VerdictWord::Inconclusive
-        } else if metrics.iter().any(|m| m.verdict == VerdictWord::Regressed) {
-            VerdictWord::Regressed
         } else if metrics
             .iter()
             .any(|m| m.verdict == VerdictWord::Inconclusive)
@@ -473,10 +571,16 @@ fn compare_judging(
                 m.metric,
                 m.verdict.as_str(),
                 m.change
-                    .map(|c| format!(" by {:+.1}%", c * 100.0))
+                    .map(|c| format!(" by {}", percent_text(c)))
                     .unwrap_or_default()
             ));
         }
+    }
+    for m in &missing {
+        reasons.push(format!(
+            "{} regressed: {} (what was measured before and no longer is cannot be judged better)",
+            m.metric, m.note
+        ));
     }
     if verdict == VerdictWord::NoDetectableChange {
         reasons.push("no metric changed beyond what these runs can detect".to_owned());
@@ -508,6 +612,7 @@ fn compare_judging(
         }
         .to_owned(),
         metrics,
+        missing,
         overall: Overall {
             exit_code: exit_code(verdict),
             verdict,

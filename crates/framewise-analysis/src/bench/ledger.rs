@@ -50,7 +50,7 @@ pub struct LedgerLine {
     pub verdict: VerdictWord,
     /// Its exit code.
     pub exit_code: i32,
-    /// Metrics that regressed.
+    /// Metrics that regressed (a metric measured before and missing after among them).
     pub regressed: Vec<String>,
     /// Metrics that improved.
     pub improved: Vec<String>,
@@ -68,11 +68,18 @@ impl LedgerLine {
         change: Option<String>,
         git_revision: Option<String>,
     ) -> Self {
+        // A metric missing after is a regression, and named as one.
         let names = |v: VerdictWord| {
             c.metrics
                 .iter()
                 .filter(|m| m.verdict == v)
                 .map(|m| m.metric.clone())
+                .chain(
+                    c.missing
+                        .iter()
+                        .filter(|m| m.verdict == v)
+                        .map(|m| m.metric.clone()),
+                )
                 .collect()
         };
         Self {

@@ -32,7 +32,7 @@ use crate::summary::{summarize_with, SummaryOptions};
 
 pub use budget::{evaluate_budgets, BudgetCheck, BudgetState, Budgets};
 pub use compare::{
-    compare, compare_counters_only, Comparison, MetricVerdict, Overall, VerdictWord,
+    compare, compare_counters_only, Comparison, MetricVerdict, MissingMetric, Overall, VerdictWord,
 };
 pub use ledger::{LedgerLine, LEDGER_SCHEMA};
 
@@ -141,6 +141,11 @@ pub struct BenchRun {
     /// program stopped early, or its file lost frames): any makes a comparison inconclusive.
     #[serde(default)]
     pub short: bool,
+    /// The run recorded more frames after the warm-up than the bench's `frames` (the
+    /// program ran past `FRAMEWISE_FRAMES`): another workload, and, as a short run, any
+    /// makes a comparison inconclusive.
+    #[serde(default)]
+    pub long: bool,
     /// Frames discarded as warm-up.
     pub frames_discarded: u64,
     /// Frames the recorder dropped or the file lost: any makes a comparison inconclusive.
@@ -214,6 +219,10 @@ pub struct BenchResult {
     /// comparison with this result is inconclusive.
     #[serde(default)]
     pub short_runs: u32,
+    /// Long runs (more frames recorded after the warm-up than `settings.frames`): a
+    /// comparison with this result is inconclusive.
+    #[serde(default)]
+    pub long_runs: u32,
 }
 
 impl BenchRun {
@@ -228,6 +237,12 @@ impl BenchRun {
     /// it says so, or it recorded fewer.
     pub fn is_short(&self, frames: u64) -> bool {
         self.short || self.recorded() < frames
+    }
+
+    /// Whether the run is long against a bench of `frames` frames per run after the warm-up:
+    /// it says so, or it recorded more.
+    pub fn is_long(&self, frames: u64) -> bool {
+        self.long || self.recorded() > frames
     }
 }
 
@@ -291,6 +306,7 @@ pub fn measure_run(
         frames_recorded: Some((frames.len() - start) as u64),
         // Set against the bench's `frames` by [`BenchResult::new`].
         short: false,
+        long: false,
         frames_discarded: start as u64,
         frames_lost,
         measured_s,
@@ -342,6 +358,7 @@ impl BenchResult {
     ) -> Self {
         for r in &mut runs {
             r.short = r.is_short(settings.frames);
+            r.long = r.is_long(settings.frames);
         }
         let regime = if grades.iter().any(|g| g.timing == TimingGrade::Software) {
             TimingGrade::Software
@@ -386,6 +403,7 @@ impl BenchResult {
             grade,
             runs_with_lost_frames: runs.iter().filter(|r| r.frames_lost > 0).count() as u32,
             short_runs: runs.iter().filter(|r| r.short).count() as u32,
+            long_runs: runs.iter().filter(|r| r.long).count() as u32,
             runs,
             pooled,
             noise_floor,

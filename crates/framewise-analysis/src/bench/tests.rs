@@ -50,8 +50,10 @@ pub(crate) fn run(k: u32, median_ms: f64, draw_calls: i64) -> BenchRun {
         run: k,
         capture: format!("run-{k}.sgpt"),
         frames_measured: 600,
-        frames_recorded: Some(601),
+        // The bench's 600 frames exactly: more would make the run long, fewer short.
+        frames_recorded: Some(600),
         short: false,
+        long: false,
         frames_discarded: 120,
         frames_lost: 0,
         measured_s: 600.0 * median_ms / 1000.0,
@@ -441,4 +443,239 @@ fn totals_over_different_frame_counts_are_not_compared() {
     // The same frame counts: the totals are called as before.
     let c = compare(&a, &result_of(&BASE, 5000), &Budgets::default());
     assert_eq!(c.overall.verdict, VerdictWord::Improved, "{c:#?}");
+}
+
+/// A budget written in an alias spelling (`counter.drawCalls.max`, `phase.render.p95`) was
+/// pushed as written, found no per-run value and was silently left out: the comparison read
+/// no-detectable-change where the canonical spelling regressed. It is compared as measured.
+#[test]
+fn a_budget_in_an_alias_spelling_is_compared_as_measured() {
+    let mut a = result_of(&BASE, 6000);
+    let mut b = result_of(&BASE, 6000);
+    for (r, render) in a.runs.iter_mut().zip(BASE) {
+        r.metrics.insert("scope.render.p95".into(), render * 0.5);
+    }
+    for (r, render) in b.runs.iter_mut().zip(BASE) {
+        // Twice the draw calls in the worst frame, the same total; render 50% slower.
+        r.metrics.insert("counter.draw_calls.max".into(), 20.0);
+        r.metrics.insert("scope.render.p95".into(), render * 0.75);
+    }
+    assert_eq!(
+        compare(&a, &b, &Budgets::default()).overall.verdict,
+        VerdictWord::NoDetectableChange
+    );
+    for (spelling, measured) in [
+        ("counter.draw_calls.max", "counter.draw_calls.max"),
+        ("counter.drawCalls.max", "counter.draw_calls.max"),
+        ("scope.render.p95", "scope.render.p95"),
+        ("phase.render.p95", "scope.render.p95"),
+    ] {
+        let mut budgets = Budgets::default();
+        budgets.limits.insert(spelling.into(), 5000.0);
+        let c = compare(&a, &b, &budgets);
+        assert_eq!(
+            c.overall.verdict,
+            VerdictWord::Regressed,
+            "{spelling}: {c:#?}"
+        );
+        assert_eq!(c.overall.exit_code, 1);
+        let m = c
+            .metrics
+            .iter()
+            .find(|m| m.metric == measured)
+            .unwrap_or_else(|| panic!("{spelling}: {measured} compared: {c:#?}"));
+        assert_eq!(m.verdict, VerdictWord::Regressed, "{spelling}: {m:?}");
+        // And on the counters alone, the counter budget still decides.
+        if measured.starts_with("counter.") {
+            let c = compare_counters_only(&a, &b, &budgets);
+            assert_eq!(
+                c.overall.verdict,
+                VerdictWord::Regressed,
+                "{spelling}: {c:#?}"
+            );
+        }
+    }
+    // Both spellings declared: the metric is compared once.
+    let mut budgets = Budgets::default();
+    budgets
+        .limits
+        .insert("counter.drawCalls.max".into(), 5000.0);
+    budgets
+        .limits
+        .insert("counter.draw_calls.max".into(), 5000.0);
+    let c = compare(&a, &b, &budgets);
+    assert_eq!(
+        c.metrics
+            .iter()
+            .filter(|m| m.metric == "counter.draw_calls.max")
+            .count(),
+        1
+    );
+}
+
+/// A compared metric measured in every run before and missing after was dropped with no
+/// reason: a real regression (the counter no longer recorded) read no-detectable-change,
+/// or improved beside another improvement. It is a regression, named with its reason.
+#[test]
+fn a_metric_measured_before_and_missing_after_is_a_regression() {
+    let a = result_of(&BASE, 6000);
+    let mut budgets = Budgets::default();
+    budgets.limits.insert("counter.drawCalls.max".into(), 300.0);
+    // Faster, and the budgeted counter statistic gone from every run.
+    let fast: Vec<f64> = BASE.iter().map(|m| m * 0.8).collect();
+    let mut b = result_of(&fast, 6000);
+    for r in &mut b.runs {
+        r.metrics.remove("counter.draw_calls.max");
+    }
+    let c = compare(&a, &b, &budgets);
+    assert_eq!(c.overall.verdict, VerdictWord::Regressed, "{c:#?}");
+    assert_eq!(c.overall.exit_code, 1);
+    assert_eq!(c.missing.len(), 1, "{c:#?}");
+    assert_eq!(c.missing[0].metric, "counter.draw_calls.max");
+    assert_eq!(c.missing[0].verdict, VerdictWord::Regressed);
+    assert_eq!(c.missing[0].after_runs, 0);
+    assert_eq!(c.missing[0].before, 10.0);
+    assert!(
+        c.overall.reasons.iter().any(|r| r.starts_with(
+            "counter.draw_calls.max regressed: measured in all 5 run(s) before, missing from 5 of 5 run(s) after"
+        )),
+        "{:?}",
+        c.overall.reasons
+    );
+    assert_eq!(c.count(VerdictWord::Regressed), 1);
+    let line = crate::bench::LedgerLine::of(&c, "now".into(), None, None);
+    assert_eq!(line.regressed, ["counter.draw_calls.max"]);
+    assert_eq!(line.verdict, VerdictWord::Regressed);
+    // On the counters alone, too.
+    let c = compare_counters_only(&a, &b, &budgets);
+    assert_eq!(c.overall.verdict, VerdictWord::Regressed, "{c:#?}");
+
+    // A sum counter no longer recorded at all (no budget): its total is gone, which is not
+    // fewer draw calls.
+    let mut gone = result_of(&BASE, 6000);
+    for r in &mut gone.runs {
+        r.counters.clear();
+        r.metrics.retain(|k, _| !k.starts_with("counter."));
+    }
+    let c = compare(&a, &gone, &Budgets::default());
+    assert_eq!(c.overall.verdict, VerdictWord::Regressed, "{c:#?}");
+    assert_eq!(c.missing[0].metric, "counter.draw_calls.sum");
+    // Missing from one run of the after side only.
+    let mut one = result_of(&BASE, 6000);
+    one.runs[2].metrics.remove("counter.draw_calls.max");
+    let c = compare(&a, &one, &budgets);
+    assert_eq!(c.overall.verdict, VerdictWord::Regressed, "{c:#?}");
+    assert_eq!(c.missing[0].after_runs, 4);
+    assert!(c.missing[0]
+        .note
+        .contains("missing from 1 of 5 run(s) after"));
+    // Measured after but not before: not compared, and not a regression.
+    let c = compare(&one, &a, &budgets);
+    assert!(c.missing.is_empty(), "{c:#?}");
+    assert_eq!(c.overall.verdict, VerdictWord::NoDetectableChange, "{c:#?}");
+    // A short side still makes the comparison inconclusive first.
+    let mut short = b.clone();
+    for r in &mut short.runs {
+        r.frames_recorded = Some(5);
+    }
+    let c = compare(&a, &short, &budgets);
+    assert_eq!(c.overall.verdict, VerdictWord::Inconclusive, "{c:#?}");
+}
+
+/// An exact counter change too small to show at one decimal read "regressed by +0.0%".
+#[test]
+fn a_change_never_reads_zero_percent() {
+    use crate::bench::compare::percent_text;
+    assert_eq!(percent_text(0.108), "+10.8%");
+    assert_eq!(percent_text(-0.05), "-5.0%");
+    assert_eq!(percent_text(0.0), "+0.0%");
+    assert_eq!(percent_text(1.0 / 6000.0), "+0.02%");
+    assert_eq!(percent_text(-3.0 / 6_000_000.0), "-0.00005%");
+    assert_eq!(percent_text(1e-30), "+1.0e-28%");
+    let a = result_of(&BASE, 6_000_000);
+    for (after, shown) in [
+        (6_000_001, "counter.draw_calls.sum regressed by +0.00002%"),
+        (5_999_999, "counter.draw_calls.sum improved by -0.00002%"),
+    ] {
+        let c = compare(&a, &result_of(&BASE, after), &Budgets::default());
+        let reasons = c.overall.reasons.join("; ");
+        assert!(reasons.contains(shown), "{reasons}");
+        assert!(!reasons.contains("0.0%"), "{reasons}");
+    }
+}
+
+/// A run that recorded more frames than the bench asks ran another workload: as a short
+/// run, it makes the result, and any comparison with it, inconclusive.
+#[test]
+fn long_runs_on_either_side_are_inconclusive() {
+    let a = result_of(&BASE, 6000);
+    let mut b = result_of(&BASE, 9000);
+    for r in &mut b.runs {
+        r.frames_recorded = Some(900);
+        r.frames_measured = 899;
+    }
+    let b = BenchResult::new(
+        "smoke",
+        true,
+        b.at.clone(),
+        settings(),
+        fingerprint(),
+        b.runs,
+        &[b.grade; 5],
+    );
+    assert_eq!(b.long_runs, 5);
+    assert_eq!(b.short_runs, 0);
+    assert!(b.runs.iter().all(|r| r.long && !r.short));
+    assert_eq!(a.long_runs, 0);
+    for (before, after, side) in [(&a, &b, "after"), (&b, &a, "before")] {
+        let c = compare(before, after, &Budgets::default());
+        assert_eq!(c.overall.verdict, VerdictWord::Inconclusive, "{c:#?}");
+        let reason = c.overall.reasons.join("; ");
+        assert!(
+            reason.contains(&format!(
+                "the {side} side: 5 of 5 run(s) long: frames recorded after the warm-up 900, 900, 900, 900, 900 where the bench asks 600"
+            )),
+            "{reason}"
+        );
+        let c = compare_counters_only(before, after, &Budgets::default());
+        assert_eq!(c.overall.verdict, VerdictWord::Inconclusive, "{c:#?}");
+    }
+    // Counted from the frames recorded, whatever the flags and the tally say.
+    let mut edited = b.clone();
+    edited.long_runs = 0;
+    for r in &mut edited.runs {
+        r.long = false;
+    }
+    assert_eq!(crate::bench::usable::long_runs(&edited), 5);
+    assert_eq!(
+        compare(&a, &edited, &Budgets::default()).overall.verdict,
+        VerdictWord::Inconclusive
+    );
+}
+
+/// `config_hash` was trusted as stored: a result whose command or CPU model was edited
+/// still compared as the same configuration. A hash that is not its fingerprint's, or
+/// settings that are not the fingerprint's, is a value framewise never writes.
+#[test]
+fn a_config_hash_that_is_not_its_fingerprints_is_not_usable() {
+    use crate::bench::usable::first_unusable;
+    let r = result_of(&BASE, 6000);
+    assert_eq!(first_unusable(&r), None);
+    let mut cpu = r.clone();
+    cpu.fingerprint.cpu_model = Some("another cpu".into());
+    let mut command = r.clone();
+    command.fingerprint.settings.command = vec!["other-game".into()];
+    command.settings.command = vec!["other-game".into()];
+    let mut hash = r.clone();
+    hash.config_hash = "0123456789abcdef".into();
+    for edited in [&cpu, &command, &hash] {
+        let why = first_unusable(edited).expect("refused");
+        assert!(why.contains("is not the hash of its fingerprint"), "{why}");
+    }
+    let mut settings = r;
+    settings.settings.seed = Some(7);
+    assert_eq!(
+        first_unusable(&settings).as_deref(),
+        Some("settings that differ from its fingerprint's")
+    );
 }

@@ -38,10 +38,30 @@ fn frame_figures(at: &str, f: &FrameFigures) -> Option<String> {
     .find_map(|(name, v)| unusable(&format!("{at} frame.{name}"), v?, false))
 }
 
+/// Why `result`'s configuration cannot be trusted, if it cannot: a `config_hash` that is not
+/// its fingerprint's hash (framewise computes it from the fingerprint when it writes a
+/// result; an edited command or CPU model under the old hash would compare as the same
+/// configuration), or `settings` that are not its fingerprint's.
+fn forged_config(result: &BenchResult) -> Option<String> {
+    let hash = result.fingerprint.config_hash();
+    if hash != result.config_hash {
+        return Some(format!(
+            "config_hash {:?} is not the hash of its fingerprint ({hash})",
+            result.config_hash
+        ));
+    }
+    (result.settings != result.fingerprint.settings)
+        .then(|| "settings that differ from its fingerprint's".to_owned())
+}
+
 /// The first value of `result` a comparison cannot use, described in one phrase (`run 2:
-/// frame.p50 = 1e308: not a usable value (…)`); `None` when every value is usable. Only the
-/// `counter.` metrics may be negative (a gauge can be).
+/// frame.p50 = 1e308: not a usable value (…)`, `config_hash "…" is not the hash of its
+/// fingerprint (…)`); `None` when every value is usable. Only the `counter.` metrics may be
+/// negative (a gauge can be).
 pub fn first_unusable(result: &BenchResult) -> Option<String> {
+    if let Some(why) = forged_config(result) {
+        return Some(why);
+    }
     for run in &result.runs {
         let at = format!("run {}:", run.run);
         let found = run
@@ -102,28 +122,69 @@ pub fn short_runs(result: &BenchResult) -> u32 {
         .max(result.short_runs)
 }
 
+/// Long runs of `result`: runs that recorded more frames after the warm-up than the bench's
+/// `frames` (the program ran past `FRAMEWISE_FRAMES`), counted from the runs themselves as
+/// [`short_runs`] does.
+pub fn long_runs(result: &BenchResult) -> u32 {
+    let frames = frames_asked(result);
+    let counted = result.runs.iter().filter(|r| r.is_long(frames)).count();
+    u32::try_from(counted)
+        .unwrap_or(u32::MAX)
+        .max(result.long_runs)
+}
+
+fn frames_recorded(result: &BenchResult) -> String {
+    let recorded: Vec<String> = result
+        .runs
+        .iter()
+        .map(|r| r.recorded().to_string())
+        .collect();
+    recorded.join(", ")
+}
+
 /// Why the runs of `result` (the `side` of a comparison, or `None` for a result alone) cannot
 /// be judged, if they cannot: short runs measured another workload than the one asked (fewer
 /// frames: percentiles over another stretch of the program, totals over fewer frames), so a
 /// verdict on them would compare unlike things. Lost frames are stated by the comparison
-/// over both sides together.
+/// over both sides together; long runs by [`long_reason`].
 pub fn short_reason(side: Option<&str>, result: &BenchResult) -> Option<String> {
     let short = short_runs(result);
     if short == 0 {
         return None;
     }
     let frames = frames_asked(result);
-    let recorded: Vec<String> = result
-        .runs
-        .iter()
-        .map(|r| r.recorded().to_string())
-        .collect();
     let whose = side.map_or_else(String::new, |s| format!("the {s} side: "));
     Some(format!(
         "{whose}{short} of {} run(s) short: frames recorded after the warm-up {} where the bench asks {frames} (the program stopped early, or its capture lost frames)",
         result.runs.len(),
-        recorded.join(", ")
+        frames_recorded(result)
     ))
+}
+
+/// Why the runs of `result` cannot be judged because they recorded more frames than the
+/// bench asks, if any did: like a short run, a long one measured another workload (more
+/// frames: percentiles over another stretch of the program, totals over more frames).
+pub fn long_reason(side: Option<&str>, result: &BenchResult) -> Option<String> {
+    let long = long_runs(result);
+    if long == 0 {
+        return None;
+    }
+    let frames = frames_asked(result);
+    let whose = side.map_or_else(String::new, |s| format!("the {s} side: "));
+    Some(format!(
+        "{whose}{long} of {} run(s) long: frames recorded after the warm-up {} where the bench asks {frames} (the program ran more frames than FRAMEWISE_FRAMES asked: another workload)",
+        result.runs.len(),
+        frames_recorded(result)
+    ))
+}
+
+/// [`short_reason`] and [`long_reason`]: why the runs' lengths make `result` another
+/// workload than the bench's, in phrases (empty: every run recorded the bench's `frames`).
+pub fn length_reasons(side: Option<&str>, result: &BenchResult) -> Vec<String> {
+    short_reason(side, result)
+        .into_iter()
+        .chain(long_reason(side, result))
+        .collect()
 }
 
 #[cfg(test)]

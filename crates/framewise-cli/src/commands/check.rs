@@ -1,5 +1,7 @@
 //! `framewise check`: every budget of framewise.toml against what was measured — the
-//! running game's `.framewise/profile.json`, or a fresh bench with `--bench NAME`.
+//! running game's `.framewise/profile.json`, or a fresh bench with `--bench NAME`. After
+//! `framewise bench`, profile.json is the bench's last run (its runs' incident log goes to
+//! the bench's directory); a `golden` run never replaces it.
 //!
 //! Exit: 0 every budget judged was measured and inside; 1 any breached; 2 (`incomplete`) no
 //! budget breached but one not measured (with a warning naming each, and why), or a bench
@@ -166,7 +168,7 @@ impl Measured {
 /// Why a bench result cannot decide a check, if it cannot, by the rules `bench --compare`
 /// calls a side inconclusive by ([`usable`]): runs that lost frames
 /// ([`usable::lost_runs`]), each named with how many and the defects that lost them; short
-/// runs ([`usable::short_reason`]); a value framewise never writes
+/// or long runs ([`usable::length_reasons`]); a value framewise never writes
 /// ([`usable::first_unusable`], the rule a result read back from a file is refused by).
 fn bench_damage(result: &framewise_analysis::bench::BenchResult) -> Option<String> {
     let lost = usable::lost_runs(result);
@@ -202,9 +204,11 @@ fn bench_damage(result: &framewise_analysis::bench::BenchResult) -> Option<Strin
             result.runs.len()
         ));
     }
-    if let Some(why) = usable::short_reason(None, result) {
+    let lengths = usable::length_reasons(None, result);
+    if !lengths.is_empty() {
         return Some(format!(
-            "{why}; figures over another stretch of the program cannot pass or breach a budget (bench --compare calls such a result inconclusive): the check is incomplete"
+            "{}; figures over another stretch of the program cannot pass or breach a budget (bench --compare calls such a result inconclusive): the check is incomplete",
+            lengths.join("; ")
         ));
     }
     usable::first_unusable(result).map(|why| {

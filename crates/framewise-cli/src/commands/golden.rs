@@ -7,6 +7,11 @@
 //! convention), and compares it with `.framewise/goldens/NAME.png` by SSIM
 //! (framewise-analysis's `golden` module). The evidence comes from the harness: the verb
 //! takes no image from the caller. `--record` writes the golden, and is for a person.
+//! The run's incident log and `profile.json` go to `DIR/golden/NAME/.framewise/`
+//! (`FRAMEWISE_DIR`), never the project's: `check` and `hook-status` judge the game's last
+//! session or bench, not a run of K + 1 frames. A program that writes them elsewhere anyway
+//! (the demo scaffolds `.framewise/` where it runs) has the project's `profile.json` and
+//! `census.json` put back as they were before the run.
 //!
 //! Exit: 0 the frame passes (or the golden was recorded); 1 it fails (SSIM below the
 //! threshold, or another size); 4 no golden recorded (or not a regular file), no such bench,
@@ -234,9 +239,16 @@ fn log_path(run_dir: &Path) -> PathBuf {
     run_dir.join("run.log")
 }
 
+/// Where the run's incident log and `profile.json` go (`FRAMEWISE_DIR`): never the
+/// project's `.framewise`.
+fn incident_dir(run_dir: &Path) -> PathBuf {
+    run_dir.join(framewise_incidents::DIR_NAME)
+}
+
 /// Runs the bench's command once for frame `k` (`frames` = k + 1 frames) and returns the
-/// image it wrote. The run's files (capture, log, image) go to `DIR/golden/NAME/`; a stale
-/// image is removed first so that only this run's can be taken as evidence.
+/// image it wrote. The run's files (capture, log, image, and its incident log and
+/// `profile.json` in `.framewise/` there) go to `DIR/golden/NAME/`; a stale image is removed
+/// first so that only this run's can be taken as evidence.
 fn run_for_frame(
     dir: &Path,
     name: &str,
@@ -258,13 +270,26 @@ fn run_for_frame(
         Err(e) => return Err(e).with_context(|| format!("{}: cannot remove it", image.display())),
     }
     let log = log_path(&run_dir);
+    // The run's incident log and profile.json go to a directory of its own: a run of K + 1
+    // frames replacing the project's profile.json would have `check` and `hook-status`
+    // judge it rather than the game's last session or bench. Created here, so the recorder
+    // finds it and scaffolds nothing into it.
+    let incidents = incident_dir(&run_dir);
+    std::fs::create_dir_all(&incidents)
+        .with_context(|| format!("{}: cannot create it", incidents.display()))?;
     let extra = [
         (framewise::env::FRAMES, frames.to_string()),
         (framewise::env::GOLDEN_FRAME, k.to_string()),
     ];
-    crate::input::with_spinner(format!("running {name} to frame {k}"), || {
-        harness::run_program(settings, &capture, &log, &extra, || {})
-    })?;
+    // A program that writes its incident log where it likes rather than to FRAMEWISE_DIR
+    // (the demo scaffolds `.framewise/` in its working directory) would still replace the
+    // project's latest-session files: what they held before the run is put back after it.
+    let kept = LatestSession::keep(dir);
+    let ran = crate::input::with_spinner(format!("running {name} to frame {k}"), || {
+        harness::run_program(settings, &capture, &log, &incidents, &extra, || {})
+    });
+    kept.put_back()?;
+    ran?;
     if !image.is_file() {
         bail!(
             "`{}` wrote no image for frame {k} (expected {}): the program must write frame FRAMEWISE_GOLDEN_FRAME's image as <capture stem>.frame-<K>.png beside FRAMEWISE_CAPTURE",
@@ -273,6 +298,106 @@ fn run_for_frame(
         );
     }
     Ok(image)
+}
+
+/// The latest-session files (`profile.json`, `census.json`) of the `.framewise` directories
+/// that `check`, `hook-status` and `census` read (`--dir`, and `.framewise` in the working
+/// directory, where a recorder looks when no directory is named), as they were before a
+/// golden run: what `check` judges is the game's last session or bench, never a golden run
+/// of K + 1 frames.
+struct LatestSession(Vec<KeptDir>);
+
+/// One directory's latest-session files, each path with its contents (`None`: absent, or
+/// not a regular file, which is left alone).
+struct KeptDir {
+    profile: (PathBuf, Option<Vec<u8>>),
+    census: (PathBuf, Option<Vec<u8>>),
+}
+
+impl LatestSession {
+    /// The files' contents now.
+    fn keep(dir: &Path) -> Self {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for d in [dir, Path::new(framewise_incidents::DIR_NAME)] {
+            let d = std::fs::canonicalize(d).unwrap_or_else(|_| d.to_owned());
+            if !dirs.contains(&d) {
+                dirs.push(d);
+            }
+        }
+        let kept = |path: PathBuf| {
+            let bytes = read_regular(&path);
+            (path, bytes)
+        };
+        Self(
+            dirs.iter()
+                .map(|d| KeptDir {
+                    profile: kept(d.join(framewise_incidents::PROFILE_FILE)),
+                    census: kept(d.join(framewise_census::CENSUS_FILE)),
+                })
+                .collect(),
+        )
+    }
+
+    /// Puts back a directory's files when the golden run's session wrote them: its
+    /// `profile.json` was created, or now names another session than before (a game running
+    /// meanwhile rewrites its own session's, which is left as it is). Each file the run
+    /// changed is rewritten as it was, or removed when the run created it.
+    fn put_back(self) -> anyhow::Result<()> {
+        let session = |bytes: &[u8]| {
+            serde_json::from_slice::<serde_json::Value>(bytes)
+                .ok()
+                .and_then(|v| v.get("session").and_then(|s| s.as_str()).map(str::to_owned))
+        };
+        for kept in self.0 {
+            let (path, before) = &kept.profile;
+            let wrote = match (before, read_regular(path)) {
+                (_, None) => false,
+                (None, Some(_)) => true,
+                (Some(before), Some(now)) => {
+                    *before != now
+                        && (session(before).is_none() || session(before) != session(&now))
+                }
+            };
+            if wrote {
+                for (path, before) in [kept.profile, kept.census] {
+                    restore(&path, before)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A regular file's contents (`None`: absent, unreadable, or not a regular file).
+fn read_regular(path: &Path) -> Option<Vec<u8>> {
+    std::fs::metadata(path)
+        .is_ok_and(|m| m.is_file())
+        .then(|| std::fs::read(path).ok())
+        .flatten()
+}
+
+/// Makes `path` hold `before` again: rewritten when it changed, removed when it did not exist.
+fn restore(path: &Path, before: Option<Vec<u8>>) -> anyhow::Result<()> {
+    let now = read_regular(path);
+    if now == before {
+        return Ok(());
+    }
+    match before {
+        Some(bytes) => framewise_output::write_file(path, |w| std::io::Write::write_all(w, &bytes))
+            .with_context(|| {
+                format!(
+                    "{}: cannot put back what it held before the golden run",
+                    path.display()
+                )
+            }),
+        None if now.is_some() => std::fs::remove_file(path).with_context(|| {
+            format!(
+                "{}: cannot remove what the golden run wrote",
+                path.display()
+            )
+        }),
+        None => Ok(()),
+    }
 }
 
 impl Report for GoldenReport {

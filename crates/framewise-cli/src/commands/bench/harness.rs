@@ -2,9 +2,13 @@
 //! run's capture measured, the result written to `.framewise/bench/NAME-<timestamp>.json`.
 //!
 //! Every run gets `FRAMEWISE_CAPTURE` (its own file), `FRAMEWISE_FRAMES` (warm-up plus
-//! measured frames), `FRAMEWISE_WRITER=lossless`, `FRAMEWISE_AUTOMATED=1`, and, when the
-//! bench sets them, `FRAMEWISE_FIXED_DT`, `FRAMEWISE_SEED` and `FRAMEWISE_RESOLUTION`. The
-//! program's stdout and stderr go to `run-K.log` beside its capture.
+//! measured frames), `FRAMEWISE_WRITER=lossless`, `FRAMEWISE_AUTOMATED=1`, `FRAMEWISE_DIR`
+//! (where its incident log and `profile.json` go: the bench's `.framewise` directory), and,
+//! when the bench sets them, `FRAMEWISE_FIXED_DT`, `FRAMEWISE_SEED` and
+//! `FRAMEWISE_RESOLUTION`. Every other `FRAMEWISE_*` variable of the caller's environment is
+//! removed from the program's: none of them is in the config hash, so a `FRAMEWISE_LEVEL`
+//! or `FRAMEWISE_SEED` left in a shell would change the workload of one side of a
+//! comparison unseen. The program's stdout and stderr go to `run-K.log` beside its capture.
 
 use std::io::{IsTerminal, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -63,12 +67,28 @@ pub fn harness_env(settings: &BenchSettings) -> Vec<(&'static str, String)> {
     env
 }
 
+/// The names of the caller's environment variables the program must not inherit: every
+/// `FRAMEWISE_*` one (the recorder's harness variables, `FRAMEWISE_DIR`,
+/// `FRAMEWISE_AUTOMATED`, an integration's such as `FRAMEWISE_BISECT_AT`). The harness sets
+/// the ones it means the program to have itself. `CI`, which the recorder also reads, is
+/// left: it only marks incidents automated, which `FRAMEWISE_AUTOMATED=1` already does.
+pub fn inherited_framewise_vars() -> Vec<std::ffi::OsString> {
+    std::env::vars_os()
+        .map(|(name, _)| name)
+        .filter(|name| name.as_encoded_bytes().starts_with(b"FRAMEWISE_"))
+        .collect()
+}
+
 /// Runs `settings.command` once with the harness environment and `capture` as its capture
-/// path; its output goes to `log`. `on_wait` is called while it runs.
+/// path; its output goes to `log`, its incident log and `profile.json` to `incident_dir`
+/// (`FRAMEWISE_DIR`, made absolute: the program may change its working directory). No
+/// `FRAMEWISE_*` variable of the caller's environment reaches it but those the harness sets
+/// ([`inherited_framewise_vars`]). `on_wait` is called while it runs.
 pub fn run_program(
     settings: &BenchSettings,
     capture: &Path,
     log: &Path,
+    incident_dir: &Path,
     extra_env: &[(&str, String)],
     mut on_wait: impl FnMut(),
 ) -> anyhow::Result<()> {
@@ -80,9 +100,15 @@ pub fn run_program(
     let err_file = log_file
         .try_clone()
         .with_context(|| format!("{}: cannot share the run's log", log.display()))?;
+    let incident_dir = std::path::absolute(incident_dir)
+        .with_context(|| format!("{}: cannot make the path absolute", incident_dir.display()))?;
     let mut cmd = Command::new(program);
+    for name in inherited_framewise_vars() {
+        cmd.env_remove(name);
+    }
     cmd.args(args)
         .env(framewise::env::CAPTURE, capture)
+        .env(framewise_incidents::DIR_ENV, &incident_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::from(log_file))
         .stderr(Stdio::from(err_file));
@@ -275,7 +301,7 @@ pub fn run(plan: &Plan, stamp: &super::Stamp) -> anyhow::Result<BenchResult> {
         }
         let mut counter = FrameCounter::new(&capture);
         let done_before = u64::from(k - 1) * per_run;
-        run_program(&plan.settings, &capture, &log, &[], || {
+        run_program(&plan.settings, &capture, &log, &plan.dir, &[], || {
             if let Some(bar) = &bar {
                 bar.set_position(done_before + counter.poll().min(per_run));
             }

@@ -3,8 +3,10 @@
 //!
 //! - `framewise bench NAME`: runs `[bench.NAME]` of framewise.toml, writes
 //!   `.framewise/bench/NAME-<timestamp>.json`. Exit 0 when measured, 2 when a run was short
-//!   or lost frames (the result is written, and a comparison with it is inconclusive), 4 when
-//!   a run failed.
+//!   or long or lost frames (the result is written, and a comparison with it is
+//!   inconclusive), 4 when a run failed. The runs' incident log (and so `profile.json`) goes
+//!   to the bench's `.framewise` directory; no `FRAMEWISE_*` variable of the caller's
+//!   environment reaches them but those the harness sets ([`harness::run_program`]).
 //! - `framewise bench --name NAME [--frames N] -- COMMAND ARGS...`: an ad-hoc bench,
 //!   `canonical: false` in everything it writes.
 //! - `framewise bench NAME --compare last`: runs NAME, then compares the new result with the
@@ -241,11 +243,9 @@ fn check_settings(s: &BenchSettings) -> anyhow::Result<()> {
 }
 
 /// Why a comparison with `result` would be inconclusive, in phrases (empty: it can be
-/// compared): its short runs, its runs that lost frames.
+/// compared): its short or long runs, its runs that lost frames.
 pub fn unfit(result: &BenchResult) -> Vec<String> {
-    let mut why: Vec<String> = bench::usable::short_reason(None, result)
-        .into_iter()
-        .collect();
+    let mut why: Vec<String> = bench::usable::length_reasons(None, result);
     let lost = bench::usable::lost_runs(result);
     if lost > 0 {
         why.push(format!(
@@ -375,17 +375,41 @@ fn is_stamp(s: &str) -> bool {
 /// Appends one line to the ledger with a single write on an append-only file (the incident
 /// log's appender: a ledger whose last line was torn gets a newline first, so the line
 /// appended after it is not glued onto it and lost; a ledger that is not a regular file is
-/// refused).
+/// refused). A ledger path that resolves (through a link) to a file not named
+/// `bench-history.jsonl`, or to nothing, is refused: a comparison appended to another log
+/// (`perf.jsonl`) would corrupt it.
 pub fn append_ledger(dir: &Path, line: &LedgerLine) -> anyhow::Result<PathBuf> {
     let path = dir.join(LEDGER_FILE);
     std::fs::create_dir_all(dir)
         .with_context(|| format!("{}: cannot create the directory", dir.display()))?;
+    refuse_foreign_ledger(&path)?;
     // The appender's errors name the file.
     let ledger_error = |e: framewise_incidents::Error| anyhow::anyhow!("{e} (the bench ledger)");
     framewise_incidents::Appender::open(&path)
         .and_then(|mut ledger| ledger.append(line))
         .map_err(ledger_error)?;
     Ok(path)
+}
+
+/// Refuses a ledger path that is a link to another file than a bench ledger (one named
+/// `bench-history.jsonl`), or to nothing (appending would create whatever it names).
+fn refuse_foreign_ledger(path: &Path) -> anyhow::Result<()> {
+    let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link(path) {
+        return Ok(());
+    }
+    match std::fs::canonicalize(path) {
+        Ok(target) if target.file_name() == Some(std::ffi::OsStr::new(LEDGER_FILE)) => Ok(()),
+        Ok(target) => bail!(
+            "{}: a link to {}, which is not a bench ledger ({LEDGER_FILE}): refusing to append a comparison to another file (the bench ledger)",
+            path.display(),
+            target.display()
+        ),
+        Err(e) => bail!(
+            "{}: a link that does not resolve ({e}): refusing to append a comparison through it (the bench ledger)",
+            path.display()
+        ),
+    }
 }
 
 /// Compares two results, and appends the comparison to the ledger in `dir`.

@@ -1,7 +1,7 @@
 //! How `framewise bench` prints what it did.
 
 use framewise_analysis::bench::budget::BudgetCheck;
-use framewise_analysis::bench::compare::{regime_name, MetricKind};
+use framewise_analysis::bench::compare::{percent_text, regime_name, MetricKind};
 use framewise_analysis::bench::{BenchResult, Comparison, VerdictWord};
 use serde::Serialize;
 
@@ -53,8 +53,11 @@ fn value(path: &str, v: Option<f64>) -> String {
     table::metric(path, v)
 }
 
+/// A relative change as a percentage: never `+0.0%` on a change
+/// ([`framewise_analysis::bench::compare::percent_text`]).
 fn pct(v: Option<f64>) -> String {
-    table::pct(v.map(|x| x * 100.0))
+    v.filter(|x| x.is_finite())
+        .map_or_else(|| NONE.to_owned(), percent_text)
 }
 
 fn unsigned_pct(v: Option<f64>) -> String {
@@ -136,6 +139,8 @@ fn runs_table(r: &BenchResult) -> Table {
             run.frames_measured.to_string(),
             if run.is_short(r.settings.frames) {
                 format!("{} short", run.recorded())
+            } else if run.is_long(r.settings.frames) {
+                format!("{} long", run.recorded())
             } else {
                 run.recorded().to_string()
             },
@@ -214,6 +219,18 @@ fn metrics_table(c: &Comparison) -> Table {
             unsigned_pct(m.noise_floor),
             detectable,
             p,
+            m.verdict.as_str().to_owned(),
+        ]);
+    }
+    for m in &c.missing {
+        t.row(vec![
+            m.metric.clone(),
+            value(&m.metric, Some(m.before)),
+            "missing".to_owned(),
+            NONE.to_owned(),
+            NONE.to_owned(),
+            NONE.to_owned(),
+            NONE.to_owned(),
             m.verdict.as_str().to_owned(),
         ]);
     }
@@ -297,7 +314,7 @@ impl Report for View {
                 for r in &c.overall.reasons {
                     out.push_str(&format!("  {r}\n"));
                 }
-                if !c.metrics.is_empty() {
+                if !c.metrics.is_empty() || !c.missing.is_empty() {
                     out.push('\n');
                     metrics_table(c).console(out, 0);
                 }
