@@ -450,7 +450,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         );
     }
     for w in &result.warnings {
-        eprintln!("framewise: warning: {w}");
+        say!("framewise: warning: {w}");
     }
     let code = result.exit_code;
     output::emit(&args.output, &View(result))?;

@@ -289,7 +289,7 @@ pub fn run_bench(
     let result = harness::run(&plan, &stamp)?;
     let file = write_result(dir, &stamp, &result)?;
     for why in unfit(&result) {
-        eprintln!(
+        say!(
             "framewise: warning: bench {name}: {why}: a comparison with {} is inconclusive",
             file.display()
         );
