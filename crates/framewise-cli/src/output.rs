@@ -170,19 +170,7 @@ pub fn refuse_log(flag: &str, path: &Path) -> anyhow::Result<()> {
     // (by its canonical path, whatever directory links led there).
     let real = target.canonicalize().unwrap_or_else(|_| target.clone());
     let mut names: Vec<PathBuf> = vec![real.clone()];
-    let mut hop = path.to_path_buf();
-    for _ in 0..40 {
-        names.push(hop.clone());
-        match std::fs::read_link(&hop) {
-            Ok(next) => {
-                hop = match hop.parent() {
-                    Some(parent) if next.is_relative() => parent.join(next),
-                    _ => next,
-                };
-            }
-            Err(_) => break,
-        }
-    }
+    names.extend(framewise_output::link_chain(path));
     let log = names.iter().find_map(|p| {
         p.file_name()
             .and_then(|n| n.to_str())

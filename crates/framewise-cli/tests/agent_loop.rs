@@ -122,6 +122,9 @@ fn the_agent_loop_keeps_the_fix_reverts_the_rest_and_stops_inside_budgets() {
     );
     dir.run(&["init"]).expect(0);
     dir.run(&["golden", "--record", "loop"]).expect(0);
+    // The incident log the game's sessions keep, committed as the audit trail (a golden run's
+    // own log goes to its run directory, not here).
+    dir.write(".framewise/perf.jsonl", "");
     git(&dir, &["add", "-A"]);
     git(
         &dir,

@@ -746,3 +746,303 @@ fn the_settings_file_is_the_games_and_is_read_strictly() {
         }
     }
 }
+
+/// `FRAMEWISE_CAPTURE` went straight to the game, past every check `-o` gets: it replaced
+/// the incident log (exit 0), waited forever on a FIFO, ran the whole game into
+/// `/dev/null`, and refused a directory or a missing parent only after `.framewise/` was
+/// scaffolded (several stderr lines on exit 4).
+#[test]
+fn framewise_capture_gets_every_check_o_gets_before_anything_runs() {
+    let dir = Dir::new();
+    std::fs::create_dir(dir.path(".framewise")).expect("dir");
+    dir.write(".framewise/perf.jsonl", b"{}\n");
+    std::os::unix::fs::symlink(".framewise/perf.jsonl", dir.path("link.sgpt")).expect("link");
+    std::fs::create_dir(dir.path("d")).expect("dir");
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path("f"))
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(made, "mkfifo");
+    for (capture, reason) in [
+        (
+            ".framewise/perf.jsonl",
+            "FRAMEWISE_CAPTURE .framewise/perf.jsonl is the append-only perf.jsonl",
+        ),
+        (
+            "link.sgpt",
+            "FRAMEWISE_CAPTURE link.sgpt is the append-only perf.jsonl",
+        ),
+        (
+            "f",
+            "FRAMEWISE_CAPTURE=f: not a regular file (a FIFO or a device); the demo reads its capture back",
+        ),
+        (
+            "/dev/null",
+            "FRAMEWISE_CAPTURE=/dev/null: not a regular file (a FIFO or a device)",
+        ),
+        ("d", "FRAMEWISE_CAPTURE: d: is a directory"),
+        (
+            "missing/x.sgpt",
+            "FRAMEWISE_CAPTURE=missing/x.sgpt: cannot create the capture: missing does not exist",
+        ),
+    ] {
+        let run = dir
+            .run_env(
+                &["demo", "--frames", "60", "-o", "o.sgpt"],
+                &[("FRAMEWISE_CAPTURE", capture)],
+            )
+            .expect(4);
+        let line = run.one_error_line();
+        assert!(line.contains(reason), "{capture}: {line}");
+        assert!(run.stdout.is_empty(), "{capture}: {}", run.stdout);
+    }
+    assert_eq!(
+        std::fs::read(dir.path(".framewise/perf.jsonl")).expect("kept"),
+        b"{}\n"
+    );
+    // Nothing scaffolded, nothing recorded, the FIFO still one.
+    let entries: Vec<String> = std::fs::read_dir(dir.path(".framewise"))
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(entries, ["perf.jsonl"]);
+    assert!(!dir.path("o.sgpt").exists() && !dir.path("missing").exists());
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(dir.path("f"))
+        .expect("fifo")
+        .file_type()
+        .is_fifo());
+    // `--no-record` with the variable set: a usage conflict, not a recording.
+    let run = dir
+        .run_env(
+            &["demo", "--frames", "8", "--no-record"],
+            &[("FRAMEWISE_CAPTURE", "e.sgpt")],
+        )
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: --no-record conflicts with FRAMEWISE_CAPTURE=e.sgpt, which asks for a \
+         recording: unset the variable or drop --no-record"
+    );
+    assert!(!dir.path("e.sgpt").exists());
+}
+
+/// `-o .framewise/profile.json` was recorded, then replaced by the recorder's rolling
+/// summary: exit 4 with "chrome trace: expected an array of events".
+#[test]
+fn the_incident_logs_files_are_refused_as_a_capture_before_running() {
+    let dir = Dir::new();
+    let refusal = "it is the incident log's profile.json, the rolling summary the recorder \
+                   rewrites while it records: the capture would be lost; name another file";
+    let run = dir
+        .run(&["demo", "--frames", "8", "-o", ".framewise/profile.json"])
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        format!("framewise: error: .framewise/profile.json: {refusal}")
+    );
+    let run = dir
+        .run_env(
+            &["demo", "--frames", "8"],
+            &[("FRAMEWISE_CAPTURE", "./.framewise/profile.json")],
+        )
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        format!("framewise: error: FRAMEWISE_CAPTURE=./.framewise/profile.json: {refusal}")
+    );
+    assert!(!dir.path(".framewise").exists());
+    // The log directory FRAMEWISE_DIR names, whatever its name, and its other logs.
+    for capture in ["logs/profile.json", "logs/perf.jsonl", "logs/fixes.jsonl"] {
+        let run = dir
+            .run_env(
+                &["demo", "--frames", "8", "-o", capture],
+                &[("FRAMEWISE_DIR", "logs")],
+            )
+            .expect(4);
+        assert!(
+            run.one_error_line().starts_with(&format!(
+                "framewise: error: {capture}: it is the incident log's"
+            )),
+            "{}",
+            run.stderr
+        );
+    }
+    assert!(!dir.path("logs").exists());
+}
+
+/// A capture's META and its frame count.
+fn recorded(dir: &Dir, capture: &str) -> (framewise_format::model::Meta, usize) {
+    let read = framewise_format::read::open(dir.path(capture)).expect("the capture opens");
+    (read.meta().expect("META").clone(), read.frame_count())
+}
+
+/// A META setting's value (the last of its key).
+fn setting(meta: &framewise_format::model::Meta, key: &str) -> Option<String> {
+    meta.settings
+        .iter()
+        .rev()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.clone())
+}
+
+/// `FRAMEWISE_LEVEL`, `FRAMEWISE_FRAMES`, `FRAMEWISE_WRITER` and `FRAMEWISE_NOTE` were
+/// ignored unless `FRAMEWISE_CAPTURE` was set too (60 frames at workload, an empty note),
+/// while the fixed step and the golden frame of a flag won over their variables.
+#[test]
+fn every_recorder_variable_is_honoured_without_framewise_capture_and_wins_over_its_flag() {
+    let dir = Dir::new();
+    let run = dir
+        .run_env(
+            &[
+                "demo",
+                "--frames",
+                "60",
+                "--level",
+                "verbose",
+                "--fixed-dt",
+                "0.01",
+                "--golden-frame",
+                "3",
+                "--quiet",
+                "-o",
+                "c.sgpt",
+            ],
+            &[
+                ("FRAMEWISE_LEVEL", "timing"),
+                ("FRAMEWISE_FRAMES", "30"),
+                ("FRAMEWISE_NOTE", "from the harness"),
+                ("FRAMEWISE_WRITER", "realtime"),
+                ("FRAMEWISE_FIXED_DT", "0.02"),
+                ("FRAMEWISE_GOLDEN_FRAME", "5"),
+            ],
+        )
+        .expect(0);
+    let (meta, frames) = recorded(&dir, "c.sgpt");
+    assert_eq!(frames, 30);
+    assert_eq!(meta.capture_level, 0, "timing");
+    assert_eq!(meta.note, "from the harness");
+    assert_eq!(setting(&meta, "writer_mode").as_deref(), Some("realtime"));
+    assert_eq!(setting(&meta, "fixed_dt_s").as_deref(), Some("0.02"));
+    assert!(dir.path("c.frame-5.png").exists(), "{}", run.stderr);
+    assert!(!dir.path("c.frame-3.png").exists());
+    assert!(run.stdout.contains("recorded 30 frames"), "{}", run.stdout);
+    // Each disagreement said once, on one line, naming both.
+    for note in [
+        "framewise demo: FRAMEWISE_FRAMES=30 wins over --frames 60",
+        "framewise demo: FRAMEWISE_LEVEL=timing wins over --level verbose",
+        "framewise demo: FRAMEWISE_FIXED_DT=0.02 wins over --fixed-dt 0.01",
+        "framewise demo: FRAMEWISE_GOLDEN_FRAME=5 wins over --golden-frame 3",
+    ] {
+        assert_eq!(
+            run.stderr.lines().filter(|l| l.starts_with(note)).count(),
+            1,
+            "{note}:\n{}",
+            run.stderr
+        );
+    }
+    // A variable that agrees with its flag, or a flag left at its default, says nothing.
+    let run = dir
+        .run_env(
+            &["demo", "--frames", "20", "--quiet", "-o", "d.sgpt"],
+            &[("FRAMEWISE_FRAMES", "20"), ("FRAMEWISE_SEED", "7")],
+        )
+        .expect(0);
+    assert!(!run.stderr.contains("wins over"), "{}", run.stderr);
+    let (meta, frames) = recorded(&dir, "d.sgpt");
+    assert_eq!((frames, setting(&meta, "seed").as_deref()), (20, Some("7")));
+    // With no recording, the run's length is still the variable's.
+    let run = dir
+        .run_env(
+            &["demo", "--no-record", "--quiet"],
+            &[("FRAMEWISE_FRAMES", "12")],
+        )
+        .expect(0);
+    assert!(run.stdout.starts_with("ran 12 frames"), "{}", run.stdout);
+}
+
+/// The demo wrote `./.framewise/` whatever `FRAMEWISE_DIR` said, while the recorder,
+/// `doctor` and `history` follow it.
+#[test]
+fn the_demo_follows_framewise_dir() {
+    let dir = Dir::new();
+    let run = dir
+        .run_env(
+            &["demo", "--frames", "20", "--quiet", "-o", "x.sgpt"],
+            &[("FRAMEWISE_DIR", "game-logs")],
+        )
+        .expect(0);
+    assert!(dir.path("game-logs/perf.jsonl").is_file(), "{}", run.stderr);
+    assert!(dir.path("game-logs/profile.json").is_file());
+    assert!(!dir.path(".framewise").exists());
+    assert_eq!(
+        run.stderr.lines().collect::<Vec<_>>(),
+        [
+            "framewise demo: created game-logs/ (.gitignore, framewise.toml, agent-guide.md) for the incident log",
+            "framewise demo: incident log → game-logs/perf.jsonl"
+        ]
+    );
+    // A directory that exists is taken as it is, as the recorder takes it (a harness's own).
+    std::fs::create_dir(dir.path("harness")).expect("dir");
+    let run = dir
+        .run_env(
+            &["demo", "--frames", "20", "--quiet", "-o", "h.sgpt"],
+            &[("FRAMEWISE_DIR", "harness")],
+        )
+        .expect(0);
+    assert_eq!(
+        run.stderr.lines().collect::<Vec<_>>(),
+        ["framewise demo: incident log → harness/perf.jsonl"]
+    );
+    assert!(dir.path("harness/perf.jsonl").is_file());
+    assert!(!dir.path("harness/.gitignore").exists());
+    // A directory that cannot be one: refused before the game runs, on one line.
+    let run = dir
+        .run_env(
+            &["demo", "--frames", "20", "-o", "y.sgpt"],
+            &[("FRAMEWISE_DIR", "x.sgpt")],
+        )
+        .expect(4);
+    assert!(
+        run.one_error_line().contains(
+            "the incident log's directory (FRAMEWISE_DIR) cannot be used: x.sgpt: exists and is not a directory"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!dir.path("y.sgpt").exists());
+}
+
+/// `FRAMEWISE_FIXED_DT` took steps up to an hour (a capture recorded `fixed_dt_s=100`)
+/// where `--fixed-dt` and a bench's `fixed_dt` take (0, 1); a misspelt variable changed
+/// nothing without a word.
+#[test]
+fn a_fixed_step_past_a_second_is_refused_and_a_misspelt_variable_named() {
+    let dir = Dir::new();
+    let run = dir
+        .run_env(
+            &["demo", "--frames", "8", "-o", "x.sgpt"],
+            &[("FRAMEWISE_FIXED_DT", "100")],
+        )
+        .expect(4);
+    assert_eq!(
+        run.one_error_line(),
+        "framewise: error: cannot start recording: environment variable FRAMEWISE_FIXED_DT=\"100\": \
+         expected a step in seconds from 1 ns to under 1 s, e.g. 0.016666 (as demo --fixed-dt and \
+         a bench's fixed_dt)"
+    );
+    assert!(!dir.path(".framewise").exists());
+    let run = dir
+        .run_env(
+            &["demo", "--frames", "8", "--quiet", "-o", "x.sgpt"],
+            &[("FRAMEWISE_FRAMS", "30")],
+        )
+        .expect(0);
+    assert_eq!(
+        run.stderr
+            .lines()
+            .filter(|l| l.contains("FRAMEWISE_FRAMS"))
+            .collect::<Vec<_>>(),
+        ["framewise: warning: FRAMEWISE_FRAMS is no variable framewise reads (did you mean FRAMEWISE_FRAMES?)"]
+    );
+}

@@ -212,3 +212,102 @@ fn the_check_script_tests_the_cli_with_gpu_support() {
         );
     }
 }
+
+/// Doctor reported only the first variable that did not parse, left `FRAMEWISE_DIR` and
+/// `FRAMEWISE_AUTOMATED` out of `environment.set`, and never named a misspelt variable.
+#[test]
+fn doctor_reports_every_bad_variable_and_those_it_does_not_know() {
+    let dir = Dir::new();
+    let run = dir
+        .run_env(
+            &["doctor", "--json"],
+            &[
+                ("FRAMEWISE_SEED", "abc"),
+                ("FRAMEWISE_FRAMES", "0"),
+                ("FRAMEWISE_FRAMS", "30"),
+                ("FRAMEWISE_DIR", "logs"),
+                ("FRAMEWISE_AUTOMATED", "yes"),
+            ],
+        )
+        .expect(0);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    let env = &run.json()["environment"];
+    assert_eq!(
+        env["errors"],
+        serde_json::json!([
+            "environment variable FRAMEWISE_FRAMES=\"0\": expected a frame count above 0",
+            "environment variable FRAMEWISE_SEED=\"abc\": expected an unsigned 64-bit integer"
+        ]),
+        "{env}"
+    );
+    let error = env["error"].as_str().expect("error");
+    assert!(
+        error.contains("FRAMEWISE_FRAMES") && error.contains("FRAMEWISE_SEED"),
+        "{error}"
+    );
+    assert_eq!(env["set"]["FRAMEWISE_DIR"], "logs", "{env}");
+    assert_eq!(env["set"]["FRAMEWISE_AUTOMATED"], "yes", "{env}");
+    assert_eq!(
+        env["unknown"],
+        serde_json::json!([{"name": "FRAMEWISE_FRAMS", "nearest": "FRAMEWISE_FRAMES"}]),
+        "{env}"
+    );
+    let run = dir
+        .run_env(&["doctor"], &[("FRAMEWISE_FRAMS", "30")])
+        .expect(0);
+    assert!(
+        run.stdout.contains(
+            "FRAMEWISE_* unknown   not read by framewise: FRAMEWISE_FRAMS (did you mean FRAMEWISE_FRAMES?)"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
+/// `FRAMEWISE_DIR=/dev/null` was reported as an incident log `on` in /dev/null.
+#[test]
+fn doctor_says_an_incident_log_directory_that_cannot_be_used() {
+    let dir = Dir::new();
+    dir.write("a-file", "");
+    for (named, why) in [
+        ("/dev/null", "it is a device, not a directory"),
+        ("a-file", "it is a file, not a directory"),
+        (
+            "a-file/logs",
+            "it cannot be made: a-file is a file, not a directory",
+        ),
+    ] {
+        let json = dir
+            .run_env(&["doctor", "--json"], &[("FRAMEWISE_DIR", named)])
+            .expect(0)
+            .json();
+        let log = &json["incident_log"];
+        assert_eq!(log["state"], "unusable", "{named}: {log}");
+        assert_eq!(log["dir"], named, "{log}");
+        let reason = log["reason"].as_str().expect("reason");
+        assert!(
+            reason.starts_with(&format!(
+                "FRAMEWISE_DIR names {named}, which cannot be used: {why};"
+            )),
+            "{reason}"
+        );
+        assert!(
+            json["degraded"]
+                .as_array()
+                .expect("degraded")
+                .iter()
+                .any(|d| d["feature"] == "incident-log" && d["reason"] == log["reason"]),
+            "{json}"
+        );
+    }
+    // A directory not made yet is made at a session's start: on.
+    let json = dir
+        .run_env(&["doctor", "--json"], &[("FRAMEWISE_DIR", "new/logs")])
+        .expect(0)
+        .json();
+    assert_eq!(
+        json["incident_log"]["state"], "on",
+        "{}",
+        json["incident_log"]
+    );
+}

@@ -236,7 +236,8 @@ pub struct DemoConfig {
     pub frames: u64,
     /// Worker threads for the job system (0: one per available core).
     pub threads: usize,
-    /// Capture level (default `workload`: topology and per-pass counts).
+    /// Capture level (default `workload`: topology and per-pass counts); `FRAMEWISE_LEVEL`
+    /// wins over it.
     pub level: CaptureLevel,
     /// Normal or slow build.
     pub variant: Variant,
@@ -250,17 +251,18 @@ pub struct DemoConfig {
     /// Press the usermark "hotkey" at this frame.
     pub usermark_at: Option<u64>,
     /// Where the capture goes; `None` runs the game without recording (the overhead
-    /// baseline). `FRAMEWISE_CAPTURE`, when set, wins over this.
+    /// baseline). `FRAMEWISE_CAPTURE`, when set, wins over a path here (and is refused with
+    /// `None`: see [`DemoConfig::with_env`]).
     pub output: Option<PathBuf>,
     /// Also run a real wgpu workload each frame and time it (a GPU track in the capture).
     /// Needs the `gpu` cargo feature, a GPU adapter (a software one such as lavapipe will
     /// do) and a recording: without any of them the run is refused with the reason, never
     /// silently run CPU-only.
     pub gpu: bool,
-    /// Pins the simulation step; `None` takes `FRAMEWISE_FIXED_DT`, else the measured frame
-    /// time (clamped) as a real game would.
+    /// Pins the simulation step; `None` steps by the measured frame time (clamped) as a real
+    /// game would. `FRAMEWISE_FIXED_DT` wins over it.
     pub fixed_dt: Option<Duration>,
-    /// Write this frame's image as PNG; `None` takes `FRAMEWISE_GOLDEN_FRAME`.
+    /// Write this frame's image as PNG. `FRAMEWISE_GOLDEN_FRAME` wins over it.
     pub golden_frame: Option<u64>,
     /// Where the golden PNG goes; `None`: beside the capture as `<stem>.frame-<K>.png`, or
     /// `framewise-demo.frame-<K>.png` in the working directory when not recording.
@@ -332,17 +334,27 @@ impl DemoConfig {
     }
 
     /// This configuration with the recorder's `FRAMEWISE_*` settings applied, as [`crate::run`]
-    /// plays it: the fixed step and golden frame when not set here, the seed and resolution
-    /// (a bench's declared settings), and under the harness the session's frame limit.
+    /// plays it, whether or not `FRAMEWISE_CAPTURE` is set: **a variable that is set wins over
+    /// the field it names** — the capture path (`FRAMEWISE_CAPTURE`, unless the run records
+    /// nothing: `output` is `None`, which [`DemoConfig::validate`] refuses with the variable
+    /// set), the run's length (`FRAMEWISE_FRAMES`, its schedule rescaled to it), the level,
+    /// the fixed step, the golden frame, the seed and the resolution. A harness (a bench, a
+    /// golden check) sets them to measure the run it names, whatever the command's flags say.
+    /// `FRAMEWISE_WRITER`, `FRAMEWISE_NOTE` and `FRAMEWISE_BUILD` have no field here: the
+    /// session takes them (`SessionBuilder::apply_env`).
     pub fn with_env(mut self, env: &framewise::env::EnvConfig) -> Self {
-        if self.fixed_dt.is_none() {
-            self.fixed_dt = env.fixed_dt;
+        if let (Some(capture), Some(_)) = (&env.capture, &self.output) {
+            self.output = Some(capture.clone());
         }
-        if self.golden_frame.is_none() {
-            self.golden_frame = env.golden_frame;
+        if let Some(level) = env.level {
+            self.level = level;
         }
-        // The harness's seed and resolution are the bench's declared settings: they replace
-        // the run's own, so a bench that sets them measures the world and the image it names.
+        if let Some(dt) = env.fixed_dt {
+            self.fixed_dt = Some(dt);
+        }
+        if let Some(frame) = env.golden_frame {
+            self.golden_frame = Some(frame);
+        }
         if let Some(seed) = env.seed {
             self.seed = seed;
         }
@@ -350,23 +362,20 @@ impl DemoConfig {
             self.scale.width_px = width_px;
             self.scale.height_px = height_px;
         }
-        // Under the harness the session's frame limit is the run's length.
-        if env.capture.is_some() {
-            if let Some(frames) = env.frames {
-                if frames != self.frames {
-                    // A quiet run (no hitches, no pause) stays quiet at its new length.
-                    let quiet = self.schedule.hitches().is_empty() && self.schedule.pause.is_none();
-                    let mut schedule = Schedule::for_run(frames, self.scale.agents);
-                    if quiet {
-                        schedule.spawn_wave_at = None;
-                        schedule.new_material_at = None;
-                        schedule.texture_stream_at = None;
-                        schedule.pathfind_rebuild_at = None;
-                        schedule.pause = None;
-                    }
-                    self.schedule = schedule;
-                    self.frames = frames;
+        if let Some(frames) = env.frames {
+            if frames != self.frames {
+                // A quiet run (no hitches, no pause) stays quiet at its new length.
+                let quiet = self.schedule.hitches().is_empty() && self.schedule.pause.is_none();
+                let mut schedule = Schedule::for_run(frames, self.scale.agents);
+                if quiet {
+                    schedule.spawn_wave_at = None;
+                    schedule.new_material_at = None;
+                    schedule.texture_stream_at = None;
+                    schedule.pathfind_rebuild_at = None;
+                    schedule.pause = None;
                 }
+                self.schedule = schedule;
+                self.frames = frames;
             }
         }
         self
@@ -474,6 +483,13 @@ impl DemoConfig {
             // The recorder's environment, read again when the run starts: a bad variable is
             // refused with the arguments, before anything is scaffolded or run.
             let env = framewise::env::EnvConfig::from_env()?;
+            if let (Some(capture), None) = (&env.capture, &self.output) {
+                return bad(format!(
+                    "FRAMEWISE_CAPTURE={} asks for a recording, but this run records nothing \
+                     (--no-record): unset the variable or record",
+                    capture.display()
+                ));
+            }
             if let Some((width, height)) = env.resolution {
                 if !framebuffer_fits(width, height) {
                     return bad(format!(
@@ -592,5 +608,61 @@ mod tests {
         late.schedule.spawn_wave_at = Some(5000);
         assert!(late.validate().is_err());
         assert!(Variant::parse("slow") == Some(Variant::Slow) && Variant::parse("x").is_none());
+    }
+
+    /// `FRAMEWISE_FRAMES` and `FRAMEWISE_LEVEL` were applied only under `FRAMEWISE_CAPTURE`,
+    /// and a step or golden frame set here won over its variable.
+    #[test]
+    fn every_variable_wins_over_its_field_with_or_without_a_capture() {
+        let vars = |pairs: &'static [(&'static str, &'static str)]| {
+            framewise::env::EnvConfig::from_lookup(|name| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| (*v).to_owned())
+            })
+            .expect("the variables read")
+        };
+        let env = vars(&[
+            ("FRAMEWISE_FRAMES", "150"),
+            ("FRAMEWISE_LEVEL", "timing"),
+            ("FRAMEWISE_FIXED_DT", "0.02"),
+            ("FRAMEWISE_GOLDEN_FRAME", "7"),
+            ("FRAMEWISE_SEED", "9"),
+            ("FRAMEWISE_RESOLUTION", "320x180"),
+        ]);
+        let config = DemoConfig {
+            fixed_dt: Some(Duration::from_millis(10)),
+            golden_frame: Some(3),
+            ..DemoConfig::with_frames(300)
+        }
+        .with_env(&env);
+        assert_eq!(config.frames, 150);
+        assert_eq!(config.schedule, Schedule::for_frames(150));
+        assert_eq!(config.level, CaptureLevel::Timing);
+        assert_eq!(config.fixed_dt, Some(Duration::from_millis(20)));
+        assert_eq!(config.golden_frame, Some(7));
+        assert_eq!(config.seed, 9);
+        assert_eq!((config.scale.width_px, config.scale.height_px), (320, 180));
+        assert_eq!(config.output, Some(PathBuf::from("framewise-demo.sgpt")));
+        // A quiet run stays quiet at its new length.
+        let quiet = DemoConfig {
+            schedule: Schedule::quiet(300),
+            ..DemoConfig::with_frames(300)
+        }
+        .with_env(&env);
+        assert!(quiet.schedule.hitches().is_empty() && quiet.schedule.pause.is_none());
+        // The capture path replaces the run's, but never makes a run without one record.
+        let env = vars(&[("FRAMEWISE_CAPTURE", "e.sgpt")]);
+        let recorded = DemoConfig::default().with_env(&env);
+        assert_eq!(recorded.output, Some(PathBuf::from("e.sgpt")));
+        let unrecorded = DemoConfig {
+            output: None,
+            ..DemoConfig::default()
+        }
+        .with_env(&env);
+        assert_eq!(unrecorded.output, None);
+        // Applying them twice changes nothing more.
+        assert_eq!(recorded.clone().with_env(&env), recorded);
     }
 }

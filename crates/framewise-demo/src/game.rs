@@ -46,9 +46,10 @@ struct Labels {
     pixels_shaded: Label,
 }
 
-/// Runs the demo: boots, loads, plays `config.frames` frames (fewer if the harness's
-/// `FRAMEWISE_FRAMES` ends the session first), records them when asked, and returns the
-/// tallies.
+/// Runs the demo: boots, loads, plays `config.frames` frames, records them when asked, and
+/// returns the tallies. With `use_env`, the recorder's `FRAMEWISE_*` variables that are set
+/// win over the configuration's fields ([`DemoConfig::with_env`]: `FRAMEWISE_FRAMES` is the
+/// run's length, recorded or not), and the session takes the rest (writer, note, build).
 pub fn run(config: DemoConfig) -> Result<DemoOutcome, DemoError> {
     let wall = Instant::now();
     let env = if config.use_env {
@@ -76,7 +77,8 @@ pub fn run(config: DemoConfig) -> Result<DemoOutcome, DemoError> {
         .start_handler(|_| alloc::count_worker_thread())
         .build()?;
 
-    let capture = env.capture.clone().or_else(|| config.output.clone());
+    // `FRAMEWISE_CAPTURE` already in it (`with_env`).
+    let capture = config.output.clone();
     // The device comes first: META, written when the session starts, describes it.
     let gpu_device = if config.gpu {
         if capture.is_none() {
@@ -131,29 +133,17 @@ pub fn run(config: DemoConfig) -> Result<DemoOutcome, DemoError> {
                 None if config.use_env => builder,
                 None => builder.incident_log(false),
             };
-            if env.capture.is_some() {
-                builder = builder.apply_env(&env);
-            }
+            // The harness's variables, each the same whether or not `FRAMEWISE_CAPTURE` is
+            // set: the level and frame count (already in `config`), the writer, the note.
+            builder = builder.apply_env(&env);
             if let Some(device) = &gpu_device {
                 builder = device.declare(builder);
             }
-            // Written in place (the capture is readable, and recoverable, while it grows);
-            // a FIFO or a device is written through as a stream, never replaced.
-            let sink =
-                match framewise_output::destination(path).map_err(|source| DemoError::Output {
-                    path: path.clone(),
-                    source,
-                })? {
-                    framewise_output::Destination::File(target) => framewise::Sink::Path(target),
-                    framewise_output::Destination::Through(target) => framewise::Sink::stream(
-                        framewise_output::open_through(path, &target).map_err(|source| {
-                            DemoError::Output {
-                                path: path.clone(),
-                                source,
-                            }
-                        })?,
-                    ),
-                };
+            // Written in place (the capture is readable, and recoverable, while it grows),
+            // at the file its symlinks lead to. The recorder refuses a path that is no
+            // regular file (a FIFO, a device, a directory) or that is one of the incident
+            // log's files, before it opens anything.
+            let sink = framewise::Sink::Path(path.clone());
             Some(builder.start(sink)?)
         }
     };

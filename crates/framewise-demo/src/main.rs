@@ -8,16 +8,34 @@
 
 use std::process::ExitCode;
 
+/// `eprintln!` that never panics: when stderr cannot be written (`2>/dev/full`, a closed
+/// pipe) the line is lost, and the exit code still says what happened.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `println!` that never panics (see [`say!`]): a report whose reader went away
+/// (`framewise-demo | head -1`) or whose disk is full is lost, never a panic.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 #[global_allocator]
 static ALLOC: framewise_demo::CountingAlloc = framewise_demo::CountingAlloc::new();
 
 fn main() -> ExitCode {
     if let Some(arg) = std::env::args().nth(1) {
         if arg == "--version" || arg == "-V" {
-            println!("framewise-demo {}", env!("CARGO_PKG_VERSION"));
+            out!("framewise-demo {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
-        eprintln!(
+        say!(
             "framewise-demo: usage error: {arg}: framewise-demo takes no arguments (it is the \
              game, recorded through the FRAMEWISE_* environment); `framewise demo --help` has \
              the flags"
@@ -30,14 +48,14 @@ fn main() -> ExitCode {
             let frames = outcome.frames.len();
             let secs = outcome.wall_ns as f64 / 1e9;
             match &outcome.capture {
-                Some(path) => println!(
+                Some(path) => out!(
                     "recorded {frames} frames in {secs:.1} s to {}",
                     path.display()
                 ),
-                None => println!("ran {frames} frames in {secs:.1} s (not recorded)"),
+                None => out!("ran {frames} frames in {secs:.1} s (not recorded)"),
             }
             if let Some(ms) = outcome.steady_mean_period_ms() {
-                println!(
+                out!(
                     "steady play frames: mean period {ms:.2} ms on {} worker threads",
                     outcome.threads
                 );
@@ -50,7 +68,7 @@ fn main() -> ExitCode {
                     .and_then(|f| f.period_ns)
                     .map(|ns| format!("{:.1} ms", ns as f64 / 1e6))
                     .unwrap_or_else(|| "unknown".into());
-                println!(
+                out!(
                     "injected {} at frame {} (period {period}; expect {})",
                     h.cause.name(),
                     h.frame,
@@ -59,32 +77,35 @@ fn main() -> ExitCode {
             }
             if let Some(gpu) = &outcome.gpu {
                 match &gpu.timestamps_absent {
-                    None => println!(
+                    None => out!(
                         "GPU track: {} frames timed on {} ({} adapter, {})",
-                        gpu.frames_delivered, gpu.adapter, gpu.adapter_type, gpu.backend
+                        gpu.frames_delivered,
+                        gpu.adapter,
+                        gpu.adapter_type,
+                        gpu.backend
                     ),
-                    Some(reason) => println!(
+                    Some(reason) => out!(
                         "GPU passes recorded on {} without times: {reason}",
                         gpu.adapter
                     ),
                 }
             }
             if !outcome.snaps.is_empty() {
-                println!("snap-back bug fired at frames {:?}", outcome.snaps);
+                out!("snap-back bug fired at frames {:?}", outcome.snaps);
             }
             if let Some(path) = &outcome.golden {
-                println!("golden frame written to {}", path.display());
+                out!("golden frame written to {}", path.display());
             }
             if let Some(report) = &outcome.report {
                 if !report.is_complete() {
-                    eprintln!("framewise-demo: the capture is incomplete: {report:?}");
+                    say!("framewise-demo: the capture is incomplete: {report:?}");
                     return ExitCode::from(1);
                 }
             }
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("framewise-demo: {error:#}");
+            say!("framewise-demo: {error:#}");
             ExitCode::from(4)
         }
     }

@@ -148,3 +148,83 @@ fn the_binary_takes_no_flags_the_cli_verb_does() {
     assert!(stderr.contains("framewise demo --help"), "{stderr}");
     assert!(output.stdout.is_empty());
 }
+
+/// The binary under the harness records where the recorder lets it: a capture path that is
+/// one of the incident log's files is refused at start, one line, nothing written (the
+/// recorder's rolling `profile.json` replaced the capture), and a FIFO is refused without
+/// waiting for a reader.
+#[test]
+fn the_binary_refuses_a_capture_the_recorder_refuses() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join(".framewise")).expect("dir");
+    let fifo = dir.path().join("fifo");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(made, "mkfifo");
+    for (capture, reason) in [
+        (
+            ".framewise/profile.json",
+            "framewise-demo: cannot start recording: cannot record into .framewise/profile.json: \
+             it is the incident log's profile.json, the rolling summary the recorder rewrites \
+             while it records: the capture would be lost; name another file",
+        ),
+        (
+            "fifo",
+            "framewise-demo: cannot start recording: cannot record into fifo: it is a FIFO with no \
+             reader yet",
+        ),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_framewise-demo"))
+            .current_dir(dir.path())
+            .env("FRAMEWISE_CAPTURE", capture)
+            .env("FRAMEWISE_FRAMES", "5")
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(4), "{capture}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{stderr}");
+        assert!(lines[0].starts_with(reason), "{stderr}");
+    }
+    assert!(!dir.path().join(".framewise/profile.json").exists());
+}
+
+/// `eprintln!` and `println!` panic when their stream cannot be written: the binary exited
+/// 101 with `2>/dev/full` instead of its own code.
+#[test]
+fn the_binary_never_panics_on_a_stream_it_cannot_write() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(full) = full_device(dir.path()) else {
+        return;
+    };
+    let usage = Command::new(env!("CARGO_BIN_EXE_framewise-demo"))
+        .arg("--frames")
+        .stderr(full.try_clone().expect("a second handle"))
+        .status()
+        .expect("the binary runs");
+    assert_eq!(usage.code(), Some(4), "the usage error's own code");
+    let version = Command::new(env!("CARGO_BIN_EXE_framewise-demo"))
+        .arg("--version")
+        .stdout(full)
+        .status()
+        .expect("the binary runs");
+    assert_eq!(version.code(), Some(0));
+}
+
+/// A device like `/dev/full` (1, 7: every write fails with ENOSPC), made in `dir` rather than
+/// taken from the machine's `/dev`; `None`, said on stderr, where `mknod` needs more rights.
+fn full_device(dir: &std::path::Path) -> Option<std::fs::File> {
+    let path = dir.join("full");
+    let made = std::process::Command::new("mknod")
+        .arg(&path)
+        .args(["c", "1", "7"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("skipping: mknod needs root here");
+        return None;
+    }
+    std::fs::OpenOptions::new().write(true).open(&path).ok()
+}

@@ -140,6 +140,25 @@ fn follow(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other("too many levels of symbolic links"))
 }
 
+/// `path` as given, then each name its symlinks lead to, in order (the last is the file
+/// reached, or the name a dangling link gives), at most `MAX_SYMLINKS` links deep: every
+/// name a guard that refuses certain files by name must judge.
+pub fn link_chain(path: &Path) -> Vec<PathBuf> {
+    let mut chain = vec![path.to_path_buf()];
+    let mut hop = path.to_path_buf();
+    for _ in 0..MAX_SYMLINKS {
+        let Ok(next) = std::fs::read_link(&hop) else {
+            break;
+        };
+        hop = match hop.parent() {
+            Some(parent) if next.is_relative() => parent.join(next),
+            _ => next,
+        };
+        chain.push(hop.clone());
+    }
+    chain
+}
+
 /// Where the bytes for `path` go: follows symlinks, then tells a regular file (or none)
 /// from anything else. A directory is an error that names `path`.
 pub fn destination(path: &Path) -> io::Result<Destination> {

@@ -23,6 +23,18 @@ pub enum StartError {
         #[source]
         source: io::Error,
     },
+    /// The capture path names something a session does not record into: not a regular file
+    /// (a FIFO, a device, a directory, a socket), or a file of the incident log's directory
+    /// (`perf.jsonl`, `fixes.jsonl`, `bench-history.jsonl`, `profile.json`, `census.json`),
+    /// which the capture would destroy (see [`crate::check_capture_path`]). Nothing was
+    /// opened or written.
+    #[error("cannot record into {path}: {reason}")]
+    CapturePath {
+        /// The path asked for.
+        path: PathBuf,
+        /// Why it is refused.
+        reason: String,
+    },
     /// The capture header or META record could not be written to the sink.
     #[error("cannot write the capture header: {0}")]
     Encode(#[from] EncodeError),

@@ -92,7 +92,7 @@ pub use session::{
     DEFAULT_GPU_WAIT_FRAMES, DEFAULT_QUEUE_BYTES, DEFAULT_QUEUE_FRAMES,
     DEFAULT_REALTIME_QUEUE_FRAMES, DEFAULT_USERMARK_WINDOW,
 };
-pub use sink::{Sink, WriteSeek};
+pub use sink::{check_capture_path, Sink, WriteSeek};
 pub use topology::{EdgeDesc, PassDesc, ResourceDesc, TopologyDesc, TopologyId};
 pub use writer::{FrameWritten, WriterMode};
 

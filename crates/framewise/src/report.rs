@@ -41,6 +41,10 @@ pub enum Warning {
         /// Why.
         message: String,
     },
+    /// A `FRAMEWISE_*` variable is set that framewise does not read: most likely a misspelt
+    /// one, which would otherwise change nothing without a word. Given once per process, for
+    /// each such variable, when its first session starts.
+    UnknownVariable(crate::env::UnknownVariable),
 }
 
 impl fmt::Display for Warning {
@@ -73,6 +77,7 @@ impl fmt::Display for Warning {
                 "census file not written: {}: {message}; censuses still go into the capture",
                 path.display()
             ),
+            Warning::UnknownVariable(variable) => write!(f, "{variable}"),
         }
     }
 }

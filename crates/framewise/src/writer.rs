@@ -599,7 +599,12 @@ fn write_frame(
 pub(crate) fn emit_warning(shared: &Shared, hook: Option<&WarningHook>, warning: Warning) {
     match hook {
         Some(hook) => hook(&warning),
-        None => eprintln!("framewise: warning: {warning}"),
+        // Never `eprintln!`, which panics when stderr cannot be written (`2>/dev/full`, a
+        // closed pipe): the line is lost, and the warning is still in the report.
+        None => {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "framewise: warning: {warning}");
+        }
     }
     lock(&shared.warnings).push(warning);
 }

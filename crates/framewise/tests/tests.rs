@@ -14,6 +14,8 @@ mod common;
 #[cfg(not(feature = "disabled"))]
 mod alloc;
 #[cfg(not(feature = "disabled"))]
+mod capture_path;
+#[cfg(not(feature = "disabled"))]
 mod census;
 #[cfg(not(feature = "disabled"))]
 mod counters;

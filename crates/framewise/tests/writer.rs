@@ -483,11 +483,13 @@ fn a_frame_is_reported_written_only_once_the_file_holds_it() {
     }
 }
 
-/// A path that names a FIFO is written as a stream, never sought: the reader at the other
-/// end gets every frame and a directory whose record is whole (its CRC computed before it
-/// is sent, as a stream's is), and stop reports no error where it failed to seek.
+/// A FIFO is written as a stream, never sought: the reader at the other end gets every
+/// frame and a directory whose record is whole (its CRC computed before it is sent, as a
+/// stream's is), and stop reports no error where it failed to seek. Here the program opens it
+/// and hands it over as a stream (a FIFO's path whose reader is there streams the same way:
+/// `capture_path.rs`).
 #[test]
-fn a_fifo_path_is_recorded_as_a_stream_with_a_whole_directory() {
+fn a_fifo_is_recorded_as_a_stream_with_a_whole_directory() {
     let _serial = common::serial();
     let (_dir, path) = common::temp_capture("fifo");
     let status = std::process::Command::new("mkfifo")
@@ -497,9 +499,14 @@ fn a_fifo_path_is_recorded_as_a_stream_with_a_whole_directory() {
     assert!(status.success());
     let reader_path = path.clone();
     let reader = std::thread::spawn(move || std::fs::read(reader_path).expect("read the fifo"));
+    // Opening for writing waits for the reader, as `cat > FIFO` does.
+    let fifo = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .expect("open the fifo");
     let session = Session::builder()
         .writer_mode(WriterMode::Lossless)
-        .start(path.as_path())
+        .start(Sink::stream(fifo))
         .unwrap();
     for _ in 0..20 {
         record_scopes(10);

@@ -140,18 +140,7 @@ pub enum GateConfigError {
 
 /// Edit distance (insertions, deletions, substitutions) between two strings, by chars.
 pub(super) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substituted = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substituted.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
+    strsim::levenshtein(a, b)
 }
 
 /// Up to three `candidates` nearest to `target`, nearest first, among those close enough to

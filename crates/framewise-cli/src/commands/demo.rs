@@ -19,21 +19,27 @@ use crate::input;
 use crate::output;
 
 /// How to run the demo game.
+///
+/// A recorder variable that is set (`FRAMEWISE_CAPTURE`, `FRAMEWISE_FRAMES`,
+/// `FRAMEWISE_LEVEL`, `FRAMEWISE_SEED`, `FRAMEWISE_FIXED_DT`, `FRAMEWISE_GOLDEN_FRAME`) wins
+/// over the flag that says the same, as under a bench's harness; stderr says so when the two
+/// disagree. Hence the flags with a default are options here: a default is no disagreement.
 #[derive(Clone, Debug, clap::Args)]
 pub struct DemoArgs {
-    /// Seed for every decision the game makes.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Frames to run (the hitch schedule scales to fit; a run shorter than 59 frames has
-    /// no hitches and no pause).
-    #[arg(long, default_value_t = DEFAULT_FRAMES, value_parser = clap::value_parser!(u64).range(1..))]
-    pub frames: u64,
+    /// Seed for every decision the game makes [default: 1] (FRAMEWISE_SEED wins over it).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Frames to run [default: 1200] (the hitch schedule scales to fit; a run shorter than 59
+    /// frames has no hitches and no pause; FRAMEWISE_FRAMES wins over it).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub frames: Option<u64>,
     /// Worker threads (0: one per core; at most 8 per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Capture level: timing, structure, workload, verbose (or 0-3).
-    #[arg(long, default_value = "workload")]
-    pub level: String,
+    /// Capture level: timing, structure, workload, verbose (or 0-3) [default: workload]
+    /// (FRAMEWISE_LEVEL wins over it).
+    #[arg(long)]
+    pub level: Option<String>,
     /// `normal` (the default), or `slow` (batching disabled: many more draw calls).
     #[arg(long, value_name = "VARIANT")]
     pub variant: Option<String>,
@@ -51,16 +57,17 @@ pub struct DemoArgs {
     /// Press the usermark hotkey at this frame.
     #[arg(long, value_name = "FRAME")]
     pub usermark_at: Option<u64>,
-    /// Capture path.
-    #[arg(short = 'o', long, default_value = "framewise-demo.sgpt")]
-    pub output: PathBuf,
-    /// Run without recording (the overhead baseline).
+    /// Capture path [default: framewise-demo.sgpt] (FRAMEWISE_CAPTURE wins over it).
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// Run without recording (the overhead baseline; a usage error with FRAMEWISE_CAPTURE
+    /// set).
     #[arg(long, conflicts_with = "output")]
     pub no_record: bool,
-    /// Pin the simulation step, seconds (also FRAMEWISE_FIXED_DT).
+    /// Pin the simulation step, seconds in (0, 1) (FRAMEWISE_FIXED_DT wins over it).
     #[arg(long, value_name = "SECONDS")]
     pub fixed_dt: Option<f64>,
-    /// Write this frame's image as PNG (also FRAMEWISE_GOLDEN_FRAME).
+    /// Write this frame's image as PNG (FRAMEWISE_GOLDEN_FRAME wins over it).
     #[arg(long, value_name = "FRAME")]
     pub golden_frame: Option<u64>,
     /// Where the golden PNG goes.
@@ -120,12 +127,15 @@ impl DemoArgs {
             .as_deref()
             .or(file.variant.as_deref())
             .unwrap_or("normal");
-        let level = parse_level(&self.level).ok_or_else(|| {
-            bad(format!(
-                "--level {}: expected timing, structure, workload, verbose or 0-3",
-                self.level
-            ))
-        })?;
+        let level = match &self.level {
+            None => CaptureLevel::Workload,
+            Some(name) => parse_level(name).ok_or_else(|| {
+                bad(format!(
+                    "--level {name}: expected timing, structure, workload, verbose or 0-3"
+                ))
+            })?,
+        };
+        let frames = self.frames.unwrap_or(DEFAULT_FRAMES);
         let variant = Variant::parse(variant_name)
             .ok_or_else(|| bad(format!("--variant {variant_name}: expected normal or slow")))?;
         let fixed_dt = self
@@ -146,29 +156,106 @@ impl DemoArgs {
             })
             .transpose()?;
         Ok(DemoConfig {
-            seed: self.seed,
-            frames: self.frames,
+            seed: self.seed.unwrap_or(1),
+            frames,
             threads: self.threads,
             level,
             variant,
             shadows: !self.no_shadows && file.shadows.unwrap_or(true),
             snap_bug: self.snap_bug || file.snap_bug.unwrap_or(false),
             usermark_at: self.usermark_at,
-            output: (!self.no_record).then(|| self.output.clone()),
+            output: (!self.no_record).then(|| {
+                self.output
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from(DEFAULT_CAPTURE))
+            }),
             gpu: self.gpu,
             fixed_dt,
             golden_frame: self.golden_frame,
             golden_path: self.golden_path.clone(),
             schedule: if self.quiet {
-                Schedule::quiet(self.frames)
+                Schedule::quiet(frames)
             } else {
-                Schedule::for_frames(self.frames)
+                Schedule::for_frames(frames)
             },
             hold_hitches: self.hold_hitches,
             ..DemoConfig::default()
         })
     }
 }
+
+impl DemoArgs {
+    /// One stderr line for each flag given on the command line whose recorder variable is
+    /// set to something else: the variable wins (as under a bench's harness).
+    fn overridden_by(&self, env: &framewise::env::EnvConfig) -> Vec<String> {
+        use framewise::env;
+        let mut notes = Vec::new();
+        let mut note = |var: &str, value: String, flag: &str, given: String| {
+            notes.push(format!(
+                "framewise demo: {var}={value} wins over {flag} {given} (a recorder variable that is set wins over its flag)"
+            ));
+        };
+        if let (Some(given), Some(capture)) = (&self.output, &env.capture) {
+            if given != capture {
+                note(
+                    env::CAPTURE,
+                    capture.display().to_string(),
+                    "-o",
+                    given.display().to_string(),
+                );
+            }
+        }
+        if let (Some(given), Some(frames)) = (self.frames, env.frames) {
+            if given != frames {
+                note(
+                    env::FRAMES,
+                    frames.to_string(),
+                    "--frames",
+                    given.to_string(),
+                );
+            }
+        }
+        if let (Some(given), Some(level)) = (&self.level, env.level) {
+            if parse_level(given) != Some(level) {
+                note(
+                    env::LEVEL,
+                    level.name().to_owned(),
+                    "--level",
+                    given.clone(),
+                );
+            }
+        }
+        if let (Some(given), Some(seed)) = (self.seed, env.seed) {
+            if given != seed {
+                note(env::SEED, seed.to_string(), "--seed", given.to_string());
+            }
+        }
+        if let (Some(given), Some(dt)) = (self.fixed_dt, env.fixed_dt) {
+            if Duration::try_from_secs_f64(given).ok() != Some(dt) {
+                note(
+                    env::FIXED_DT,
+                    show(dt.as_secs_f64()),
+                    "--fixed-dt",
+                    show(given),
+                );
+            }
+        }
+        if let (Some(given), Some(frame)) = (self.golden_frame, env.golden_frame) {
+            if given != frame {
+                note(
+                    env::GOLDEN_FRAME,
+                    frame.to_string(),
+                    "--golden-frame",
+                    given.to_string(),
+                );
+            }
+        }
+        notes
+    }
+}
+
+/// The capture path when neither `-o` nor `FRAMEWISE_CAPTURE` names one.
+const DEFAULT_CAPTURE: &str = "framewise-demo.sgpt";
 
 /// `framewise demo`.
 #[derive(Debug, clap::Args)]
@@ -181,48 +268,70 @@ pub struct Args {
     pub view: bool,
 }
 
+/// Which setting named the capture path, for the messages that refuse it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Named {
+    /// `-o` (or its default).
+    Flag,
+    /// `FRAMEWISE_CAPTURE`.
+    Env,
+}
+
 /// Runs the verb.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let mut config = args.demo.to_config()?;
-    if let Some(path) = &config.output {
-        // The capture is read back to explain it: a FIFO or a device cannot be.
-        match framewise_output::destination(path)? {
-            framewise_output::Destination::Through(_) => anyhow::bail!(
-                "{}: not a regular file (a FIFO or a device); the demo reads its capture back to explain it",
-                path.display()
-            ),
-            // A capture with nowhere to go is refused with the arguments, before the
-            // incident log's directory is scaffolded and anything runs.
-            framewise_output::Destination::File(target) => {
-                refuse_missing_parent(path, &target, "the capture")?;
-            }
-        }
+    // The recorder's variables, read as the run reads them: one that does not parse is
+    // refused here, with the arguments.
+    let env = framewise::env::EnvConfig::from_env().map_err(framewise_demo::DemoError::from)?;
+    if let (Some(capture), true) = (&env.capture, args.demo.no_record) {
+        anyhow::bail!(
+            "--no-record conflicts with FRAMEWISE_CAPTURE={}, which asks for a recording: unset the variable or drop --no-record",
+            capture.display()
+        );
     }
-    if let Some(path) = &config.output {
-        output::refuse_log("-o", path)?;
+    // Where the capture goes: FRAMEWISE_CAPTURE wins over -o. Every check below is the same
+    // whichever named it, and all come before anything is scaffolded or run.
+    let capture = match (&config.output, &env.capture) {
+        (None, _) => None,
+        (Some(_), Some(path)) => Some((path.clone(), Named::Env)),
+        (Some(path), None) => Some((path.clone(), Named::Flag)),
+    };
+    let log_dir = incident_dir_path();
+    if let Some((path, named)) = &capture {
+        check_capture(path, *named, &log_dir)?;
     }
     if let Some(path) = &config.golden_path {
         output::refuse_log("--golden-path", path)?;
     }
-    if let (Some(capture), Some(golden)) = (&config.output, &config.golden_path) {
+    if let (Some((capture, _)), Some(golden)) = (&capture, &config.golden_path) {
         if output::same_file(capture, golden) {
             anyhow::bail!(
-                "--golden-path {} is also -o: the golden frame would overwrite the capture",
-                golden.display()
+                "--golden-path {} is also {}: the golden frame would overwrite the capture",
+                golden.display(),
+                if env.capture.is_some() {
+                    "FRAMEWISE_CAPTURE"
+                } else {
+                    "-o"
+                }
             );
         }
     }
     if let Some(path) = &config.golden_path {
         if let framewise_output::Destination::File(target) = framewise_output::destination(path)? {
-            refuse_missing_parent(path, &target, "the golden frame")?;
+            refuse_missing_parent(&path.display(), &target, "the golden frame")?;
         }
     }
     // Refused for its arguments before anything runs (it said "the demo game failed" for a
     // run that never started), and a recording refused leaves no `.framewise/` behind.
     config.validate()?;
-    if config.output.is_some() {
-        config.incident_dir = Some(incident_dir()?);
+    for note in args.demo.overridden_by(&env) {
+        say!("{note}");
     }
+    if config.output.is_some() {
+        config.incident_dir = Some(incident_dir(&log_dir)?);
+    }
+    // The run as the environment makes it (what `framewise_demo::run` plays).
+    let config = config.with_env(&env);
     let frames = config.frames;
     let message = match &config.output {
         Some(path) => format!(
@@ -331,42 +440,113 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     Ok(0)
 }
 
+/// Refuses a capture path the demo cannot record into and read back, named by `-o` or by
+/// `FRAMEWISE_CAPTURE` (the messages say which): a FIFO or a device (never opened: a FIFO
+/// would wait for a reader), a directory, a file in a directory that does not exist, and a
+/// file of the incident log's directory `log_dir` or of any `.framewise/` — `perf.jsonl`
+/// and the other logs, `profile.json` (which the recorder rewrites over the capture), whether
+/// they exist yet or not (the recorder's own rule, [`framewise::check_capture_path`]).
+fn check_capture(path: &Path, named: Named, log_dir: &Path) -> anyhow::Result<()> {
+    let (flag, shown) = match named {
+        Named::Flag => ("-o", path.display().to_string()),
+        Named::Env => (
+            "FRAMEWISE_CAPTURE",
+            format!("FRAMEWISE_CAPTURE={}", path.display()),
+        ),
+    };
+    let destination = framewise_output::destination(path).map_err(|e| match named {
+        Named::Flag => anyhow::Error::new(e),
+        Named::Env => anyhow::anyhow!("FRAMEWISE_CAPTURE: {e}"),
+    })?;
+    let target = match destination {
+        // The capture is read back to explain it: a FIFO or a device cannot be.
+        framewise_output::Destination::Through(_) => anyhow::bail!(
+            "{shown}: not a regular file (a FIFO or a device); the demo reads its capture back to explain it"
+        ),
+        framewise_output::Destination::File(target) => target,
+    };
+    // What no output of a verb replaces, where it exists: a log of `.framewise/` (through any
+    // links), the budgets file, a golden image, the rolling summary.
+    output::refuse_log(flag, path)?;
+    // A file of the incident log, even one not written yet in a directory not scaffolded yet,
+    // and in the directory `FRAMEWISE_DIR` names: the recorder's own rule.
+    match framewise::check_capture_path(path, Some(log_dir)) {
+        Ok(()) => {}
+        Err(framewise::StartError::CapturePath { reason, .. }) => {
+            anyhow::bail!("{shown}: {reason}")
+        }
+        Err(other) => return Err(other.into()),
+    }
+    // A capture with nowhere to go is refused with the arguments, before the incident log's
+    // directory is scaffolded and anything runs.
+    refuse_missing_parent(&shown, &target, "the capture")
+}
+
 /// Refuses a file the run would write into a directory that does not exist: said with the
 /// arguments, before the incident log's directory is scaffolded and the game runs.
-fn refuse_missing_parent(shown: &Path, target: &Path, what: &str) -> anyhow::Result<()> {
+fn refuse_missing_parent(
+    shown: &dyn std::fmt::Display,
+    target: &Path,
+    what: &str,
+) -> anyhow::Result<()> {
     let parent = target
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     if !parent.is_dir() {
         anyhow::bail!(
-            "{}: cannot create {what}: {}",
-            shown.display(),
+            "{shown}: cannot create {what}: {}",
             framewise_output::no_directory(parent)
         );
     }
     Ok(())
 }
 
-/// `.framewise/` in the working directory, scaffolded as `framewise init` does when missing:
-/// the recording's incident log goes there. Says so on stderr.
-fn incident_dir() -> anyhow::Result<PathBuf> {
-    let here = std::env::current_dir().context("the working directory")?;
-    let made = framewise_incidents::scaffold(&here)?;
-    let dir = Path::new(framewise_incidents::DIR_NAME);
+/// The directory the recording's incident log goes to, as the recorder and the other verbs
+/// find it: `FRAMEWISE_DIR` when set, else `.framewise/` in the working directory.
+fn incident_dir_path() -> PathBuf {
+    std::env::var_os(framewise_incidents::DIR_ENV)
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(
+            || PathBuf::from(framewise_incidents::DIR_NAME),
+            PathBuf::from,
+        )
+}
+
+/// `dir` ([`incident_dir_path`]), scaffolded as `framewise init` does when missing: the
+/// recording's incident log goes there. `.framewise/` of the working directory is scaffolded
+/// whole (a file it lacks is added); a directory `FRAMEWISE_DIR` names is taken as it is when
+/// it exists, as the recorder takes it (a harness's own directory gets no scaffold). Says so
+/// on stderr.
+fn incident_dir(dir: &Path) -> anyhow::Result<PathBuf> {
+    let named = std::env::var_os(framewise_incidents::DIR_ENV).is_some_and(|d| !d.is_empty());
+    if named && dir.is_dir() {
+        say!(
+            "framewise demo: incident log → {}",
+            dir.join(framewise_incidents::PERF_FILE).display()
+        );
+        return Ok(dir.to_owned());
+    }
+    let made = framewise_incidents::scaffold_dir(dir).with_context(|| {
+        if named {
+            "the incident log's directory (FRAMEWISE_DIR) cannot be used"
+        } else {
+            "the incident log's directory cannot be used"
+        }
+    })?;
     if made.created_dir {
         let files: Vec<String> = made
             .created
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect();
-        eprintln!(
+        say!(
             "framewise demo: created {}/ ({}) for the incident log",
             dir.display(),
             files.join(", ")
         );
     }
-    eprintln!(
+    say!(
         "framewise demo: incident log → {}",
         dir.join(framewise_incidents::PERF_FILE).display()
     );

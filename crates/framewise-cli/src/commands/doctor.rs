@@ -75,6 +75,9 @@ fn probe_clock() -> Result<(String, f64), String> {
     let session = framewise::Session::builder()
         .writer_mode(framewise::WriterMode::Lossless)
         .incident_log(false)
+        // Doctor reports what the recorder would warn about (an unknown `FRAMEWISE_*`
+        // variable) in its own report, not as a stray stderr line.
+        .on_warning(|_| {})
         .note("framewise doctor probe")
         .start(framewise::Sink::seekable(buffer.clone()))
         .map_err(|e| format!("the recorder could not start a probe session: {e}"))?;
@@ -179,7 +182,8 @@ struct Reasoned<T> {
 /// Whether a session started in this working directory would keep the live incident log.
 #[derive(Clone, Debug, Serialize)]
 struct IncidentLog {
-    /// `on` (a directory was found) or `off`.
+    /// `on` (a directory was found), `off` (none), or `unusable` (one is named, but a
+    /// session could not keep its log there).
     state: &'static str,
     /// The directory a session's log would go to; `None` when off.
     dir: Option<String>,
@@ -190,7 +194,31 @@ impl IncidentLog {
     /// The recorder's own rule (`framewise_incidents::locate`): `FRAMEWISE_DIR`, else
     /// `.framewise/` in the working directory.
     fn here() -> Self {
-        framewise_incidents::locate(None).map_or_else(Self::off, |dir| Self::on(&dir))
+        match framewise_incidents::locate(None) {
+            None => Self::off(),
+            Some(dir) => match unusable(&dir) {
+                Some(why) => Self::unusable(&dir, &why),
+                None => Self::on(&dir),
+            },
+        }
+    }
+
+    /// A directory is named, but a session could not keep its log there: `why`.
+    fn unusable(dir: &std::path::Path, why: &str) -> Self {
+        let shown = dir.display().to_string();
+        let named = if std::env::var_os(framewise_incidents::DIR_ENV).is_some_and(|d| !d.is_empty())
+        {
+            "FRAMEWISE_DIR names"
+        } else {
+            "the incident log goes to"
+        };
+        Self {
+            state: "unusable",
+            reason: format!(
+                "{named} {shown}, which cannot be used: {why}; a session started here keeps no incident log (it warns once and records on)"
+            ),
+            dir: Some(shown),
+        }
     }
 
     /// A session would log into `dir`.
@@ -215,11 +243,88 @@ impl IncidentLog {
     }
 }
 
-/// The `FRAMEWISE_*` harness variables that are set, and whether they parse.
+/// Why a session could not keep its incident log in `dir`, or `None` when it could: `dir`
+/// is a directory (or nothing yet, below a directory: the session scaffolds it) whose
+/// `perf.jsonl` is a file or nothing yet.
+fn unusable(dir: &std::path::Path) -> Option<String> {
+    let kind = |m: &std::fs::Metadata| {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_dir() {
+            "a directory"
+        } else if t.is_fifo() {
+            "a FIFO"
+        } else if t.is_socket() {
+            "a socket"
+        } else if t.is_char_device() || t.is_block_device() {
+            "a device"
+        } else {
+            "a file"
+        }
+    };
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {
+            let perf = dir.join(framewise_incidents::PERF_FILE);
+            match std::fs::metadata(&perf) {
+                Ok(m) if m.is_file() => None,
+                Ok(m) => Some(format!(
+                    "its {} is {}, not a file",
+                    framewise_incidents::PERF_FILE,
+                    kind(&m)
+                )),
+                Err(_) if std::fs::symlink_metadata(&perf).is_ok() => Some(format!(
+                    "its {} is a link to nothing",
+                    framewise_incidents::PERF_FILE
+                )),
+                Err(_) => None,
+            }
+        }
+        Ok(m) => Some(format!("it is {}, not a directory", kind(&m))),
+        Err(_) if std::fs::symlink_metadata(dir).is_ok() => {
+            Some("it is a link to nothing".to_owned())
+        }
+        Err(_) => {
+            // Made at a session's start, with its parents, below the nearest that exists.
+            let mut above = dir.parent();
+            while let Some(parent) = above.filter(|p| !p.as_os_str().is_empty()) {
+                if let Ok(m) = std::fs::metadata(parent) {
+                    return (!m.is_dir()).then(|| {
+                        format!(
+                            "it cannot be made: {} is {}, not a directory",
+                            parent.display(),
+                            kind(&m)
+                        )
+                    });
+                }
+                above = parent.parent();
+            }
+            None
+        }
+    }
+}
+
+/// The `FRAMEWISE_*` variables that are set, whether they parse, and those framewise does
+/// not read.
 #[derive(Clone, Debug, Serialize)]
 struct Environment {
+    /// Every variable framewise reads that is set: the harness's, `FRAMEWISE_DIR`,
+    /// `FRAMEWISE_AUTOMATED`, an integration's.
     set: BTreeMap<String, String>,
+    /// Every error of `errors`, joined with `; `; `None` when all parse.
     error: Option<String>,
+    /// Why each harness variable that is set does not parse, in the order of the harness's
+    /// table.
+    errors: Vec<String>,
+    /// `FRAMEWISE_*` variables framewise does not read (misspelt ones, most likely).
+    unknown: Vec<Unknown>,
+}
+
+/// A `FRAMEWISE_*` variable framewise does not read.
+#[derive(Clone, Debug, Serialize)]
+struct Unknown {
+    name: String,
+    /// The known name within a few edits of it, if any.
+    nearest: Option<&'static str>,
 }
 
 /// A feature this machine or build cannot provide, and why.
@@ -240,12 +345,26 @@ fn environment() -> Environment {
     use framewise::env;
     let set = env::ALL
         .iter()
+        .chain(env::OTHERS.iter())
         .filter_map(|n| {
             std::env::var_os(n).map(|v| ((*n).to_owned(), v.to_string_lossy().into_owned()))
         })
         .collect();
-    let error = env::EnvConfig::from_env().err().map(|e| e.to_string());
-    Environment { set, error }
+    let (_, errors) = env::EnvConfig::read(|name| std::env::var(name).ok());
+    let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    let unknown = env::unknown_variables_in_env()
+        .into_iter()
+        .map(|u| Unknown {
+            name: u.name,
+            nearest: u.nearest,
+        })
+        .collect();
+    Environment {
+        set,
+        error: (!errors.is_empty()).then(|| errors.join("; ")),
+        errors,
+        unknown,
+    }
 }
 
 /// What the GPU probe found, or why nothing was probed.
@@ -422,6 +541,9 @@ fn report_of(
         }
     };
     let (gpu_timestamps, timing_regime) = gpu_blocks(gpu_probe, &mut degraded_list);
+    if incident_log.state == "unusable" {
+        degraded_list.push(degraded("incident-log", incident_log.reason.clone()));
+    }
     Doctor {
         schema: "framewise.doctor/1",
         build: Build {
@@ -544,11 +666,13 @@ impl DoctorView {
                 )
             },
         ]);
+        let log = &d.incident_log;
         t.row(vec![
             "incident log".into(),
-            match &d.incident_log.dir {
-                Some(dir) => format!("on: {dir}"),
-                None => {
+            match (&log.dir, log.state) {
+                (Some(_), "unusable") => format!("unusable: {}", log.reason),
+                (Some(dir), _) => format!("on: {dir}"),
+                (None, _) => {
                     "off: no .framewise/ here (framewise init) and FRAMEWISE_DIR not set".into()
                 }
             },
@@ -563,6 +687,20 @@ impl DoctorView {
                 (None, false) => set.join(" "),
             },
         ]);
+        if !env.unknown.is_empty() {
+            let unknown: Vec<String> = env
+                .unknown
+                .iter()
+                .map(|u| match u.nearest {
+                    Some(nearest) => format!("{} (did you mean {nearest}?)", u.name),
+                    None => u.name.clone(),
+                })
+                .collect();
+            t.row(vec![
+                "FRAMEWISE_* unknown".into(),
+                format!("not read by framewise: {}", unknown.join(", ")),
+            ]);
+        }
         t
     }
 
@@ -621,6 +759,8 @@ mod tests {
         let environment = Environment {
             set: BTreeMap::from([("FRAMEWISE_FRAMES".to_owned(), "600".to_owned())]),
             error: None,
+            errors: Vec::new(),
+            unknown: Vec::new(),
         };
         let mut json =
             serde_json::to_value(report_of(clock, gpu, environment, IncidentLog::off())).unwrap();

@@ -10,8 +10,8 @@
 //! The run's incident log and `profile.json` go to `DIR/golden/NAME/.framewise/`
 //! (`FRAMEWISE_DIR`), never the project's: `check` and `hook-status` judge the game's last
 //! session or bench, not a run of K + 1 frames. A program that writes them elsewhere anyway
-//! (the demo scaffolds `.framewise/` where it runs) has the project's `profile.json` and
-//! `census.json` put back as they were before the run.
+//! (one that names its incident directory in code, which beats `FRAMEWISE_DIR`) has the
+//! project's `profile.json` and `census.json` put back as they were before the run.
 //!
 //! Exit: 0 the frame passes (or the golden was recorded); 1 it fails (SSIM below the
 //! threshold, or another size); 4 no golden recorded (or not a regular file), no such bench,
@@ -282,8 +282,8 @@ fn run_for_frame(
         (framewise::env::GOLDEN_FRAME, k.to_string()),
     ];
     // A program that writes its incident log where it likes rather than to FRAMEWISE_DIR
-    // (the demo scaffolds `.framewise/` in its working directory) would still replace the
-    // project's latest-session files: what they held before the run is put back after it.
+    // (one that names its incident directory in code, which beats it) would still replace
+    // the project's latest-session files: what they held before the run is put back after.
     let kept = LatestSession::keep(dir);
     let ran = crate::input::with_spinner(format!("running {name} to frame {k}"), || {
         harness::run_program(settings, &capture, &log, &incidents, &extra, || {})

@@ -105,14 +105,20 @@ impl SessionFacts {
     }
 }
 
-/// Whether this process runs under a robot: `FRAMEWISE_AUTOMATED=1`, or `CI` set to
-/// anything but empty, `0` or `false`.
+/// Whether this process runs under a robot: `FRAMEWISE_AUTOMATED` or `CI` set to anything
+/// but empty, `0` or `false` (any case, blanks around ignored): `1`, `true`, `yes` all count.
 pub fn automated_from_env() -> bool {
-    let set = |name: &str| {
-        std::env::var(name)
-            .is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
-    };
-    std::env::var("FRAMEWISE_AUTOMATED").is_ok_and(|v| v == "1") || set("CI")
+    automated_by(|name| std::env::var(name).ok())
+}
+
+/// [`automated_from_env`] over any environment (`lookup` returns a variable's value).
+pub fn automated_by(lookup: impl Fn(&str) -> Option<String>) -> bool {
+    ["FRAMEWISE_AUTOMATED", "CI"].into_iter().any(|name| {
+        lookup(name).is_some_and(|value| {
+            let value = value.trim().to_ascii_lowercase();
+            !value.is_empty() && value != "0" && value != "false"
+        })
+    })
 }
 
 /// The non-paused play since the last heartbeat.
@@ -460,5 +466,28 @@ impl Deriver {
             written: self.written(),
             dropped: self.dropped(),
         }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::automated_by;
+
+    /// An environment holding `name=value` alone.
+    fn only(name: &'static str, value: &'static str) -> impl Fn(&str) -> Option<String> {
+        move |n: &str| (n == name).then(|| value.to_owned())
+    }
+
+    #[test]
+    fn framewise_automated_takes_the_spellings_ci_takes() {
+        assert!(!automated_by(|_| None));
+        for name in ["FRAMEWISE_AUTOMATED", "CI"] {
+            for value in ["1", "true", "TRUE", "yes", " on "] {
+                assert!(automated_by(only(name, value)), "{name}={value:?}");
+            }
+            for value in ["", " ", "0", "false", "False"] {
+                assert!(!automated_by(only(name, value)), "{name}={value:?}");
+            }
+        }
     }
 }

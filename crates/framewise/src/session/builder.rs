@@ -1,8 +1,7 @@
 //! Configuring and starting a session.
 
 use std::collections::HashSet;
-use std::fs::File;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -27,6 +26,10 @@ use super::{
     DEFAULT_QUEUE_BYTES, DEFAULT_QUEUE_FRAMES, DEFAULT_REALTIME_QUEUE_FRAMES,
     DEFAULT_USERMARK_WINDOW,
 };
+
+/// Set once a session looked for `FRAMEWISE_*` variables framewise does not read: each is
+/// warned about once per process.
+static UNKNOWN_VARIABLES_CHECKED: AtomicBool = AtomicBool::new(false);
 
 /// Configures and starts a [`Session`].
 #[must_use = "a builder does nothing until `start`"]
@@ -317,10 +320,10 @@ impl SessionBuilder {
         let clock = SessionClock::start(self.clock);
         let (open, path) = match sink {
             Sink::Path(path) => {
-                let file = File::create(&path).map_err(|source| StartError::CreateFile {
-                    path: path.clone(),
-                    source,
-                })?;
+                // Checked against the directory the incident log goes to (whether or not the
+                // log is on: its files are never a capture's).
+                let log_dir = framewise_incidents::locate(self.incidents.dir.as_deref());
+                let file = crate::sink::open_capture(&path, log_dir.as_deref())?;
                 (OpenSink::file(file), Some(path))
             }
             Sink::Stream(stream) => (OpenSink::stream(stream), None),
@@ -377,6 +380,13 @@ impl SessionBuilder {
         );
         if let Some(warning) = incident_warning {
             crate::writer::emit_warning(&shared, self.on_warning.as_ref(), warning);
+        }
+        // A misspelt variable (`FRAMEWISE_FRAMS`) would change nothing without a word.
+        if !UNKNOWN_VARIABLES_CHECKED.swap(true, Ordering::Relaxed) {
+            for variable in crate::env::unknown_variables_in_env() {
+                let warning = Warning::UnknownVariable(variable);
+                crate::writer::emit_warning(&shared, self.on_warning.as_ref(), warning);
+            }
         }
 
         // Forget whatever was recorded while no session ran, then open the gate.
