@@ -469,17 +469,23 @@ impl FrameFile {
             length,
             ..FrameEntry::default()
         };
-        // A file cut shorter since: say so, rather than what a short read decodes as.
-        if let Ok(now) = self.file.metadata().map(|m| m.len()) {
-            if offset.saturating_add(length) > now {
-                return Err(changed(format!(
+        // A file cut shorter since: say so, rather than what a short read decodes as. Looked
+        // at before the read and again after a read that failed (the file may be cut while
+        // it is read).
+        let past_end = || {
+            let now = self.file.metadata().map(|m| m.len()).ok()?;
+            (offset.saturating_add(length) > now).then(|| {
+                changed(format!(
                     "the file is now {now} bytes, and the record at offset {offset} ({length} bytes) lies past its end"
-                )));
-            }
+                ))
+            })
+        };
+        if let Some(cut) = past_end() {
+            return Err(cut);
         }
         let mut frame = Frame::default();
         read::read_frame_at(&self.file, entry, &mut FrameDecoder::new(), &mut frame)
-            .map_err(|d| changed(d.to_string()))?;
+            .map_err(|d| past_end().unwrap_or_else(|| changed(d.to_string())))?;
         if frame.index != index || frame.cpu_begin_ns != begin_ns {
             return Err(changed(format!(
                 "the record at offset {offset} is frame {} beginning at {} ns, not frame {index} beginning at {begin_ns} ns",
