@@ -248,7 +248,7 @@ pub(crate) fn write_report(report: &BisectReport) {
         return;
     };
     if let Err(error) = framewise_census::write_bisect_file(&path, report) {
-        eprintln!(
+        say!(
             "framewise: bisection not written to {}: {error}",
             path.display()
         );

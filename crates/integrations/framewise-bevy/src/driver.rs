@@ -244,7 +244,7 @@ fn finish(world: &mut World, mut running: Running) {
     };
     match &result {
         Ok(report) => write_report(report),
-        Err(error) => eprintln!("framewise: bisection failed: {error}"),
+        Err(error) => say!("framewise: bisection failed: {error}"),
     }
     world.insert_resource(FramewiseBisectReport(result));
 }

@@ -39,7 +39,7 @@ pub(crate) fn frame_boundary(world: &mut World) {
                 crate::render::link(world, Some(&session));
                 world.insert_resource(FramewiseSession(session));
             }
-            Err(error) => eprintln!("framewise: not recording to {}: {error}", path.display()),
+            Err(error) => say!("framewise: not recording to {}: {error}", path.display()),
         }
         return;
     }
@@ -97,7 +97,7 @@ fn stop(world: &mut World) {
         match Arc::try_unwrap(session) {
             Ok(session) => world.insert_resource(FramewiseReport(session.stop())),
             // Someone else kept a reference: the capture closes when the last one drops.
-            Err(_) => eprintln!("framewise: the session is still shared; it stops when dropped"),
+            Err(_) => say!("framewise: the session is still shared; it stops when dropped"),
         }
     }
 }

@@ -116,6 +116,15 @@
 
 #![forbid(unsafe_code)]
 
+/// `eprintln!` that never panics: a game whose stderr cannot be written (`2>/dev/full`, a
+/// closed pipe) loses the plugin's line, not its frame.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 #[cfg(feature = "render")]
 mod bisect;
 #[cfg(feature = "render")]
@@ -257,7 +266,7 @@ impl Plugin for FramewisePlugin {
         let env = match EnvConfig::from_env() {
             Ok(env) => env,
             Err(error) => {
-                eprintln!("framewise: not recording: {error}");
+                say!("framewise: not recording: {error}");
                 return;
             }
         };
@@ -287,7 +296,7 @@ impl Plugin for FramewisePlugin {
             .contains_resource::<spans::SubscriberInstalled>()
             && app.is_plugin_added::<bevy::log::LogPlugin>()
         {
-            eprintln!("{}", spans::LOGS_LOST);
+            say!("{}", spans::LOGS_LOST);
         }
         #[cfg(feature = "render")]
         {

@@ -46,7 +46,7 @@ pub fn record_census(world: &mut World) -> Census {
     if let Some(dir) = framewise_incidents::locate(None) {
         let path = dir.join(CENSUS_FILE);
         if let Err(error) = framewise_census::write_census_file(&path, &history.0) {
-            eprintln!(
+            say!(
                 "framewise: census not written to {}: {error}",
                 path.display()
             );
@@ -84,7 +84,7 @@ pub(crate) fn install(app: &mut App, bisect_at: Option<(u64, BisectOptions)>) {
     let options = bisect_at.map(|(_, o)| o).unwrap_or_default();
     let updates = bisect_updates(std::env::var(BISECT_AT_ENV).ok(), bisect_at.map(|(n, _)| n))
         .unwrap_or_else(|message| {
-            eprintln!("framewise: {message}");
+            say!("framewise: {message}");
             None
         });
     if let Some(updates) = updates {

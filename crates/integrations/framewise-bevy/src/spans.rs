@@ -74,7 +74,7 @@ pub(crate) fn install_subscriber() -> bool {
         tracing::subscriber::set_global_default(subscriber).is_ok()
     });
     if !installed && !LAYER_GIVEN.load(Ordering::Relaxed) {
-        eprintln!(
+        say!(
             "framewise: another tracing subscriber is global (Bevy's LogPlugin?): no system \
              scopes are recorded unless it carries framewise_bevy::tracing_layer()"
         );

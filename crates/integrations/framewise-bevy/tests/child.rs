@@ -179,6 +179,44 @@ fn a_log_plugin_after_the_plugin_is_told_it_shows_no_logs() {
     assert!(!stderr.contains(LOGGED), "{stderr}");
 }
 
+/// The plugin's notices went through `eprintln!`, which panics when stderr cannot be
+/// written: a game run with `2>/dev/full` died at the plugin's build. A full device made in the
+/// test's own directory (never the machine's `/dev`).
+#[test]
+fn a_notice_to_an_unwritable_stderr_panics_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full");
+    let made = Command::new("mknod")
+        .arg(&full)
+        .args(["c", "1", "7"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("skipping: mknod needs root here");
+        return;
+    }
+    let path = dir.path().join("full-stderr.sgpt");
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args([
+            "--ignored",
+            "--exact",
+            "--test-threads=1",
+            "--nocapture",
+            "child::child_with_log_plugin",
+        ])
+        .env_remove("RUST_LOG")
+        .env("FRAMEWISE_BEVY_TEST_CAPTURE", &path)
+        .stderr(std::fs::OpenOptions::new().write(true).open(&full).unwrap());
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("FRAMEWISE_") && key != "FRAMEWISE_BEVY_TEST_CAPTURE" {
+            command.env_remove(key);
+        }
+    }
+    let output = command.output().unwrap();
+    assert!(passed(&output), "{output:?}");
+}
+
 #[test]
 #[ignore = "run by a_log_plugin_after_the_plugin_is_told_it_shows_no_logs in a child process"]
 fn child_with_log_plugin() {

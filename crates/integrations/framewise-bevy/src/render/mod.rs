@@ -72,7 +72,7 @@ pub(crate) fn install(app: &mut App) {
     render_app.insert_resource(link);
     graph::install(render_app);
     if bevy_diagnostics {
-        eprintln!(
+        say!(
             "framewise: Bevy's RenderDiagnosticsPlugin is added, so it owns the render \
              diagnostics: no GPU passes are recorded (remove it; the plugin reads them)"
         );
