@@ -356,3 +356,140 @@ fn importing_a_large_trace_holds_neither_its_text_nor_a_json_tree() {
         text.len()
     );
 }
+
+/// A gate on `frame.p95` between a whole trace and `cand`.
+fn gate_frames(base: &Capture, cand: &Capture) -> framewise_analysis::Verdict {
+    let mut cfg = framewise_analysis::GateConfig::empty();
+    cfg.set("frame.p95", 0.1).expect("valid");
+    framewise_analysis::gate(&summarize(base), &summarize(cand), &cfg)
+        .expect("gates frames")
+        .verdict
+}
+
+/// Text after the document was ignored unsaid: a second, slower trace appended to a file
+/// passed a gate on the first one's 200 frames (exit 0). It is damage now, so a comparison
+/// is inconclusive; whitespace after the document is no damage.
+#[test]
+fn text_after_the_trace_is_damage_and_whitespace_is_not() {
+    let whole = trace(120);
+    let base = chrome::import(whole.as_bytes(), &LoadOptions::default()).expect("valid");
+    let spaced = format!("{whole}\n \r\n\t");
+    let c = chrome::import(spaced.as_bytes(), &LoadOptions::default()).expect("valid");
+    assert!(c.defects().is_empty(), "{:?}", c.defects());
+    for tail in [
+        format!("\n{}", trace(40)),
+        ",{\"ph\":\"X\"}]".to_owned(),
+        "x".to_owned(),
+    ] {
+        let text = format!("{whole}{tail}");
+        let c = chrome::import(text.as_bytes(), &LoadOptions::default()).expect("tolerated");
+        let after: Vec<_> = c
+            .defects()
+            .iter()
+            .filter(|d| d.message.contains("goes on after the trace ends"))
+            .collect();
+        assert_eq!(after.len(), 1, "{tail:?}: {:?}", c.defects());
+        assert_eq!(after[0].kind, DefectKind::CorruptRange);
+        assert_eq!(
+            after[0].offset,
+            Some(whole.len() as u64 + u64::from(tail.starts_with('\n')))
+        );
+        assert_eq!(c.frames().len(), 120);
+        assert_eq!(
+            gate_frames(&base, &c),
+            framewise_analysis::Verdict::Inconclusive
+        );
+    }
+}
+
+/// B/E frames, `frame_ms` apart with 4 ms of work in each; the frame whose index is in
+/// `open` has no closing `E`.
+fn begin_end_frames(frames: u64, open: &[u64]) -> String {
+    let mut ev = Vec::new();
+    for i in 0..frames {
+        let t = i * 10_000;
+        ev.push(format!(
+            r#"{{"ph":"B","name":"frame","pid":1,"tid":1,"ts":{t}}}"#
+        ));
+        ev.push(format!(
+            r#"{{"ph":"B","name":"work","pid":1,"tid":1,"ts":{}}}"#,
+            t + 100
+        ));
+        ev.push(format!(r#"{{"ph":"E","pid":1,"tid":1,"ts":{}}}"#, t + 4100));
+        if !open.contains(&i) {
+            ev.push(format!(
+                r#"{{"ph":"E","pid":1,"tid":1,"ts":{}}}"#,
+                t + 10_000
+            ));
+        }
+    }
+    format!("[{}]", ev.join(",\n"))
+}
+
+/// A frame span the import lost merged two frames into one of twice the period, and was
+/// said only as an `importer` or `dropped-spans` defect: gate, diff and hitches passed on
+/// a frame that never happened. It is a `dropped-frames` defect now (a comparison is
+/// inconclusive), while the frame in flight when the trace ended is no frame lost.
+#[test]
+fn a_frame_span_lost_on_import_is_a_frame_lost() {
+    let base_text = begin_end_frames(200, &[]);
+    let base = chrome::import(base_text.as_bytes(), &LoadOptions::default()).expect("valid");
+    assert!(base.defects().is_empty(), "{:?}", base.defects());
+
+    let lost = |text: &str| -> (Capture, Vec<u64>) {
+        let c = chrome::import(text.as_bytes(), &LoadOptions::default()).expect("tolerated");
+        let counts = c
+            .defects()
+            .iter()
+            .filter(|d| d.kind == DefectKind::DroppedFrames)
+            .map(|d| d.count)
+            .collect();
+        (c, counts)
+    };
+
+    // A frame's `E` missing in the middle.
+    let (c, counts) = lost(&begin_end_frames(200, &[100]));
+    assert_eq!(counts, [1], "{:?}", c.defects());
+    assert!(c
+        .defects()
+        .iter()
+        .any(|d| d.message.contains("1 never closed") && d.message.contains("`frame` on")));
+    assert_eq!(
+        gate_frames(&base, &c),
+        framewise_analysis::Verdict::Inconclusive
+    );
+
+    // The last frame's `E` missing: the frame in flight, not a frame lost between two.
+    let (c, counts) = lost(&begin_end_frames(200, &[199]));
+    assert!(counts.is_empty(), "{:?}", c.defects());
+
+    // An `X` frame span without a valid `dur`, or with a `ts` that cannot be placed.
+    let whole = trace(120);
+    let frame_line = |n: usize| {
+        whole
+            .lines()
+            .filter(|l| l.contains(r#""name":"frame""#))
+            .nth(n)
+            .expect("a frame")
+            .to_owned()
+    };
+    let x = chrome::import(whole.as_bytes(), &LoadOptions::default()).expect("valid");
+    for (from, to) in [
+        (r#""dur":12000"#, r#""dur":null"#),
+        (r#""dur":12000"#, r#""dur":-5"#),
+        (r#""ts":"#, r#""ts":"later","was":"#),
+        (r#""ts":"#, r#""ts":1e300,"was":"#),
+    ] {
+        let line = frame_line(60);
+        let text = whole.replacen(&line, &line.replacen(from, to, 1), 1);
+        assert_ne!(text, whole, "{to}");
+        let (c, counts) = lost(&text);
+        assert_eq!(counts, [1], "{to}: {:?}", c.defects());
+        assert_eq!(c.frames().len(), 119, "{to}");
+        assert_eq!(
+            gate_frames(&x, &c),
+            framewise_analysis::Verdict::Inconclusive,
+            "{to}"
+        );
+    }
+}

@@ -73,8 +73,8 @@ pub enum Defect {
         /// What the check found.
         reason: String,
     },
-    /// Bytes after the directory record, which ends a closed capture, belong to no record
-    /// and were ignored.
+    /// Bytes after the directory record, which ends a closed capture, are not part of it and
+    /// were not read (junk, or another capture appended to the file).
     TrailingBytes {
         /// Where they start (the directory record's end).
         offset: u64,
@@ -166,7 +166,7 @@ impl fmt::Display for Defect {
             Self::TrailingBytes { offset, bytes } => {
                 write!(
                     f,
-                    "{bytes} bytes after the directory record (from offset {offset}) belong to no record; ignored"
+                    "{bytes} bytes follow the directory record that ends the capture (from offset {offset}): not part of it, not read (another capture appended, or junk?)"
                 )
             }
             Self::FramesMissing { count, first_index } => write!(

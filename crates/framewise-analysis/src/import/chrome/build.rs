@@ -57,6 +57,21 @@ pub(super) fn build(
         ),
     }
 
+    if let Some(offset) = parsed.trailing_at {
+        // Not the trace's: but what it is (another trace appended, an older file's tail) is
+        // unknown, and events in it would be lost, so it counts as damage.
+        defects.push(
+            Defect::new(
+                DefectKind::CorruptRange,
+                1,
+                format!(
+                    "the file goes on after the trace ends: the bytes from byte {offset} are not part of it and were not read (another trace appended, or an older file's tail?)"
+                ),
+            )
+            .at(offset),
+        );
+    }
+
     // The clock origin: the earliest timestamp of any timed event.
     let origin_us = parsed.origin_us;
     let to_ns = |us: f64| -> Option<u64> {
@@ -64,13 +79,19 @@ pub(super) fn build(
         (0.0..1.8e19).contains(&ns).then_some(ns as u64)
     };
     let mut untimed = parsed.untimed;
+    // `X` and `B` events that could not be placed in time, by name: a frame span among them
+    // is a frame lost.
+    let mut unplaced: HashMap<u32, u64> = std::mem::take(&mut parsed.untimed_spans);
 
     // X spans onto the clock, in place (the same size, so the allocation is reused).
     let read = parsed.spans.len();
     let mut spans: Vec<RawSpan> = std::mem::take(&mut parsed.spans)
         .into_iter()
         .filter_map(|r| {
-            let start_ns = to_ns(r.ts_us)?;
+            let Some(start_ns) = to_ns(r.ts_us) else {
+                *unplaced.entry(r.name).or_insert(0) += 1;
+                return None;
+            };
             Some(RawSpan {
                 thread: r.thread,
                 name: r.name,
@@ -116,7 +137,8 @@ pub(super) fn build(
 
     // Match B/E per thread, in timestamp order (stable, so file order breaks ties).
     let mut out_of_order = 0u64;
-    let mut unclosed: Vec<u32> = Vec::new();
+    // (thread, begin, name) of each `B` never closed.
+    let mut unclosed: Vec<(u32, u64, u32)> = Vec::new();
     let mut unmatched_end = 0u64;
     let be_count: usize = parsed.begin_ends.iter().map(Vec::len).sum();
     // Room for the B/E spans, and no more: growing by doubling would hold up to twice
@@ -132,7 +154,12 @@ pub(super) fn build(
         for e in list {
             match to_ns(e.ts_us) {
                 Some(ts) => timed.push((ts, e)),
-                None => untimed += 1,
+                None => {
+                    untimed += 1;
+                    if e.begin {
+                        *unplaced.entry(e.name).or_insert(0) += 1;
+                    }
+                }
             }
         }
         out_of_order += timed.windows(2).filter(|w| w[1].0 < w[0].0).count() as u64;
@@ -154,7 +181,7 @@ pub(super) fn build(
                 unmatched_end += 1;
             }
         }
-        unclosed.extend(stack.iter().map(|(_, b)| b.name));
+        unclosed.extend(stack.iter().map(|(ts, b)| (thread, *ts, b.name)));
     }
     if out_of_order > 0 {
         defects.push(Defect::new(
@@ -167,7 +194,7 @@ pub(super) fn build(
         let shown: Vec<&str> = unclosed
             .iter()
             .take(5)
-            .map(|&n| parsed.strings.get(n))
+            .map(|&(_, _, n)| parsed.strings.get(n))
             .collect();
         defects.push(Defect::new(
             DefectKind::Importer,
@@ -202,7 +229,7 @@ pub(super) fn build(
         defects.push(Defect::new(
             DefectKind::Importer,
             untimed,
-            format!("{untimed} events had no numeric ts; ignored"),
+            format!("{untimed} events had no numeric ts, or one too far from the others to place; ignored"),
         ));
     }
     for (ph, n) in &parsed.unknown {
@@ -357,6 +384,25 @@ pub(super) fn build(
     if !lost_before_export {
         if let Some(d) = frame_track_gaps(&frame_spans) {
             defects.push(d);
+        }
+    }
+    if let Some((thread, name)) = frame_span {
+        if let Some(d) = frame_spans_lost(
+            &frame_spans,
+            (thread, name),
+            &unplaced,
+            &parsed.no_dur_spans,
+            &unclosed,
+        ) {
+            defects.push(Defect {
+                message: format!(
+                    "{} (`{}` on {})",
+                    d.message,
+                    parsed.strings.get(name),
+                    thread_label(thread)
+                ),
+                ..d
+            });
         }
     }
     let begins: Vec<u64> = frame_spans.iter().map(|f| f.0).collect();
@@ -549,6 +595,49 @@ pub(super) fn build(
     }
     reporter.finish();
     Ok(b.finish())
+}
+
+/// Frame spans the import lost, as a `dropped-frames` defect: events of the frame span's
+/// name that could not be placed in time (any thread), `X` events of it on its thread without
+/// a valid `dur`, and `B` events of it on its thread never closed that began before the last
+/// frame (one never closed after the last frame began is the frame in flight when the trace
+/// ended, not one lost between two others). Each lost frame span merges its frame into the
+/// one before: a period twice as long that never happened.
+fn frame_spans_lost(
+    frames: &[(u64, u64, bool, Option<u64>)],
+    (thread, name): (u32, u32),
+    unplaced: &HashMap<u32, u64>,
+    no_dur: &HashMap<(u32, u32), u64>,
+    unclosed: &[(u32, u64, u32)],
+) -> Option<Defect> {
+    let last_begin = frames.last().map_or(0, |f| f.0);
+    let unplaced = unplaced.get(&name).copied().unwrap_or(0);
+    let no_dur = no_dur.get(&(thread, name)).copied().unwrap_or(0);
+    let never_closed = unclosed
+        .iter()
+        .filter(|&&(t, begin, n)| t == thread && n == name && begin < last_begin)
+        .count() as u64;
+    let lost = unplaced.saturating_add(no_dur).saturating_add(never_closed);
+    (lost > 0).then(|| {
+        let mut why = Vec::new();
+        if never_closed > 0 {
+            why.push(format!("{never_closed} never closed"));
+        }
+        if no_dur > 0 {
+            why.push(format!("{no_dur} without a valid dur"));
+        }
+        if unplaced > 0 {
+            why.push(format!("{unplaced} without a usable ts"));
+        }
+        Defect::new(
+            DefectKind::DroppedFrames,
+            lost,
+            format!(
+                "{lost} frame spans were lost on import ({}): the frames around them are merged, their periods unknown",
+                why.join(", ")
+            ),
+        )
+    })
 }
 
 /// The frames a frame track skips: indices missing between two frames in time order, as a

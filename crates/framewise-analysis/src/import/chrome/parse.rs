@@ -234,6 +234,14 @@ pub(super) struct Parsed {
     pub(super) unknown: BTreeMap<String, u64>,
     pub(super) untimed: u64,
     pub(super) no_dur: u64,
+    /// `X` events without a valid `dur` (not of the frame track), by (thread, name): a frame
+    /// span among them is a frame lost.
+    pub(super) no_dur_spans: HashMap<(u32, u32), u64>,
+    /// `X` and `B` events without a numeric `ts`, by name: a frame span among them is a
+    /// frame lost.
+    pub(super) untimed_spans: HashMap<u32, u64>,
+    /// Where something other than whitespace follows the document (its offset): not read.
+    pub(super) trailing_at: Option<u64>,
     /// The defects a framewise trace carries from its capture (`otherData.defects`).
     pub(super) carried: Vec<Defect>,
     /// The counters' kinds a framewise trace declares (`otherData.counters`), by name.
@@ -267,6 +275,9 @@ impl Parsed {
             unknown: BTreeMap::new(),
             untimed: 0,
             no_dur: 0,
+            no_dur_spans: HashMap::new(),
+            untimed_spans: HashMap::new(),
+            trailing_at: None,
             carried: Vec::new(),
             declared_counters: BTreeMap::new(),
             declared_adapter: None,
@@ -341,6 +352,9 @@ impl Parsed {
         }
         let Some(ts_us) = e.ts.as_f64() else {
             self.untimed += 1;
+            if matches!(ph, "X" | "B") {
+                *self.untimed_spans.entry(self.strings.id(name)).or_insert(0) += 1;
+            }
             return;
         };
         let thread = self.thread_of(e.pid.id(), e.tid.id());
@@ -369,7 +383,11 @@ impl Parsed {
                         dur_us,
                     });
                 }
-                _ => self.no_dur += 1,
+                _ => {
+                    self.no_dur += 1;
+                    let key = (thread, self.strings.id(name));
+                    *self.no_dur_spans.entry(key).or_insert(0) += 1;
+                }
             },
             "B" | "E" => {
                 let begin = ph == "B";
@@ -518,10 +536,23 @@ pub(super) fn read_events<R: Read>(
     };
     let result = {
         let mut de = serde_json::Deserializer::from_reader(&mut source);
-        if object {
+        let read = if object {
             de.deserialize_map(ObjectSeed(&mut parsed))
         } else {
             EventsSeed(&mut parsed).deserialize(&mut de)
+        };
+        // Whatever follows the document but whitespace (a second trace appended, an older
+        // and longer file's tail written over) was not read: said, never ignored silently.
+        match read {
+            Ok(()) => match de.end() {
+                Ok(()) => Ok(()),
+                Err(e) if e.is_io() => Err(e),
+                Err(_) => {
+                    parsed.trailing_at = Some(position.consumed.get().saturating_sub(1));
+                    Ok(())
+                }
+            },
+            Err(e) => Err(e),
         }
     };
     source.reporter.finish();
