@@ -59,9 +59,13 @@ pub trait Report {
 
 /// Escapes an annotation's data (GitHub's workflow-command escaping).
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    let s = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    // Any other control character (ESC above all) is shown escaped, as in the tables: a
+    // runner's log is read in a terminal too.
+    crate::table::inline(&s).into_owned()
 }
 
 /// Escapes an annotation property value.
@@ -432,6 +436,9 @@ pub fn one_line(err: &anyhow::Error) -> String {
     for cause in err.chain() {
         let text = cause.to_string();
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        // What whitespace leaves of control characters (ESC, from a name in an input) is
+        // shown escaped: an error line must not drive the terminal.
+        let text = crate::table::inline(&text).into_owned();
         if text.is_empty() || parts.iter().any(|p| p.contains(&text)) {
             continue;
         }
@@ -502,5 +509,15 @@ mod tests {
         assert_eq!(one_line(&err), "file.sgpt: inner problem");
         let err = anyhow::anyhow!("line one\nline two").context("outer");
         assert_eq!(one_line(&err), "outer: line one line two");
+        let err = anyhow::anyhow!("fix `warm\u{1b}[2J` is already recorded");
+        assert_eq!(one_line(&err), "fix `warm\\u{1b}[2J` is already recorded");
+    }
+
+    #[test]
+    fn annotation_data_escapes_every_control_character() {
+        assert_eq!(
+            escape_data("50% slower\nat\r\u{1b}[2J"),
+            "50%25 slower%0Aat%0D\\u{1b}[2J"
+        );
     }
 }

@@ -278,6 +278,14 @@ fn a_project_config_that_is_not_a_file_is_refused_not_skipped() {
 #[test]
 fn check_judges_budgets_against_the_profile_or_a_bench() {
     let dir = Dir::new();
+    // No framewise.toml at all: said so, not "none declared in framewise.toml".
+    let run = dir.run(&["check"]).expect(2);
+    assert!(
+        run.stderr
+            .contains("no framewise.toml (nor .framewise/framewise.toml) to declare budgets"),
+        "{}",
+        run.stderr
+    );
     // No budgets: a warning, exit 2 (nothing judged is not a pass).
     dir.write("framewise.toml", "[bench.x]\ncommand = [\"x\"]\n");
     let run = dir.run(&["check"]).expect(2);

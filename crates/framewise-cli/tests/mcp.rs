@@ -725,6 +725,24 @@ fn run_bench_compares_with_the_last_run_and_get_ledger_reads_the_line() {
     assert_eq!(l["newest"][0]["verdict"], verdict.as_str());
     assert_eq!(l["newest"][0]["change"], "nothing (A/A)");
 
+    // A metric every run before measured and no run after has: a regression the headline
+    // names (its `metrics` rows cannot show it; it listed only the reasons).
+    let last = dir.path(c["result_file"].as_str().unwrap());
+    let mut result: Value = serde_json::from_str(&std::fs::read_to_string(&last).unwrap()).unwrap();
+    for run in result["runs"].as_array_mut().unwrap() {
+        run["counters"]["ghost"] = json!(7);
+        run["metrics"]["counter.ghost.sum"] = json!(7.0);
+    }
+    std::fs::write(&last, serde_json::to_vec_pretty(&result).unwrap()).unwrap();
+    let r = s.call("run_bench", json!({"name": "smoke"}));
+    let c = structured(&r);
+    assert_eq!(c["verdict"], "regressed", "{c}");
+    assert_eq!(c["exit_code"], 1, "{c}");
+    assert_eq!(c["missing"][0]["metric"], "counter.ghost.sum", "{c}");
+    assert_eq!(c["missing"][0]["before"], 7.0, "{c}");
+    assert_eq!(c["missing"][0]["after_runs"], 0, "{c}");
+    assert_eq!(c["missing"][0]["verdict"], "regressed", "{c}");
+
     let r = s.call("run_bench", json!({"name": "smokey"}));
     assert_eq!(r["isError"], true, "{r}");
     assert!(

@@ -97,7 +97,7 @@ pub fn describe_footprint(key: &str) -> Description {
             ),
             part(1),
         ),
-        "usermark" => ("★", format!("keyframe · {}", part(2)), part(1)),
+        "usermark" => ("★", format!("usermark · {}", part(2)), part(1)),
         "jitter" => (
             "↯",
             format!(
@@ -176,7 +176,7 @@ mod tests {
         let d = describe_footprint("usermark|?|unclassified");
         assert_eq!(
             (d.glyph, d.label.as_str()),
-            ("★", "keyframe · unclassified")
+            ("★", "usermark · unclassified")
         );
 
         let d = describe_footprint("something else");

@@ -244,10 +244,17 @@ fn no_budgets(cfg: &config::Config, counters_only: bool) -> Option<CheckResult> 
         source: Source::None,
         counters_only,
         budgets: Vec::new(),
-        warnings: vec![format!(
-            "{what} in {}: nothing to check (add [budgets] with frame_ms or metric paths)",
-            config_file.as_deref().unwrap_or(config::PROJECT_CONFIG)
-        )],
+        warnings: vec![match config_file.as_deref() {
+            Some(file) => format!(
+                "{what} in {file}: nothing to check (add [budgets] with frame_ms or metric paths)"
+            ),
+            // No file at all: saying "none declared in framewise.toml" named a file that is
+            // not there.
+            None => format!(
+                "no {} (nor .framewise/{0}) to declare budgets: nothing to check (`framewise init` scaffolds one; add [budgets] with frame_ms or metric paths)",
+                config::PROJECT_CONFIG
+            ),
+        }],
         config: config_file,
     })
 }

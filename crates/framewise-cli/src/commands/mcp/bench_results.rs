@@ -55,6 +55,20 @@ pub struct MetricBrief {
     pub smallest_detectable: Option<f64>,
 }
 
+/// A metric measured in every run before and missing from a run after, in brief: a
+/// regression that no `metrics` row shows (there is no after value to show).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct MissingBrief {
+    /// The metric path.
+    pub metric: String,
+    /// Before (the earlier result's mean).
+    pub before: f64,
+    /// Runs of this result that have a value for it (fewer than its runs).
+    pub after_runs: usize,
+    /// Always `regressed`.
+    pub verdict: String,
+}
+
 /// One budget against the after side.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct BudgetBrief {
@@ -166,6 +180,10 @@ pub struct BenchResultHeadline {
     pub regime: Option<String>,
     /// The metrics whose verdict is not `no-detectable-change` (at most 5), else the first 5.
     pub metrics: Vec<MetricBrief>,
+    /// Metrics measured in every run before and missing from a run of this result: each a
+    /// regression (absent when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<MissingBrief>,
     /// Every declared budget against this run.
     pub budgets: Vec<BudgetBrief>,
     /// The whole `framewise bench --format json` document; null when it could not be
@@ -193,6 +211,7 @@ impl BenchResultHeadline {
             reasons: Vec::new(),
             regime: None,
             metrics: Vec::new(),
+            missing: Vec::new(),
             budgets: Vec::new(),
             report_path,
             report_error: None,
@@ -241,6 +260,16 @@ impl BenchResultHeadline {
                         change: m.change,
                         verdict: word(m.verdict),
                         smallest_detectable: m.smallest_detectable,
+                    })
+                    .collect();
+                out.missing = c
+                    .missing
+                    .iter()
+                    .map(|m| MissingBrief {
+                        metric: m.metric.clone(),
+                        before: m.before,
+                        after_runs: m.after_runs,
+                        verdict: word(m.verdict),
                     })
                     .collect();
                 out.budgets = c.overall.budgets.iter().map(BudgetBrief::of).collect();
