@@ -846,10 +846,13 @@ fn hook_status_breaches_are_checks_with_the_same_config() {
         "{}",
         run.stdout
     );
-    // No framewise.toml anywhere: the recorder's own list.
+    // No framewise.toml anywhere: the recorder's own list, and no pointer to `check`, which
+    // has no budget to judge then.
     let run = dir.run(&["hook-status"]).expect(0);
     assert!(
-        run.stdout.contains("budgets breached: frame_ms"),
+        run.stdout.contains(
+            "budgets breached: frame_ms (the recorder's own frame budget; no framewise.toml declares budgets for framewise check)"
+        ),
         "{}",
         run.stdout
     );

@@ -435,6 +435,13 @@ fn a_fix_is_measured_appended_and_listed() {
     assert!(run
         .one_error_line()
         .contains("a fix's default windows are the ledger's last two builds with evidence"));
+    // A heartbeat of no build the day before: evidence for a range, no build's.
+    let mut unnamed = beat(0, "only", 25.0);
+    if let Record::Heartbeat(h) = &mut unnamed {
+        h.common.build = None;
+        h.common.at = iso_from_unix_ms(DAY0_MS - 24 * 60 * MINUTE_MS + 30 * MINUTE_MS);
+    }
+    log.append(&unnamed).expect("append");
     // A before window given: the after window is the latest build, which one build has.
     let run = one
         .run(&[
@@ -450,15 +457,368 @@ fn a_fix_is_measured_appended_and_listed() {
         .expect(0);
     let json = run.json();
     assert_eq!(json["fix"]["after"]["build"], "only", "{json}");
-    // The empty before window measured nothing: no rate, not 0 an hour.
+    assert_eq!(json["fix"]["before"]["beats"], 1, "{json}");
+    // Its heartbeat does not say how long the game was played: no rate, not 0 an hour.
     assert!(
         json["fix"]["before"]["hitches_per_hour"].is_null(),
         "{json}"
     );
-    // An after window given, the before one left out: the build before the latest, which a
+    assert!(json["fix"]["before"]["rate_unknown"].is_string(), "{json}");
+    // An after window given, the before one left out: the build that ran before it, which a
     // ledger of one build does not have.
-    one.run(&["fix", "--title", "t", "--after", "only", "--dry-run"])
+    let run = one
+        .run(&["fix", "--title", "t", "--after", "only", "--dry-run"])
         .expect(4);
+    assert!(
+        run.one_error_line()
+            .contains("the before window defaults to the build that ran before the after window (build \"only\")"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Writes `lines` as `.framewise/perf.jsonl` of a new directory.
+fn raw_ledger(lines: &[String]) -> Dir {
+    let dir = Dir::new();
+    std::fs::create_dir(dir.path(".framewise")).expect("dir");
+    let mut text = lines.join("\n");
+    text.push('\n');
+    std::fs::write(dir.path(".framewise/perf.jsonl"), text).expect("write");
+    dir
+}
+
+/// A hand-written heartbeat line: `at` is `2026-12-01T10:MM:SS`.
+fn beat_line(at: &str, build: &str, p95_ms: f64) -> String {
+    format!(
+        "{{\"type\":\"heartbeat\",\"at\":\"2026-12-01T10:{at}.000Z\",\"build\":\"{build}\",\"automated\":false,\"frame\":1,\"window\":{{\"frames\":600,\"seconds\":10,\"median_ms\":{p95_ms},\"p95_ms\":{p95_ms}}},\"counters\":{{}},\"hitches\":0}}"
+    )
+}
+
+/// Builds A, B, A: A's figures are A's records only, and A, which ran last, is the latest —
+/// the default after of a fix, with B, which ran before it, the default before.
+#[test]
+fn a_build_is_measured_by_its_own_records_and_the_latest_ran_last() {
+    let dir = raw_ledger(&[
+        beat_line("00:00", "A", 10.0),
+        beat_line("00:30", "B", 50.0),
+        beat_line("01:00", "B", 50.0),
+        beat_line("01:30", "B", 50.0),
+        beat_line("02:00", "A", 10.0),
+    ]);
+    let json = dir
+        .run(&[
+            "fix",
+            "--title",
+            "revert B",
+            "--dry-run",
+            "--format",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    let fix = &json["fix"];
+    assert_eq!(fix["before"]["build"], "B", "{fix}");
+    assert_eq!(fix["after"]["build"], "A", "{fix}");
+    assert_eq!(fix["before"]["p95_ms"], 50.0);
+    assert_eq!(fix["after"]["p95_ms"], 10.0);
+    assert_eq!(fix["after"]["beats"], 2);
+    let history = dir.run(&["history", "--format", "json"]).expect(0).json();
+    let builds: Vec<(&str, u64, f64)> = history["builds"]
+        .as_array()
+        .expect("builds")
+        .iter()
+        .map(|b| {
+            (
+                b["build"].as_str().unwrap_or("?"),
+                b["beats"].as_u64().unwrap_or(0),
+                b["p95_ms"].as_f64().unwrap_or(f64::NAN),
+            )
+        })
+        .collect();
+    assert_eq!(builds, [("B", 3, 50.0), ("A", 2, 10.0)]);
+}
+
+/// A hand-written hitch line of footprint `id`.
+fn hitch_line(at: &str, build: &str, id: &str) -> String {
+    format!(
+        "{{\"type\":\"hitch\",\"at\":\"{at}.000Z\",\"build\":\"{build}\",\"automated\":false,\"frame\":1,\"frame_ms\":40,\"threshold_ms\":30,\"classification\":[],\"footprint\":{{\"v\":1,\"id\":\"{id}\",\"key\":\"hitch|play|long-cpu-scope\"}}}}"
+    )
+}
+
+/// A and B both hitch once every 10 s; A ran two one-minute sessions a day apart, B one. With
+/// no heartbeat the log does not say how long either was played: no rate, rather than 0.5 an
+/// hour against 360 (the night between A's sessions counted as play).
+#[test]
+fn a_hitch_rate_is_not_taken_over_idle_time() {
+    let mut lines = Vec::new();
+    for (day, hour, build) in [("03", "10", "A"), ("04", "10", "A"), ("04", "11", "B")] {
+        for s in ["00", "10", "20", "30", "40", "50"] {
+            lines.push(hitch_line(
+                &format!("2026-12-{day}T{hour}:00:{s}"),
+                build,
+                "d70719ea",
+            ));
+        }
+    }
+    let dir = raw_ledger(&lines);
+    let json = dir
+        .run(&[
+            "fix",
+            "--title",
+            "t",
+            "--footprints",
+            "d70719ea",
+            "--format",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    for side in ["before", "after"] {
+        let w = &json["fix"][side];
+        assert!(w["hitches_per_hour"].is_null(), "{w}");
+        assert!(
+            w["rate_unknown"]
+                .as_str()
+                .is_some_and(|why| why.starts_with("no heartbeat in the window")),
+            "{w}"
+        );
+    }
+    let run = dir.run(&["issues"]).expect(0);
+    assert!(!run.stdout.contains("hitches/h"), "{}", run.stdout);
+}
+
+/// A fix that measured nothing, the same window twice, overlapping windows, a fix recorded
+/// again, and an empty file name are refused (exit 4, one line), and nothing is appended.
+#[test]
+fn a_fix_that_measures_nothing_or_repeats_one_is_refused() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    let empty = Dir::new();
+    std::fs::create_dir(empty.path(".framewise")).expect("dir");
+    std::fs::write(empty.path(".framewise/perf.jsonl"), "").expect("write");
+    let run = empty
+        .run(&[
+            "fix",
+            "--title",
+            "x",
+            "--before",
+            "2020-01-01..2020-01-02",
+            "--after",
+            "2020-01-02..2020-01-03",
+        ])
+        .expect(4);
+    assert!(
+        run.one_error_line().contains(
+            "the before window 2020-01-01T00:00:00.000Z..2020-01-02T00:00:00.000Z holds no evidence"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!empty.path(".framewise/fixes.jsonl").exists());
+    for (args, says) in [
+        (
+            &["--before", "b", "--after", "b"][..],
+            "the before and after windows are the same (build \"b\")",
+        ),
+        (
+            &[
+                "--before",
+                "2026-12-01T00:00Z..2026-12-01T02:10Z",
+                "--after",
+                "2026-12-01T02:00Z..2026-12-01T03:00Z",
+            ][..],
+            "overlap (their ranges share time)",
+        ),
+        (
+            &[
+                "--before",
+                "2026-12-01T00:00Z..2026-12-01T02:10Z",
+                "--after",
+                "b",
+            ][..],
+            "overlap (2 records would be measured on both sides)",
+        ),
+        (
+            &["--before", "2026-12-01T01:00Z..2026-12-01T01:30Z"][..],
+            "holds no evidence",
+        ),
+        (&["--files", ""][..], "--files holds an empty name"),
+        (
+            &["--files", "a.rs,,b.rs"][..],
+            "--files holds an empty name",
+        ),
+    ] {
+        let mut argv = vec!["fix", "--title", "t"];
+        argv.extend_from_slice(args);
+        let run = dir.run(&argv).expect(4);
+        assert!(
+            run.one_error_line().contains(says),
+            "{args:?}: {}",
+            run.stderr
+        );
+        // A dry run refuses what the recording would.
+        argv.push("--dry-run");
+        dir.run(&argv).expect(4);
+    }
+    assert!(!fw.join("fixes.jsonl").exists(), "nothing appended");
+
+    let record = [
+        "fix",
+        "--title",
+        "warm the cache",
+        "--footprints",
+        &id(COMPILE),
+    ];
+    dir.run(&record).expect(0);
+    let run = dir.run(&record).expect(4);
+    assert!(
+        run.one_error_line()
+            .contains("fix \"warm the cache\" is already recorded in ")
+            && run
+                .stderr
+                .contains("with the same footprints and windows: not recorded twice"),
+        "{}",
+        run.stderr
+    );
+    // Another title, or other windows, is another fix.
+    dir.run(&[
+        "fix",
+        "--title",
+        "warm the cache",
+        "--before",
+        "2026-12-01T00:00Z..2026-12-01T00:30Z",
+    ])
+    .expect(0);
+    let lines = std::fs::read_to_string(fw.join("fixes.jsonl")).expect("fixes");
+    assert_eq!(lines.lines().count(), 2, "{lines}");
+}
+
+/// One heartbeat dated 1970 (a device clock reset) is left out of the timeline and counted,
+/// as one dated after now is, not drawn as a first bucket forty years before the rest.
+#[test]
+fn history_leaves_out_a_record_dated_before_2020_and_says_so() {
+    let dir = Dir::new();
+    let fw = ledger(&dir);
+    let reset = serde_json::to_string(&beat(0, "a", 30.0))
+        .expect("json")
+        .replace(&iso_from_unix_ms(DAY0_MS), "1970-01-01T00:00:00.000Z");
+    append_raw(&fw.join("perf.jsonl"), &format!("{reset}\n"));
+    let json = dir
+        .run(&["history", "--buckets", "3", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(
+        json["past"],
+        serde_json::json!({"records": 1, "earliest": "1970-01-01T00:00:00.000Z"})
+    );
+    assert_eq!(json["span"]["from"], iso_from_unix_ms(DAY0_MS).as_str());
+    let beats: Vec<&Value> = json["buckets"]
+        .as_array()
+        .expect("buckets")
+        .iter()
+        .map(|b| &b["beats"])
+        .collect();
+    assert_eq!(
+        beats,
+        [
+            &serde_json::json!(6),
+            &serde_json::json!(0),
+            &serde_json::json!(6)
+        ]
+    );
+    let run = dir.run(&["history", "--buckets", "3"]).expect(0);
+    assert!(
+        run.stdout.contains(
+            "left out: 1 record dated before 2020 (the earliest 1970-01-01T00:00:00.000Z)"
+        ),
+        "{}",
+        run.stdout
+    );
+    let run = dir.run(&["fix", "--title", "t", "--dry-run"]).expect(0);
+    assert!(
+        run.stderr
+            .contains("left out 1 record(s) dated before 2020"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A footprint id written in capitals is the same id (selected by `--fp` in any case, linked
+/// by `fix`); one that is no id, a jitter size that is no measurement, are set aside as
+/// malformed; a byte-order mark opening the file is skipped.
+#[test]
+fn issues_read_ids_in_any_case_and_set_aside_what_is_no_measurement() {
+    let jitter = |units: &str, id: &str| {
+        format!(
+            "{{\"type\":\"jitter\",\"at\":\"2026-12-01T10:00:00.000Z\",\"build\":\"A\",\"automated\":false,\"track\":\"unit\",\"kind\":\"snap\",\"frame\":7,\"jump\":[0,1,0],\"units\":{units},\"unit\":\"m\",\"travel_units\":0.1,\"speed\":6,\"dt_ms\":16.7,\"from\":[0,0,0],\"to\":[0,1,0],\"classification\":[],\"footprint\":{{\"v\":1,\"id\":\"{id}\",\"key\":\"jitter|unit|snap|play|snap|vertical\"}}}}"
+        )
+    };
+    let dir = raw_ledger(&[
+        format!(
+            "\u{feff}{}",
+            hitch_line("2026-12-01T10:00:01", "A", "209E7A17")
+        ),
+        hitch_line("2026-12-01T10:00:02", "A", "NOT-HEX!"),
+        jitter("1e306", "d52db37a"),
+        jitter("0.5", "d52db37a"),
+    ]);
+    let json = dir.run(&["issues", "--format", "json"]).expect(0).json();
+    assert_eq!(json["ledger"]["malformed"], 2, "{json}");
+    let ids: Vec<&str> = json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter_map(|i| i["id"].as_str())
+        .collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert!(
+        ids.contains(&"209e7a17") && ids.contains(&"d52db37a"),
+        "{ids:?}"
+    );
+    let snap = json["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .find(|i| i["id"] == "d52db37a")
+        .expect("the snap");
+    assert_eq!(
+        snap["worst"],
+        serde_json::json!({"value": 0.5, "unit": "m"})
+    );
+    let run = dir.run(&["issues"]).expect(0);
+    assert!(!run.stdout.contains("inf"), "{}", run.stdout);
+    for typed in ["209E7A17", "209e7a17"] {
+        let one = dir
+            .run(&["issues", "--fp", typed, "--format", "json"])
+            .expect(0)
+            .json();
+        assert_eq!(one["issues"][0]["count"], 1, "{typed}: {one}");
+    }
+    let json = dir
+        .run(&[
+            "fix",
+            "--title",
+            "t",
+            "--footprints",
+            "209E7A17",
+            "--before",
+            "2026-12-01T09:00Z..2026-12-01T10:00:00.500Z",
+            "--after",
+            "2026-12-01T10:00:00.600Z..2026-12-01T11:00Z",
+            "--format",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(json["fix"]["footprints"], serde_json::json!(["209e7a17"]));
+    let issues = dir.run(&["issues", "--format", "json"]).expect(0).json();
+    let row = issues["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .find(|i| i["id"] == "209e7a17")
+        .expect("the row");
+    assert_eq!(row["fixes"].as_array().map(Vec::len), Some(1), "{row}");
 }
 
 #[test]

@@ -1011,3 +1011,355 @@ fn a_stderr_that_cannot_be_written_keeps_the_exit_code() {
     // `watch --once` says where it looked on stderr, then exits 0.
     assert_eq!(code(&["watch", "--once"]), Some(0));
 }
+
+/// Texts a hand-edited or hostile `.framewise/` can carry that, printed raw, end a line and
+/// open a workflow command or move the terminal (`ESC [2J` clears it, `ESC ]0;…BEL` retitles
+/// it): a build name, an incident's phase, guess, evidence and footprint key, a counter's
+/// name, a fix's title and commit, and the directory's own name.
+const LOG_BUILD: &str = "b42\n::error::build\u{1b}[2J";
+const LOG_PHASE: &str = "play\n::error::phase";
+const LOG_GUESS: &str = "stall\r\n::warning::guess";
+const LOG_EVIDENCE: &str = "spent\n::error::evidence\u{1b}]0;owned\u{7}";
+const LOG_KEY: &str =
+    "hitch|play|long-cpu-scope\n::error::key\u{1b}[2J|section:physics|ctx:stance=foot\n::error::ctx";
+const LOG_COUNTER: &str = "draws\r\n::warning::counter";
+const LOG_TITLE: &str = "warm\n::error::title\u{1b}[2J";
+const LOG_COMMIT: &str = "abc123\n::error::commit\u{1b}[2J";
+const LOG_DIR: &str = "fw\n::error::dir\u{1b}[2J";
+/// Each hostile text's part after its line break.
+const LOG_MARKS: [&str; 10] = [
+    "::error::build",
+    "::error::phase",
+    "::warning::guess",
+    "::error::evidence",
+    "::error::key",
+    "::error::ctx",
+    "::warning::counter",
+    "::error::title",
+    "::error::commit",
+    "::error::dir",
+];
+
+/// Asserts that no control character but the line feeds ending its own lines reaches `out`:
+/// an ESC, CR or BEL from an input is shown escaped (`\u{1b}`), never handed to the terminal.
+fn assert_no_control(out: &str, what: &str) {
+    let raw = out.chars().find(|&c| c.is_control() && c != '\n');
+    assert!(raw.is_none(), "{what}: a raw {raw:?} is printed\n{out:?}");
+}
+
+/// What a report for people must hold whatever the ledger carries: [`assert_lines_hold`] for
+/// the hostile texts, and no raw control character.
+fn assert_log_escaped(out: &str, what: &str) {
+    assert_lines_hold(out, what, &LOG_MARKS);
+    assert_no_control(out, what);
+}
+
+/// The ledger of `crate::ledger::ledger` moved to a directory named [`LOG_DIR`], with a build
+/// [`LOG_BUILD`] after its two: four heartbeats counting [`LOG_COUNTER`] and four hitches of
+/// 150 ms keyed [`LOG_KEY`] (the most frequent issue) in phase [`LOG_PHASE`], guessed
+/// [`LOG_GUESS`] on [`LOG_EVIDENCE`]; and a fix [`LOG_TITLE`] at [`LOG_COMMIT`] recorded
+/// against them (its JSON exact). The hitches' footprint id.
+fn hostile_ledger(dir: &Dir) -> String {
+    use framewise_incidents::{
+        iso_from_unix_ms, Appender, Common, Confidence, Guess, HeartbeatRecord, HitchRecord,
+        Record, Window,
+    };
+    let fw = crate::ledger::ledger(dir);
+    let common = |minute: i64| Common {
+        // 2026-12-01T00:00:00Z and `minute` minutes, after the ledger's own records.
+        at: iso_from_unix_ms(1_796_083_200_000 + minute * 60_000),
+        build: Some(LOG_BUILD.to_owned()),
+        phase: Some(LOG_PHASE.to_owned()),
+        ..Common::default()
+    };
+    let footprint: framewise_incidents::Footprint =
+        framewise_detect::footprint::footprint(1, LOG_KEY).into();
+    let id = footprint.id.clone();
+    let mut log = Appender::open(fw.join("perf.jsonl")).expect("open");
+    for m in [200, 210, 220, 230] {
+        log.append(&Record::Heartbeat(HeartbeatRecord {
+            common: common(m),
+            frame: 100 * u64::try_from(m).expect("minute"),
+            window: Window {
+                frames: 600,
+                median_ms: Some(16.6),
+                p95_ms: Some(20.0),
+                ..Window::default()
+            },
+            counters: std::collections::BTreeMap::from([(LOG_COUNTER.to_owned(), 7)]),
+            hitches: 1,
+        }))
+        .expect("append");
+        log.append(&Record::Hitch(HitchRecord {
+            common: common(m + 5),
+            frame: 100 * u64::try_from(m + 5).expect("minute"),
+            frame_ms: 150.0,
+            median_ms: Some(16.6),
+            threshold_ms: 33.2,
+            work_ms: None,
+            gpu_ms: None,
+            delta: std::collections::BTreeMap::new(),
+            scopes: Vec::new(),
+            classification: vec![Guess {
+                guess: LOG_GUESS.to_owned(),
+                confidence: Confidence::High,
+                evidence: LOG_EVIDENCE.to_owned(),
+                scope: None,
+                site: None,
+            }],
+            dropped_since_last: None,
+            footprint: footprint.clone(),
+        }))
+        .expect("append");
+    }
+    drop(log);
+    std::fs::rename(&fw, dir.path(LOG_DIR)).expect("renamed");
+    let json = dir
+        .run(&[
+            "fix",
+            "--dir",
+            LOG_DIR,
+            "--title",
+            LOG_TITLE,
+            "--commit",
+            LOG_COMMIT,
+            "--footprints",
+            &id,
+            "--format",
+            "json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(json["fix"]["title"], LOG_TITLE, "{json}");
+    assert_eq!(json["fix"]["commit"], LOG_COMMIT, "{json}");
+    assert_eq!(json["fix"]["after"]["build"], LOG_BUILD, "{json}");
+    id
+}
+
+/// A fix title, a build, an incident's evidence or key, a directory name: `issues` and
+/// `report` printed them raw in their prose (`- fix …: warm` then `\::error::x` and ESC [2J
+/// on a line of its own), cutting a markdown item and the `**label** (`key`)` heading in two.
+#[test]
+fn a_line_break_in_the_ledger_never_starts_a_line_of_issues_or_report() {
+    let dir = Dir::new();
+    let id = hostile_ledger(&dir);
+    let runs: [&[&str]; 3] = [&["issues"], &["issues", "--fp", &id], &["report"]];
+    for args in runs {
+        for format in ["github", "markdown", "console"] {
+            let mut argv = args.to_vec();
+            argv.extend(["--dir", LOG_DIR, "--format", format]);
+            let run = dir.run(&argv).expect(0);
+            let what = format!("{} --format {format}", args.join(" "));
+            for shown in [
+                "warm\\n::error::title\\u{1b}[2J",
+                "abc123\\n::error::commit\\u{1b}[2J",
+                "spent\\n::error::evidence\\u{1b}]0;owned\\u{7}",
+                "stall\\r\\n::warning::guess",
+                "long-cpu-scope\\n::error::key\\u{1b}[2J",
+            ] {
+                assert!(
+                    run.stdout.contains(shown),
+                    "{what}: {shown} is shown, escaped\n{}",
+                    run.stdout
+                );
+            }
+            assert_log_escaped(&run.stdout, &what);
+        }
+    }
+    // The JSON carries every text as it is.
+    let json = dir
+        .run(&["issues", "--dir", LOG_DIR, "--format", "json"])
+        .expect(0)
+        .json();
+    let issue = &json["issues"][0];
+    assert_eq!(issue["key"], LOG_KEY, "{json}");
+    assert_eq!(issue["builds"][0], LOG_BUILD, "{json}");
+    assert_eq!(issue["last_guess"]["evidence"], LOG_EVIDENCE, "{json}");
+    assert_eq!(issue["fixes"][0]["title"], LOG_TITLE, "{json}");
+    assert_eq!(json["ledger"]["dir"], LOG_DIR, "{json}");
+}
+
+/// `history` printed a fix's title and the directory raw, and a counter's name headed a
+/// console column unescaped.
+#[test]
+fn a_line_break_in_the_ledger_never_starts_a_line_of_history() {
+    let dir = Dir::new();
+    hostile_ledger(&dir);
+    for format in ["github", "markdown", "console"] {
+        let run = dir
+            .run(&["history", "--dir", LOG_DIR, "--format", format])
+            .expect(0);
+        let what = format!("history --format {format}");
+        for shown in [
+            "fw\\n::error::dir\\u{1b}[2J",
+            "b42\\n::error::build\\u{1b}[2J",
+            "draws\\r\\n::warning::counter",
+        ] {
+            assert!(
+                run.stdout.contains(shown),
+                "{what}: {shown} is shown, escaped\n{}",
+                run.stdout
+            );
+        }
+        if format == "console" {
+            assert!(
+                run.stdout.contains("warm\\n::error::title\\u{1b}[2J"),
+                "{}",
+                run.stdout
+            );
+        }
+        assert_log_escaped(&run.stdout, &what);
+    }
+    let json = dir
+        .run(&["history", "--dir", LOG_DIR, "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(json["fixes"][0]["title"], LOG_TITLE, "{json}");
+}
+
+/// `fix` printed its own title (`recorded: fix "warm` then a line of its own) and the
+/// windows' build names raw.
+#[test]
+fn a_line_break_in_a_fix_never_starts_a_line_of_fix() {
+    let dir = Dir::new();
+    let id = hostile_ledger(&dir);
+    // Another title than the fix recorded: the same fix is not measured twice.
+    let title = format!("again: {LOG_TITLE}");
+    for format in ["github", "markdown", "console"] {
+        let args = [
+            "fix",
+            "--dir",
+            LOG_DIR,
+            "--title",
+            &title,
+            "--commit",
+            LOG_COMMIT,
+            "--footprints",
+            &id,
+            "--dry-run",
+            "--format",
+            format,
+        ];
+        let run = dir.run(&args).expect(0);
+        let what = format!("fix --format {format}");
+        for shown in [
+            "warm\\n::error::title\\u{1b}[2J",
+            "b42\\n::error::build\\u{1b}[2J",
+        ] {
+            assert!(
+                run.stdout.contains(shown),
+                "{what}: {shown} is shown, escaped\n{}",
+                run.stdout
+            );
+        }
+        assert_log_escaped(&run.stdout, &what);
+    }
+}
+
+/// `watch` made a wake one line by turning line breaks into spaces, but handed an ESC in a
+/// build, a guess or an evidence string to the terminal.
+#[test]
+fn a_control_character_in_the_ledger_never_reaches_a_wake_line() {
+    let dir = Dir::new();
+    hostile_ledger(&dir);
+    let watch = |format: &str| {
+        dir.run(&[
+            "watch",
+            "--once",
+            "--from-start",
+            "--dir",
+            LOG_DIR,
+            "--format",
+            format,
+        ])
+        .expect(0)
+        .stdout
+    };
+    let out = watch("console");
+    let wakes: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("::error::build"))
+        .collect();
+    assert_eq!(wakes.len(), 4, "one line per hitch of the build\n{out}");
+    for wake in wakes {
+        for shown in [
+            "b42\\n::error::build\\u{1b}[2J",
+            "stall\\r\\n::warning::guess",
+            "spent\\n::error::evidence\\u{1b}]0;owned\\u{7}",
+            "phase=play\\n::error::phase",
+        ] {
+            assert!(wake.contains(shown), "{shown} is shown, escaped: {wake}");
+        }
+    }
+    assert_log_escaped(&out, "watch --once");
+    // JSON: the record exactly as read, its `line` as the console prints it.
+    for text in watch("json").lines() {
+        let wake: Value = serde_json::from_str(text).expect("a JSON wake");
+        let line = wake["line"].as_str().expect("line");
+        assert_no_control(line, "a JSON wake's line");
+        if line.contains("::error::build") {
+            assert_eq!(wake["record"]["build"], LOG_BUILD, "{wake}");
+            assert_eq!(
+                wake["record"]["classification"][0]["evidence"], LOG_EVIDENCE,
+                "{wake}"
+            );
+        }
+    }
+}
+
+/// `hook-status` printed the profile's regime and breached budgets and the last hitch's guess
+/// raw: lines an agent's prompt hook reads into its context.
+#[test]
+fn a_control_character_in_the_profile_or_ledger_never_reaches_hook_status() {
+    let dir = Dir::new();
+    hostile_ledger(&dir);
+    let profile = serde_json::json!({
+        "schema": "framewise.profile/1",
+        "at": "2026-12-01T16:20:00.000Z",
+        "regime": "hardware\n::error::regime\u{1b}[2J",
+        "automated": false,
+        "frame_index": 900,
+        "window": {"frames": 600, "seconds": 10.0},
+        "frame": {"median_ms": 12.5, "p95_ms": 20.0, "fps": 80.0},
+        "budgets": {"checked": 1, "breached": ["frame_ms\n::error::budget\u{1b}[2J"]},
+        "paused": false,
+        "written": {"hitch": 0, "heartbeat": 0, "usermark": 0, "jitter": 0},
+        "dropped": {"hitch": 0, "usermark": 0, "jitter": 0}
+    });
+    dir.write(&format!("{LOG_DIR}/profile.json"), profile.to_string());
+    let out = dir.run(&["hook-status", "--dir", LOG_DIR]).expect(0).stdout;
+    for shown in [
+        "hardware\\n::error::regime\\u{1b}[2J",
+        "frame_ms\\n::error::budget\\u{1b}[2J",
+        "stall\\r\\n::warning::guess",
+    ] {
+        assert!(out.contains(shown), "{shown} is shown, escaped\n{out}");
+    }
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert_lines_hold(&out, "hook-status", &["::error::regime", "::error::budget"]);
+    assert_log_escaped(&out, "hook-status");
+}
+
+/// `footprint KEY` printed the key, its label and its situation raw.
+#[test]
+fn a_line_break_in_a_footprint_key_never_starts_a_line() {
+    let dir = Dir::new();
+    for format in ["github", "markdown", "console"] {
+        let run = dir
+            .run(&["footprint", LOG_KEY, "--format", format])
+            .expect(0);
+        let what = format!("footprint --format {format}");
+        assert!(
+            run.stdout
+                .contains("long-cpu-scope\\n::error::key\\u{1b}[2J"),
+            "{what}\n{}",
+            run.stdout
+        );
+        assert_log_escaped(&run.stdout, &what);
+    }
+    let json = dir
+        .run(&["footprint", LOG_KEY, "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(json["footprint"]["key"], LOG_KEY, "{json}");
+}

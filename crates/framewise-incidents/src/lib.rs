@@ -71,7 +71,7 @@ pub use read::{parse_bytes, parse_line, read_all, read_from, ReadOutcome};
 pub use record::{
     Camera, Common, Confidence, DropCounts, Footprint, Guess, HeartbeatRecord, HitchRecord,
     JitterRecord, Reach, Record, ScopeTime, SessionEndRecord, UsermarkRecord, Window, World,
-    WorstFrame, WrittenCounts, MAX_FRAME_MS, RECORD_TYPES,
+    WorstFrame, WrittenCounts, MAX_FRAME_MS, MAX_UNITS, RECORD_TYPES,
 };
 pub use time::{iso_from_system_time, iso_from_unix_ms, now_iso};
 

@@ -3,10 +3,14 @@
 //! A crash can leave a last line without its newline (a torn line): it is skipped and
 //! counted, never an error, and a reader that resumes from a byte cursor
 //! ([`read_from`]) resumes *before* it, so the line is read whole once a writer finishes
-//! it. A line that is not JSON, a record of a known type that does not parse, or one whose
-//! frame time is no measurement (`"frame_ms": 1e308`: [`Record::has_implausible_time`]) is
-//! malformed: skipped and counted. A JSON object of another `type` (written by a newer
-//! framewise or another tool) is skipped and counted apart.
+//! it. A line that is not JSON, a record of a known type that does not parse, one whose
+//! frame time is no measurement (`"frame_ms": 1e308`: [`Record::has_implausible_time`]), one
+//! whose jitter size is none (`"units": 1e306`: [`Record::has_implausible_size`]), or an
+//! incident whose footprint id is not 8 hex digits ([`Record::has_bad_footprint_id`]) is
+//! malformed: skipped and counted. A footprint id written in capitals is read in lowercase,
+//! as ids are written and typed. A JSON object of another `type` (written by a newer
+//! framewise or another tool) is skipped and counted apart. A UTF-8 byte-order mark at the
+//! start of a line (an editor saved the file with one) is skipped.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -37,16 +41,34 @@ struct TypeOnly {
     record_type: Option<String>,
 }
 
-/// Parses one line (without its newline); `Err(true)` for malformed, `Err(false)` for a
-/// type this reader does not know.
+/// The UTF-8 byte-order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `line` without a UTF-8 byte-order mark at its start.
+pub(crate) fn without_bom(line: &[u8]) -> &[u8] {
+    line.strip_prefix(BOM).unwrap_or(line)
+}
+
+/// Parses one line (without its newline; a byte-order mark at its start is skipped);
+/// `Err(true)` for malformed, `Err(false)` for a type this reader does not know.
 pub fn parse_line(line: &[u8]) -> Result<Record, bool> {
+    let line = without_bom(line);
     let Ok(probe) = serde_json::from_slice::<TypeOnly>(line) else {
         return Err(true);
     };
     match probe.record_type {
         Some(t) if RECORD_TYPES.contains(&t.as_str()) => {
             match serde_json::from_slice::<Record>(line) {
-                Ok(record) if !record.has_implausible_time() => Ok(record),
+                Ok(mut record)
+                    if !record.has_implausible_time()
+                        && !record.has_implausible_size()
+                        && !record.has_bad_footprint_id() =>
+                {
+                    if let Some(fp) = record.footprint_mut() {
+                        fp.id.make_ascii_lowercase();
+                    }
+                    Ok(record)
+                }
                 _ => Err(true),
             }
         }
@@ -65,7 +87,8 @@ pub(crate) struct WholeLines<'a> {
 }
 
 /// Splits `bytes` into whole lines: a last line without its newline (still being written,
-/// or torn by a crash) is not one, and blank lines are skipped.
+/// or torn by a crash) is not one, and blank lines (a byte-order mark alone is blank) are
+/// skipped.
 pub(crate) fn whole_lines(bytes: &[u8]) -> WholeLines<'_> {
     let mut out = WholeLines {
         lines: Vec::new(),
@@ -76,13 +99,13 @@ pub(crate) fn whole_lines(bytes: &[u8]) -> WholeLines<'_> {
     while start < bytes.len() {
         let rest = bytes.get(start..).unwrap_or_default();
         let Some(newline) = rest.iter().position(|&b| b == b'\n') else {
-            out.torn = rest.iter().any(|b| !b.is_ascii_whitespace());
+            out.torn = without_bom(rest).iter().any(|b| !b.is_ascii_whitespace());
             break;
         };
         let line = rest.get(..newline).unwrap_or_default();
         start += newline + 1;
         out.end = start;
-        if !line.iter().all(u8::is_ascii_whitespace) {
+        if !without_bom(line).iter().all(u8::is_ascii_whitespace) {
             out.lines.push(line);
         }
     }
@@ -172,5 +195,66 @@ mod tests {
         let outcome = parse_bytes(text.as_bytes(), 0);
         assert_eq!(outcome.malformed, 2, "1e308 ms and -4 ms");
         assert_eq!(outcome.records.len(), 1, "a week is the longest frame time");
+    }
+
+    const JITTER: &str = r#"{"type":"jitter","at":"2026-12-01T10:00:00.000Z","automated":false,"track":"unit","kind":"snap","frame":7,"jump":[0,1,0],"units":UNITS,"unit":"m","travel_units":0.1,"speed":6,"dt_ms":16.7,"from":[0,0,0],"to":[0,1,0],"classification":[],"footprint":{"v":1,"id":"d52db37a","key":"jitter|unit|snap|play|snap|vertical"}}"#;
+
+    #[test]
+    fn a_jitter_size_that_is_no_measurement_is_malformed() {
+        let lines: Vec<String> = ["1e306", "-0.5", "0.5"]
+            .iter()
+            .map(|u| JITTER.replace("UNITS", u))
+            .chain([
+                JITTER
+                    .replace("UNITS", "0.5")
+                    .replace(r#""to":[0,1,0]"#, r#""to":[0,1e300,0]"#),
+                JITTER
+                    .replace("UNITS", "0.5")
+                    .replace(r#""speed":6"#, r#""speed":-6"#),
+            ])
+            .collect();
+        let outcome = parse_bytes(format!("{}\n", lines.join("\n")).as_bytes(), 0);
+        assert_eq!(
+            outcome.malformed, 4,
+            "1e306 units, a negative length, a far coordinate, a negative speed"
+        );
+        assert_eq!(outcome.records.len(), 1);
+        let big = JITTER.replace("UNITS", "1e16");
+        assert!(
+            parse_line(big.as_bytes()).is_ok(),
+            "within two gauges' reach"
+        );
+    }
+
+    #[test]
+    fn a_heartbeat_window_of_no_duration_is_malformed() {
+        let negative = HEARTBEAT.replace(r#""frames":10"#, r#""frames":10,"seconds":-10"#);
+        let ten = HEARTBEAT.replace(r#""frames":10"#, r#""frames":10,"seconds":10.2"#);
+        assert_eq!(parse_line(negative.as_bytes()), Err(true));
+        assert!(parse_line(ten.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn footprint_ids_are_read_in_lowercase_and_must_be_hex() {
+        let upper = JITTER
+            .replace("UNITS", "0.5")
+            .replace("d52db37a", "D52DB37A");
+        let read = parse_line(upper.as_bytes()).expect("an id in capitals reads");
+        assert_eq!(read.footprint().map(|f| f.id.as_str()), Some("d52db37a"));
+        for bad in ["NOT-HEX!", "d52db37", "d52db37a0", ""] {
+            let line = JITTER.replace("UNITS", "0.5").replace("d52db37a", bad);
+            assert_eq!(parse_line(line.as_bytes()), Err(true), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let text = format!("\u{feff}{HEARTBEAT}\n{HEARTBEAT}\n");
+        let outcome = parse_bytes(text.as_bytes(), 0);
+        assert_eq!((outcome.records.len(), outcome.malformed), (2, 0));
+        assert_eq!(outcome.next_offset, text.len() as u64);
+        // A mark alone on a line, or ending a file, is blank, not a torn or malformed line.
+        let outcome = parse_bytes("\u{feff}\n\u{feff}".as_bytes(), 0);
+        assert_eq!((outcome.malformed, outcome.torn_last_line), (0, false));
     }
 }

@@ -62,11 +62,22 @@ impl Record {
         }
     }
 
+    /// The footprint, for incident records, to change.
+    pub(crate) fn footprint_mut(&mut self) -> Option<&mut Footprint> {
+        match self {
+            Self::Hitch(r) => Some(&mut r.footprint),
+            Self::Usermark(r) => Some(&mut r.footprint),
+            Self::Jitter(r) => Some(&mut r.footprint),
+            Self::Heartbeat(_) | Self::SessionEnd(_) => None,
+        }
+    }
+
     /// Whether a frame time the record holds is no measurement: not finite, negative, or
-    /// longer than [`MAX_FRAME_MS`] (`"frame_ms": 1e308`). The reader counts such a line
-    /// malformed, as it does one that does not parse.
+    /// longer than [`MAX_FRAME_MS`] (`"frame_ms": 1e308`); a heartbeat's or usermark's
+    /// `window.seconds` counts as a time. The reader counts such a line malformed, as it does
+    /// one that does not parse.
     pub fn has_implausible_time(&self) -> bool {
-        let window = |w: &Window| [w.ms, w.median_ms, w.p95_ms];
+        let window = |w: &Window| [w.ms, w.median_ms, w.p95_ms, w.seconds.map(|s| s * 1000.0)];
         let times: Vec<Option<f64>> = match self {
             Self::Hitch(r) => [
                 Some(r.frame_ms),
@@ -91,7 +102,48 @@ impl Record {
             .flatten()
             .any(|ms| !(0.0..=MAX_FRAME_MS).contains(&ms))
     }
+
+    /// Whether a size a jitter record holds is no measurement: a length (`units`,
+    /// `travel_units`, `amplitude`, the reach's `before` and `after`) or a speed that is not
+    /// finite or is negative, or a length or coordinate (`jump`, `from`, `to`) beyond
+    /// [`MAX_UNITS`] (`"units": 1e306`). The reader counts such a line malformed, as it does
+    /// one holding an implausible time.
+    pub fn has_implausible_size(&self) -> bool {
+        let Self::Jitter(r) = self else {
+            return false;
+        };
+        let lengths = [Some(r.units), Some(r.travel_units), r.amplitude]
+            .into_iter()
+            .chain(
+                r.reach
+                    .iter()
+                    .flat_map(|reach| [Some(reach.before), Some(reach.after)]),
+            )
+            .flatten();
+        let coordinates = r.jump.iter().chain(&r.from).chain(&r.to);
+        let bad_length = |v: f64| !(0.0..=MAX_UNITS).contains(&v);
+        let bad_coordinate = |v: &f64| !(-MAX_UNITS..=MAX_UNITS).contains(v);
+        lengths.into_iter().any(bad_length)
+            || coordinates.into_iter().any(bad_coordinate)
+            || !(r.speed.is_finite() && r.speed >= 0.0)
+    }
+
+    /// Whether an incident record's footprint id is not 8 hex digits (`"id": "NOT-HEX!"`):
+    /// no `--fp` or `--footprints` could name it. The reader counts such a line malformed.
+    pub fn has_bad_footprint_id(&self) -> bool {
+        self.footprint().is_some_and(|fp| !is_footprint_id(&fp.id))
+    }
 }
+
+/// Whether `id` is 8 hex digits, in either case.
+fn is_footprint_id(id: &str) -> bool {
+    id.len() == 8 && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The largest length or coordinate a jitter record can hold, host units. The motion monitor
+/// reads positions from gauges in thousandths of the host unit (an `i64`: within ±9.3e15
+/// units), so no two of them are 1e17 units apart; a size beyond it is no measurement.
+pub const MAX_UNITS: f64 = 1e17;
 
 /// The longest frame time a record can hold, ms: a week (a machine asleep over a weekend
 /// mid-frame stays inside it). A longer one is no measurement.
@@ -162,7 +214,8 @@ pub struct Camera {
 pub struct Footprint {
     /// The derivation's version.
     pub v: u32,
-    /// FNV-1a 32 of `v<v>:<key>`, 8 lowercase hex digits.
+    /// FNV-1a 32 of `v<v>:<key>`, 8 lowercase hex digits (the reader lowercases an id
+    /// written in capitals, and counts a line whose id is not 8 hex digits malformed).
     pub id: String,
     /// Exactly what was hashed: type, phase, verdict, site, situation.
     pub key: String,

@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 
 use framewise_incidents::fold::{
-    build_fix, catalogue, history, parse_window_spec, read_fixes, summarize_window,
-    unix_ms_from_iso, CatalogueOptions, FixError, FixRequest, HistoryOptions, Ledger, Occurrences,
-    WindowSpec, FUTURE_TOLERANCE_MS,
+    build_fix, catalogue, history, latest_builds, parse_window_spec, read_fixes, summarize_build,
+    summarize_window, unix_ms_from_iso, CatalogueOptions, FixError, FixRecord, FixRequest,
+    HistoryOptions, Ledger, Misdated, Occurrences, WindowSpec, EARLIEST_MS, FUTURE_TOLERANCE_MS,
 };
 use framewise_incidents::{
     iso_from_unix_ms, Common, Confidence, Footprint, Guess, HeartbeatRecord, HitchRecord,
@@ -263,8 +263,11 @@ fn a_window_summarises_its_heartbeats_and_hitches() {
     assert_eq!(s.worst_guess.as_deref(), Some("pipeline-compile"));
     assert_eq!(s.top_guess.as_deref(), Some("pipeline-compile"));
     assert_eq!(s.regime.as_deref(), Some("hardware"));
-    // Three hitches in 59 minutes.
-    assert_eq!(s.hitches_per_hour, Some(3.1));
+    // Three hitches in the minute of play its six heartbeats (10 s each) say was played: a
+    // rate per hour of play, not per hour of the 59-minute span.
+    assert_eq!(s.play_s, Some(60.0));
+    assert_eq!(s.hitches_per_hour, Some(180.0));
+    assert_eq!(s.rate_unknown, None);
     assert_eq!(s.jitters, None, "no jitter: absent, not 0");
 
     let empty = summarize_window(&ledger, DAY0_MS + 60 * MINUTE_MS, DAY0_MS + 119 * MINUTE_MS);
@@ -287,7 +290,10 @@ fn the_widest_window_summarises_every_record() {
     let stamped = summarize_window(&ledger, DAY0_MS - 1, DAY0_MS + 100_000 * MINUTE_MS);
     assert_eq!((all.beats, all.hitches), (stamped.beats, stamped.hitches));
     assert!(all.beats > 0);
-    assert_eq!(all.hitches_per_hour, Some(0.0), "hitches over all of time");
+    // Four hitches in the two minutes of play twelve heartbeats say: however wide the window,
+    // the rate is per hour of play.
+    assert_eq!(all.hitches_per_hour, Some(120.0));
+    assert_eq!(all.hitches_per_hour, stamped.hitches_per_hour);
 }
 
 /// A window nothing ran in (no heartbeat, hitch or jitter) has no hitch rate: 0 an hour would
@@ -547,4 +553,414 @@ fn records_without_a_readable_time_are_left_out() {
         3
     );
     assert!(unix_ms_from_iso("not a time").is_none());
+}
+
+/// Builds A, B, A: A ran at minutes 0 and 120 (p95 10 ms), B in between (p95 50 ms). Every
+/// record of A says 10 ms.
+fn interleaved() -> Vec<Record> {
+    vec![
+        beat(0, "a", 8.0, 10.0),
+        beat(30, "b", 40.0, 50.0),
+        beat(60, "b", 40.0, 50.0),
+        hitch(61, "b", 90.0, COMPILE),
+        beat(90, "b", 40.0, 50.0),
+        beat(120, "a", 8.0, 10.0),
+    ]
+}
+
+/// A build's window spans other builds' records when they ran in between: its figures count
+/// its own records only, and the latest build is the one that ran last, not the one that
+/// appeared last.
+#[test]
+fn a_build_is_measured_by_its_own_records_and_the_latest_is_the_one_that_ran_last() {
+    let records = interleaved();
+    let ledger = Ledger::new(&records);
+    let h = history(&ledger, &[], &HistoryOptions::default());
+    let rows: Vec<_> = h
+        .builds
+        .iter()
+        .map(|b| {
+            let s = &b.summary;
+            (s.build.as_deref(), s.beats, s.hitches, s.p95_ms)
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [(Some("b"), 3, 1, Some(50.0)), (Some("a"), 2, 0, Some(10.0)),],
+        "in order of last evidence, each build's own records"
+    );
+    let a = &h.builds[1].summary;
+    assert_eq!(
+        (a.from.as_str(), a.to.as_str()),
+        (
+            iso_from_unix_ms(DAY0_MS).as_str(),
+            iso_from_unix_ms(DAY0_MS + 120 * MINUTE_MS).as_str()
+        ),
+        "the window still runs from A's first evidence to its last"
+    );
+    assert_eq!(latest_builds(&ledger), ["b", "a"]);
+    let only_a = summarize_build(&ledger, "a", DAY0_MS, DAY0_MS + 120 * MINUTE_MS);
+    assert_eq!((only_a.beats, only_a.p95_ms), (2, Some(10.0)));
+    let everything = summarize_window(&ledger, DAY0_MS, DAY0_MS + 120 * MINUTE_MS);
+    assert_eq!(everything.beats, 5, "a time range counts every build");
+
+    // Recording the revert of B: before is B (it ran before A's latest stretch), after is A.
+    let fix = build_fix(
+        &ledger,
+        FixRequest {
+            title: "revert b".to_owned(),
+            ..FixRequest::default()
+        },
+        iso_from_unix_ms(DAY0_MS + 200 * MINUTE_MS),
+    )
+    .expect("fix");
+    assert_eq!(fix.before.summary.build.as_deref(), Some("b"));
+    assert_eq!(fix.after.summary.build.as_deref(), Some("a"));
+    assert_eq!(fix.before.summary.p95_ms, Some(50.0));
+    assert_eq!(
+        (fix.after.summary.beats, fix.after.summary.p95_ms),
+        (2, Some(10.0))
+    );
+    assert_eq!(fix.after.summary.hitches, 0, "b's hitch is not a's");
+    assert!(
+        fix.after.series.iter().flatten().all(|p| *p == 10.0),
+        "a's series holds a's heartbeats only: {:?}",
+        fix.after.series
+    );
+
+    // An after build given: the before window defaults to the build that ran before it.
+    let fix = build_fix(
+        &ledger,
+        FixRequest {
+            title: "t".to_owned(),
+            after: Some(WindowSpec::Build("b".to_owned())),
+            ..FixRequest::default()
+        },
+        String::new(),
+    )
+    .expect("fix");
+    assert_eq!(fix.before.summary.build.as_deref(), Some("a"));
+}
+
+/// `n` heartbeats of `seconds` of play each, a minute apart from `minute` on.
+fn beats(minute: i64, build: &str, n: i64, seconds: f64) -> Vec<Record> {
+    (0..n)
+        .map(|i| {
+            let mut b = beat(minute + i, build, 16.6, 20.0);
+            if let Record::Heartbeat(h) = &mut b {
+                h.window.seconds = Some(seconds);
+            }
+            b
+        })
+        .collect()
+}
+
+/// Builds A and B both hitch once every 10 s of play; A ran two one-minute sessions a day
+/// apart, B one: both rates are 360 an hour of play, whatever the idle time between sessions.
+#[test]
+fn a_hitch_rate_is_per_hour_of_play_not_of_the_wall_clock() {
+    let day = 24 * 60;
+    let mut records = Vec::new();
+    for (start, build) in [(0, "a"), (day, "a"), (day + 60, "b")] {
+        records.extend(beats(start, build, 6, 10.0));
+        records.extend((0..6).map(|i| hitch(start + i, build, 40.0, PHYSICS)));
+    }
+    let ledger = Ledger::new(&records);
+    let fix = build_fix(
+        &ledger,
+        FixRequest {
+            title: "t".to_owned(),
+            ..FixRequest::default()
+        },
+        String::new(),
+    )
+    .expect("fix");
+    let (before, after) = (&fix.before.summary, &fix.after.summary);
+    assert_eq!((before.hitches, before.play_s), (12, Some(120.0)));
+    assert_eq!((after.hitches, after.play_s), (6, Some(60.0)));
+    assert_eq!(before.hitches_per_hour, Some(360.0));
+    assert_eq!(after.hitches_per_hour, Some(360.0));
+
+    // Without heartbeats the log does not say how long the game was played: no rate, and why.
+    let hitches_only: Vec<Record> = records
+        .iter()
+        .filter(|r| matches!(r, Record::Hitch(_)))
+        .cloned()
+        .collect();
+    let s = summarize_build(
+        &Ledger::new(&hitches_only),
+        "a",
+        DAY0_MS,
+        DAY0_MS + 2 * day * MINUTE_MS,
+    );
+    assert_eq!(s.hitches, 12);
+    assert_eq!((s.hitches_per_hour, s.play_s), (None, None));
+    assert!(
+        s.rate_unknown
+            .as_deref()
+            .is_some_and(|why| why.starts_with("no heartbeat in the window")),
+        "{:?}",
+        s.rate_unknown
+    );
+    let json = serde_json::to_value(&s).expect("json");
+    assert!(json.get("hitches_per_hour").is_none(), "{json}");
+    assert!(json["rate_unknown"].is_string(), "{json}");
+
+    // Under a minute of play is too little for a rate (3 hitches in 20 s is no 540 an hour).
+    let short: Vec<Record> = beats(0, "a", 2, 10.0)
+        .into_iter()
+        .chain((0..3).map(|i| hitch(i, "a", 40.0, PHYSICS)))
+        .collect();
+    let s = summarize_window(&Ledger::new(&short), DAY0_MS, DAY0_MS + 10 * MINUTE_MS);
+    assert_eq!((s.hitches_per_hour, s.play_s), (None, Some(20.0)));
+    assert!(
+        s.rate_unknown
+            .as_deref()
+            .is_some_and(|w| w.contains("under a minute")),
+        "{:?}",
+        s.rate_unknown
+    );
+}
+
+fn range(from_minute: i64, to_minute: i64) -> WindowSpec {
+    WindowSpec::Range {
+        from_ms: DAY0_MS + from_minute * MINUTE_MS,
+        to_ms: DAY0_MS + to_minute * MINUTE_MS,
+    }
+}
+
+fn fix_between(
+    records: &[Record],
+    before: WindowSpec,
+    after: WindowSpec,
+) -> Result<FixRecord, FixError> {
+    build_fix(
+        &Ledger::new(records),
+        FixRequest {
+            title: "t".to_owned(),
+            before: Some(before),
+            after: Some(after),
+            ..FixRequest::default()
+        },
+        String::new(),
+    )
+}
+
+/// A fix that measured nothing, or the same thing on both sides, is refused rather than
+/// recorded as measured.
+#[test]
+fn a_fix_without_evidence_or_with_overlapping_windows_is_refused() {
+    let err = fix_between(&[], range(0, 60), range(60, 120)).expect_err("an empty ledger");
+    assert!(
+        matches!(
+            err,
+            FixError::EmptyWindow {
+                label: "before",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "the before window 2026-12-01T00:00:00.000Z..2026-12-01T01:00:00.000Z holds no \
+         evidence (no heartbeat, hitch or jitter): a fix measured against nothing is not \
+         recorded"
+    );
+    let records = two_builds();
+    // Build a is minutes 0–59, b 120–179: the gap between holds nothing.
+    let err = fix_between(&records, range(60, 110), WindowSpec::Build("b".to_owned()))
+        .expect_err("an empty before");
+    assert!(
+        matches!(
+            err,
+            FixError::EmptyWindow {
+                label: "before",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = fix_between(&records, WindowSpec::Build("a".to_owned()), range(60, 110))
+        .expect_err("an empty after");
+    assert!(
+        matches!(err, FixError::EmptyWindow { label: "after", .. }),
+        "{err}"
+    );
+
+    let err = fix_between(
+        &records,
+        WindowSpec::Build("b".to_owned()),
+        WindowSpec::Build("b".to_owned()),
+    )
+    .expect_err("the same build");
+    assert_eq!(
+        err.to_string(),
+        "the before and after windows are the same (build \"b\"): a fix compares two windows"
+    );
+    let err = fix_between(&records, range(0, 60), range(0, 60)).expect_err("the same range");
+    assert!(matches!(err, FixError::SameWindows { .. }), "{err}");
+    let err = fix_between(&records, range(0, 150), range(120, 180)).expect_err("ranges overlap");
+    assert!(
+        matches!(err, FixError::Overlapping { ref why, .. } if why == "their ranges share time"),
+        "{err}"
+    );
+    // A range and a build that share records.
+    let err = fix_between(&records, range(0, 130), WindowSpec::Build("b".to_owned()))
+        .expect_err("a range holding b's records");
+    assert!(
+        matches!(err, FixError::Overlapping { ref why, .. } if why == "2 records would be measured on both sides"),
+        "{err}"
+    );
+    // Ranges that touch at an instant are apart, unless a record lies on it.
+    let touching = fix_between(&records, range(0, 60), range(60, 180)).expect("apart");
+    assert_eq!(touching.before.summary.beats, 6);
+    let err = fix_between(&records, range(0, 50), range(50, 180)).expect_err("the beat at 50");
+    assert!(
+        matches!(err, FixError::Overlapping { ref why, .. } if why == "1 record would be measured on both sides"),
+        "{err}"
+    );
+    // Two builds whose spans interleave share no record: B against A is a fix.
+    let interleaved = interleaved();
+    fix_between(
+        &interleaved,
+        WindowSpec::Build("b".to_owned()),
+        WindowSpec::Build("a".to_owned()),
+    )
+    .expect("interleaved builds are apart");
+    // No build ran before the after range: nothing to default the before window to.
+    let err = build_fix(
+        &Ledger::new(&records),
+        FixRequest {
+            after: Some(range(-10, 30)),
+            ..FixRequest::default()
+        },
+        String::new(),
+    )
+    .expect_err("nothing before minute -10");
+    assert!(matches!(err, FixError::NoBuildBefore { .. }), "{err}");
+}
+
+#[test]
+fn a_fix_repeats_another_with_the_same_title_footprints_and_windows() {
+    let records = two_builds();
+    let ledger = Ledger::new(&records);
+    let make = |title: &str, footprints: &[&str], before: Option<WindowSpec>| {
+        build_fix(
+            &ledger,
+            FixRequest {
+                title: title.to_owned(),
+                footprints: footprints.iter().map(|f| (*f).to_owned()).collect(),
+                before,
+                ..FixRequest::default()
+            },
+            iso_from_unix_ms(DAY0_MS + 300 * MINUTE_MS),
+        )
+        .expect("fix")
+    };
+    let first = make("warm the cache", &["0a0b0c0d", "11111111"], None);
+    assert!(make("warm the cache ", &["11111111", "0A0B0C0D"], None).repeats(&first));
+    assert!(!make("warm the cache", &["11111111"], None).repeats(&first));
+    assert!(!make("cool the cache", &["0a0b0c0d", "11111111"], None).repeats(&first));
+    let ranged = make(
+        "warm the cache",
+        &["0a0b0c0d", "11111111"],
+        Some(range(0, 30)),
+    );
+    assert!(!ranged.repeats(&first), "another before window");
+    assert!(make(
+        "warm the cache",
+        &["0a0b0c0d", "11111111"],
+        Some(range(0, 30))
+    )
+    .repeats(&ranged));
+}
+
+/// A record dated 1970 (a device whose clock was reset) is set aside and counted, as one
+/// dated after now is: drawn, it would squeeze every real record into the last bucket.
+#[test]
+fn a_record_dated_before_2020_is_left_out_of_the_timeline_and_counted() {
+    let mut records = two_builds();
+    let mut reset = beat(0, "a", 16.6, 30.0);
+    if let Record::Heartbeat(h) = &mut reset {
+        h.common.at = "1970-01-01T00:00:00.000Z".to_owned();
+    }
+    records.push(reset);
+    let ledger = Ledger::new(&records);
+    let h = history(
+        &ledger,
+        &[],
+        &HistoryOptions {
+            buckets: 3,
+            ..HistoryOptions::default()
+        },
+    );
+    let past = h.past.as_ref().expect("counted");
+    assert_eq!(past.records, 1);
+    assert_eq!(past.earliest, "1970-01-01T00:00:00.000Z");
+    let span = h.span.as_ref().expect("evidence");
+    assert_eq!(span.from, iso_from_unix_ms(DAY0_MS));
+    let beats: Vec<u64> = h.buckets.iter().map(|b| b.beats).collect();
+    assert_eq!(beats, [6, 0, 6], "a's and b's heartbeats where they ran");
+    assert_eq!(h.builds[0].summary.beats, 6, "a's window starts in 2026");
+    let json = serde_json::to_value(&h).expect("json");
+    assert_eq!(json["past"]["records"], 1);
+
+    let (kept, misdated) = ledger.plausibly_dated(Some(DAY0_MS));
+    assert_eq!(
+        misdated,
+        Misdated { future: 7, past: 1 },
+        "b's seven are ahead"
+    );
+    assert_eq!(kept.len(), records.len() - 8);
+    let (kept, misdated) = ledger.plausibly_dated(None);
+    assert_eq!((kept.len(), misdated.past), (records.len() - 1, 1));
+    assert_eq!(EARLIEST_MS, unix_ms_from_iso("2020-01-01").expect("a date"));
+    // The fix's default windows are a against b, a starting in 2026.
+    let fix = build_fix(&kept, FixRequest::default(), String::new()).expect("fix");
+    assert_eq!(fix.before.summary.from, iso_from_unix_ms(DAY0_MS));
+}
+
+/// A jitter size too large to round (made in code: the reader sets such a line aside) is a
+/// number in the catalogue, never infinity or `null`.
+#[test]
+fn a_huge_jitter_size_stays_a_number() {
+    let records = vec![jitter(1, "a", "snap", 1e306, None)];
+    let cat = catalogue(&Ledger::new(&records), &[], &CatalogueOptions::default());
+    let worst = cat.issues[0].worst.as_ref().expect("measured");
+    assert_eq!(worst.value, 1e306);
+    let json = serde_json::to_value(&cat).expect("json");
+    assert_eq!(json["issues"][0]["worst"]["value"], 1e306);
+}
+
+/// A fix line written by hand with the id in capitals is listed under its issue; a fixes file
+/// saved with a byte-order mark reads.
+#[test]
+fn fixes_name_ids_in_any_case_and_a_bom_is_skipped() {
+    let records = two_builds();
+    let ledger = Ledger::new(&records);
+    let mut fix = build_fix(
+        &ledger,
+        FixRequest {
+            title: "x".to_owned(),
+            ..FixRequest::default()
+        },
+        "2026-12-02T00:00:00.000Z".to_owned(),
+    )
+    .expect("fix");
+    fix.footprints = vec![footprint(COMPILE).id.to_uppercase()];
+    let cat = catalogue(
+        &ledger,
+        std::slice::from_ref(&fix),
+        &CatalogueOptions::default(),
+    );
+    let compile = cat.issues.iter().find(|i| i.key == COMPILE).expect("row");
+    assert_eq!(compile.fixes.len(), 1);
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("fixes.jsonl");
+    let line = serde_json::to_string(&fix).expect("json");
+    std::fs::write(&path, format!("\u{feff}{line}\n")).expect("write");
+    let read = read_fixes(&path).expect("read");
+    assert_eq!((read.fixes.len(), read.malformed), (1, 0));
 }

@@ -31,7 +31,7 @@ pub struct DemoArgs {
     pub seed: Option<u64>,
     /// Frames to run [default: 1200] (the hitch schedule scales to fit; a run shorter than 59
     /// frames has no hitches and no pause; FRAMEWISE_FRAMES wins over it).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = clap::builder::RangedI64ValueParser::<u64>::new().range(1..))]
     pub frames: Option<u64>,
     /// Worker threads (0: one per core; at most 8 per core).
     #[arg(long, default_value_t = 0)]

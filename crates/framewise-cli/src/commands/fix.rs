@@ -1,11 +1,13 @@
 //! `framewise fix --title … [--footprints ID,…] [--before W] [--after W]`: records a fix in
 //! `.framewise/fixes.jsonl` with its before and after measured from the ledger — by
-//! default the previous build with evidence against the latest, or any build name or
-//! `ISO..ISO` range — each window with its summary and p95 series.
+//! default the build that ran before the latest against the latest (the build of the newest
+//! evidence), or any build name (its own records only) or `ISO..ISO` range — each window
+//! with its summary and p95 series.
 //!
 //! Exit: 0 once the fix was appended (or, with `--dry-run`, measured); 4 when there is no
-//! `.framewise/`, a window has no evidence, a footprint is not in the ledger, or the file
-//! cannot be written.
+//! `.framewise/`, a window has no evidence, the windows are the same or overlap, a footprint
+//! is not in the ledger, a file name is empty, the same fix is already recorded, or the file
+//! cannot be written. `--dry-run` refuses what the recording would refuse.
 
 use anyhow::bail;
 use framewise_incidents::fold::{
@@ -43,12 +45,12 @@ pub struct Args {
     /// The files it changed, comma-separated.
     #[arg(long, value_name = "PATH,...", value_delimiter = ',')]
     pub files: Vec<String>,
-    /// The window before the change: a build name or `ISO..ISO` [default: the previous
-    /// build with evidence].
+    /// The window before the change: a build name or `ISO..ISO` [default: the build that
+    /// ran before the after window].
     #[arg(long, value_name = "BUILD|ISO..ISO")]
     pub before: Option<String>,
-    /// The window after the change: a build name or `ISO..ISO` [default: the latest build
-    /// with evidence].
+    /// The window after the change: a build name or `ISO..ISO` [default: the latest build,
+    /// the one with the newest evidence].
     #[arg(long, value_name = "BUILD|ISO..ISO")]
     pub after: Option<String>,
     /// Measure and print the fix without appending it.
@@ -94,6 +96,10 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<FixView>> {
     // it would link the fix to nothing.
     if args.commit.as_deref().is_some_and(|c| c.trim().is_empty()) {
         bail!("--commit is empty: give the fix's commit, or leave --commit out");
+    }
+    // `--files ""` or `--files a,,b`: a name that names no file.
+    if args.files.iter().any(|f| f.trim().is_empty()) {
+        bail!("--files holds an empty name: give the files the fix changed, comma-separated, or leave --files out");
     }
     let before = args
         .before
@@ -148,15 +154,33 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<FixView>> {
         before,
         after,
     };
-    // Evidence dated after now (a clock set wrong) is no build's: `history` leaves it out of
-    // its timeline, and the default after window (the latest build) must not be it.
-    let (current, future) = ledger.until_now(crate::ledger::now_ms());
-    if future > 0 {
+    // Evidence dated after now (a clock set wrong) or before 2020 (a clock reset) is no
+    // build's: `history` leaves it out of its timeline, and the default after window (the
+    // latest build) must not be it.
+    let (current, misdated) = ledger.plausibly_dated(Some(crate::ledger::now_ms()));
+    if misdated.future > 0 {
         say!(
-            "framewise fix: left out {future} record(s) dated after now (a clock set wrong?), as `framewise history` does"
+            "framewise fix: left out {} record(s) dated after now (a clock set wrong?), as `framewise history` does",
+            misdated.future
+        );
+    }
+    if misdated.past > 0 {
+        say!(
+            "framewise fix: left out {} record(s) dated before 2020 (a clock reset?), as `framewise history` does",
+            misdated.past
         );
     }
     let fix = build_fix(&current, request, now_iso())?;
+    // The ledger is append-only: a fix recorded twice (the same command run again) would be
+    // listed twice for good.
+    if let Some(earlier) = files.fixes.iter().rev().find(|f| fix.repeats(f)) {
+        bail!(
+            "fix \"{}\" is already recorded in {} (at {}) with the same footprints and windows: not recorded twice",
+            fix.title,
+            dir.join(FIXES_FILE).display(),
+            earlier.at
+        );
+    }
     let path = dir.join(FIXES_FILE);
     if !args.dry_run {
         Appender::open(&path)?.append(&fix)?;
@@ -198,10 +222,10 @@ fn sparkline(series: &[Option<f64>]) -> String {
 
 fn window_line(label: &str, w: &FixWindow) -> String {
     let s = &w.summary;
-    let what = s
-        .build
-        .as_deref()
-        .map_or_else(|| "range".to_owned(), |b| format!("build {b}"));
+    let what = s.build.as_deref().map_or_else(
+        || "range".to_owned(),
+        |b| format!("build {}", table::inline(b)),
+    );
     let mut line = format!(
         "{label:<6} {what} · {} → {} · p95 {} · median {} · {}",
         s.from,
@@ -233,14 +257,18 @@ impl Report for FixView {
         } else {
             "measured (dry run, not recorded)"
         };
-        out.push_str(&format!("{verb}: fix \"{}\" in {}\n", d.fix.title, d.file));
+        out.push_str(&format!(
+            "{verb}: fix \"{}\" in {}\n",
+            table::inline(&d.fix.title),
+            table::inline(&d.file)
+        ));
         if let Some(line) = skipped_line(&d.ledger) {
             out.push_str(&format!("  {line}\n"));
         }
         let fps = if d.fix.footprints.is_empty() {
             NONE.to_owned()
         } else {
-            d.fix.footprints.join(", ")
+            table::inline(&d.fix.footprints.join(", ")).into_owned()
         };
         out.push_str(&format!("  footprints: {fps}\n"));
         for (label, w) in [("before", &d.fix.before), ("after", &d.fix.after)] {
@@ -256,7 +284,10 @@ impl Report for FixView {
 
     fn markdown(&self, out: &mut String) {
         let d = &self.0;
-        out.push_str(&format!("### framewise fix: {}\n\n", d.fix.title));
+        out.push_str(&format!(
+            "### framewise fix: {}\n\n",
+            table::inline(&d.fix.title)
+        ));
         let mut t =
             crate::table::Table::new(&["window", "span", "p95", "median", "hitches", "heartbeats"])
                 .align(0, crate::table::Align::Left)

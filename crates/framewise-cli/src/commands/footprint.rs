@@ -17,7 +17,7 @@ use framewise_analysis::situation::{canonical_situation, scrub_facet};
 use serde::Serialize;
 
 use crate::output::{self, OutputArgs, Report};
-use crate::table::NONE;
+use crate::table::{inline, NONE};
 
 /// `framewise footprint`.
 #[derive(Debug, clap::Args)]
@@ -172,7 +172,7 @@ impl Report for FootprintView {
         let fp = &self.footprint;
         out.push_str(&format!("footprint {} (v{})\n", fp.id, fp.v));
         for (name, value) in self.lines() {
-            out.push_str(&format!("  {name:<10} {value}\n"));
+            out.push_str(&format!("  {name:<10} {}\n", inline(&value)));
         }
     }
 
@@ -180,7 +180,7 @@ impl Report for FootprintView {
         let fp = &self.footprint;
         out.push_str(&format!("**footprint `{}`** (v{})\n\n", fp.id, fp.v));
         for (name, value) in self.lines() {
-            out.push_str(&format!("- {name}: {value}\n"));
+            out.push_str(&format!("- {name}: {}\n", inline(&value)));
         }
     }
 }

@@ -2,7 +2,9 @@
 //! first evidence to the last (frame p95 and median, counters, hitch count, the build that
 //! ran), one window per build, and the fixes recorded. A bucket without evidence is a gap:
 //! its measurements are absent from the JSON and drawn as `—`, never as 0. Records dated
-//! more than an hour after now are left out of the timeline and counted (`future`).
+//! more than an hour after now are left out of the timeline and counted (`future`), as are
+//! records dated before 2020 (`past`: a clock reset). A build's window counts that build's
+//! records only; the builds are listed in order of last evidence (the latest last).
 //!
 //! Exit: 0 once the ledger was read (no evidence included); 4 when there is no
 //! `.framewise/`, a file cannot be read, or `--from` is after `--to`.
@@ -97,7 +99,13 @@ fn windows_table(
     let mut headers = vec![
         first, "build", "p95", "median", "hitches", "worst", "jitters", "beats",
     ];
-    headers.extend(counters.iter().map(String::as_str));
+    // A counter's name heads its column: escaped as a cell is (the console does not escape
+    // a header).
+    let names: Vec<String> = counters
+        .iter()
+        .map(|c| table::inline(c).into_owned())
+        .collect();
+    headers.extend(names.iter().map(String::as_str));
     let mut t = Table::new(&headers)
         .align(0, Align::Left)
         .align(1, Align::Left);
@@ -128,11 +136,11 @@ impl HistoryView {
         match &h.span {
             None => format!(
                 "{}: no evidence (no heartbeat, hitch or jitter record)",
-                self.0.ledger.dir
+                table::inline(&self.0.ledger.dir)
             ),
             Some(span) => format!(
                 "{}: {} → {} · {} · {} · {}",
-                self.0.ledger.dir,
+                table::inline(&self.0.ledger.dir),
                 span.from,
                 span.to,
                 Noun("bucket", "buckets").count(h.buckets.len()),
@@ -149,6 +157,16 @@ impl HistoryView {
             "left out: {} dated after now (the latest {}): a clock set wrong?",
             Noun("record", "records").count(usize::try_from(f.records).unwrap_or(usize::MAX)),
             f.latest
+        ))
+    }
+
+    /// The records left out for being dated before 2020, as a line; `None` without any.
+    fn past_line(&self) -> Option<String> {
+        let p = self.0.history.past.as_ref()?;
+        Some(format!(
+            "left out: {} dated before 2020 (the earliest {}): a clock reset?",
+            Noun("record", "records").count(usize::try_from(p.records).unwrap_or(usize::MAX)),
+            p.earliest
         ))
     }
 
@@ -178,6 +196,9 @@ impl Report for HistoryView {
         if let Some(line) = self.future_line() {
             out.push_str(&format!("  {line}\n"));
         }
+        if let Some(line) = self.past_line() {
+            out.push_str(&format!("  {line}\n"));
+        }
         let h = &self.0.history;
         if h.span.is_none() {
             return;
@@ -191,8 +212,8 @@ impl Report for HistoryView {
             for f in &h.fixes {
                 out.push_str(&format!(
                     "  {} {} · p95 {} → {}\n",
-                    f.at,
-                    f.title,
+                    table::inline(&f.at),
+                    table::inline(&f.title),
                     table::ms_unit(f.before.summary.p95_ms),
                     table::ms_unit(f.after.summary.p95_ms)
                 ));
@@ -203,6 +224,9 @@ impl Report for HistoryView {
     fn markdown(&self, out: &mut String) {
         out.push_str(&format!("### framewise history: {}\n\n", self.headline()));
         if let Some(line) = self.future_line() {
+            out.push_str(&format!("{line}\n\n"));
+        }
+        if let Some(line) = self.past_line() {
             out.push_str(&format!("{line}\n\n"));
         }
         if self.0.history.span.is_none() {

@@ -98,8 +98,15 @@ pub fn lines(dir: &Path, cfg: &config::Config) -> anyhow::Result<Vec<String>> {
         },
     ));
     if !breached.is_empty() {
+        // Without a config `check` has no budget to judge ("no framewise.toml"): pointing
+        // there contradicted this line.
+        let hint = if cfg.path.is_some() {
+            "framewise check for values"
+        } else {
+            "the recorder's own frame budget; no framewise.toml declares budgets for framewise check"
+        };
         out.push(format!(
-            "budgets breached: {} (framewise check for values)",
+            "budgets breached: {} ({hint})",
             breached.join(", ")
         ));
     }
@@ -126,7 +133,12 @@ pub fn lines(dir: &Path, cfg: &config::Config) -> anyhow::Result<Vec<String>> {
         }
     }
     out.truncate(5);
-    Ok(out)
+    // The regime, a budget's name and a guess come from files: a line break or a terminal
+    // escape in them is shown escaped, never printed.
+    Ok(out
+        .iter()
+        .map(|l| crate::table::inline(l).into_owned())
+        .collect())
 }
 
 /// Whether `records` hold the `session-end` of the session that wrote the profile whose

@@ -14,7 +14,7 @@ use crate::commands::Outcome;
 use crate::ledger::{self, ago, parse_instant, skipped_line, DirArgs};
 use crate::list::{self, ListArgs, Noun};
 use crate::output::{self, OutputArgs, Report};
-use crate::table::{Align, Table, NONE};
+use crate::table::{inline, Align, Table, NONE};
 
 /// `framewise issues`.
 #[derive(Debug, clap::Args)]
@@ -190,7 +190,7 @@ impl IssuesView {
         let total = self.doc.total_issues.unwrap_or(c.issues.len() as u64);
         let mut line = format!(
             "{}: {} from {} {}",
-            self.doc.ledger.dir,
+            inline(&self.doc.ledger.dir),
             ISSUES.count(usize::try_from(total).unwrap_or(usize::MAX)),
             c.incidents,
             if c.incidents == 1 {
@@ -240,21 +240,21 @@ impl IssuesView {
         if let Some(g) = &issue.last_guess {
             out.push_str(&format!(
                 "{bullet}last evidence: {} ({}): {}\n",
-                g.guess,
+                inline(&g.guess),
                 crate::commands::serde_name(&g.confidence),
-                g.evidence
+                inline(&g.evidence)
             ));
         }
         if issue.fixes.is_empty() {
             out.push_str(&format!(
                 "{bullet}fixes: none recorded (framewise fix --footprints {} --title \"…\")\n",
-                issue.id
+                inline(&issue.id)
             ));
         }
         for f in &issue.fixes {
-            let mut line = format!("{bullet}fix {}: {}", f.at, f.title);
+            let mut line = format!("{bullet}fix {}: {}", inline(&f.at), inline(&f.title));
             if let Some(c) = &f.commit {
-                line.push_str(&format!(" ({c})"));
+                line.push_str(&format!(" ({})", inline(c)));
             }
             if let Some([b, a]) = f.p95_ms {
                 line.push_str(&format!(" · p95 {b:.2} → {a:.2} ms"));
@@ -319,18 +319,18 @@ impl Report for IssuesView {
                 out.push_str(&format!(
                     "\n{} {} · {}\n  key: {}\n  ×{} · first {} · last {} ({}) · worst {} · builds {}\n",
                     issue.glyph,
-                    issue.label,
-                    issue.id,
-                    issue.key,
+                    inline(&issue.label),
+                    inline(&issue.id),
+                    inline(&issue.key),
                     issue.count,
                     issue.first,
                     issue.last,
                     ago(issue.last_ago_ms),
-                    worst(issue),
-                    builds(issue),
+                    inline(&worst(issue)),
+                    inline(&builds(issue)),
                 ));
                 if !issue.situation.is_empty() {
-                    out.push_str(&format!("  situation: {}\n", situation(issue)));
+                    out.push_str(&format!("  situation: {}\n", inline(&situation(issue))));
                 }
                 Self::details(issue, "  ", out);
                 out.push_str(&format!("\noccurrences ({})\n", issue.occurrences.len()));
@@ -348,14 +348,16 @@ impl Report for IssuesView {
         {
             out.push_str(&format!(
                 "\n{} {} ×{}\n",
-                issue.id, issue.label, issue.count
+                inline(&issue.id),
+                inline(&issue.label),
+                issue.count
             ));
             Self::details(issue, "  ", out);
         }
         if let Some(first) = shown.first() {
             out.push_str(&format!(
                 "\nnext: framewise issues --fp {}   (one issue's history)\n",
-                first.id
+                inline(&first.id)
             ));
         }
     }
@@ -377,7 +379,9 @@ impl Report for IssuesView {
         for issue in shown {
             out.push_str(&format!(
                 "\n**{} {}** (`{}`)\n\n",
-                issue.glyph, issue.label, issue.key
+                issue.glyph,
+                inline(&issue.label),
+                inline(&issue.key)
             ));
             Self::details(issue, "- ", out);
             if self.one && !issue.occurrences.is_empty() {

@@ -33,7 +33,7 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<f64>,
     /// How often to look at the file, ms.
-    #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=3_600_000))]
+    #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = clap::builder::RangedI64ValueParser::<u64>::new().range(10..=3_600_000))]
     pub interval_ms: u64,
     /// The shortest hitch that wakes, ms.
     #[arg(long, value_name = "MS", default_value_t = 100.0, value_parser = parse_min_hitch_ms)]
@@ -159,8 +159,10 @@ pub fn wake_line(record: &Record, count: u64, min_hitch_ms: f64) -> Option<Strin
     if !evidence.is_empty() {
         line.push_str(&format!(": {evidence}"));
     }
-    // One wake is one line, whatever a note or an evidence string holds.
-    Some(line.replace(['\n', '\r'], " "))
+    // One wake is one line, whatever a note, a build or an evidence string holds: a line
+    // break or a terminal escape in them is shown escaped (`\n`, `\u{1b}`), as every verb
+    // shows a name from an input.
+    Some(crate::table::inline(&line).into_owned())
 }
 
 /// The tail of `perf.jsonl` and the footprint counts seen so far.

@@ -1,15 +1,24 @@
 //! Fix records (`fixes.jsonl`): what was wrong, what changed, and the measured before and
-//! after — two windows of the ledger, by build (default: the previous build with evidence
-//! and the latest) or by time range, each with its summary and a p95 series. Nobody types
-//! a number into a fix; the fold measures both sides.
+//! after — two windows of the ledger, by build or by time range, each with its summary and a
+//! p95 series. Nobody types a number into a fix; the fold measures both sides.
+//!
+//! A build's window measures that build's records only, from its first evidence to its last
+//! (another build that ran in between does not count). By default the after window is the
+//! latest build — the build of the newest evidence, the one that ran last — and the before
+//! window the build that ran before the after window: for a build, the build of the newest
+//! evidence of another build before that build's last evidence; for a range, the build of
+//! the newest evidence before the range. A fix whose window holds no evidence, or whose
+//! windows are the same or share time or records, is refused: it would be recorded as
+//! measured while it measured nothing, or the same thing on both sides.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::history::build_windows;
-use super::window::{summarize_window, WindowSummary};
-use super::{unix_ms_from_iso, Ledger};
+use super::window::{summarize_build, summarize_window, WindowSummary};
+use super::{is_evidence, unix_ms_from_iso, Ledger, Stamped};
+use crate::time::iso_from_unix_ms;
 use crate::Error;
 
 /// Slices a fix window's p95 series has.
@@ -69,7 +78,7 @@ pub struct FixWindow {
 /// A window named on the command line: a build, or `ISO..ISO`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WindowSpec {
-    /// From the build's first evidence to its last.
+    /// The build's records, from its first evidence to its last.
     Build(String),
     /// An explicit range, ms since the epoch, both inclusive.
     Range {
@@ -102,13 +111,57 @@ pub enum FixError {
         /// The builds the ledger has evidence for.
         builds: Vec<String>,
     },
-    /// No default for a window left out: the before window's is the build before the latest
-    /// (two builds with evidence needed), the after window's the latest (one needed).
-    #[error("a fix's default windows are the ledger's last two builds with evidence (before: the previous, after: the latest) and it has {}: {}; pass --before and --after (a build name, or <ISO>..<ISO>)", .builds.len(), list(.builds))]
+    /// No default for a window left out: the after window's is the latest build (one build
+    /// with evidence needed), the before window's the build that ran before it (two needed).
+    #[error("a fix's default windows are the ledger's last two builds with evidence (after: the build of the newest evidence, before: the build that ran before it) and it has {}: {}; pass --before and --after (a build name, or <ISO>..<ISO>)", .builds.len(), list(.builds))]
     NotEnoughBuilds {
         /// The builds the ledger has evidence for.
         builds: Vec<String>,
     },
+    /// The before window was left out and no build ran before the after window given.
+    #[error("the before window defaults to the build that ran before the after window ({after}), and no build with evidence did; pass --before (a build name, or <ISO>..<ISO>)")]
+    NoBuildBefore {
+        /// The after window, described.
+        after: String,
+    },
+    /// A window with no heartbeat, hitch or jitter in it: the fix would measure nothing.
+    #[error("the {label} window {window} holds no evidence (no heartbeat, hitch or jitter): a fix measured against nothing is not recorded")]
+    EmptyWindow {
+        /// `before` or `after`.
+        label: &'static str,
+        /// The window, described.
+        window: String,
+    },
+    /// The before and after windows are one window.
+    #[error("the before and after windows are the same ({window}): a fix compares two windows")]
+    SameWindows {
+        /// The window, described.
+        window: String,
+    },
+    /// The before and after windows share time (two ranges) or records.
+    #[error("the before window {before} and the after window {after} overlap ({why}): a fix compares two windows apart")]
+    Overlapping {
+        /// The before window, described.
+        before: String,
+        /// The after window, described.
+        after: String,
+        /// What they share.
+        why: String,
+    },
+}
+
+/// A window spec as messages name it: `build "b42"`, or `ISO..ISO`.
+fn describe(spec: &WindowSpec) -> String {
+    match spec {
+        WindowSpec::Build(name) => format!("build {name:?}"),
+        WindowSpec::Range { from_ms, to_ms } => {
+            format!(
+                "{}..{}",
+                iso_from_unix_ms(*from_ms),
+                iso_from_unix_ms(*to_ms)
+            )
+        }
+    }
 }
 
 fn list(builds: &[String]) -> String {
@@ -141,8 +194,8 @@ pub fn parse_window_spec(spec: &str, label: &'static str) -> Result<WindowSpec, 
     Ok(WindowSpec::Build(spec.to_owned()))
 }
 
-/// The newest build with evidence and the one before it, oldest first: the default
-/// before/after of a fix, because a fix ships as a build.
+/// The latest build (the build of the newest evidence) and the build that ran before it,
+/// that one first: the default before/after of a fix, because a fix ships as a build.
 pub fn latest_builds(ledger: &Ledger<'_>) -> Vec<String> {
     let windows = build_windows(ledger);
     let skip = windows.len().saturating_sub(2);
@@ -168,40 +221,127 @@ pub struct FixRequest {
     pub files: Vec<String>,
     /// `footprints`.
     pub footprints: Vec<String>,
-    /// The before window (default: the previous build with evidence).
+    /// The before window (default: the build that ran before the after window).
     pub before: Option<WindowSpec>,
-    /// The after window (default: the latest build with evidence).
+    /// The after window (default: the latest build, the build of the newest evidence).
     pub after: Option<WindowSpec>,
 }
 
-/// Measures a fix's windows in `ledger` and makes its record, stamped `at`.
+/// Measures a fix's windows in `ledger` and makes its record, stamped `at`. Refused: a
+/// window left out that has no default, a build with no evidence, a window that holds no
+/// evidence, and before and after windows that are the same, are ranges sharing time, or
+/// would measure a record on both sides.
 pub fn build_fix(
     ledger: &Ledger<'_>,
     request: FixRequest,
     at: String,
 ) -> Result<FixRecord, FixError> {
-    // Each side left out defaults on its own: the after window to the latest build (one build
-    // needed), the before window to the one before it (two needed).
-    let (before, after) = match (request.before, request.after) {
-        (Some(b), Some(a)) => (b, a),
-        (Some(b), None) => {
-            let pair = latest_builds(ledger);
-            let latest = pair
+    let windows = build_windows(ledger);
+    let names = || -> Vec<String> { windows.iter().map(|(b, _, _)| (*b).to_owned()).collect() };
+    let after_given = request.after.is_some();
+    let after = match request.after {
+        Some(after) => after,
+        None => {
+            let (latest, _, _) = windows
                 .last()
-                .cloned()
-                .ok_or(FixError::NotEnoughBuilds { builds: pair })?;
-            (b, WindowSpec::Build(latest))
-        }
-        (b, a) => {
-            let pair = latest_builds(ledger);
-            let [previous, latest] = <[String; 2]>::try_from(pair.clone())
-                .map_err(|_| FixError::NotEnoughBuilds { builds: pair })?;
-            (
-                b.unwrap_or(WindowSpec::Build(previous)),
-                a.unwrap_or(WindowSpec::Build(latest)),
-            )
+                .ok_or_else(|| FixError::NotEnoughBuilds { builds: names() })?;
+            WindowSpec::Build((*latest).to_owned())
         }
     };
+    let before = match request.before {
+        Some(before) => before,
+        None => {
+            let previous = match &after {
+                WindowSpec::Build(name) => {
+                    // Back from the build's last evidence, past its own records: the newest
+                    // evidence of another build (for the latest build, the build before it in
+                    // `build_windows`' order).
+                    let all = ledger.all();
+                    let last = all
+                        .iter()
+                        .rposition(|s| {
+                            is_evidence(s.record)
+                                && s.record.common().build.as_deref() == Some(name.as_str())
+                        })
+                        .ok_or_else(|| FixError::NoEvidence {
+                            label: "after",
+                            build: name.clone(),
+                            builds: names(),
+                        })?;
+                    all.get(..last)
+                        .unwrap_or_default()
+                        .iter()
+                        .rev()
+                        .filter(|s| is_evidence(s.record))
+                        .filter_map(|s| s.record.common().build.as_deref())
+                        .find(|b| *b != name.as_str())
+                }
+                WindowSpec::Range { from_ms, .. } => ledger
+                    .between(i64::MIN, from_ms.saturating_sub(1))
+                    .iter()
+                    .rev()
+                    .filter(|s| is_evidence(s.record))
+                    .find_map(|s| s.record.common().build.as_deref()),
+            };
+            match previous {
+                Some(previous) => WindowSpec::Build(previous.to_owned()),
+                None if after_given => {
+                    return Err(FixError::NoBuildBefore {
+                        after: describe(&after),
+                    })
+                }
+                None => return Err(FixError::NotEnoughBuilds { builds: names() }),
+            }
+        }
+    };
+    if before == after {
+        return Err(FixError::SameWindows {
+            window: describe(&before),
+        });
+    }
+    let overlapping = |why: String| FixError::Overlapping {
+        before: describe(&before),
+        after: describe(&after),
+        why,
+    };
+    if let (
+        WindowSpec::Range {
+            from_ms: b0,
+            to_ms: b1,
+        },
+        WindowSpec::Range {
+            from_ms: a0,
+            to_ms: a1,
+        },
+    ) = (&before, &after)
+    {
+        // Inclusive ranges that only touch (`X..Y` and `Y..Z`) share an instant, not time;
+        // a record at that instant is caught below.
+        if b0 < a1 && a0 < b1 {
+            return Err(overlapping("their ranges share time".to_owned()));
+        }
+    }
+    let measured_before = measure(ledger, &windows, &before, "before")?;
+    let measured_after = measure(ledger, &windows, &after, "after")?;
+    for (label, spec, w) in [
+        ("before", &before, &measured_before),
+        ("after", &after, &measured_after),
+    ] {
+        let s = &w.summary;
+        if s.beats == 0 && s.hitches == 0 && s.jitters.unwrap_or(0) == 0 {
+            return Err(FixError::EmptyWindow {
+                label,
+                window: describe(spec),
+            });
+        }
+    }
+    let shared = shared_evidence(ledger, &windows, &before, &after);
+    if shared > 0 {
+        return Err(overlapping(format!(
+            "{shared} record{} would be measured on both sides",
+            if shared == 1 { "" } else { "s" }
+        )));
+    }
     Ok(FixRecord {
         record_type: FixType::Fix,
         at,
@@ -211,21 +351,61 @@ pub fn build_fix(
         commit: request.commit,
         files: request.files,
         footprints: request.footprints,
-        before: measure(ledger, &before, "before")?,
-        after: measure(ledger, &after, "after")?,
+        before: measured_before,
+        after: measured_after,
     })
 }
 
-/// The window a spec names, measured.
+/// What a window measures: its build (`None`: every record) and its span, ms; `None` for a
+/// build with no evidence.
+fn extent<'s>(
+    windows: &[(&str, i64, i64)],
+    spec: &'s WindowSpec,
+) -> Option<(Option<&'s str>, i64, i64)> {
+    match spec {
+        WindowSpec::Range { from_ms, to_ms } => Some((None, *from_ms, *to_ms)),
+        WindowSpec::Build(name) => windows
+            .iter()
+            .find(|(b, _, _)| b == name)
+            .map(|&(_, from, to)| (Some(name.as_str()), from, to)),
+    }
+}
+
+/// How many evidence records both windows would measure.
+fn shared_evidence(
+    ledger: &Ledger<'_>,
+    windows: &[(&str, i64, i64)],
+    before: &WindowSpec,
+    after: &WindowSpec,
+) -> usize {
+    let (Some((b_build, b0, b1)), Some((a_build, a0, a1))) =
+        (extent(windows, before), extent(windows, after))
+    else {
+        return 0;
+    };
+    let of = |build: Option<&str>, s: &Stamped<'_>| {
+        build.is_none() || s.record.common().build.as_deref() == build
+    };
+    // The records in both spans (`between` is empty when they do not meet), counted when both
+    // windows take them: evidence, and of each window's build when it is a build's.
+    ledger
+        .between(b0.max(a0), b1.min(a1))
+        .iter()
+        .filter(|s| is_evidence(s.record) && of(b_build, s) && of(a_build, s))
+        .count()
+}
+
+/// The window a spec names, measured: a range summarises every record in it, a build only
+/// its own records (the series too).
 fn measure(
     ledger: &Ledger<'_>,
+    windows: &[(&str, i64, i64)],
     spec: &WindowSpec,
     label: &'static str,
 ) -> Result<FixWindow, FixError> {
     let (build, from_ms, to_ms) = match spec {
         WindowSpec::Range { from_ms, to_ms } => (None, *from_ms, *to_ms),
         WindowSpec::Build(name) => {
-            let windows = build_windows(ledger);
             let Some(&(_, from, to)) = windows.iter().find(|(b, _, _)| b == name) else {
                 return Err(FixError::NoEvidence {
                     label,
@@ -233,11 +413,14 @@ fn measure(
                     builds: windows.iter().map(|(b, _, _)| (*b).to_owned()).collect(),
                 });
             };
-            (Some(name.clone()), from, to)
+            (Some(name.as_str()), from, to)
         }
     };
-    let mut summary = summarize_window(ledger, from_ms, to_ms);
-    summary.build = build;
+    let summarize = |from: i64, to: i64| match build {
+        Some(name) => summarize_build(ledger, name, from, to),
+        None => summarize_window(ledger, from, to),
+    };
+    let summary = summarize(from_ms, to_ms);
     let width = ((to_ms - from_ms).max(1) as f64) / FIX_SERIES_SLICES as f64;
     let series = (0..FIX_SERIES_SLICES)
         .map(|i| {
@@ -247,10 +430,47 @@ fn measure(
             } else {
                 from_ms + ((i + 1) as f64 * width) as i64 - 1
             };
-            summarize_window(ledger, b0, b1).p95_ms
+            summarize(b0, b1).p95_ms
         })
         .collect();
     Ok(FixWindow { summary, series })
+}
+
+impl FixRecord {
+    /// Whether `other` records this same fix again: the same title (blanks around ignored),
+    /// the same footprints (in any order, any case), and the same windows on each side (the
+    /// same build, or the same range). `framewise fix` refuses such a repeat: the ledger is
+    /// append-only, so a fix recorded twice is listed twice for good.
+    pub fn repeats(&self, other: &FixRecord) -> bool {
+        let footprints = |f: &FixRecord| {
+            let mut ids: Vec<String> = f
+                .footprints
+                .iter()
+                .map(|id| id.to_ascii_lowercase())
+                .collect();
+            ids.sort();
+            ids.dedup();
+            ids
+        };
+        self.title.trim() == other.title.trim()
+            && footprints(self) == footprints(other)
+            && same_window(&self.before, &other.before)
+            && same_window(&self.after, &other.after)
+    }
+}
+
+/// Whether two measured windows are one: the same build, or the same range.
+fn same_window(a: &FixWindow, b: &FixWindow) -> bool {
+    let (a, b) = (&a.summary, &b.summary);
+    match (&a.build, &b.build) {
+        (Some(x), Some(y)) => x == y,
+        (None, None) => {
+            // By instant, so `…T10:00Z` and `…T10:00:00.000Z` are one; as written otherwise.
+            let instant = |t: &str| unix_ms_from_iso(t).ok_or_else(|| t.to_owned());
+            instant(&a.from) == instant(&b.from) && instant(&a.to) == instant(&b.to)
+        }
+        _ => false,
+    }
 }
 
 /// What [`read_fixes`] found.
@@ -281,7 +501,7 @@ pub fn read_fixes(path: &Path) -> Result<FixesRead, Error> {
     let lines = crate::read::whole_lines(&bytes);
     read.torn_last_line = lines.torn;
     for line in lines.lines {
-        match serde_json::from_slice::<FixRecord>(line) {
+        match serde_json::from_slice::<FixRecord>(crate::read::without_bom(line)) {
             Ok(fix) => read.fixes.push(fix),
             Err(_) => read.malformed += 1,
         }

@@ -1,18 +1,19 @@
 //! The timeline: the ledger in equal time buckets (frame p95 and median, counters, hitch
-//! count, the build that ran), one measured window per build, and the fixes recorded in
-//! the span. A bucket with no evidence keeps its place with its measurements absent: a
-//! reader draws a gap there, never a zero.
+//! count, the build that ran), one measured window per build (that build's records only),
+//! and the fixes recorded in the span. A bucket with no evidence keeps its place with its
+//! measurements absent: a reader draws a gap there, never a zero.
 //!
 //! Given now, records dated more than [`FUTURE_TOLERANCE_MS`] after it (a clock set wrong, a
 //! hand-edited line) are left out of the timeline and counted ([`History::future`]): one
 //! line dated 2090 would otherwise stretch the span to 2090 and put every real record in the
-//! first bucket.
+//! first bucket. Records dated before [`EARLIEST_MS`] (a clock reset to 1970) are left out
+//! and counted the same way ([`History::past`]).
 
 use serde::{Deserialize, Serialize};
 
 use super::fix::FixRecord;
-use super::window::{summarize_window, WindowSummary};
-use super::{is_evidence, unix_ms_from_iso, Ledger};
+use super::window::{summarize_build, summarize_window, WindowSummary};
+use super::{is_evidence, unix_ms_from_iso, Ledger, EARLIEST_MS};
 use crate::time::iso_from_unix_ms;
 
 /// The history document's schema id.
@@ -32,7 +33,8 @@ pub struct HistoryOptions {
     /// Only records (and fixes) at or before this instant.
     pub to_ms: Option<i64>,
     /// Now, ms since the epoch: records after it by more than [`FUTURE_TOLERANCE_MS`] are
-    /// left out and counted. `None`: every record is drawn.
+    /// left out and counted. `None`: no record is left out for its date being ahead (those
+    /// dated before [`EARLIEST_MS`] still are).
     pub now_ms: Option<i64>,
 }
 
@@ -65,7 +67,17 @@ pub struct Future {
     pub latest: String,
 }
 
-/// One build's window: from its first evidence to its last.
+/// The records left out for being dated before [`EARLIEST_MS`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Past {
+    /// How many (in the `--from`/`--to` range).
+    pub records: u64,
+    /// The earliest of their times, ISO 8601 UTC.
+    pub earliest: String,
+}
+
+/// One build's window: from its first evidence to its last, summarising that build's records
+/// only.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BuildWindow {
     /// The window's summary; `build` is the build's name.
@@ -83,7 +95,8 @@ pub struct History {
     pub span: Option<Span>,
     /// Equal slices of the span, oldest first; empty when there is no evidence.
     pub buckets: Vec<WindowSummary>,
-    /// One window per build with evidence, in order of first evidence.
+    /// One window per build with evidence, in order of last evidence: the last is the latest
+    /// build, the one whose record is the newest.
     pub builds: Vec<BuildWindow>,
     /// Fixes recorded in the span's range, newest first.
     pub fixes: Vec<FixRecord>,
@@ -91,29 +104,39 @@ pub struct History {
     /// buckets and the builds; absent when there are none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub future: Option<Future>,
+    /// Records dated before [`EARLIEST_MS`] (a clock reset), left out of the span, the
+    /// buckets and the builds; absent when there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub past: Option<Past>,
 }
 
-/// Each build with evidence and its window `[first, last]` in ms, in order of first
-/// evidence.
+/// Each build with evidence and its window `[first, last]` in ms, in order of last evidence:
+/// the last is the build of the newest evidence (of two at the same instant, the later in the
+/// file), the one before it the build that ran before that build's latest stretch.
 pub(crate) fn build_windows<'a>(ledger: &Ledger<'a>) -> Vec<(&'a str, i64, i64)> {
-    let mut windows: Vec<(&'a str, i64, i64)> = Vec::new();
-    for s in ledger.all() {
+    // (build, first ms, last ms, index of the last evidence in ledger order)
+    let mut windows: Vec<(&'a str, i64, i64, usize)> = Vec::new();
+    for (at, s) in ledger.all().iter().enumerate() {
         if !is_evidence(s.record) {
             continue;
         }
         let Some(build) = s.record.common().build.as_deref() else {
             continue;
         };
-        match windows.iter_mut().find(|(b, _, _)| *b == build) {
-            Some((_, from, to)) => {
-                *from = (*from).min(s.ms);
-                *to = (*to).max(s.ms);
+        // The ledger is in time order: this record is the build's latest so far.
+        match windows.iter_mut().find(|(b, _, _, _)| *b == build) {
+            Some((_, _, to, last)) => {
+                *to = s.ms;
+                *last = at;
             }
-            None => windows.push((build, s.ms, s.ms)),
+            None => windows.push((build, s.ms, s.ms, at)),
         }
     }
-    windows.sort_by_key(|&(_, from, _)| from);
+    windows.sort_by_key(|&(_, _, _, last)| last);
     windows
+        .into_iter()
+        .map(|(build, from, to, _)| (build, from, to))
+        .collect()
 }
 
 /// Folds `ledger` (and the `fixes`) into a timeline.
@@ -123,12 +146,22 @@ pub fn history(ledger: &Ledger<'_>, fixes: &[FixRecord], options: &HistoryOption
     let ahead = options
         .now_ms
         .map_or(i64::MAX, |now| now.saturating_add(FUTURE_TOLERANCE_MS));
-    let future = ledger.between(lo.max(ahead.saturating_add(1)), hi);
+    let future = ledger.between(lo.max(ahead.saturating_add(1)).max(EARLIEST_MS), hi);
     let future = future.last().map(|last| Future {
         records: future.len() as u64,
         latest: iso_from_unix_ms(last.ms),
     });
-    let scoped = Ledger::new(ledger.between(lo, hi.min(ahead)).iter().map(|s| s.record));
+    let past = ledger.between(lo, hi.min(EARLIEST_MS - 1));
+    let past = past.first().map(|first| Past {
+        records: past.len() as u64,
+        earliest: iso_from_unix_ms(first.ms),
+    });
+    let scoped = Ledger::new(
+        ledger
+            .between(lo.max(EARLIEST_MS), hi.min(ahead))
+            .iter()
+            .map(|s| s.record),
+    );
     let mut fixes: Vec<(i64, &FixRecord)> = fixes
         .iter()
         .filter_map(|f| {
@@ -155,6 +188,7 @@ pub fn history(ledger: &Ledger<'_>, fixes: &[FixRecord], options: &HistoryOption
             builds: Vec::new(),
             fixes,
             future,
+            past,
         };
     };
     let n = options.buckets.max(1);
@@ -171,6 +205,7 @@ pub fn history(ledger: &Ledger<'_>, fixes: &[FixRecord], options: &HistoryOption
         // A bucket is a slice of the timeline, not a rate.
         bucket.hitches_per_hour = None;
         bucket.jitters_per_hour = None;
+        bucket.rate_unknown = None;
         bucket.build = scoped
             .between(b0, b1)
             .iter()
@@ -181,10 +216,8 @@ pub fn history(ledger: &Ledger<'_>, fixes: &[FixRecord], options: &HistoryOption
     }
     let builds = build_windows(&scoped)
         .into_iter()
-        .map(|(build, from, to)| {
-            let mut summary = summarize_window(&scoped, from, to);
-            summary.build = Some(build.to_owned());
-            BuildWindow { summary }
+        .map(|(build, from, to)| BuildWindow {
+            summary: summarize_build(&scoped, build, from, to),
         })
         .collect();
     History {
@@ -197,5 +230,6 @@ pub fn history(ledger: &Ledger<'_>, fixes: &[FixRecord], options: &HistoryOption
         builds,
         fixes,
         future,
+        past,
     }
 }

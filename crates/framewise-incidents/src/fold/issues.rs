@@ -61,7 +61,8 @@ pub struct Catalogue {
 /// One footprint's row.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Issue {
-    /// The footprint id (8 hex digits).
+    /// The footprint id as the records carry it: 8 lowercase hex digits when they were read
+    /// from `perf.jsonl` (the reader lowercases an id written in capitals).
     pub id: String,
     /// The footprint key: exactly what was hashed.
     pub key: String,
@@ -120,7 +121,8 @@ pub struct FixRef {
     /// The commit it names, when it names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
-    /// The hitch records per hour before and after, when both windows measured them.
+    /// The hitch records per hour of play before and after, when both windows have a rate
+    /// (their heartbeats said how long the game was played).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hitches_per_hour: Option<[f64; 2]>,
     /// The frame p95 before and after (ms), when both windows had heartbeats.
@@ -312,7 +314,8 @@ pub fn catalogue(
 fn fixes_for(id: &str, fixes: &[FixRecord]) -> Vec<FixRef> {
     let mut linked: Vec<(i64, FixRef)> = fixes
         .iter()
-        .filter(|f| f.footprints.iter().any(|fp| fp == id))
+        // In any case: a hand-written fix line may name the id in capitals.
+        .filter(|f| f.footprints.iter().any(|fp| fp.eq_ignore_ascii_case(id)))
         .map(|f| {
             let pair = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| [a, b]);
             let ms = unix_ms_from_iso(&f.at).unwrap_or(i64::MAX);

@@ -10,7 +10,10 @@
 //!
 //! Absence is kept: a window with no heartbeat has no `p95_ms` (a gap, never `0`), a
 //! counter no heartbeat carried is not listed, an issue whose occurrences measured nothing
-//! has no `worst`. A record whose `at` does not parse is left out of every fold.
+//! has no `worst`, a window whose heartbeats do not say how long the game was played has no
+//! hitch rate. A record whose `at` does not parse is left out of every fold; the timeline and
+//! fix windows also set aside, and count, records dated before [`EARLIEST_MS`] or (given now)
+//! more than [`FUTURE_TOLERANCE_MS`] after now ([`Ledger::plausibly_dated`]).
 
 mod at;
 mod files;
@@ -26,16 +29,32 @@ pub use fix::{
     FixType, FixWindow, FixesRead, WindowSpec, FIX_SERIES_SLICES,
 };
 pub use history::{
-    history, BuildWindow, Future, History, HistoryOptions, Span, FUTURE_TOLERANCE_MS,
+    history, BuildWindow, Future, History, HistoryOptions, Past, Span, FUTURE_TOLERANCE_MS,
     HISTORY_SCHEMA,
 };
 pub use issues::{
     catalogue, Catalogue, CatalogueOptions, FixRef, Issue, Occurrence, Occurrences, Worst,
     CATALOGUE_SCHEMA,
 };
-pub use window::{summarize_window, WindowSummary};
+pub use window::{summarize_build, summarize_window, WindowSummary};
 
 use crate::record::Record;
+
+/// The earliest instant a record can be dated and be believed, ms since the Unix epoch:
+/// 2020-01-01T00:00:00Z, before framewise's log format existed. An earlier `at` is a clock
+/// that was reset (a device booted at 1970-01-01), so the timeline and fix windows set such a
+/// record aside and count it, as they do one dated after now: drawn, one line dated 1970
+/// would put every real record in the last bucket.
+pub const EARLIEST_MS: i64 = 1_577_836_800_000;
+
+/// How many records [`Ledger::plausibly_dated`] set aside.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Misdated {
+    /// Dated more than [`FUTURE_TOLERANCE_MS`] after now.
+    pub future: u64,
+    /// Dated before [`EARLIEST_MS`].
+    pub past: u64,
+}
 
 /// The records of a ledger with their times, oldest first: the input of every fold.
 ///
@@ -96,19 +115,24 @@ impl<'a> Ledger<'a> {
         self.stamped.get(lo..hi.max(lo)).unwrap_or_default()
     }
 
-    /// The ledger without the records dated more than [`FUTURE_TOLERANCE_MS`] after `now_ms`
-    /// (a clock set wrong, a hand-edited line: `history` leaves them out of its timeline by
-    /// the same rule), and how many it left out.
-    pub fn until_now(&self, now_ms: i64) -> (Ledger<'a>, u64) {
-        let ahead = now_ms.saturating_add(FUTURE_TOLERANCE_MS);
-        let kept = self.between(i64::MIN, ahead);
-        let left_out = (self.stamped.len() - kept.len()) as u64;
+    /// The ledger without the records dated before [`EARLIEST_MS`] (a clock reset) or, given
+    /// `now_ms`, more than [`FUTURE_TOLERANCE_MS`] after it (a clock set wrong, a hand-edited
+    /// line) — `history` leaves them out of its timeline by the same rule — and how many it
+    /// set aside.
+    pub fn plausibly_dated(&self, now_ms: Option<i64>) -> (Ledger<'a>, Misdated) {
+        let ahead = now_ms.map_or(i64::MAX, |now| now.saturating_add(FUTURE_TOLERANCE_MS));
+        let kept = self.between(EARLIEST_MS, ahead);
+        let past = self.stamped.partition_point(|s| s.ms < EARLIEST_MS);
+        let misdated = Misdated {
+            past: past as u64,
+            future: (self.stamped.len() - kept.len() - past) as u64,
+        };
         (
             Ledger {
                 stamped: kept.to_vec(),
                 unstamped: self.unstamped,
             },
-            left_out,
+            misdated,
         )
     }
 
@@ -141,10 +165,16 @@ pub(crate) fn median_f64(values: &mut [f64]) -> Option<f64> {
     Some(round_to(m, 3))
 }
 
-/// `value` rounded to `decimals` places.
+/// `value` rounded to `decimals` places; a value too large to scale (it has no such places
+/// anyway) as it is.
 pub(crate) fn round_to(value: f64, decimals: i32) -> f64 {
     let scale = 10f64.powi(decimals);
-    (value * scale).round() / scale
+    let scaled = value * scale;
+    if scaled.is_finite() {
+        scaled.round() / scale
+    } else {
+        value
+    }
 }
 
 #[cfg(test)]
@@ -157,5 +187,12 @@ mod tests {
         assert_eq!(median_f64(&mut [3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median_f64(&mut [4.0, 1.0, 2.0, 3.0]), Some(2.5));
         assert_eq!(median_f64(&mut [16.6, 16.7]), Some(16.65));
+    }
+
+    #[test]
+    fn rounding_a_huge_value_keeps_it() {
+        assert_eq!(round_to(1e306, 3), 1e306);
+        assert_eq!(round_to(-1e306, 3), -1e306);
+        assert_eq!(round_to(1.23456, 3), 1.235);
     }
 }

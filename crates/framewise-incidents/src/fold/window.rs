@@ -1,11 +1,19 @@
 //! One window of the ledger summarised: what a fix's before and after carry, what every
-//! history bucket and every build's window is.
+//! history bucket and every build's window is. A time range summarises every record in it
+//! ([`summarize_window`]); a build's window only that build's records ([`summarize_build`]),
+//! so another build that ran in the same span (builds A, B, A) never counts towards it.
+//!
+//! Rates are per hour of play, and play is what the log says was played: the sum of the
+//! window's heartbeats' `window.seconds` (each heartbeat covers the non-paused play since the
+//! one before it). The wall-clock length of a window is no measure of play: it counts the
+//! nights between sessions. A window whose heartbeats say no play time, or under a minute of
+//! it, has no rate, and `rate_unknown` says why.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{median_f64, round_to, Ledger};
+use super::{median_f64, round_to, Ledger, Stamped};
 use crate::record::Record;
 use crate::time::iso_from_unix_ms;
 
@@ -19,8 +27,8 @@ pub struct WindowSummary {
     pub from: String,
     /// The window's end (inclusive), ISO 8601 UTC.
     pub to: String,
-    /// The build that ran in the window: a build's own window, or the last build with
-    /// evidence in a history bucket.
+    /// The build the window measures (only its records count), or in a history bucket the
+    /// last build with evidence in the bucket.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<String>,
     /// Heartbeats in the window.
@@ -30,10 +38,19 @@ pub struct WindowSummary {
     /// Hitches the rate limits dropped, as the window's hitch records say (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hitches_dropped: Option<u64>,
-    /// Hitch records per hour of the window (at least a minute long); absent in history
-    /// buckets, which are slices rather than rates.
+    /// Seconds of play the window's heartbeats summarise (the sum of their `window.seconds`);
+    /// absent when no heartbeat in the window said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub play_s: Option<f64>,
+    /// Hitch records per hour of play (`play_s`, at least a minute of it); absent when the
+    /// window has no evidence, when `rate_unknown` says why, and in history buckets, which
+    /// are slices rather than rates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hitches_per_hour: Option<f64>,
+    /// Why the window, which has evidence, has no rates: its heartbeats say no play time,
+    /// or under a minute of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_unknown: Option<String>,
     /// Median of the heartbeats' frame p95, ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p95_ms: Option<f64>,
@@ -46,7 +63,8 @@ pub struct WindowSummary {
     /// Jitter records in the window (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitters: Option<u64>,
-    /// Jitter records per hour (absent: none, and in history buckets).
+    /// Jitter records per hour of play (absent: none, no rate known, and in history
+    /// buckets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitters_per_hour: Option<f64>,
     /// The longest hitch frame, ms.
@@ -63,12 +81,40 @@ pub struct WindowSummary {
     pub regime: Option<String>,
 }
 
-/// The shortest window a rate is taken over: a minute, so three hitches in one second do
-/// not read as ten thousand an hour.
-const MIN_RATE_HOURS: f64 = 1.0 / 60.0;
+/// The least play a rate is taken over, seconds: a minute, so three hitches in ten seconds of
+/// play do not read as a thousand an hour.
+const MIN_RATE_PLAY_S: f64 = 60.0;
 
-/// Summarises the records of `ledger` in `[from_ms, to_ms]` (both inclusive).
+/// Summarises the records of `ledger` in `[from_ms, to_ms]` (both inclusive), whatever their
+/// build.
 pub fn summarize_window(ledger: &Ledger<'_>, from_ms: i64, to_ms: i64) -> WindowSummary {
+    summarize(ledger.between(from_ms, to_ms).iter(), from_ms, to_ms)
+}
+
+/// Summarises the records of build `build` in `[from_ms, to_ms]` (both inclusive): the
+/// records of other builds (and of none) in the span are left out. `build` names the build.
+pub fn summarize_build(
+    ledger: &Ledger<'_>,
+    build: &str,
+    from_ms: i64,
+    to_ms: i64,
+) -> WindowSummary {
+    let records = ledger
+        .between(from_ms, to_ms)
+        .iter()
+        .filter(|s| s.record.common().build.as_deref() == Some(build));
+    WindowSummary {
+        build: Some(build.to_owned()),
+        ..summarize(records, from_ms, to_ms)
+    }
+}
+
+/// Summarises `records` as the window `[from_ms, to_ms]`.
+fn summarize<'r, 'a: 'r>(
+    records: impl Iterator<Item = &'r Stamped<'a>>,
+    from_ms: i64,
+    to_ms: i64,
+) -> WindowSummary {
     let mut p95s = Vec::new();
     let mut medians = Vec::new();
     let mut counters: BTreeMap<String, Vec<f64>> = BTreeMap::new();
@@ -79,10 +125,14 @@ pub fn summarize_window(ledger: &Ledger<'_>, from_ms: i64, to_ms: i64) -> Window
         ..WindowSummary::default()
     };
     let (mut jitters, mut dropped) = (0u64, 0u64);
-    for s in ledger.between(from_ms, to_ms) {
+    let mut play_s: Option<f64> = None;
+    for s in records {
         match s.record {
             Record::Heartbeat(beat) => {
                 summary.beats += 1;
+                if let Some(seconds) = beat.window.seconds {
+                    *play_s.get_or_insert(0.0) += seconds;
+                }
                 p95s.extend(beat.window.p95_ms);
                 medians.extend(beat.window.median_ms);
                 for (name, value) in &beat.counters {
@@ -114,18 +164,43 @@ pub fn summarize_window(ledger: &Ledger<'_>, from_ms: i64, to_ms: i64) -> Window
             Record::Usermark(_) | Record::SessionEnd(_) => {}
         }
     }
-    // In i128: the widest window (`i64::MIN..=i64::MAX`, everything) overflows an i64.
-    let span_ms = i128::from(to_ms) - i128::from(from_ms);
-    let hours = ((span_ms as f64) / 3_600_000.0).max(MIN_RATE_HOURS);
+    summary.play_s = play_s.map(|s| round_to(s, 3));
     // A rate over a window nothing ran in (no heartbeat, hitch or jitter: no evidence the game
-    // ran at all) is not 0 an hour: it is not measured.
-    if summary.beats > 0 || summary.hitches > 0 || jitters > 0 {
+    // ran at all) is not 0 an hour: it is not measured. Nor is one over play the log does not
+    // state: the window's wall-clock length would count the idle time between sessions.
+    let ran = summary.beats > 0 || summary.hitches > 0 || jitters > 0;
+    let hours = match play_s {
+        _ if !ran => None,
+        None if summary.beats == 0 => {
+            summary.rate_unknown = Some(
+                "no heartbeat in the window: the log does not say how long the game was played"
+                    .to_owned(),
+            );
+            None
+        }
+        None => {
+            summary.rate_unknown = Some(
+                "the window's heartbeats do not say how long the game was played (no window.seconds)"
+                    .to_owned(),
+            );
+            None
+        }
+        Some(s) if s < MIN_RATE_PLAY_S => {
+            summary.rate_unknown = Some(format!(
+                "{} s of play in the window: under a minute, too little for a rate",
+                round_to(s, 1)
+            ));
+            None
+        }
+        Some(s) => Some(s / 3600.0),
+    };
+    if let Some(hours) = hours {
         summary.hitches_per_hour = Some(round_to(summary.hitches as f64 / hours, 1));
     }
     summary.hitches_dropped = (dropped > 0).then_some(dropped);
     if jitters > 0 {
         summary.jitters = Some(jitters);
-        summary.jitters_per_hour = Some(round_to(jitters as f64 / hours, 1));
+        summary.jitters_per_hour = hours.map(|hours| round_to(jitters as f64 / hours, 1));
     }
     summary.p95_ms = median_f64(&mut p95s);
     summary.median_ms = median_f64(&mut medians);

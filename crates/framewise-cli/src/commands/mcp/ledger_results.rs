@@ -321,7 +321,7 @@ pub struct FixResult {
     /// (`report_error` says why).
     pub report_path: Option<String>,
     /// Set only when the report could not be written after the fix was appended: the fix
-    /// IS recorded (`appended`), so calling again would record it twice.
+    /// IS recorded (`appended`), so calling again is refused as a duplicate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report_error: Option<String>,
 }
