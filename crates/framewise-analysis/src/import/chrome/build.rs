@@ -633,7 +633,7 @@ fn frame_spans_lost(
             DefectKind::DroppedFrames,
             lost,
             format!(
-                "{lost} frame spans were lost on import ({}): the frames around them are merged, their periods unknown",
+                "{lost} frame span(s) lost on import ({}): the frames around them are merged, their periods unknown",
                 why.join(", ")
             ),
         )
