@@ -580,3 +580,59 @@ fn a_named_metric_overrides_the_wildcard_that_covers_it() {
     );
     assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.reasons);
 }
+
+/// A total over a capture's frames compared raw between runs of different lengths: a
+/// 5-frame candidate making far more draw calls a frame passed an exact gate on
+/// `counter.draw_calls.sum` (its sum the smaller), and the same workload over 300 frames
+/// against 60 failed on no change. Totals over different frame counts are
+/// `frame_counts_differ` (inconclusive); per-frame statistics are judged as ever.
+#[test]
+fn totals_over_different_frame_counts_are_judged_neither_way() {
+    let long = summarize(&game(&GameSpec::default()));
+    let short_heavier = summarize(&game(&GameSpec {
+        frames: 400,
+        draw_calls: 2400,
+        ..GameSpec::default()
+    }));
+    let mut totals = GateConfig::empty();
+    for metric in [
+        "counter.draw_calls.sum",
+        "counter.draw_calls.count",
+        "scope.render.total",
+        "scope.render.count",
+        "scope.render.calls",
+        "frame.count",
+        "work.count",
+    ] {
+        totals.set(metric, 0.0).expect("valid");
+    }
+    for (base, cand) in [(&long, &short_heavier), (&short_heavier, &long)] {
+        let r = gated(base, cand, &totals);
+        assert_eq!(r.verdict, Verdict::Inconclusive, "{:?}", r.reasons);
+        for c in &r.checks {
+            assert_eq!(c.status, CheckStatus::FrameCountsDiffer, "{c:?}");
+        }
+        assert!(
+            r.reasons.iter().any(|why| why.contains("the base holds")
+                && why.contains("a longer run's total is larger")),
+            "{:?}",
+            r.reasons
+        );
+    }
+    // The per-frame statistic next to them decides: 20 times the draw calls a frame.
+    let mut both = totals.clone();
+    both.set("counter.draw_calls.avg", 0.0).expect("valid");
+    let r = gated(&long, &short_heavier, &both);
+    assert_eq!(r.verdict, Verdict::Fail, "{:?}", r.reasons);
+    // As many frames: totals are judged as before.
+    let same_length = summarize(&game(&GameSpec {
+        draw_calls: 2400,
+        ..GameSpec::default()
+    }));
+    let r = gated(&long, &same_length, &totals);
+    assert_eq!(r.verdict, Verdict::Fail, "{:?}", r.reasons);
+    assert!(r
+        .checks
+        .iter()
+        .any(|c| c.metric == "counter.draw_calls.sum" && c.status == CheckStatus::Regressed));
+}

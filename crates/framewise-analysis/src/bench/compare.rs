@@ -269,7 +269,28 @@ fn timing_verdict(
 ) -> Option<MetricVerdict> {
     let before = mean(before_runs)?;
     let after = mean(after_runs)?;
-    let w = welch(before_runs, after_runs, alpha)?;
+    let Some(w) = welch(before_runs, after_runs, alpha) else {
+        // Measured on both sides, but the test could not be taken (values so large that its
+        // arithmetic overflows): judged neither way, never dropped (a dropped metric let
+        // the rest read `improved`).
+        return Some(MetricVerdict {
+            metric: path.to_owned(),
+            kind: MetricKind::Timing,
+            direction: direction(path),
+            before,
+            after,
+            change: relative(before, after),
+            p_value: None,
+            alpha: Some(alpha),
+            noise_floor: None,
+            smallest_detectable: None,
+            verdict: VerdictWord::Inconclusive,
+            note: Some(
+                "Welch's test could not be taken on these values (its arithmetic overflows)"
+                    .to_owned(),
+            ),
+        });
+    };
     let floor = {
         let (a, b) = (floors.0.unwrap_or(0.0), floors.1.unwrap_or(0.0));
         ((a * a + b * b) / 2.0).sqrt()

@@ -94,9 +94,13 @@ pub fn welch(before: &[f64], after: &[f64], alpha: f64) -> Option<Welch> {
             t_critical: 0.0,
         });
     }
-    let denominator = s1 * s1 / (n1 - 1.0) + s2 * s2 / (n2 - 1.0);
+    // Welch–Satterthwaite, with each side's share of the squared standard error in place of
+    // the share itself: `se2² / (s1²/(n1-1) + s2²/(n2-1))` overflows to inf/inf for values
+    // near 1e80, where the shares never do.
+    let (r1, r2) = (s1 / se2, s2 / se2);
+    let denominator = r1 * r1 / (n1 - 1.0) + r2 * r2 / (n2 - 1.0);
     let df = if denominator > 0.0 {
-        se2 * se2 / denominator
+        1.0 / denominator
     } else {
         n1 + n2 - 2.0
     };
@@ -153,5 +157,19 @@ mod tests {
         let w = welch(&[1.0, 1.0, 1.0], &[2.0, 2.0, 2.0], 0.05).expect("test");
         assert_eq!(w.p_value, 0.0);
         assert!(welch(&[1.0], &[2.0, 3.0], 0.05).is_none());
+    }
+
+    /// Values near 1e90 (inside what a result may hold) squared the squared standard error
+    /// past f64: df was inf/inf, the test failed and the metric was dropped from a
+    /// comparison. Scaled, the test is the same as on small values.
+    #[test]
+    fn huge_values_give_the_test_of_their_scaled_copies() {
+        let a = [10.0, 11.0, 12.0, 13.0, 14.0];
+        let b = [12.0, 13.0, 14.0, 15.0, 16.0];
+        let scale = |v: &[f64]| v.iter().map(|x| x * 1e90).collect::<Vec<_>>();
+        let small = welch(&a, &b, 0.05).expect("test");
+        let huge = welch(&scale(&a), &scale(&b), 0.05).expect("test on huge values");
+        assert!((huge.df - small.df).abs() < 1e-9, "{}", huge.df);
+        assert!((huge.p_value - small.p_value).abs() < 1e-12);
     }
 }

@@ -679,3 +679,28 @@ fn a_config_hash_that_is_not_its_fingerprints_is_not_usable() {
         Some("settings that differ from its fingerprint's")
     );
 }
+
+/// A timing metric whose values (near 1e90, inside what a result may hold) overflowed
+/// Welch's degrees of freedom was dropped from the comparison, so an edited result with a
+/// frame.p50 of 1e90 and a halved p95 read `improved`. The test is taken on such values now,
+/// and the metric is judged.
+#[test]
+fn a_timing_metric_of_huge_values_is_judged_not_dropped() {
+    let a = result_of(&BASE, 6000);
+    let mut b = result_of(&BASE, 6000);
+    for (k, r) in b.runs.iter_mut().enumerate() {
+        r.metrics
+            .insert("frame.p50".into(), (1.0 + k as f64 * 0.01) * 1e90);
+        if let Some(p95) = r.metrics.get_mut("frame.p95") {
+            *p95 /= 2.0;
+        }
+    }
+    let c = compare(&a, &b, &Budgets::default());
+    let p50 = c
+        .metrics
+        .iter()
+        .find(|m| m.metric == "frame.p50")
+        .unwrap_or_else(|| panic!("frame.p50 judged: {c:#?}"));
+    assert_eq!(p50.verdict, VerdictWord::Regressed, "{p50:#?}");
+    assert_eq!(c.overall.verdict, VerdictWord::Regressed, "{c:#?}");
+}

@@ -43,6 +43,10 @@ pub enum CheckStatus {
     /// A side measured what the path names (its frames, scope, pass or counter) but too
     /// few values for this statistic (a p99 of 10 frames): it can be judged neither way.
     TooFewValues,
+    /// A total over the frames a capture holds (a count of frames or calls, a scope's
+    /// total time, a sum counter's sum) between captures of different frame counts: a
+    /// longer run's total is larger with nothing slower, so it can be judged neither way.
+    FrameCountsDiffer,
 }
 
 /// One gated metric.
@@ -87,6 +91,25 @@ pub struct GateResult {
 
 fn is_timing(path: &str) -> bool {
     !path.starts_with("counter.")
+}
+
+/// Whether a metric is a total over the frames a capture holds: `frame.count`,
+/// `work.count`, a scope's or pass's `count` (frames it ran in), `total` and `calls`, a
+/// counter's `sum` and `count`. Such values compare only between captures of as many
+/// frames.
+pub(super) fn is_total(path: &str) -> bool {
+    let stat = path.rsplit('.').next().unwrap_or("");
+    match path.split('.').next() {
+        Some("frame" | "work") => stat == "count",
+        Some("scope" | "pass") => matches!(stat, "count" | "total" | "calls"),
+        Some("counter") => matches!(stat, "sum" | "count"),
+        _ => false,
+    }
+}
+
+/// The frames a summary's statistics are taken over (paused frames are in none).
+fn frames_judged(s: &Summary) -> u64 {
+    s.capture.frames.saturating_sub(s.capture.frames_paused)
 }
 
 /// Whether counter `name` is a sum counter on the side(s) that have it.
@@ -330,6 +353,7 @@ pub fn gate(
     let partial = partial_defects(&defects);
     let mut checks = Vec::new();
     let mut too_few = Vec::new();
+    let frame_counts = (frames_judged(base), frames_judged(cand));
     let mut resolved = Vec::new();
     for (configured, &tolerance) in &config.tolerances {
         resolved.push((
@@ -365,7 +389,9 @@ pub fn gate(
                 (Some(b), Some(c)) => {
                     let w = worsening(&metric, b, c);
                     // A tiny epsilon keeps exact gates exact under float noise.
-                    let status = if !config.allow_damaged && partial.affects(&metric) {
+                    let status = if frame_counts.0 != frame_counts.1 && is_total(&metric) {
+                        CheckStatus::FrameCountsDiffer
+                    } else if !config.allow_damaged && partial.affects(&metric) {
                         CheckStatus::Incomplete
                     } else if w > tolerance + 1e-12 {
                         CheckStatus::Regressed
@@ -444,6 +470,11 @@ pub fn gate(
         .iter()
         .filter(|c| c.status == CheckStatus::Incomplete)
         .collect();
+    let totals: Vec<&str> = checks
+        .iter()
+        .filter(|c| c.status == CheckStatus::FrameCountsDiffer)
+        .map(|c| c.metric.as_str())
+        .collect();
     let compared = checks
         .iter()
         .filter(|c| matches!(c.status, CheckStatus::Pass | CheckStatus::Regressed))
@@ -486,11 +517,19 @@ pub fn gate(
             reasons.push(regression_reason(c));
         }
         Verdict::Fail
-    } else if !incomplete.is_empty() || !too_few.is_empty() {
+    } else if !incomplete.is_empty() || !too_few.is_empty() || !totals.is_empty() {
         if !incomplete.is_empty() {
             reasons.push(partial.reason(&incomplete));
         }
         reasons.extend(too_few);
+        if !totals.is_empty() {
+            reasons.push(format!(
+                "{}: totals over the frames each capture holds, and the base holds {} frames, the candidate {} (paused frames aside): a longer run's total is larger with nothing slower, so they can be judged neither way (gate a per-frame statistic such as counter.NAME.avg or scope.NAME.p95 instead)",
+                first_names(&totals.iter().map(|t| (*t).to_owned()).collect::<Vec<_>>(), 5),
+                frame_counts.0,
+                frame_counts.1
+            ));
+        }
         Verdict::Inconclusive
     } else if compared == 0 {
         reasons.push("no configured metric is present in both captures".into());

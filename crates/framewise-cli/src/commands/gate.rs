@@ -17,7 +17,7 @@ use framewise_analysis::gate::{CheckStatus, GateCheck};
 use framewise_analysis::{gate, GateConfig, GateResult, Verdict};
 use serde::Serialize;
 
-use crate::commands::diff::{load_pair, InputInfo};
+use crate::commands::diff::{load_pair, InputInfo, Pair};
 use crate::commands::{exit, serde_name, side_defects_console, side_defects_markdown, Outcome};
 use crate::config::{self, ConfigArgs};
 use crate::input::InputArgs;
@@ -110,13 +110,18 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<GateView>> {
     let cfg = config::load(&args.config)?;
     let g = gate_config(args, &cfg)?;
-    let (base, cand) = load_pair(&args.base, &args.cand, &args.input)?;
+    let Pair {
+        base,
+        cand,
+        budget_note,
+    } = load_pair(&args.base, &args.cand, &args.input, cfg.budget_ns())?;
     let result = gate(&base.summary, &cand.summary, &g)?;
     let exit_code = exit(result.verdict);
     Ok(Outcome {
         view: GateView {
             base,
             cand,
+            budget_note,
             result,
             list: args.list,
         },
@@ -139,6 +144,8 @@ pub struct GateView {
     pub base: InputInfo,
     /// The candidate capture.
     pub cand: InputInfo,
+    /// Why the candidate is judged against another budget than the one it declares.
+    pub budget_note: Option<String>,
     /// The analysis crate's result.
     pub result: GateResult,
     list: ListArgs,
@@ -153,9 +160,10 @@ fn severity(s: CheckStatus) -> u8 {
         CheckStatus::MissingInCandidate => 2,
         CheckStatus::Incomplete => 3,
         CheckStatus::TooFewValues => 4,
-        CheckStatus::NotInBase => 5,
-        CheckStatus::Absent => 6,
-        CheckStatus::Pass => 7,
+        CheckStatus::FrameCountsDiffer => 5,
+        CheckStatus::NotInBase => 6,
+        CheckStatus::Absent => 7,
+        CheckStatus::Pass => 8,
     }
 }
 
@@ -274,11 +282,14 @@ impl Report for GateView {
 
     fn console(&self, out: &mut String) {
         out.push_str(&format!(
-            "{}\n{}\n\n",
+            "{}\n{}\n",
             self.base.line("base"),
             self.cand.line("cand")
         ));
-        out.push_str(&format!("{}\n", self.headline()));
+        if let Some(note) = &self.budget_note {
+            out.push_str(&format!("note: {note}\n"));
+        }
+        out.push_str(&format!("\n{}\n", self.headline()));
         let (reasons, more) = self.reasons();
         for r in reasons {
             out.push_str(&format!("  {}\n", table::inline(r)));
@@ -304,6 +315,9 @@ impl Report for GateView {
             self.base.file,
             self.cand.file
         ));
+        if let Some(note) = &self.budget_note {
+            out.push_str(&format!("_Note: {note}._\n\n"));
+        }
         let (reasons, more) = self.reasons();
         for r in reasons {
             out.push_str(&format!("- {}\n", table::inline(r)));
