@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Defect, DefectKind, Grade, SourceKind};
-use crate::summary::{direction, Direction, MetricTable, Summary};
+use crate::model::{Capture, Defect, DefectKind, Grade, SourceKind};
+use crate::summary::{direction, summarize_with, Direction, MetricTable, Summary, SummaryOptions};
 
 /// Which input of a comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -205,6 +205,106 @@ pub fn compare(metric: &str, base: Option<f64>, cand: Option<f64>) -> DiffRow {
     }
 }
 
+/// Two captures of a comparison summarized against one frame budget ([`summarize_pair`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummarizedPair {
+    /// The base's summary.
+    pub base: Summary,
+    /// The candidate's summary.
+    pub cand: Summary,
+    /// When no budget was configured and the candidate declares another budget than the
+    /// base's: which budget both were judged against, and what each declares (the
+    /// candidate's `notes` end with the same sentence).
+    pub budget_note: Option<String>,
+}
+
+/// A frame budget in ms as written in a note: at most six decimals, without trailing zeros
+/// (`16.67`, `16.666667`, `33`), so that two budgets that differ never read alike.
+fn budget_text(ns: u64) -> String {
+    let text = format!("{:.6}", ns as f64 / 1_000_000.0);
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// What a capture declares as its frame budget, for a note.
+fn declared_budget(capture: &Capture) -> String {
+    match capture.meta().frame_budget_ns {
+        Some(ns) => format!("{} ms", budget_text(ns)),
+        None => format!(
+            "none ({} ms, 60 Hz, assumed)",
+            budget_text(crate::hitch_rule::DEFAULT_BUDGET_NS)
+        ),
+    }
+}
+
+/// Summarizes both captures of a comparison against one frame budget, so that the metrics
+/// judged against the budget (`frame.jank_ratio`, `frame.spike_ratio`, `work.jank_ratio`,
+/// `work.spike_ratio`) compare the frames, never the budgets: `configured_ns`
+/// (`framewise.toml`'s `[budgets] frame_ms`) when given, else the base's (the budget it
+/// declares, else 60 Hz). Each summary's `budget_ms` says the one used. When nothing is
+/// configured and the candidate declares another budget than the base's, the pair's
+/// `budget_note` says so, naming both.
+///
+/// ```
+/// use framewise_analysis::diff::summarize_pair;
+/// use framewise_analysis::{CaptureBuilder, SourceKind};
+///
+/// let base = CaptureBuilder::new(SourceKind::Synthetic, false).finish();
+/// let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+/// b.meta_mut().frame_budget_ns = Some(33_333_333);
+/// let cand = b.finish();
+/// let pair = summarize_pair(&base, &cand, None);
+/// assert_eq!(pair.cand.budget_ms, pair.base.budget_ms);
+/// assert!(pair.budget_note.is_some_and(|n| n.contains("33.333333 ms")));
+/// let pair = summarize_pair(&base, &cand, Some(8_000_000));
+/// assert_eq!((pair.base.budget_ms, pair.cand.budget_ms), (8.0, 8.0));
+/// assert_eq!(pair.budget_note, None);
+/// ```
+pub fn summarize_pair(
+    base: &Capture,
+    cand: &Capture,
+    configured_ns: Option<u64>,
+) -> SummarizedPair {
+    let budget_ns = configured_ns.unwrap_or_else(|| base.frame_budget_ns());
+    let base_summary = summarize_with(
+        base,
+        &SummaryOptions::default().with_budget_ns(Some(budget_ns)),
+    );
+    let (cand_summary, budget_note) = summarize_candidate(base, cand, configured_ns);
+    SummarizedPair {
+        base: base_summary,
+        cand: cand_summary,
+        budget_note,
+    }
+}
+
+/// The candidate's half of [`summarize_pair`], for a caller that has the base's summary
+/// already (the inspector's, summarized against its own budget): the candidate summarized
+/// against `configured_ns`, else the base's budget, with the note when it declares another
+/// (also at the end of the summary's `notes`).
+pub fn summarize_candidate(
+    base: &Capture,
+    cand: &Capture,
+    configured_ns: Option<u64>,
+) -> (Summary, Option<String>) {
+    let budget_ns = configured_ns.unwrap_or_else(|| base.frame_budget_ns());
+    let mut summary = summarize_with(
+        cand,
+        &SummaryOptions::default().with_budget_ns(Some(budget_ns)),
+    );
+    let note = (configured_ns.is_none() && cand.frame_budget_ns() != budget_ns).then(|| {
+        format!(
+            "the captures declare different frame budgets (the base {}, the candidate {}): both are judged against the base's {} ms, so jank and spike ratios compare the frames, not the budgets",
+            declared_budget(base),
+            declared_budget(cand),
+            budget_text(budget_ns)
+        )
+    });
+    if let Some(note) = &note {
+        summary.notes.push(note.clone());
+    }
+    (summary, note)
+}
+
 /// Whether a summary's `frame.*` statistics are over work times rather than periods (begin to
 /// next begin): a `.litecap`'s, whose frame time is a work time also taken as the period.
 pub fn frame_times_are_work(s: &Summary) -> bool {
@@ -328,7 +428,11 @@ pub struct InputDoc<'a> {
     pub frames_with_period: u64,
     /// What the capture's timing and counters can be trusted for.
     pub grade: &'a Grade,
-    /// Notes on how the capture was read.
+    /// The frame budget its jank and spike ratios were judged against, ms: one for both
+    /// inputs ([`summarize_pair`]).
+    pub budget_ms: f64,
+    /// Notes on how the capture was read, and on the frame budget when the inputs declare
+    /// different ones.
     pub notes: &'a [String],
 }
 
@@ -341,6 +445,7 @@ impl<'a> InputDoc<'a> {
             frames: summary.capture.frames,
             frames_with_period: summary.frame.times.count,
             grade: &summary.grade,
+            budget_ms: summary.budget_ms,
             notes: &summary.notes,
         }
     }
@@ -422,6 +527,58 @@ mod tests {
         // A base so near 0 that the percentage overflows has none, not `inf%`.
         let r = compare("frame.p50", Some(f64::MIN_POSITIVE / 1e10), Some(20.0));
         assert_eq!((r.change, r.pct), (Change::Worse, None));
+    }
+
+    /// Frames of 20 ms work, declaring `budget_ns`.
+    fn frames_of_20_ms(budget_ns: Option<u64>) -> Capture {
+        let mut b = crate::CaptureBuilder::new(SourceKind::Synthetic, false);
+        b.meta_mut().frame_budget_ns = budget_ns;
+        let mut f = crate::FrameInput::default();
+        for i in 0..50u64 {
+            f.clear();
+            f.index = i;
+            f.cpu_begin_ns = i * 21_000_000;
+            f.cpu_end_ns = f.cpu_begin_ns + 20_000_000;
+            b.push_frame(&f);
+        }
+        b.finish()
+    }
+
+    /// The same frames under two declared budgets are no change: both sides are judged
+    /// against one budget (the configured one, else the base's), and a note names both.
+    #[test]
+    fn a_pair_is_judged_against_one_budget() {
+        let at_60 = frames_of_20_ms(Some(16_670_000));
+        let at_30 = frames_of_20_ms(Some(33_330_000));
+        let undeclared = frames_of_20_ms(None);
+        for (base, cand, jank) in [
+            (&at_60, &at_30, 1.0),
+            (&at_30, &at_60, 0.0),
+            (&undeclared, &at_30, 1.0),
+        ] {
+            let pair = summarize_pair(base, cand, None);
+            assert_eq!(pair.base.budget_ms, pair.cand.budget_ms);
+            assert_eq!(pair.cand.work.classifier.jank_ratio, Some(jank));
+            let d = diff(&pair.base, &pair.cand);
+            assert!(d.rows.iter().all(|r| r.change == Change::Same), "{d:?}");
+            let note = pair.budget_note.expect("the budgets differ");
+            assert_eq!(pair.cand.notes.last(), Some(&note));
+            assert!(note.contains("33.33 ms"), "{note}");
+            assert!(
+                note.contains("16.67 ms") || note.contains("none (16.666667 ms"),
+                "{note}"
+            );
+        }
+        let pair = summarize_pair(&at_60, &undeclared, None);
+        assert!(pair.budget_note.is_some_and(|n| n.contains("16.67 ms")
+            && n.contains("the candidate none (16.666667 ms, 60 Hz, assumed)")));
+        // Configured: both against it, whatever either declares, without a note.
+        let pair = summarize_pair(&at_60, &at_30, Some(25_000_000));
+        assert_eq!((pair.base.budget_ms, pair.cand.budget_ms), (25.0, 25.0));
+        assert_eq!(pair.base.work.classifier.jank_ratio, Some(0.0));
+        assert_eq!(pair.budget_note, None);
+        // The same budget declared: no note.
+        assert_eq!(summarize_pair(&at_30, &at_30, None).budget_note, None);
     }
 
     #[test]

@@ -398,3 +398,50 @@ fn own_export_keeps_its_timing_grade() {
     v["otherData"]["generator"] = "another".into();
     assert_eq!(reimport(&v).grade().timing, TimingGrade::Hardware);
 }
+
+/// A trace keeps its capture's frame budget (`otherData.frame_budget_ns`): read back, its
+/// jank and spike ratios are judged against the budget the capture declares, not 60 Hz, so a
+/// capture gated against its own trace does not change. A capture that declares none writes
+/// none; a value that is no budget, or another generator's, is not trusted.
+#[test]
+fn own_export_keeps_its_frame_budget() {
+    let lc = crate::litecap::sample(4, 10, 2);
+    let c = litecap::import(
+        &litecap::encode(&lc),
+        &LoadOptions::default().with_spans(true),
+    )
+    .expect("valid");
+    assert_eq!(c.meta().frame_budget_ns, Some(16_000_000));
+    let mut out = Vec::new();
+    write_trace(&c, TraceOptions::default(), &mut out).expect("writes");
+    let mut v: Value = serde_json::from_slice(&out).expect("valid JSON");
+    assert_eq!(v["otherData"]["frame_budget_ns"], 16_000_000);
+    let back = reimport(&v);
+    assert_eq!(back.meta().frame_budget_ns, Some(16_000_000));
+    assert_eq!(framewise_analysis::summarize(&back).budget_ms, 16.0);
+
+    let none = export(&GameSpec::default(), false);
+    assert!(none["otherData"].get("frame_budget_ns").is_none(), "{none}");
+    assert_eq!(reimport(&none).meta().frame_budget_ns, None);
+
+    for bad in [
+        serde_json::json!(0),
+        serde_json::json!(-5),
+        serde_json::json!("fast"),
+    ] {
+        v["otherData"]["frame_budget_ns"] = bad.clone();
+        let back = reimport(&v);
+        assert_eq!(back.meta().frame_budget_ns, None, "{bad}");
+        assert!(
+            back.meta()
+                .notes
+                .iter()
+                .any(|n| n.contains("frame_budget_ns") && n.contains("not a frame budget")),
+            "{bad}: {:?}",
+            back.meta().notes
+        );
+    }
+    v["otherData"]["frame_budget_ns"] = 16_000_000.into();
+    v["otherData"]["generator"] = "another".into();
+    assert_eq!(reimport(&v).meta().frame_budget_ns, None);
+}

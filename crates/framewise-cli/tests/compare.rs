@@ -821,3 +821,195 @@ fn defects_are_tagged_with_their_side() {
         );
     }
 }
+
+/// `litecap_v4`'s frames (12 to 13.5 ms of work) declaring `budget_ms` (four characters, as
+/// the fixture's `16.7`, so the meta keeps its length).
+fn litecap_with_budget(with_timeline: bool, budget_ms: &str) -> Vec<u8> {
+    assert_eq!(budget_ms.len(), 4);
+    let mut bytes = litecap_v4(120, with_timeline);
+    let at = bytes
+        .windows(13)
+        .position(|w| w == b"\"budgetMs\":16")
+        .expect("the fixture declares budgetMs 16.7")
+        + 11;
+    bytes[at..at + 4].copy_from_slice(budget_ms.as_bytes());
+    bytes
+}
+
+/// The frame budget each input was judged against (`inputs.*.budget_ms`), from a gate's or a
+/// diff's JSON.
+fn budgets_of(json: &serde_json::Value) -> (f64, f64) {
+    (
+        json["inputs"]["base"]["budget_ms"]
+            .as_f64()
+            .expect("inputs.base.budget_ms"),
+        json["inputs"]["cand"]["budget_ms"]
+            .as_f64()
+            .expect("inputs.cand.budget_ms"),
+    )
+}
+
+const JANK_EXACT: [&str; 5] = [
+    "--no-default-tolerances",
+    "--tolerance",
+    "work.jank_ratio=0",
+    "--tolerance",
+    "frame.jank_ratio=0",
+];
+
+/// The same frames in two captures that declare different frame budgets (12.5 ms: every
+/// frame is jank; 16.7 ms: none is) are no change: `gate` and `diff` judge both against the
+/// base's budget and say so, never a jank ratio moved by the budgets alone.
+#[test]
+fn declared_budgets_that_differ_are_no_change() {
+    let dir = Dir::new();
+    dir.write("b16.litecap", litecap_with_budget(false, "16.7"));
+    dir.write("b12.litecap", litecap_with_budget(false, "12.5"));
+    for (base, cand, budget, jank) in [
+        ("b16.litecap", "b12.litecap", 16.7, 0.0),
+        ("b12.litecap", "b16.litecap", 12.5, 1.0),
+    ] {
+        let mut args = vec!["gate", base, cand];
+        args.extend(JANK_EXACT);
+        let run = dir.run(&args).expect(0);
+        assert!(
+            run.stdout
+                .contains("note: the captures declare different frame budgets"),
+            "{}",
+            run.stdout
+        );
+        args.push("--json");
+        let json = dir.run(&args).expect(0).json();
+        assert_eq!(json["verdict"], "pass", "{json}");
+        assert_eq!(budgets_of(&json), (budget, budget));
+        for check in json["checks"].as_array().unwrap() {
+            assert_eq!(
+                (&check["base"], &check["cand"]),
+                (&jank.into(), &jank.into())
+            );
+        }
+        let notes = json["inputs"]["cand"]["notes"].as_array().unwrap();
+        assert!(
+            notes.iter().any(|n| n
+                .as_str()
+                .is_some_and(|n| n.contains("12.5 ms") && n.contains("16.7 ms"))),
+            "{notes:?}"
+        );
+
+        let json = dir.run(&["diff", base, cand, "--json"]).expect(0).json();
+        assert_eq!(budgets_of(&json), (budget, budget));
+        let moved: Vec<&serde_json::Value> = json["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["change"] != "same")
+            .collect();
+        assert!(moved.is_empty(), "the same frames: {moved:?}");
+        let run = dir.run(&["diff", base, cand]).expect(0);
+        assert!(run.stdout.contains("no metric differs"), "{}", run.stdout);
+        assert!(
+            run.stdout
+                .contains("note: the captures declare different frame budgets"),
+            "{}",
+            run.stdout
+        );
+    }
+    // One budget declared on both: no note.
+    let run = dir.run(&["diff", "b12.litecap", "b12.litecap"]).expect(0);
+    assert!(!run.stdout.contains("note:"), "{}", run.stdout);
+}
+
+/// `--config`'s `[budgets] frame_ms` is the budget `gate` and `diff` judge both inputs
+/// against, as `summarize` does, whatever either declares.
+#[test]
+fn gate_and_diff_judge_against_the_configured_budget() {
+    let dir = Dir::new();
+    dir.write("b16.litecap", litecap_with_budget(false, "16.7"));
+    dir.write("b12.litecap", litecap_with_budget(false, "12.5"));
+    dir.write("fw12.toml", "[budgets]\nframe_ms = 12.5\n");
+    dir.write("fw30.toml", "[budgets]\nframe_ms = 33.33\n");
+    for (config, budget, jank) in [("fw12.toml", 12.5, 1.0), ("fw30.toml", 33.33, 0.0)] {
+        let summary = dir
+            .run(&["summarize", "b16.litecap", "--config", config, "--json"])
+            .expect(0)
+            .json();
+        assert_eq!(summary["budget_ms"], budget);
+        for (base, cand) in [
+            ("b16.litecap", "b12.litecap"),
+            ("b12.litecap", "b16.litecap"),
+            ("b16.litecap", "b16.litecap"),
+        ] {
+            let mut args = vec!["gate", base, cand, "--config", config, "--json"];
+            args.extend(JANK_EXACT);
+            let json = dir.run(&args).expect(0).json();
+            assert_eq!(
+                budgets_of(&json),
+                (budget, budget),
+                "{base} {cand} {config}"
+            );
+            for check in json["checks"].as_array().unwrap() {
+                assert_eq!(check["status"], "pass", "{check}");
+                assert_eq!(
+                    (&check["base"], &check["cand"]),
+                    (&jank.into(), &jank.into())
+                );
+            }
+            assert!(
+                json["inputs"]["cand"]["notes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|n| !n.as_str().unwrap().contains("frame budgets")),
+                "{json}"
+            );
+            let json = dir
+                .run(&["diff", base, cand, "--config", config, "--json"])
+                .expect(0)
+                .json();
+            assert_eq!(budgets_of(&json), (budget, budget));
+            let row = json["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["metric"] == "work.jank_ratio")
+                .unwrap();
+            assert_eq!((&row["base"], &row["cand"]), (&jank.into(), &jank.into()));
+        }
+    }
+}
+
+/// `framewise trace` carries the capture's frame budget, so a capture gated against its own
+/// trace (either way round) is no change on its jank ratio, with no note on budgets.
+#[test]
+fn a_capture_gated_against_its_own_trace_keeps_its_budget() {
+    let dir = Dir::new();
+    dir.write("v.litecap", litecap_with_budget(true, "12.5"));
+    dir.run(&["trace", "v.litecap", "-o", "v.json"]).expect(0);
+    let summary = dir.run(&["summarize", "v.json", "--json"]).expect(0).json();
+    assert_eq!(summary["budget_ms"], 12.5);
+    for (base, cand) in [("v.litecap", "v.json"), ("v.json", "v.litecap")] {
+        let json = dir
+            .run(&[
+                "gate",
+                base,
+                cand,
+                "--no-default-tolerances",
+                "--tolerance",
+                "work.jank_ratio=0",
+                "--json",
+            ])
+            .expect(0)
+            .json();
+        assert_eq!(json["verdict"], "pass", "{json}");
+        assert_eq!(budgets_of(&json), (12.5, 12.5));
+        assert_eq!(json["checks"][0]["cand"], 1.0);
+        assert!(
+            json["inputs"]["cand"]["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|n| !n.as_str().unwrap().contains("frame budgets")),
+            "{json}"
+        );
+    }
+}

@@ -203,6 +203,7 @@ pub fn write_trace<W: Write>(
                 })
                 .collect(),
             defects: capture.defects(),
+            frame_budget_ns: capture.meta().frame_budget_ns,
             generator: "framewise",
             gpu_clock: "nominal: GPU-measured durations placed at each frame's CPU anchor; not the CPU clock",
             grade: capture.grade(),

@@ -21,8 +21,9 @@ pub(super) struct Head<'a, G, S> {
 }
 
 /// `otherData`: the capture's counters (their kinds; left out when it has none), its defects
-/// (left out when it has none), the generator, the capture's source kind and grade, and what
-/// the GPU clock is. Members in name order.
+/// (left out when it has none), the frame budget it declares (left out when it declares
+/// none), the generator, the capture's source kind and grade, and what the GPU clock is.
+/// Members in name order.
 #[derive(Serialize)]
 pub(super) struct OtherData<'a, G, S> {
     /// Each counter's name, kind and representation, in the capture's order: a `C` event
@@ -34,6 +35,11 @@ pub(super) struct OtherData<'a, G, S> {
     /// so (framewise's Chrome importer restores them as the trace's own defects).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub defects: &'a [crate::model::Defect],
+    /// The frame budget the capture declares, ns: a trace carries no budget of its own, so
+    /// framewise's Chrome importer reads it back from here (without it a trace of a 30 Hz
+    /// capture would be judged against 60 Hz, its jank ratios changed by the export alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_budget_ns: Option<u64>,
     /// Always `"framewise"`.
     pub generator: &'static str,
     /// What the GPU tracks' times mean.

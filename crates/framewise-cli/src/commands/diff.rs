@@ -8,9 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
-use framewise_analysis::diff::{Change, DiffRow};
+use framewise_analysis::diff::{summarize_pair, Change, DiffRow};
 use framewise_analysis::gate::Verdict;
-use framewise_analysis::{diff, summarize, Diff, Summary};
+use framewise_analysis::{diff, Diff, Summary};
 
 use crate::commands::{exit, serde_name, side_defects_console, side_defects_markdown, Outcome};
 use crate::config::{self, ConfigArgs};
@@ -59,37 +59,53 @@ impl InputInfo {
     pub fn line(&self, role: &str) -> String {
         let s = &self.summary;
         format!(
-            "{role} {} · {} · {} frames ({} with a period) · timing {} · {}",
+            "{role} {} · {} · {} frames ({} with a period) · timing {} · budget {:.2} ms · {}",
             self.file,
             serde_name(&s.capture.source),
             s.capture.frames,
             s.frame.times.count,
             serde_name(&s.grade.timing),
+            s.budget_ms,
             Noun("defect", "defects").count(s.defects.len())
         )
     }
 }
 
-/// Loads and summarizes both inputs.
+/// Both inputs of a comparison, summarized against one frame budget.
+pub struct Pair {
+    /// The base.
+    pub base: InputInfo,
+    /// The candidate.
+    pub cand: InputInfo,
+    /// Why the candidate is judged against another budget than the one it declares, when it
+    /// is (see [`framewise_analysis::diff::summarize_pair`]).
+    pub budget_note: Option<String>,
+}
+
+/// Loads both inputs and summarizes them against one frame budget: `budget_ns` (the
+/// config's `[budgets] frame_ms`) when given, else the base's.
 pub fn load_pair(
     base: &Path,
     cand: &Path,
     input_args: &InputArgs,
-) -> anyhow::Result<(InputInfo, InputInfo)> {
+    budget_ns: Option<u64>,
+) -> anyhow::Result<Pair> {
     input::refuse_one_stream(base, cand)?;
     let options = input_args.options(Need::Summary);
     let b = input::load(base, &options)?;
     let c = input::load(cand, &options)?;
-    Ok((
-        InputInfo {
+    let pair = summarize_pair(&b, &c, budget_ns);
+    Ok(Pair {
+        base: InputInfo {
             file: input::shown(base),
-            summary: summarize(&b),
+            summary: pair.base,
         },
-        InputInfo {
+        cand: InputInfo {
             file: input::shown(cand),
-            summary: summarize(&c),
+            summary: pair.cand,
         },
-    ))
+        budget_note: pair.budget_note,
+    })
 }
 
 /// Runs the verb.
@@ -105,11 +121,16 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<DiffView>> {
     let cfg = config::load(&args.config)?;
     config::require_toml(&cfg, "diff")?;
-    let (base, cand) = load_pair(&args.base, &args.cand, &args.input)?;
+    let Pair {
+        base,
+        cand,
+        budget_note,
+    } = load_pair(&args.base, &args.cand, &args.input, cfg.budget_ns())?;
     let diff = diff(&base.summary, &cand.summary);
     let view = DiffView {
         base,
         cand,
+        budget_note,
         diff,
         list: args.list,
         allow_damaged: args.allow_damaged,
@@ -135,6 +156,8 @@ pub struct DiffView {
     pub base: InputInfo,
     /// The candidate capture.
     pub cand: InputInfo,
+    /// Why the candidate is judged against another budget than the one it declares.
+    pub budget_note: Option<String>,
     /// The analysis crate's diff.
     pub diff: Diff,
     list: ListArgs,
@@ -376,6 +399,9 @@ impl Report for DiffView {
             self.base.line("base"),
             self.cand.line("cand")
         ));
+        if let Some(note) = &self.budget_note {
+            out.push_str(&format!("note: {note}\n"));
+        }
         if let Some(status) = self.status() {
             out.push_str(&format!("{status}\n"));
         }
@@ -415,6 +441,9 @@ impl Report for DiffView {
             "### framewise diff: `{}` → `{}`\n\n",
             self.base.file, self.cand.file
         ));
+        if let Some(note) = &self.budget_note {
+            out.push_str(&format!("_Note: {note}._\n\n"));
+        }
         if let Some(status) = self.status() {
             out.push_str(&format!("> {status}\n\n"));
         }

@@ -129,7 +129,9 @@ impl Inspector {
         let summary = summarize(&capture);
         let (diff_doc, comparison_doc) = compare
             .map(|other| {
-                let theirs = summarize(&other.capture);
+                // Judged against this capture's frame budget, as `framewise diff` judges a
+                // candidate against its base's: jank ratios compare frames, not budgets.
+                let (theirs, _) = diff::summarize_candidate(&capture, &other.capture, None);
                 let d = diff(&summary, &theirs);
                 let doc = match diff::diff_json(&d, (file, &summary), (&other.file, &theirs), false)
                 {

@@ -414,6 +414,15 @@ pub(super) fn build(
     if let Some(adapter) = parsed.declared_adapter {
         b.meta_mut().adapter = adapter;
     }
+    match &parsed.declared_budget {
+        Some(Ok(ns)) => b.meta_mut().frame_budget_ns = Some(*ns),
+        // A budget of 0 (or not a number) would make every frame jank, or none: the default
+        // is kept, and the note says so.
+        Some(Err(written)) => notes.push(format!(
+            "otherData.frame_budget_ns {written} is not a frame budget (a whole number of nanoseconds above 0); ignored"
+        )),
+        None => {}
+    }
     let threads: Vec<u32> = (0..parsed.thread_names.len())
         .map(|t| b.thread(&thread_label(u32::try_from(t).unwrap_or(u32::MAX))))
         .collect();

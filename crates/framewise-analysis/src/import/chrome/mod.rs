@@ -6,7 +6,8 @@
 //! is kept; the closing `]` is optional in the format itself). `X` and matched `B`/`E`
 //! events become scopes; `i`/`I`/`R` become marks; `C` become counters (each frame takes
 //! its last sample; gauges, unless a trace framewise exported declares their kinds in
-//! `otherData.counters`); `M` name processes and threads.
+//! `otherData.counters`); `M` name processes and threads. A trace framewise exported also
+//! gives back its capture's frame budget (`otherData.frame_budget_ns`).
 //!
 //! The text is streamed: each event is read into a small typed record and folded into
 //! compact per-span rows (a few dozen bytes each) as it comes, so neither the text nor a

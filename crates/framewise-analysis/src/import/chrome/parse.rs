@@ -1,8 +1,9 @@
 //! Reading: bytes → typed events → compact rows. The event array (bare, or under
 //! `traceEvents`) is streamed through serde_json into [`Parsed`]: strings interned, spans
 //! and `B`/`E` events per thread in µs before the clock origin is known, marks, counter
-//! samples, metadata names, the frame track of a trace framewise exported, the defects and
-//! counter kinds it carries, and how the array ended (closed, left open, cut off, malformed).
+//! samples, metadata names, the frame track of a trace framewise exported, the defects,
+//! counter kinds and frame budget it carries, and how the array ended (closed, left open, cut
+//! off, malformed).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -85,6 +86,26 @@ fn declared_adapter(other_data: &serde_json::Value) -> Option<AdapterKind> {
         "hardware" => Some(AdapterKind::Hardware),
         _ => None,
     }
+}
+
+/// The frame budget a trace framewise exported declares in `otherData.frame_budget_ns` (its
+/// capture's): `None` when it declares none (or is another generator's, whose `otherData`
+/// is not trusted), `Some(Err(value as written))` when the value is no budget (not a whole
+/// number of nanoseconds above 0), which is then ignored with a note.
+fn declared_budget(other_data: &serde_json::Value) -> Option<Result<u64, String>> {
+    if !by_framewise(other_data) {
+        return None;
+    }
+    let v = other_data.get("frame_budget_ns")?;
+    Some(v.as_u64().filter(|&ns| ns > 0).ok_or_else(|| {
+        // As written, cut to a note's length (a hostile trace may put megabytes there).
+        let written = v.to_string();
+        if written.chars().count() > 40 {
+            format!("{}…", written.chars().take(40).collect::<String>())
+        } else {
+            written
+        }
+    }))
 }
 
 /// The defects a trace framewise exported carries in `otherData.defects` (what its capture
@@ -248,6 +269,9 @@ pub(super) struct Parsed {
     pub(super) declared_counters: BTreeMap<String, (CounterKind, Numeric)>,
     /// The adapter a framewise trace's timing grade says (`otherData.grade.timing`).
     pub(super) declared_adapter: Option<AdapterKind>,
+    /// The frame budget a framewise trace declares (`otherData.frame_budget_ns`), or the
+    /// value as written when it is no budget.
+    pub(super) declared_budget: Option<Result<u64, String>>,
 }
 
 impl Parsed {
@@ -281,6 +305,7 @@ impl Parsed {
             carried: Vec::new(),
             declared_counters: BTreeMap::new(),
             declared_adapter: None,
+            declared_budget: None,
         }
     }
 
@@ -484,6 +509,7 @@ impl<'de> Visitor<'de> for ObjectSeed<'_> {
                     self.0.carried = carried_defects(&other_data);
                     self.0.declared_counters = declared_counters(&other_data);
                     self.0.declared_adapter = declared_adapter(&other_data);
+                    self.0.declared_budget = declared_budget(&other_data);
                 }
                 TopKey::Other => {
                     map.next_value::<IgnoredAny>()?;
