@@ -200,15 +200,32 @@ pub fn pct(v: Option<f64>) -> String {
         .map_or_else(|| NONE.to_owned(), |v| format!("{v:+.1}%"))
 }
 
-/// A plain number: integers exactly, anything else with up to three decimals.
+/// A plain number: integers exactly, anything else with up to three decimals; a magnitude
+/// of 9e15 or more (past which f64 no longer holds every integer) in scientific notation
+/// with up to three decimals (`1e308`, `1.798e308`), never its hundreds of digits; `—` for a
+/// value that is not finite (JSON writes it as null).
 pub fn num(v: Option<f64>) -> String {
     match v {
         None => NONE.to_owned(),
-        Some(v) if v.fract() == 0.0 && v.abs() < 9.0e15 => format!("{v:.0}"),
+        Some(v) if !v.is_finite() => NONE.to_owned(),
+        Some(v) if v.abs() >= 9.0e15 => scientific(v),
+        Some(v) if v.fract() == 0.0 => format!("{v:.0}"),
         Some(v) => {
             let s = format!("{v:.3}");
             s.trim_end_matches('0').trim_end_matches('.').to_owned()
         }
+    }
+}
+
+/// `v` as `1.798e308`: the mantissa with up to three decimals, trailing zeros dropped.
+fn scientific(v: f64) -> String {
+    let s = format!("{v:.3e}");
+    match s.split_once('e') {
+        Some((mantissa, exponent)) if mantissa.contains('.') => format!(
+            "{}e{exponent}",
+            mantissa.trim_end_matches('0').trim_end_matches('.')
+        ),
+        _ => s,
     }
 }
 
@@ -295,6 +312,15 @@ mod tests {
         assert_eq!(ms(Some(16.6666)), "16.667");
         assert_eq!(num(Some(3.0)), "3");
         assert_eq!(num(Some(2.5)), "2.5");
+        // Past 9e15 in scientific notation, never 309 digits; not finite: as JSON, no value.
+        assert_eq!(num(Some(8_999_999_999_999_999.0)), "8999999999999999");
+        assert_eq!(num(Some(9.0e15)), "9e15");
+        assert_eq!(num(Some(1e308)), "1e308");
+        assert_eq!(num(Some(f64::MAX)), "1.798e308");
+        assert_eq!(num(Some(-2.5e20)), "-2.5e20");
+        assert_eq!(num(Some(f64::INFINITY)), "—");
+        assert_eq!(num(Some(f64::NAN)), "—");
+        assert_eq!(metric("counter.x.max", Some(1e308)), "1e308");
         assert_eq!(pct(Some(-3.26)), "-3.3%");
         assert_eq!(ratio_pct(Some(0.05)), "5.00%");
         assert_eq!(metric("frame.p99", Some(12.5)), "12.500");

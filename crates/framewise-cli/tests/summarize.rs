@@ -229,3 +229,87 @@ fn gauges_are_read_by_level_never_ranked_totalled_or_gated_by_a_sum() {
         "framewise: error: `counter.camera.z_mm.sum`: `camera.z_mm` is a gauge, a level sampled each frame, and has no sum; gate its level: counter.camera.z_mm.avg, .p50, .max or .last"
     );
 }
+
+/// A Chrome trace of 10 frames with one counter sample each: `bytes` (a sum, as a framewise
+/// trace declares it) and `level` (a gauge) are 1e308 in the first two frames and 1 after.
+fn huge_counter_trace() -> String {
+    let mut events = Vec::new();
+    for i in 0..10u64 {
+        let ts = i * 16_000;
+        let value = if i < 2 { 1e308 } else { 1.0 };
+        events.push(serde_json::json!({"ph": "X", "name": "frame", "pid": 1, "tid": 1, "ts": ts, "dur": 10_000}));
+        events.push(serde_json::json!({"ph": "C", "name": "bytes", "pid": 1, "tid": 1, "ts": ts + 10, "args": {"value": value}}));
+        events.push(serde_json::json!({"ph": "C", "name": "level", "pid": 1, "tid": 1, "ts": ts + 10, "args": {"value": value}}));
+    }
+    let other = serde_json::json!({
+        "generator": "framewise",
+        "counters": [{"name": "bytes", "kind": "sum", "numeric": "float"}],
+    });
+    serde_json::json!({"traceEvents": events, "otherData": other}).to_string()
+}
+
+#[test]
+fn a_counter_whose_sum_overflows_keeps_its_mean_and_reads_alike_in_json_and_console() {
+    let dir = Dir::new();
+    dir.write("trace.json", huge_counter_trace());
+    let json = dir
+        .run(&["summarize", "trace.json", "--format", "json"])
+        .expect(0)
+        .json();
+    let bytes = &json["counters"]["bytes"];
+    assert_eq!(bytes["kind"], "sum", "{bytes}");
+    assert_eq!(bytes["count"], 10);
+    // Two values of 1e308 add up beyond f64: the sum is null and says why; the mean (2e307)
+    // is no overflow, and is given.
+    assert!(bytes["sum"].is_null(), "{bytes}");
+    let reason = bytes["null_reasons"]["sum"].as_str().unwrap_or_default();
+    assert!(reason.contains("overflows f64"), "{bytes}");
+    let avg = bytes["avg"].as_f64().expect("a mean of finite values");
+    assert!((avg / 2e307 - 1.0).abs() < 1e-12, "{avg}");
+    assert_eq!(bytes["max"], 1e308);
+    let level = &json["counters"]["level"];
+    assert_eq!(level["kind"], "gauge");
+    assert_eq!(level["avg"], bytes["avg"], "{level}");
+    // Every statistic is a number or null with its reason: nothing the console could print
+    // as `inf` while the JSON says null.
+    for counter in [bytes, level] {
+        for (stat, value) in counter.as_object().expect("an object") {
+            if value.is_null() {
+                assert!(
+                    counter["null_reasons"][stat].is_string(),
+                    "{stat}: {counter}"
+                );
+            }
+        }
+    }
+
+    let console = dir.run(&["summarize", "trace.json"]).expect(0).stdout;
+    let row = |name: &str| {
+        console
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no `{name}` row:\n{console}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    };
+    // counter, frames, sum, avg, min, p01, p50, p99, max, last
+    assert_eq!(
+        row("bytes"),
+        ["bytes", "10", "—", "2e307", "1", "—", "1", "—", "1e308", "1"],
+        "{console}"
+    );
+    // gauge, frames, avg, min, p01, p50, p99, max, last
+    assert_eq!(
+        row("level"),
+        ["level", "10", "2e307", "1", "—", "1", "—", "1e308", "1"],
+        "{console}"
+    );
+    assert!(
+        console.contains("the sum overflows f64") && console.contains("counter.bytes.sum"),
+        "the console says why the sum is missing:\n{console}"
+    );
+    assert!(
+        !console.contains("inf") && !console.contains("0000000000"),
+        "no `inf`, no 309-digit number:\n{console}"
+    );
+}

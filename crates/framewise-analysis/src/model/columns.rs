@@ -1,8 +1,10 @@
 //! The compact columns a long capture is kept in: chunked values, ns durations that widen
 //! once, and a summary-only load's per-name columns.
 
-/// An append-only column stored in fixed-size chunks, so that growing it never copies
-/// or doubles what is already there (a one-hour capture has columns of 216,000 values).
+/// An append-only column stored in fixed-size chunks, so that growing it copies nothing
+/// past its first chunk (a one-hour capture has columns of 216,000 values). The first chunk
+/// grows by doubling from 16 values, so a column of a few values (one of 300,000 span names
+/// seen once) holds a few values' room, not a whole chunk's.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Chunked<T> {
     /// Full chunks of [`Self::CHUNK`] values.
@@ -23,7 +25,8 @@ impl<T: Copy> Chunked<T> {
         self.tail.push(value);
     }
 
-    /// Room for one more value in the tail: a whole chunk's, or a fresh tail when full.
+    /// Room for one more value in the tail: twice its room (16 values at first, a whole
+    /// chunk's at most), or a fresh tail of a whole chunk when full.
     #[cold]
     #[inline(never)]
     fn make_room(&mut self) {
@@ -31,7 +34,8 @@ impl<T: Copy> Chunked<T> {
             let full = std::mem::replace(&mut self.tail, Vec::with_capacity(Self::CHUNK));
             self.full.push(full);
         } else {
-            self.tail.reserve_exact(Self::CHUNK - self.tail.len());
+            let want = (self.tail.capacity() * 2).clamp(16, Self::CHUNK);
+            self.tail.reserve_exact(want - self.tail.len());
         }
     }
 

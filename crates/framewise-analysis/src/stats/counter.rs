@@ -36,8 +36,9 @@ impl Num {
 pub struct CounterStats {
     /// `sum` or `gauge`.
     pub kind: crate::model::CounterKind,
-    /// Exact sum over frames: null for a gauge ([`GAUGE_HAS_NO_SUM`]), and when it does not
-    /// fit in i64.
+    /// Sum over frames, exact for integer values: null for a gauge ([`GAUGE_HAS_NO_SUM`]),
+    /// when it does not fit in i64, and when float values add up beyond the range of f64
+    /// ([`SUM_OVERFLOWS_F64`]).
     pub sum: Option<Num>,
     /// Mean per frame (a gauge: its mean level).
     pub avg: Option<f64>,
@@ -63,6 +64,24 @@ pub struct CounterStats {
 /// Why a gauge's `sum` is null, in `null_reasons`.
 pub const GAUGE_HAS_NO_SUM: &str =
     "a gauge is a level sampled each frame: its sum over frames means nothing";
+
+/// Why a float counter's `sum` is null when its values add up beyond the range of f64, in
+/// `null_reasons`.
+pub const SUM_OVERFLOWS_F64: &str = "the sum overflows f64 (its magnitude is over 1.797e308)";
+
+/// The mean of finite `values` (whose smallest is `min`, largest `max`) whose plain sum
+/// overflows f64: each value scaled down by a power of two at least twice their count
+/// (exact, but for values so small that they vanish beside the large ones), so that the
+/// scaled sum cannot overflow, then divided by the count and scaled back. Rounding can only
+/// carry it past the largest value when the mean is about that value, so it is kept within
+/// `min..=max`, where every mean lies.
+fn mean_beyond_f64(values: &[f64], min: f64, max: f64) -> f64 {
+    let n = values.len().max(1);
+    let shift = n.next_power_of_two().trailing_zeros() + 1;
+    let scale = 2f64.powi(-i32::try_from(shift).unwrap_or(i32::MAX));
+    let scaled: f64 = values.iter().map(|v| v * scale).sum();
+    (scaled / n as f64 / scale).max(min).min(max)
+}
 
 impl CounterStats {
     /// Statistics over integer values in frame order.
@@ -117,7 +136,9 @@ impl CounterStats {
         )
     }
 
-    /// Statistics over float values in frame order (non-finite values are skipped).
+    /// Statistics over float values in frame order (non-finite values are skipped). Every
+    /// statistic is finite or null: a sum beyond the range of f64 is null, with the reason
+    /// in `null_reasons`, and the mean is then taken without the overflowing sum.
     pub fn of_floats(kind: crate::model::CounterKind, values: &[f64]) -> Self {
         let mut reasons = NullReasons::new();
         let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
@@ -129,13 +150,21 @@ impl CounterStats {
         let p01 = record(&mut reasons, "p01", percentile(&as_f, P01));
         let p50 = record(&mut reasons, "p50", percentile(&as_f, P50));
         let p99 = record(&mut reasons, "p99", percentile(&as_f, P99));
-        if finite.is_empty() {
-            reasons.insert("sum".into(), NullReason::Empty.to_string());
-        }
+        let (sum, avg) = match (sorted.first(), sorted.last()) {
+            (Some(&min), Some(&max)) if !sum.is_finite() => {
+                reasons.insert("sum".into(), SUM_OVERFLOWS_F64.to_owned());
+                (None, Some(mean_beyond_f64(&finite, min, max)))
+            }
+            (Some(_), Some(_)) => (Some(Num::Float(sum)), Some(sum / finite.len() as f64)),
+            _ => {
+                reasons.insert("sum".into(), NullReason::Empty.to_string());
+                (None, None)
+            }
+        };
         Self::finish(
             kind,
-            (!finite.is_empty()).then_some(Num::Float(sum)),
-            (!finite.is_empty()).then(|| sum / finite.len() as f64),
+            sum,
+            avg,
             sorted.first().copied().map(Num::Float),
             sorted.last().copied().map(Num::Float),
             [p01, p50, p99],

@@ -25,7 +25,7 @@ mod time;
 
 pub use blocks::{FrameBlock, WorkBlock};
 pub use classifier::*;
-pub use counter::{CounterStats, Num, GAUGE_HAS_NO_SUM};
+pub use counter::{CounterStats, Num, GAUGE_HAS_NO_SUM, SUM_OVERFLOWS_F64};
 pub use percentile::*;
 pub use scope::ScopeStats;
 pub use time::{mean_ns, TimeStats};

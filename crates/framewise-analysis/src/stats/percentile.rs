@@ -98,7 +98,14 @@ pub(crate) fn interpolate(
     let frac = (num % 10_000) as f64 / 10_000.0;
     let a = at(lo).unwrap_or(missing);
     let b = at(lo + 1).unwrap_or(a);
-    Ok(a + (b - a) * frac)
+    let step = b - a;
+    if step.is_finite() {
+        Ok(a + step * frac)
+    } else {
+        // Two values of opposite signs so large that their difference overflows f64: the
+        // same point, as a weighted mean of the two (which cannot overflow).
+        Ok(a * (1.0 - frac) + b * frac)
+    }
 }
 
 /// The ranks (0-based, ascending, without repeats) whose values the percentiles `qs` of

@@ -83,6 +83,50 @@ proptest! {
     }
 
     #[test]
+    fn float_counter_statistics_are_finite_or_null_with_a_reason(
+        v in proptest::collection::vec(
+            prop_oneof![
+                -1e3f64..1e3,
+                -f64::MAX..f64::MAX,
+                Just(f64::MAX),
+                Just(f64::MIN),
+                Just(1e308),
+                Just(f64::NAN),
+                Just(f64::INFINITY),
+            ],
+            0..250,
+        ),
+    ) {
+        // What JSON writes as null must be null here, with a reason, so that the console
+        // (which prints these values) and the JSON agree.
+        for kind in [crate::model::CounterKind::Sum, crate::model::CounterKind::Gauge] {
+            let c = CounterStats::of_floats(kind, &v);
+            let finite: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+            prop_assert_eq!(c.count, finite.len() as u64);
+            let floats = [("avg", c.avg), ("p01", c.p01), ("p50", c.p50), ("p99", c.p99)];
+            let nums = [("sum", c.sum), ("min", c.min), ("max", c.max), ("last", c.last)];
+            let all = floats.into_iter().chain(nums.map(|(k, n)| (k, n.map(Num::as_f64))));
+            for (name, value) in all {
+                match value {
+                    Some(x) => prop_assert!(x.is_finite(), "{} = {}", name, x),
+                    None => prop_assert!(c.null_reasons.contains_key(name), "{} null without a reason", name),
+                }
+            }
+            if let (Some(avg), Some(Num::Float(lo)), Some(Num::Float(hi))) = (c.avg, c.min, c.max) {
+                prop_assert!(lo <= avg && avg <= hi, "{} <= {} <= {}", lo, avg, hi);
+            }
+            let mut sorted = finite.clone();
+            sorted.sort_by(f64::total_cmp);
+            let mut last = f64::NEG_INFINITY;
+            for p in [c.p01, c.p50, c.p99].into_iter().flatten() {
+                prop_assert!(p >= last && sorted.first().is_some_and(|&lo| lo <= p));
+                prop_assert!(sorted.last().is_some_and(|&hi| p <= hi));
+                last = p;
+            }
+        }
+    }
+
+    #[test]
     fn bins_partition_every_frame(v in proptest::collection::vec(0u64..200_000_000, 0..300)) {
         let mut r = NullReasons::new();
         let c = Classification::of_work_ns(&v, crate::hitch_rule::DEFAULT_BUDGET_NS, &mut r);

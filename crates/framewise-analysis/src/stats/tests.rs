@@ -111,6 +111,44 @@ fn counters_are_exact() {
 }
 
 #[test]
+fn float_counters_that_overflow_a_sum_keep_a_finite_mean() {
+    use crate::model::CounterKind;
+    // Two samples of 1e308 and eight of 1: the sum is beyond f64, the mean is not.
+    let mut values = vec![1e308, 1e308];
+    values.extend([1.0; 8]);
+    let c = CounterStats::of_floats(CounterKind::Sum, &values);
+    assert_eq!(c.sum, None);
+    assert_eq!(c.null_reasons["sum"], SUM_OVERFLOWS_F64);
+    let avg = c.avg.expect("a mean of finite values is finite");
+    assert!((avg - 2e307).abs() <= 2e307 * 1e-15, "{avg}");
+    assert_eq!(c.max, Some(Num::Float(1e308)));
+    assert_eq!(c.p50, Some(1.0));
+    assert_eq!(c.count, 10);
+    // A gauge has no sum whatever its values: its reason is the gauge's.
+    let g = CounterStats::of_floats(CounterKind::Gauge, &values);
+    assert_eq!(g.sum, None);
+    assert_eq!(g.null_reasons["sum"], GAUGE_HAS_NO_SUM);
+    assert_eq!(g.avg, c.avg);
+    // Every value the largest: the mean is that value, not past it.
+    let c = CounterStats::of_floats(CounterKind::Sum, &[f64::MAX; 3]);
+    assert_eq!(c.avg, Some(f64::MAX));
+    let c = CounterStats::of_floats(CounterKind::Sum, &[f64::MIN; 3]);
+    assert_eq!(c.avg, Some(f64::MIN));
+    // Extremes of opposite signs: the median between them is 0, not NaN or infinite.
+    let c = CounterStats::of_floats(CounterKind::Gauge, &[f64::MIN, f64::MAX]);
+    assert_eq!(c.p50, Some(0.0));
+    assert_eq!(c.sum, None);
+    assert_eq!(c.avg, Some(0.0));
+    // A sum within range is the plain sum, as before.
+    let c = CounterStats::of_floats(CounterKind::Sum, &[0.5, 0.25, f64::NAN, f64::INFINITY]);
+    assert_eq!(
+        (c.sum, c.avg, c.count),
+        (Some(Num::Float(0.75)), Some(0.375), 2)
+    );
+    assert!(!c.null_reasons.contains_key("sum"));
+}
+
+#[test]
 fn empty_is_null_with_reasons() {
     let b = FrameBlock::of_periods_ns(Vec::new(), &[], DEFAULT_BUDGET_NS);
     assert_eq!(b.times.count, 0);

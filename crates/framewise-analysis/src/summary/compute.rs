@@ -2,7 +2,7 @@
 //! non-paused frames from per-frame aggregates or from a summary-only load's columns, and
 //! [`summarize_with`], which folds them with the frame and work blocks into a [`Summary`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
 use crate::model::{Capture, Numeric};
@@ -36,14 +36,17 @@ fn named_stats(
     let mut totals: Vec<Vec<u64>> = vec![Vec::new(); groups];
     let mut self_ns = vec![0u64; groups];
     let mut calls = vec![0u64; groups];
-    let mut site_sets: Vec<std::collections::BTreeSet<String>> = vec![Default::default(); groups];
+    let mut site_sets: Vec<BTreeSet<String>> = vec![Default::default(); groups];
     for (id, site) in sites.iter().enumerate() {
         if let (Some(site), Some(&g)) = (site, group_of.get(id)) {
             site_sets[g].insert(site.clone());
         }
     }
     let mut frame_acc = vec![0u64; groups];
+    // The groups a frame touched, in the order it touched them, and a flag per group so
+    // that each is listed once without searching the list (a frame may touch thousands).
     let mut touched: Vec<usize> = Vec::new();
+    let mut is_touched = vec![false; groups];
     for row in rows.clone() {
         if capture.frames.paused.get(row).copied().unwrap_or(false) {
             continue;
@@ -52,7 +55,8 @@ fn named_stats(
             let Some(&g) = group_of.get(a.id as usize) else {
                 continue;
             };
-            if !touched.contains(&g) {
+            if let Some(flag) = is_touched.get_mut(g).filter(|f| !**f) {
+                *flag = true;
                 touched.push(g);
             }
             frame_acc[g] = frame_acc[g].saturating_add(a.total_ns);
@@ -62,6 +66,7 @@ fn named_stats(
         for &g in &touched {
             totals[g].push(frame_acc[g]);
             frame_acc[g] = 0;
+            is_touched[g] = false;
         }
         touched.clear();
     }
@@ -127,30 +132,40 @@ fn aggregate_stats(capture: &Capture, rows: &Range<usize>) -> Blocks {
     (scopes, passes, counter_ints, counter_floats)
 }
 
+/// Each scope name's call sites (`file:line`), sorted and without repeats, gathered in one
+/// pass over the scopes; a name without a known site is absent.
+fn sites_by_name(capture: &Capture) -> HashMap<&str, BTreeSet<String>> {
+    let mut sites: HashMap<&str, BTreeSet<String>> = HashMap::new();
+    for s in capture.scopes() {
+        if let Some(site) = s.site() {
+            sites.entry(s.name.as_str()).or_default().insert(site);
+        }
+    }
+    sites
+}
+
 /// Scope, pass and counter inputs from a summary-only load's columns.
 fn columns_stats(capture: &Capture, cols: &crate::model::SummaryColumns) -> Blocks {
+    let scope_sites = sites_by_name(capture);
     let named = |columns: &[crate::model::NameColumn], with_sites: bool| {
-        let mut out: Vec<(String, ScopeStats)> = columns
-            .iter()
-            .filter(|c| !c.totals_ns.is_empty())
-            .map(|c| {
-                let sites: Vec<String> = if with_sites {
-                    let set: std::collections::BTreeSet<String> = capture
-                        .scopes()
-                        .iter()
-                        .filter(|s| s.name == c.name)
-                        .filter_map(|s| s.site())
-                        .collect();
-                    set.into_iter().collect()
-                } else {
-                    Vec::new()
-                };
-                (
-                    c.name.clone(),
-                    ScopeStats::of_totals_ns(c.totals_ns.to_vec(), c.self_ns, c.calls, sites),
-                )
-            })
-            .collect();
+        // Sized first: a trace of 300,000 names would otherwise hold up to twice its rows
+        // while the vector doubles.
+        let ran = columns.iter().filter(|c| !c.totals_ns.is_empty()).count();
+        let mut out: Vec<(String, ScopeStats)> = Vec::with_capacity(ran);
+        out.extend(columns.iter().filter(|c| !c.totals_ns.is_empty()).map(|c| {
+            let sites: Vec<String> = if with_sites {
+                scope_sites
+                    .get(c.name.as_str())
+                    .map(|set| set.iter().cloned().collect())
+                    .unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            (
+                c.name.clone(),
+                ScopeStats::of_totals_ns(c.totals_ns.to_vec(), c.self_ns, c.calls, sites),
+            )
+        }));
         out.sort_by(|a, b| b.1.total.total_cmp(&a.1.total).then_with(|| a.0.cmp(&b.0)));
         NamedMap(out)
     };

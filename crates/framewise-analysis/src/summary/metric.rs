@@ -87,7 +87,8 @@ impl MetricUnit {
     /// A value in this unit at a fixed precision, with the unit where it reads naturally:
     /// `12.04 ms` (three decimals below 1 ms, so a short scope keeps its microseconds),
     /// `59.8 fps`, `0.0500` (a ratio), `300 frames`, `12 calls`, `121` (a counter; exact
-    /// when integral, else up to three decimals).
+    /// when integral, else up to three decimals, and from 9e15 on in scientific notation:
+    /// `1e308`, not its 309 digits).
     pub fn format(self, value: f64) -> String {
         if !value.is_finite() {
             return value.to_string();
@@ -104,9 +105,20 @@ impl MetricUnit {
     }
 }
 
-/// Integers exactly, anything else with up to three decimals.
+/// Integers exactly, anything else with up to three decimals; a magnitude of 9e15 or more
+/// (past which f64 no longer holds every integer) in scientific notation with up to three
+/// decimals (`1e308`, `1.798e308`).
 fn plain_number(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 9.0e15 {
+    if value.abs() >= 9.0e15 {
+        let s = format!("{value:.3e}");
+        match s.split_once('e') {
+            Some((mantissa, exponent)) if mantissa.contains('.') => format!(
+                "{}e{exponent}",
+                mantissa.trim_end_matches('0').trim_end_matches('.')
+            ),
+            _ => s,
+        }
+    } else if value.fract() == 0.0 {
         format!("{value:.0}")
     } else {
         let s = format!("{value:.3}");

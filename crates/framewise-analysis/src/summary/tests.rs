@@ -148,6 +148,16 @@ fn units_and_precision() {
     assert_eq!(format_metric("scope.render.calls", 12.0), "12 calls");
     assert_eq!(format_metric("counter.draw_calls.max", 121.0), "121");
     assert_eq!(format_metric("counter.draw_calls.avg", 120.5), "120.5");
+    // Past the integers f64 holds, scientific: never a 309-digit number in a gate's reason.
+    assert_eq!(format_metric("counter.bytes.max", 1e308), "1e308");
+    assert_eq!(
+        format_metric("counter.bytes.avg", -1.7976e308),
+        "-1.798e308"
+    );
+    assert_eq!(
+        format_metric("counter.bytes.max", 8.0e15),
+        "8000000000000000"
+    );
     assert_eq!(
         format_metric("counter.draw_calls.count", 300.0),
         "300 frames"
@@ -217,4 +227,140 @@ fn a_gauge_is_read_by_its_level_and_never_summed() {
         assert!(d.rows.iter().any(|r| r.metric == "counter.draws.sum"));
     }
     assert!(known_stats("counter").iter().any(|st| st == "p50"));
+}
+
+/// A capture of many scopes, names shared between call sites (some without a site), on two
+/// threads, nested, some frames paused, drawn from `seed`; summary-only or not.
+fn scrambled(seed: u64, summary_only: bool) -> Capture {
+    use crate::build::{CaptureBuilder, FrameInput, LaneInput, SpanInput};
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n.max(1)
+    };
+    let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+    if summary_only {
+        b = b.summary_only();
+    }
+    let threads = [b.thread("main"), b.thread("worker")];
+    let mut scopes = Vec::new();
+    for i in 0..60u64 {
+        let name = format!("s{}", next(25));
+        let file = match next(3) {
+            0 => String::new(),
+            k => format!("src/f{k}.rs"),
+        };
+        scopes.push(b.scope(&name, &file, u32::try_from(i % 7).unwrap_or(0)));
+    }
+    let mut f = FrameInput::default();
+    for i in 0..40u64 {
+        f.clear();
+        f.index = i;
+        f.paused = next(6) == 0;
+        f.cpu_begin_ns = i * 16_000_000;
+        f.cpu_end_ns = f.cpu_begin_ns + 8_000_000;
+        for &thread in &threads {
+            let mut spans = Vec::new();
+            let mut at = f.cpu_begin_ns;
+            for _ in 0..next(12) {
+                let len = 1_000 + next(400_000);
+                let scope = scopes[next(scopes.len() as u64) as usize];
+                spans.push(SpanInput {
+                    scope,
+                    depth: 0,
+                    start_ns: at,
+                    end_ns: at + len,
+                });
+                if next(2) == 0 {
+                    spans.push(SpanInput {
+                        scope: scopes[next(scopes.len() as u64) as usize],
+                        depth: 1,
+                        start_ns: at + 1,
+                        end_ns: at + 1 + next(len - 1),
+                    });
+                }
+                at += len + next(1_000);
+            }
+            f.lanes.push(LaneInput {
+                thread,
+                spans,
+                dropped_spans: 0,
+            });
+        }
+        b.push_frame(&f);
+    }
+    b.finish()
+}
+
+/// The scope block as it was first written: every name's frames and sites found by a search
+/// over every scope and every name touched so far (quadratic, but plainly right).
+fn naive_scopes(capture: &Capture) -> Vec<(String, crate::stats::ScopeStats)> {
+    let mut names: Vec<String> = Vec::new();
+    for s in capture.scopes() {
+        if !names.contains(&s.name) {
+            names.push(s.name.clone());
+        }
+    }
+    let mut out = Vec::new();
+    for name in names {
+        let ids: Vec<u32> = (0..capture.scopes().len())
+            .filter(|&id| capture.scopes()[id].name == name)
+            .map(|id| u32::try_from(id).unwrap_or(u32::MAX))
+            .collect();
+        let (mut totals, mut self_ns, mut calls) = (Vec::new(), 0u64, 0u64);
+        for row in 0..capture.frames().len() {
+            if capture.frames().paused[row] {
+                continue;
+            }
+            let mut total = None;
+            for a in capture.scope_aggs().frame(row) {
+                if ids.contains(&a.id) {
+                    *total.get_or_insert(0u64) += a.total_ns;
+                    self_ns += a.self_ns;
+                    calls += u64::from(a.calls);
+                }
+            }
+            totals.extend(total);
+        }
+        if totals.is_empty() {
+            continue;
+        }
+        let mut sites: Vec<String> = capture
+            .scopes()
+            .iter()
+            .filter(|s| s.name == name)
+            .filter_map(|s| s.site())
+            .collect();
+        sites.sort();
+        sites.dedup();
+        let stats = crate::stats::ScopeStats::of_totals_ns(totals, self_ns, calls, sites);
+        out.push((name, stats));
+    }
+    out.sort_by(|a, b| b.1.total.total_cmp(&a.1.total).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
+#[test]
+fn scopes_grouped_by_name_are_what_a_search_over_every_scope_finds() {
+    for seed in 1..=12 {
+        let full = scrambled(seed, false);
+        let want = naive_scopes(&full);
+        assert!(want.len() > 5, "seed {seed}: {} names ran", want.len());
+        assert!(
+            want.iter().any(|(_, s)| s.sites.len() > 1),
+            "seed {seed}: a name at several sites"
+        );
+        assert_eq!(
+            summarize(&full).scopes.0,
+            want,
+            "seed {seed}, per-frame aggregates"
+        );
+        // A summary-only load groups its columns by name as it loads, and finds each name's
+        // sites in the same way.
+        let lean = scrambled(seed, true);
+        assert!(lean.summary_columns().is_some());
+        assert_eq!(summarize(&lean).scopes.0, want, "seed {seed}, summary-only");
+    }
 }

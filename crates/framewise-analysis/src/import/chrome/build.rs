@@ -124,7 +124,17 @@ pub(super) fn build(
         .collect();
     untimed += (parsed.marks.len() - marks.len()) as u64;
     let mut samples: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
-    for (name, list) in std::mem::take(&mut parsed.samples) {
+    // Samples whose value is no finite number (`"inf"`, `"-inf"`, `"NaN"`: strings `args`
+    // may hold, which read as numbers), and the counters they were of.
+    let mut non_finite = 0u64;
+    let mut non_finite_counters: Vec<String> = Vec::new();
+    for (name, mut list) in std::mem::take(&mut parsed.samples) {
+        let read = list.len();
+        list.retain(|&(_, v)| v.is_finite());
+        if list.len() < read {
+            non_finite += (read - list.len()) as u64;
+            non_finite_counters.push(name.clone());
+        }
         let timed: Vec<(u64, f64)> = list
             .iter()
             .filter_map(|&(ts, v)| Some((to_ns(ts)?, v)))
@@ -133,6 +143,24 @@ pub(super) fn build(
         if !timed.is_empty() {
             samples.insert(name, timed);
         }
+    }
+    if non_finite > 0 {
+        let mut names: Vec<String> = non_finite_counters
+            .iter()
+            .take(3)
+            .map(|n| format!("`{n}`"))
+            .collect();
+        if non_finite_counters.len() > 3 {
+            names.push(format!("{} more", non_finite_counters.len() - 3));
+        }
+        defects.push(Defect::new(
+            DefectKind::Importer,
+            non_finite,
+            format!(
+                "{non_finite} counter samples were not finite numbers (inf or NaN) in {}: no measurement, so they were ignored (each frame takes its last finite sample)",
+                names.join(", ")
+            ),
+        ));
     }
 
     // Match B/E per thread, in timestamp order (stable, so file order breaks ties).

@@ -67,3 +67,55 @@ fn a_span_row_is_32_bytes() {
     assert_eq!(std::mem::size_of::<ReadSpan>(), 32);
     assert_eq!(std::mem::size_of::<RawSpan>(), 32);
 }
+
+#[test]
+fn a_counter_sample_that_is_no_finite_number_is_a_defect_not_a_silent_gap() {
+    use crate::model::{DefectKind, Numeric};
+    // Ten frames, one `c` sample each; three are strings that read as no finite number.
+    let mut events = Vec::new();
+    for i in 0..10u64 {
+        let ts = i * 16_000;
+        let value = match i {
+            3 => serde_json::json!("inf"),
+            5 => serde_json::json!("NaN"),
+            7 => serde_json::json!("-inf"),
+            _ => serde_json::json!(i),
+        };
+        events.push(serde_json::json!({"ph": "X", "name": "frame", "pid": 1, "tid": 1, "ts": ts, "dur": 10_000}));
+        events.push(serde_json::json!({"ph": "C", "name": "c", "pid": 1, "tid": 1, "ts": ts + 10, "args": {"value": value}}));
+        // A second sample of `d` in frame 4, after a finite one: the frame keeps the finite one.
+        events.push(serde_json::json!({"ph": "C", "name": "d", "pid": 1, "tid": 1, "ts": ts + 10, "args": {"value": 2}}));
+        if i == 4 {
+            events.push(serde_json::json!({"ph": "C", "name": "d", "pid": 1, "tid": 1, "ts": ts + 20, "args": {"value": "inf"}}));
+        }
+    }
+    let text = serde_json::json!({ "traceEvents": events }).to_string();
+    let capture = import(text.as_bytes(), &LoadOptions::default()).expect("imports");
+    let defect = capture
+        .defects()
+        .iter()
+        .find(|d| d.message.contains("not finite"))
+        .unwrap_or_else(|| panic!("no defect for the samples: {:?}", capture.defects()));
+    assert_eq!(
+        (defect.kind, defect.count),
+        (DefectKind::Importer, 4),
+        "{defect:?}"
+    );
+    assert!(defect.message.contains("`c`, `d`"), "{}", defect.message);
+    // The finite samples are whole numbers: the counter stays exact.
+    let numeric = |name: &str| {
+        capture
+            .counters()
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| c.numeric)
+    };
+    assert_eq!(numeric("c"), Some(Numeric::Integer));
+    let s = crate::summarize(&capture);
+    assert_eq!(s.counters.get("c").map(|c| c.count), Some(7));
+    assert_eq!(
+        s.counters.get("d").map(|c| (c.count, c.max)),
+        Some((10, Some(crate::stats::Num::Int(2))))
+    );
+    assert!(s.defects.iter().any(|d| d.message.contains("not finite")));
+}
