@@ -133,6 +133,26 @@ pub fn shell_word(s: &str) -> String {
             .all(|c| c.is_ascii_alphanumeric() || "/._-+:=@,".contains(c));
     if plain {
         s.to_owned()
+    } else if s.chars().any(char::is_control) {
+        // A line break or an escape inside plain quotes would be printed raw (cutting the
+        // suggestion's line, driving the terminal): bash's $'…' quoting spells them out.
+        let mut out = String::from("$'");
+        for c in s.chars() {
+            match c {
+                '\\' => out.push_str(r"\\"),
+                '\'' => out.push_str(r"\'"),
+                '\n' => out.push_str(r"\n"),
+                '\r' => out.push_str(r"\r"),
+                '\t' => out.push_str(r"\t"),
+                c if c.is_control() && u32::from(c) < 0x100 => {
+                    out.push_str(&format!("\\x{:02x}", u32::from(c)));
+                }
+                c if c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        out
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
     }
@@ -141,6 +161,15 @@ pub fn shell_word(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_with_control_characters_is_spelt_out_for_bash() {
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(
+            shell_word("c\n::x\u{1b}[2J'q\\.json"),
+            r"$'c\n::x\x1b[2J\'q\\.json'"
+        );
+    }
 
     #[test]
     fn cut_and_more() {

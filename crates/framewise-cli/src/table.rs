@@ -53,7 +53,8 @@ pub struct Table {
 }
 
 impl Table {
-    /// A table with these columns; the first is left-aligned, the rest right-aligned.
+    /// A table with these columns; the first is left-aligned, the rest right-aligned. A
+    /// header is [`inline`] as a cell is (a counter's name heads a column of `history`).
     pub fn new(headers: &[&str]) -> Self {
         Self {
             headers: headers
@@ -61,7 +62,7 @@ impl Table {
                 .enumerate()
                 .map(|(i, h)| {
                     (
-                        (*h).to_owned(),
+                        inline(h).into_owned(),
                         if i == 0 { Align::Left } else { Align::Right },
                     )
                 })

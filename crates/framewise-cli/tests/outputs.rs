@@ -595,13 +595,26 @@ fn a_line_break_in_a_name_never_starts_a_line() {
         assert!(run.stdout.contains("injected"), "{}", run.stdout);
         assert_lines_hold(&run.stdout, &args.join(" "), &[]);
     }
-    // A capture whose own file name breaks a line: no line it leads opens a command.
-    let evil_file = "c\n::error::named.json";
+    // A capture whose own file name breaks a line or drives the terminal: no line it leads
+    // opens a command, and no raw control character is printed (gate's and diff's input
+    // lines and markdown headings printed it raw).
+    let evil_file = "c\n::error::named\u{1b}[2J.json";
     std::fs::copy(dir.path("c1.json"), dir.path(evil_file)).unwrap();
-    for verb in ["summarize", "hitches", "attribute"] {
+    let runs: [&[&str]; 5] = [
+        &["summarize", evil_file],
+        &["hitches", evil_file],
+        &["attribute", evil_file],
+        &["gate", "c1.json", evil_file],
+        &["diff", evil_file, "c1.json"],
+    ];
+    for args in runs {
         for format in ["github", "markdown", "console"] {
-            let run = dir.run(&[verb, evil_file, "--format", format]);
-            assert_lines_hold(&run.stdout, &format!("{verb} {format}"), &[]);
+            let mut argv = args.to_vec();
+            argv.extend(["--format", format]);
+            let what = argv.join(" ");
+            let run = dir.run(&argv);
+            assert_lines_hold(&run.stdout, &what, &["::error::named"]);
+            assert_no_control(&run.stdout, &what);
         }
     }
 }

@@ -55,10 +55,11 @@ impl InputInfo {
         (&self.file, &self.summary)
     }
 
-    /// One console line.
+    /// One console line (the file name [`table::inline`]: a line break in it is shown
+    /// escaped).
     pub fn line(&self, role: &str) -> String {
         let s = &self.summary;
-        format!(
+        let line = format!(
             "{role} {} · {} · {} frames ({} with a period) · timing {} · budget {:.2} ms · {}",
             self.file,
             serde_name(&s.capture.source),
@@ -67,7 +68,8 @@ impl InputInfo {
             serde_name(&s.grade.timing),
             s.budget_ms,
             Noun("defect", "defects").count(s.defects.len())
-        )
+        );
+        table::inline(&line).into_owned()
     }
 }
 
@@ -439,7 +441,8 @@ impl Report for DiffView {
     fn markdown(&self, out: &mut String) {
         out.push_str(&format!(
             "### framewise diff: `{}` → `{}`\n\n",
-            self.base.file, self.cand.file
+            table::inline(&self.base.file),
+            table::inline(&self.cand.file)
         ));
         if let Some(note) = &self.budget_note {
             out.push_str(&format!("_Note: {note}._\n\n"));

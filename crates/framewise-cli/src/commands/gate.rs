@@ -312,8 +312,8 @@ impl Report for GateView {
         out.push_str(&format!(
             "### framewise gate: {}\n\n`{}` → `{}`\n\n",
             self.headline(),
-            self.base.file,
-            self.cand.file
+            table::inline(&self.base.file),
+            table::inline(&self.cand.file)
         ));
         if let Some(note) = &self.budget_note {
             out.push_str(&format!("_Note: {note}._\n\n"));

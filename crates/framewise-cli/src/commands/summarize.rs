@@ -436,7 +436,12 @@ impl SummaryView {
                     .to_owned(),
             );
         }
+        // The level, build and adapter name come from the file: a line break or a terminal
+        // escape in them is shown escaped, never printed.
         lines
+            .into_iter()
+            .map(|l| table::inline(&l).into_owned())
+            .collect()
     }
 
     /// What a frame time is here: a period, or the frame's work time taken as one (a
