@@ -424,7 +424,8 @@ impl Classifier<'_, '_> {
         }
     }
 
-    /// `long-cpu-scope`: the most specific scope at the best tier reached.
+    /// `long-cpu-scope`: at the best tier reached, the scope with the smallest rise that
+    /// reaches it (in a nest the innermost).
     fn scopes(&mut self) {
         let (excess, t) = (self.excess, self.t);
         // Scopes above their medians, ascending by the delta; among equal deltas the one
@@ -437,14 +438,13 @@ impl Classifier<'_, '_> {
             .filter_map(|s| Some((s, s.total_ns.checked_sub(s.median_ns)?)))
             .collect();
         deltas.sort_by_key(|&(s, delta)| (delta, std::cmp::Reverse(s.self_ns), s.id));
-        let pick = [t.explains_high, t.explains_medium]
+        // At each tier, from the best, the smallest rise that reaches it: in a nest the
+        // innermost scope, since a parent's rise holds its children's. (The low tier took
+        // the largest rise, so a child carrying its parent's whole excess was named at medium
+        // and its parent at low.)
+        let pick = [t.explains_high, t.explains_medium, t.explains_low]
             .iter()
             .find_map(|&bar| deltas.iter().find(|&&(_, d)| d as f64 >= bar * excess))
-            .or_else(|| {
-                deltas
-                    .last()
-                    .filter(|&&(_, d)| d as f64 >= t.explains_low * excess)
-            })
             .copied();
         let Some((s, delta)) = pick else {
             self.checked.push(match deltas.last() {

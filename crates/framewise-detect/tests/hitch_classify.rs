@@ -188,3 +188,45 @@ fn names_and_aliases_round_trip() {
         assert_eq!(Confidence::parse(c.name()), Some(c));
     }
 }
+
+/// A child carrying its parent's whole rise is the scope named at every tier: at the low
+/// tier the largest rise was taken, so `render` (the parent) was named at low and `draw`
+/// (the child) at medium for the same nest.
+#[test]
+fn the_innermost_scope_reaching_the_tier_is_named_at_every_tier() {
+    for (rise_ms, confidence) in [(7, Confidence::Low), (14, Confidence::Medium)] {
+        let rise = rise_ms * MS;
+        let scopes = [
+            ScopeEvidence {
+                id: 0,
+                name: "render",
+                site: Some("r.rs:1"),
+                total_ns: 4 * MS + rise,
+                self_ns: 2 * MS,
+                median_ns: 4 * MS,
+            },
+            ScopeEvidence {
+                id: 1,
+                name: "draw",
+                site: Some("r.rs:9"),
+                total_ns: 2 * MS + rise,
+                self_ns: 2 * MS + rise,
+                median_ns: 2 * MS,
+            },
+        ];
+        let frame = FrameEvidence {
+            index: 60,
+            period_ns: 40 * MS,
+            work_ns: 4 * MS + rise,
+            scopes: &scopes,
+            ..FrameEvidence::default()
+        };
+        let g = classify(&frame, 24 * MS, &base(), &ClassifyThresholds::default());
+        let scope = g
+            .iter()
+            .find(|g| g.guess == HitchKind::LongCpuScope)
+            .unwrap_or_else(|| panic!("a scope guess at +{rise_ms} ms: {g:?}"));
+        assert_eq!(scope.confidence, confidence);
+        assert_eq!(scope.scope.as_deref(), Some("draw"), "+{rise_ms} ms");
+    }
+}
