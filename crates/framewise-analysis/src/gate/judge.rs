@@ -470,10 +470,10 @@ pub fn gate(
         .iter()
         .filter(|c| c.status == CheckStatus::Incomplete)
         .collect();
-    let totals: Vec<&str> = checks
+    let totals: Vec<String> = checks
         .iter()
         .filter(|c| c.status == CheckStatus::FrameCountsDiffer)
-        .map(|c| c.metric.as_str())
+        .map(|c| c.metric.clone())
         .collect();
     let compared = checks
         .iter()
@@ -525,7 +525,7 @@ pub fn gate(
         if !totals.is_empty() {
             reasons.push(format!(
                 "{}: totals over the frames each capture holds, and the base holds {} frames, the candidate {} (paused frames aside): a longer run's total is larger with nothing slower, so they can be judged neither way (gate a per-frame statistic such as counter.NAME.avg or scope.NAME.p95 instead)",
-                first_names(&totals.iter().map(|t| (*t).to_owned()).collect::<Vec<_>>(), 5),
+                first_names(&totals, 5),
                 frame_counts.0,
                 frame_counts.1
             ));

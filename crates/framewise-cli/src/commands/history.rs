@@ -99,13 +99,8 @@ fn windows_table(
     let mut headers = vec![
         first, "build", "p95", "median", "hitches", "worst", "jitters", "beats",
     ];
-    // A counter's name heads its column: escaped as a cell is (the console does not escape
-    // a header).
-    let names: Vec<String> = counters
-        .iter()
-        .map(|c| table::inline(c).into_owned())
-        .collect();
-    headers.extend(names.iter().map(String::as_str));
+    // A counter's name heads its column (`Table::new` escapes it as a cell).
+    headers.extend(counters.iter().map(String::as_str));
     let mut t = Table::new(&headers)
         .align(0, Align::Left)
         .align(1, Align::Left);
