@@ -459,18 +459,26 @@ impl WriterThread {
                 .fetch_add(1, Ordering::Relaxed);
             return;
         }
+        // The lanes past the frame's own keep spans of an earlier frame (see
+        // `give_back_lanes`): set aside while the frame is written and observed.
         let used = batch.lanes_used.min(batch.frame.lanes.len());
         let spare = batch.frame.lanes.split_off(used);
-        let dropped_before = batch.frame.dropped_frames_before;
-        batch.frame.dropped_frames_before = dropped_before.saturating_add(self.refused_pending);
-        let mut outcome = self.try_write(&batch.frame);
-        if outcome == Some(false) && thread::drop_unnestable_spans(&mut batch.frame.lanes) > 0 {
+        self.write_own_lanes(&mut batch.frame);
+        batch.frame.lanes.extend(spare);
+    }
+
+    /// [`WriterThread::write_frame`] on a frame holding only its own lanes: writes it, counts it,
+    /// and tells the live incident log of it.
+    fn write_own_lanes(&mut self, frame: &mut Frame) {
+        let dropped_before = frame.dropped_frames_before;
+        frame.dropped_frames_before = dropped_before.saturating_add(self.refused_pending);
+        let mut outcome = self.try_write(frame);
+        if outcome == Some(false) && thread::drop_unnestable_spans(&mut frame.lanes) > 0 {
             // Refused for spans the lane algorithm nests where they do not belong: written
             // without them, counted dropped.
-            outcome = self.try_write(&batch.frame);
+            outcome = self.try_write(frame);
         }
-        let dropped_spans: u64 = batch.frame.lanes.iter().map(|l| l.dropped_spans).sum();
-        batch.frame.lanes.extend(spare);
+        let dropped_spans: u64 = frame.lanes.iter().map(|l| l.dropped_spans).sum();
         let Some(written) = outcome else {
             self.shared
                 .frames_lost_to_error
@@ -480,7 +488,7 @@ impl WriterThread {
         if !written {
             // A bug's frame, dropped whole: the session goes on, and the next frame written
             // says so as it says a frame the realtime writer dropped.
-            batch.frame.dropped_frames_before = dropped_before;
+            frame.dropped_frames_before = dropped_before;
             self.refused_pending = self.refused_pending.saturating_add(1);
             self.shared.frames_dropped.fetch_add(1, Ordering::Relaxed);
             return;
@@ -492,7 +500,7 @@ impl WriterThread {
         let frames_written = self.shared.frames_written.fetch_add(1, Ordering::Relaxed) + 1;
         let bytes_written = self.shared.bytes_written.load(Ordering::Relaxed);
         self.unflushed.push(FrameWritten {
-            index: batch.frame.index,
+            index: frame.index,
             bytes_written,
             frames_written,
         });
@@ -510,7 +518,7 @@ impl WriterThread {
             emit_warning(&self.shared, self.config.on_warning.as_ref(), warning);
         }
         if let Some(log) = self.config.incidents.as_mut() {
-            if let Some(warning) = log.on_frame(&batch.frame, &self.symbols) {
+            if let Some(warning) = log.on_frame(frame, &self.symbols) {
                 emit_warning(&self.shared, self.config.on_warning.as_ref(), warning);
             }
         }

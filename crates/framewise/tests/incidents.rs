@@ -269,3 +269,73 @@ fn a_log_file_that_is_a_fifo_warns_once_naming_it_once() {
         )]
     );
 }
+
+/// A thread that records in some frames only, registered before the thread that records in
+/// every frame: in a frame where it recorded nothing, the other thread's spans go into its
+/// lane, and the lane after them is one the writer kept from an earlier frame. The live log
+/// must see only the frame's own lanes, as the capture holds them: `worker` ran in the even
+/// frames alone.
+#[test]
+fn the_live_log_sees_only_the_lanes_of_the_frame_it_is_told_of() {
+    use std::sync::mpsc;
+    let _serial = common::serial();
+    let (tmp, capture) = common::temp_capture("lanes");
+    let dir = tmp.path().join(".framewise");
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .incident_dir(&dir)
+        .start(capture.as_path())
+        .unwrap();
+    let (to_worker, frames) = mpsc::channel::<Option<u64>>();
+    let (done, acks) = mpsc::channel::<()>();
+    let worker = std::thread::spawn(move || {
+        while let Ok(Some(frame)) = frames.recv() {
+            if frame % 2 == 0 {
+                let _worker = scope!("worker");
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            done.send(()).unwrap();
+        }
+    });
+    const FRAMES: u64 = 40;
+    for frame in 0..FRAMES {
+        // The worker records first, so its buffer is registered before this thread's.
+        to_worker.send(Some(frame)).unwrap();
+        acks.recv().unwrap();
+        {
+            let _main = scope!("main");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        session.end_frame();
+    }
+    to_worker.send(None).unwrap();
+    worker.join().unwrap();
+    session.stop().unwrap();
+
+    let opened = common::open(&capture);
+    let meta = opened.meta().expect("META");
+    let mut deriver = Deriver::new(SessionFacts::from_meta(meta, automated_from_env()));
+    let mut derived = Vec::new();
+    let mut worker_frames = 0;
+    for frame in common::frames(&opened) {
+        let worker_ran = frame
+            .lanes
+            .iter()
+            .flat_map(|l| &l.spans)
+            .any(|s| opened.symbols().name(s.scope) == Some("worker"));
+        worker_frames += u64::from(worker_ran);
+        deriver.observe(&frame, opened.symbols(), &mut derived);
+    }
+    deriver.finish(opened.symbols(), &mut derived);
+    assert_eq!(
+        worker_frames,
+        FRAMES / 2,
+        "the capture holds the worker's spans once"
+    );
+
+    let live = read_profile(&dir.join(framewise_incidents::PROFILE_FILE)).unwrap();
+    let worker_count = live.scopes.get("worker").map(|s| s.count);
+    assert_eq!(worker_count, Some(FRAMES / 2), "{:#?}", live.scopes);
+    let from_capture = deriver.profile(opened.symbols());
+    assert_eq!(live.scopes, from_capture.scopes);
+}
