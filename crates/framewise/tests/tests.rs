@@ -24,6 +24,8 @@ mod crash;
 #[cfg(feature = "disabled")]
 mod disabled;
 #[cfg(not(feature = "disabled"))]
+mod frame_close;
+#[cfg(not(feature = "disabled"))]
 mod gpu;
 #[cfg(not(feature = "disabled"))]
 mod incidents;

@@ -173,9 +173,13 @@ impl Session {
     /// Begins a frame now. Optional: without it, a frame begins where the previous one
     /// ended (or at session start). Time between an `end_frame` and the next `begin_frame`
     /// belongs to no frame's work, but to the previous frame's period.
+    ///
+    /// Like `end_frame`, callable from any thread: the instant is read under the closer's
+    /// lock, in the order of the closes, and never before the previous frame's end.
     pub fn begin_frame(&self) {
-        let ticks = now_ticks();
-        self.inner.closer.lock().begin_ticks = ticks;
+        let mut closer = self.inner.closer.lock();
+        let ticks = now_ticks().max(closer.begin_ticks);
+        closer.begin_ticks = ticks;
         self.inner.staging.lock().begin_ticks = ticks;
     }
 
@@ -189,12 +193,15 @@ impl Session {
     /// writer thread, which gathers every thread's spans and marks up to this instant from
     /// their rings, pairs and encodes them. Never waits on I/O; in lossless mode waits for
     /// the writer to make room when it is behind.
+    ///
+    /// Callable from any thread, and from several at once (the session is `Sync`): the
+    /// closes are serialised by the closer's lock, and each frame ends at an instant read
+    /// under it, so that frames end in the order they close, none before it began.
     pub fn end_frame(&self) -> FrameOutcome {
         self.prefetch_close();
         if self.entry.finished.load(Ordering::Acquire) {
             return FrameOutcome::Finished;
         }
-        let end_ticks = now_ticks();
         let limit_reached = {
             let mut closer = self.inner.closer.lock();
             // Re-checked under the lock: `finish` takes it to send the writer its last
@@ -203,6 +210,12 @@ impl Session {
                 std::hint::cold_path();
                 return FrameOutcome::Finished;
             }
+            // Read under the lock: read before it, a close that waited for the lock ended
+            // its frame before the begin the close ahead of it had left (the end of that
+            // close's frame). Never before that begin either: two threads' clocks (their
+            // cores' TSCs) need not agree to the nanosecond, and `rdtsc` may run ahead of
+            // the lock's acquisition.
+            let end_ticks = now_ticks().max(closer.begin_ticks);
             self.close_frame(&mut closer, end_ticks)
         };
         if limit_reached {
@@ -339,7 +352,7 @@ impl Session {
             .shared
             .frames_dropped
             .fetch_add(1, Ordering::Relaxed);
-        self.keep_deliveries(&mut same);
+        self.keep_carried(&mut same);
         same.reset();
         same
     }
@@ -356,15 +369,28 @@ impl Session {
         same
     }
 
-    /// GPU results delivered during a frame that was dropped still belong to earlier frames:
-    /// they ride with the next frame instead.
-    fn keep_deliveries(&self, batch: &mut FrameBatch) {
-        if batch.deliveries.is_empty() {
+    /// What a dropped frame held that is not its own to lose rides with the next frame
+    /// instead: the GPU results delivered during it, which belong to earlier frames, and the
+    /// usermarks made in it (the player's "it felt wrong here", which must not vanish with
+    /// the frame), each with its own time and window, ahead of any made since. The rest the
+    /// host set for it (its topology, workloads, GPU submissions) describes that frame only
+    /// and goes with it.
+    fn keep_carried(&self, batch: &mut FrameBatch) {
+        if batch.deliveries.is_empty() && batch.staged_marks.is_empty() {
             return;
         }
         let mut staging = self.inner.staging.lock();
         let staging = &mut *staging;
         staging.set = true;
+        if !batch.staged_marks.is_empty() {
+            // In the order they were made: the carried ones first, then those made since
+            // this close let go of `Staging`. The batch keeps the emptied vector.
+            batch.staged_marks.append(&mut staging.marks);
+            std::mem::swap(&mut staging.marks, &mut batch.staged_marks);
+        }
+        if batch.deliveries.is_empty() {
+            return;
+        }
         let offset = staging.delivered_passes.len();
         staging
             .delivered_passes

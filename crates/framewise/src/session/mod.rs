@@ -80,6 +80,8 @@ struct Staging {
     set: bool,
     topology: Option<u64>,
     workloads: Vec<PassWorkload>,
+    /// Usermarks for the next frame sent: those made in frames the realtime writer dropped
+    /// since the last frame sent (carried, not lost), then those made since the last close.
     marks: Vec<Mark>,
     gpu_queues: Vec<GpuQueueFrame>,
     deliveries: Vec<Delivery>,
