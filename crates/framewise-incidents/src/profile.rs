@@ -22,19 +22,22 @@ pub struct Profile {
     pub common: Common,
     /// The last frame summarised.
     pub frame_index: u64,
-    /// The trailing window summarised (the last 10 s of frames, at most 600 frames).
+    /// The trailing window summarised: the frames that ended in the last 10 s, at most the
+    /// 4,096 newest (the frames the deriver remembers).
     pub window: crate::record::Window,
     /// Frame rate and times over the window's non-paused frames.
     pub frame: FrameSummary,
     /// Each counter's median per frame over the window.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub counters: BTreeMap<String, i64>,
-    /// Each counter's per-frame values over the window's frames that recorded it: the
-    /// statistics `framewise check` judges `counter.NAME.{count,min,max,avg,last}` budgets on.
+    /// Each counter's per-frame values over the window's non-paused frames that recorded it
+    /// (the newest included): the statistics `framewise check` judges
+    /// `counter.NAME.{count,min,max,avg,last}` budgets on.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub counter_stats: BTreeMap<String, CounterStats>,
-    /// Each CPU scope's per-frame inclusive totals (all threads) over the window's frames in
-    /// which it ran: what `scope.NAME.{count,avg,min,p50,p95,max}` budgets are judged on.
+    /// Each CPU scope's per-frame inclusive totals (all threads) over the window's non-paused
+    /// frames in which it ran (the newest included): what
+    /// `scope.NAME.{count,avg,min,p50,p95,max}` budgets are judged on.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub scopes: BTreeMap<String, ScopeStats>,
     /// The frame classifier's label over the window (`STEADY`, `SPIKING`, `THROTTLED`), when

@@ -16,6 +16,7 @@ const REBUILD: SymId = 4;
 const PIPELINES: SymId = 5;
 const ENTITIES: SymId = 6;
 const USERMARK: SymId = 7;
+const REC: SymId = 8;
 
 fn symbols() -> SymbolTable {
     let mut table = SymbolTable::new();
@@ -39,6 +40,7 @@ fn symbols() -> SymbolTable {
             "entities",
         ),
         (USERMARK, SymbolKind::Mark, "usermark"),
+        (REC, scope(30), "rec"),
     ] {
         table.insert(Symbol {
             id,
@@ -390,24 +392,24 @@ fn profile_states_counters_and_scopes_over_its_window() {
         deriver.observe(&f.frame(20 * MS, rebuild_ns, i % 10), &symbols, &mut out);
     }
     let profile = deriver.profile(&symbols);
-    // The newest frame has no period yet: 99 frames are judged (pipelines of frame 99, 9,
-    // is left out; frame 98's 8 is the last).
+    // Counters and scopes need no period: all 100 frames count, the newest (whose period
+    // is not known yet) included, so frame 99's 9 is the last.
     let pipelines = &profile.counter_stats["pipelines_created"];
-    assert_eq!(pipelines.count, 99);
-    assert_eq!((pipelines.min, pipelines.max, pipelines.last), (0, 9, 8));
-    // 10 × (0 + … + 9) − 9 = 441 over 99 frames.
-    assert_eq!(pipelines.avg, (441.0f64 / 99.0 * 1000.0).round() / 1000.0);
+    assert_eq!(pipelines.count, 100);
+    assert_eq!((pipelines.min, pipelines.max, pipelines.last), (0, 9, 9));
+    // 10 × (0 + … + 9) = 450 over 100 frames.
+    assert_eq!(pipelines.avg, 4.5);
     let entities = &profile.counter_stats["entities"];
     assert_eq!(
         (entities.min, entities.max, entities.avg),
         (1000, 1000, 1000.0)
     );
     let update = &profile.scopes["update"];
-    assert_eq!(update.count, 99);
+    assert_eq!(update.count, 100);
     assert_eq!((update.min_ms, update.max_ms), (8.0, 15.0));
     assert_eq!(update.p50_ms, Some(15.0));
     assert_eq!(update.p95_ms, Some(15.0));
-    // The rebuild ran in 10 of the judged frames: a median, but no p95 under 20 frames.
+    // The rebuild ran in 10 of the frames: a median, but no p95 under 20 frames.
     let rebuild = &profile.scopes["rebuild_flow_fields"];
     assert_eq!(rebuild.count, 10);
     assert_eq!(
@@ -421,4 +423,145 @@ fn profile_states_counters_and_scopes_over_its_window() {
     assert!(json["scopes"]["rebuild_flow_fields"]
         .get("p95_ms")
         .is_none());
+}
+
+/// `spans` (scope, depth, duration) appended to `frame`'s lane in pre-order, each child
+/// starting where its parent starts, each span at depth 0 after the frame's other work.
+fn with_spans(mut frame: Frame, spans: &[(SymId, u32, u64)]) -> Frame {
+    let start = frame.cpu_begin_ns;
+    frame.lanes[0]
+        .spans
+        .extend(spans.iter().map(|&(scope, depth, duration_ns)| CpuSpan {
+            scope,
+            depth,
+            start_ns: start,
+            end_ns: start + duration_ns,
+        }));
+    frame
+}
+
+#[test]
+fn a_recursive_scope_is_counted_once_in_its_inclusive_total() {
+    // `summarize`'s meaning (the analysis's fold): an instance of a scope inside another
+    // instance of it is already in the outer one's inclusive time.
+    const US: u64 = 1_000;
+    let symbols = symbols();
+    let mut deriver = Deriver::new(facts());
+    let mut f = Frames::new();
+    let mut out = Vec::new();
+    for i in 0..100 {
+        let frame = f.frame(20 * MS, 0, 0);
+        let frame = if i % 2 == 0 {
+            // `rec` nested 4 deep, 300 µs of its own per level: 1.2 ms inclusive.
+            with_spans(
+                frame,
+                &[
+                    (REC, 0, 1_200 * US),
+                    (REC, 1, 900 * US),
+                    (REC, 2, 600 * US),
+                    (REC, 3, 300 * US),
+                ],
+            )
+        } else {
+            // Another scope in between (rec > rebuild > rec): 1 ms inclusive for `rec`,
+            // 700 µs for `rebuild_flow_fields`.
+            with_spans(
+                frame,
+                &[(REC, 0, MS), (REBUILD, 1, 700 * US), (REC, 2, 400 * US)],
+            )
+        };
+        deriver.observe(&frame, &symbols, &mut out);
+    }
+    let profile = deriver.profile(&symbols);
+    let rec = &profile.scopes["rec"];
+    assert_eq!((rec.min_ms, rec.max_ms), (1.0, 1.2), "{rec:?}");
+    let rebuild = &profile.scopes["rebuild_flow_fields"];
+    assert_eq!(rebuild.max_ms, 0.7, "{rebuild:?}");
+    // `update` nests nothing of its own: 15 ms per frame.
+    assert_eq!(profile.scopes["update"].max_ms, 15.0);
+}
+
+#[test]
+fn a_recursive_scope_in_a_hitch_is_its_inclusive_time() {
+    // A 60 ms hitch frame whose `rec` runs nested 4 deep, 10 ms of its own per level: 40
+    // ms inclusive (a sum over the levels, 100 ms, would be longer than the frame).
+    let mut f = Frames::new();
+    let mut frames: Vec<Frame> = (0..120).map(|_| f.frame(16 * MS, 0, 0)).collect();
+    let mut hitch = f.frame(60 * MS, 0, 0);
+    // `update` runs 5 ms of it, `rec` the rest.
+    hitch.lanes[0].spans[0].end_ns = hitch.cpu_begin_ns + 5 * MS;
+    frames.push(with_spans(
+        hitch,
+        &[
+            (REC, 0, 40 * MS),
+            (REC, 1, 30 * MS),
+            (REC, 2, 20 * MS),
+            (REC, 3, 10 * MS),
+        ],
+    ));
+    frames.extend((0..30).map(|_| f.frame(16 * MS, 0, 0)));
+    let (records, _) = run(frames);
+    let hitches = hitches(&records);
+    assert_eq!(hitches.len(), 1, "{records:#?}");
+    let h = hitches[0];
+    assert_eq!(h.frame, 120);
+    let rec = h
+        .scopes
+        .iter()
+        .find(|s| s.name == "rec")
+        .expect("rec listed");
+    assert_eq!(rec.ms, 40.0, "{:#?}", h.scopes);
+    assert!(
+        h.scopes.iter().all(|s| s.ms <= h.frame_ms),
+        "no scope is longer than its frame: {:#?}",
+        h.scopes
+    );
+    let top = h.classification.first().expect("classified");
+    assert_eq!(top.guess, "long-cpu-scope", "{:#?}", h.classification);
+    assert_eq!(top.scope.as_deref(), Some("rec"));
+    assert!(
+        top.evidence.contains("40"),
+        "the evidence states 40 ms: {}",
+        top.evidence
+    );
+}
+
+#[test]
+fn profile_counts_the_newest_frame_and_leaves_out_paused_ones() {
+    // `summarize` takes counters and scopes over every non-paused frame, the last included
+    // (it needs no period for them). 50 frames: frame 49, the newest, draws 500 pipelines
+    // and runs a 20 ms rebuild; frame 20 is paused and would say 9,999.
+    let symbols = symbols();
+    let mut deriver = Deriver::new(facts());
+    let mut f = Frames::new();
+    let mut out = Vec::new();
+    for i in 0..50u64 {
+        let mut frame = match i {
+            49 => f.frame(30 * MS, 20 * MS, 500),
+            20 => f.frame(16 * MS, 40 * MS, 9_999),
+            _ => f.frame(16 * MS, 0, 1),
+        };
+        frame.paused = i == 20;
+        deriver.observe(&frame, &symbols, &mut out);
+    }
+    let profile = deriver.profile(&symbols);
+    assert_eq!(profile.frame_index, 49);
+    assert_eq!(profile.window.frames, 50);
+    let pipelines = &profile.counter_stats["pipelines_created"];
+    assert_eq!(pipelines.count, 49, "the paused frame is left out");
+    assert_eq!(
+        (pipelines.min, pipelines.max, pipelines.last),
+        (1, 500, 500),
+        "{pipelines:?}"
+    );
+    // (48 × 1 + 500) / 49.
+    assert_eq!(pipelines.avg, (548.0f64 / 49.0 * 1000.0).round() / 1000.0);
+    let rebuild = &profile.scopes["rebuild_flow_fields"];
+    assert_eq!((rebuild.count, rebuild.max_ms), (1, 20.0), "{rebuild:?}");
+    let update = &profile.scopes["update"];
+    assert_eq!(update.count, 49);
+    assert_eq!(update.max_ms, 23.0, "the newest frame's 20 + 3 ms");
+    // Frame times still need periods: the newest frame's is unknown, the paused one's left
+    // out, so 48 periods of 16 ms.
+    assert_eq!(profile.frame.median_ms, Some(16.0));
 }

@@ -6,7 +6,7 @@ use framewise_detect::median::median;
 use framewise_detect::motion::names::is_motion_counter;
 
 use crate::world::is_world_counter;
-use framewise_format::model::{CounterKind, Frame, SymId, SymbolKind, SymbolTable};
+use framewise_format::model::{CounterKind, CpuSpan, Frame, SymId, SymbolKind, SymbolTable};
 
 /// Frames remembered: 10 s at 400 frames/s, enough for a usermark's 5 s window and the
 /// profile's 10 s window at ordinary frame rates (a faster game's windows hold fewer
@@ -28,8 +28,9 @@ pub(crate) struct FrameSummary {
     pub(crate) counters: Vec<(SymId, i64)>,
     /// The world object's counters (`world.*`), as recorded.
     pub(crate) world: Vec<(SymId, i64)>,
-    /// Per scope, longest first: the sum of its spans' durations in the frame (all
-    /// threads), and of their self times (less the spans nested directly in them).
+    /// Per scope, longest first: its inclusive time in the frame (all threads; a span
+    /// nested in a span of the same scope is not counted twice), and the sum of its spans'
+    /// self times (each less the spans nested directly in it), as the analysis counts them.
     pub(crate) scopes: Vec<ScopeTotals>,
     /// The rolling median the hitch rule judged the frame against, once judged.
     pub(crate) median_ns: Option<u64>,
@@ -67,13 +68,37 @@ pub(crate) struct FrameRing {
     /// Slot of the oldest frame.
     head: usize,
     len: usize,
-    /// Scratch for per-scope totals, (total, self) ns, indexed by symbol id (ids are small
-    /// integers given out in order): no hashing per span.
-    scope_totals: Vec<(u64, i64)>,
+    /// Scratch for per-scope totals, indexed by symbol id (ids are small integers given
+    /// out in order): no hashing per span.
+    scope_totals: Vec<ScopeScratch>,
     /// The ids with an entry in `scope_totals` this frame.
     touched: Vec<SymId>,
-    /// Scratch for the open spans of a lane: (depth, scope).
-    open: Vec<(u32, SymId)>,
+    /// Scratch for the open spans of a lane, outermost first.
+    open: Vec<OpenSpan>,
+}
+
+/// One scope's totals in the frame being summarised.
+#[derive(Clone, Copy, Debug, Default)]
+struct ScopeScratch {
+    total_ns: u64,
+    self_ns: u64,
+    /// Its spans open in the lane being read: a span that starts while one is open runs
+    /// inside itself, and its time is already in the outer span's.
+    active: u32,
+    /// Listed in `touched` this frame.
+    touched: bool,
+}
+
+/// A span of the lane being read that has not closed yet.
+#[derive(Clone, Copy, Debug)]
+struct OpenSpan {
+    depth: u32,
+    scope: SymId,
+    duration_ns: u64,
+    /// The durations of the spans nested directly in it.
+    children_ns: u64,
+    /// Whether its scope has an entry in `scope_totals` (an id no symbol defines has none).
+    counted: bool,
 }
 
 impl FrameRing {
@@ -100,45 +125,7 @@ impl FrameRing {
             self.len += 1;
         }
         for lane in &frame.lanes {
-            // Spans are in pre-order: a span's parent is the nearest open span one level up.
-            self.open.clear();
-            for span in &lane.spans {
-                let duration_ns = span.duration_ns();
-                while self
-                    .open
-                    .last()
-                    .is_some_and(|&(depth, _)| depth >= span.depth)
-                {
-                    self.open.pop();
-                }
-                if let Some(&(depth, parent)) = self.open.last() {
-                    if depth + 1 == span.depth {
-                        // The parent was entered before its child: its slot exists.
-                        if let Some(entry) = self.scope_totals.get_mut(parent as usize) {
-                            entry.1 = entry.1.saturating_sub(duration_ns as i64);
-                        }
-                    }
-                }
-                let at = span.scope as usize;
-                if at >= self.scope_totals.len() {
-                    // Ids are given out in order, so a real one is below the symbol count; an
-                    // id no symbol defines (a damaged capture fed after the fact) must not
-                    // size the scratch to billions of entries.
-                    if at >= UNCHECKED_SCOPE_IDS && symbols.get(span.scope).is_none() {
-                        continue;
-                    }
-                    self.scope_totals.resize(at + 1, (0, -1));
-                }
-                let entry = &mut self.scope_totals[at];
-                if entry.1 < 0 && entry.0 == 0 {
-                    // First span of this scope in the frame (the -1 marks an empty slot).
-                    *entry = (0, 0);
-                    self.touched.push(span.scope);
-                }
-                entry.0 += duration_ns;
-                entry.1 = entry.1.saturating_add(duration_ns as i64);
-                self.open.push((span.depth, span.scope));
-            }
+            self.fold_lane(&lane.spans, symbols);
         }
         // `slot_index < RING_FRAMES`, the slots' length.
         let slot = &mut self.slots[slot_index];
@@ -161,18 +148,96 @@ impl FrameRing {
         }
         slot.scopes.clear();
         for &scope in &self.touched {
-            let (total_ns, self_ns) = self.scope_totals[scope as usize];
-            self.scope_totals[scope as usize] = (0, -1);
+            let Some(entry) = self.scope_totals.get_mut(scope as usize) else {
+                continue;
+            };
+            let ScopeScratch {
+                total_ns, self_ns, ..
+            } = std::mem::take(entry);
             slot.scopes.push(ScopeTotals {
                 scope,
                 total_ns,
-                self_ns: u64::try_from(self_ns).unwrap_or(0),
+                self_ns,
             });
         }
         self.touched.clear();
         slot.scopes
             .sort_unstable_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.scope.cmp(&b.scope)));
         slot
+    }
+
+    /// Adds one lane's spans (in pre-order) to the frame's per-scope totals, with the
+    /// analysis's meanings (`framewise_analysis`'s fold, which `summarize` and `hitches`
+    /// read): a span's parent is the nearest open span of smaller depth; its self time is
+    /// its duration less its direct children's; a span of a scope that starts while another
+    /// span of that scope is open (a recursive call, directly or with other scopes between)
+    /// adds nothing to the scope's inclusive total, which already holds it; every span still
+    /// open at the end of the lane closes.
+    fn fold_lane(&mut self, spans: &[CpuSpan], symbols: &SymbolTable) {
+        self.open.clear();
+        for span in spans {
+            let duration_ns = span.duration_ns();
+            while let Some(top) = self.open.last().copied() {
+                if top.depth < span.depth {
+                    break;
+                }
+                self.open.pop();
+                self.close(top);
+            }
+            if let Some(parent) = self.open.last_mut() {
+                parent.children_ns = parent.children_ns.saturating_add(duration_ns);
+            }
+            let counted = self.count(span.scope, duration_ns, symbols);
+            self.open.push(OpenSpan {
+                depth: span.depth,
+                scope: span.scope,
+                duration_ns,
+                children_ns: 0,
+                counted,
+            });
+        }
+        while let Some(top) = self.open.pop() {
+            self.close(top);
+        }
+    }
+
+    /// A span of `scope` opens: its duration goes into the scope's inclusive total unless
+    /// a span of the scope is open around it. False when the scope has no entry (an id no
+    /// symbol defines, too large to index by).
+    fn count(&mut self, scope: SymId, duration_ns: u64, symbols: &SymbolTable) -> bool {
+        let at = scope as usize;
+        if at >= self.scope_totals.len() {
+            // Ids are given out in order, so a real one is below the symbol count; an id no
+            // symbol defines (a damaged capture fed after the fact) must not size the
+            // scratch to billions of entries.
+            if at >= UNCHECKED_SCOPE_IDS && symbols.get(scope).is_none() {
+                return false;
+            }
+            self.scope_totals.resize(at + 1, ScopeScratch::default());
+        }
+        let entry = &mut self.scope_totals[at];
+        if !entry.touched {
+            entry.touched = true;
+            self.touched.push(scope);
+        }
+        if entry.active == 0 {
+            entry.total_ns = entry.total_ns.saturating_add(duration_ns);
+        }
+        entry.active = entry.active.saturating_add(1);
+        true
+    }
+
+    /// An open span closes: its self time is its duration less its direct children's.
+    fn close(&mut self, span: OpenSpan) {
+        if !span.counted {
+            return;
+        }
+        if let Some(entry) = self.scope_totals.get_mut(span.scope as usize) {
+            entry.self_ns = entry
+                .self_ns
+                .saturating_add(span.duration_ns.saturating_sub(span.children_ns));
+            entry.active = entry.active.saturating_sub(1);
+        }
     }
 
     /// The newest frame, if any.
@@ -243,5 +308,114 @@ impl FrameSummary {
             .iter()
             .find(|s| s.scope == scope)
             .map_or(0, |s| s.total_ns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use framewise_format::model::{CpuSpan, Lane, Symbol};
+
+    const A: SymId = 1;
+    const B: SymId = 2;
+    const C: SymId = 3;
+
+    fn symbols() -> SymbolTable {
+        let mut table = SymbolTable::new();
+        for (id, name) in [(A, "a"), (B, "b"), (C, "c")] {
+            table.insert(Symbol {
+                id,
+                kind: SymbolKind::Scope {
+                    file: "src/x.rs".into(),
+                    line: id,
+                },
+                name: name.into(),
+            });
+        }
+        table
+    }
+
+    /// A frame whose lanes hold these spans, `(scope, depth, duration_ns)` in pre-order.
+    fn frame(lanes: &[&[(SymId, u32, u64)]]) -> Frame {
+        Frame {
+            lanes: lanes
+                .iter()
+                .map(|spans| Lane {
+                    thread: 0,
+                    spans: spans
+                        .iter()
+                        .map(|&(scope, depth, duration_ns)| CpuSpan {
+                            scope,
+                            depth,
+                            start_ns: 1_000,
+                            end_ns: 1_000 + duration_ns,
+                        })
+                        .collect(),
+                    dropped_spans: 0,
+                })
+                .collect(),
+            ..Frame::default()
+        }
+    }
+
+    /// Per scope: (inclusive total, self time), by id.
+    fn totals(lanes: &[&[(SymId, u32, u64)]]) -> Vec<(SymId, u64, u64)> {
+        let mut ring = FrameRing::new();
+        let slot = ring.push(&frame(lanes), &symbols());
+        let mut out: Vec<_> = slot
+            .scopes
+            .iter()
+            .map(|s| (s.scope, s.total_ns, s.self_ns))
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    #[test]
+    fn a_scope_nested_in_itself_counts_once_in_its_total() {
+        // a > a > a > a, 300 of its own per level.
+        assert_eq!(
+            totals(&[&[(A, 0, 1_200), (A, 1, 900), (A, 2, 600), (A, 3, 300)]]),
+            [(A, 1_200, 1_200)]
+        );
+    }
+
+    #[test]
+    fn a_scope_nested_in_itself_through_another_counts_once() {
+        // a(1000) > b(700) > a(400) > b(100), then a sibling a(50) at depth 2 under b.
+        assert_eq!(
+            totals(&[&[
+                (A, 0, 1_000),
+                (B, 1, 700),
+                (A, 2, 400),
+                (B, 3, 100),
+                (A, 2, 50),
+            ]]),
+            // a: total 1000; self (1000 − 700) + (400 − 100) + 50.
+            // b: total 700; self (700 − 400 − 50) + 100.
+            [(A, 1_000, 650), (B, 700, 350)]
+        );
+    }
+
+    #[test]
+    fn recursion_ends_with_its_lane_and_siblings_add_up() {
+        // Two sibling a's at depth 0 add; an a on another thread adds; c beside them.
+        assert_eq!(
+            totals(&[
+                &[(A, 0, 500), (A, 1, 200), (A, 0, 300), (C, 1, 100)],
+                &[(A, 0, 40), (A, 1, 10)],
+            ]),
+            [(A, 840, 740), (C, 100, 100)]
+        );
+    }
+
+    #[test]
+    fn a_span_whose_depth_skips_a_level_is_its_nearest_open_spans_child() {
+        // As the analysis's fold: b at depth 2 under a at depth 0 (the span between them
+        // began before the frame) is a's child.
+        assert_eq!(
+            totals(&[&[(A, 0, 1_000), (B, 2, 300), (C, 3, 100)]]),
+            [(A, 1_000, 700), (B, 300, 200), (C, 100, 100)]
+        );
     }
 }

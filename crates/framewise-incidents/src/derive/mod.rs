@@ -382,12 +382,11 @@ impl Deriver {
             .filter_map(|f| f.period_ns)
             .collect();
         let judged = periods_ns.len();
-        // The frames `counters` takes its medians over: not paused, with a period.
-        let judged_frames: Vec<&frames::FrameSummary> = window
-            .iter()
-            .copied()
-            .filter(|f| !f.paused && f.period_ns.is_some())
-            .collect();
+        // The frames counters' and scopes' statistics are taken over, as `summarize` takes
+        // them: every non-paused frame, the newest included (a frame's counters and scopes
+        // need no period, only its frame time does).
+        let played: Vec<&frames::FrameSummary> =
+            window.iter().copied().filter(|f| !f.paused).collect();
         let seconds = window
             .last()
             .map(|oldest| s_from_ns(self.last_end_ns.saturating_sub(oldest.begin_ns)));
@@ -425,8 +424,8 @@ impl Deriver {
                     .map(|m| (100_000.0 / m).round() / 100.0),
             },
             counters: self.counter_medians(judged, symbols),
-            counter_stats: window::counter_stats(&judged_frames, symbols),
-            scopes: window::scope_stats(&judged_frames, symbols),
+            counter_stats: window::counter_stats(&played, symbols),
+            scopes: window::scope_stats(&played, symbols),
             class: jank_ratio(
                 window.iter().filter(|f| !f.paused).map(|f| f.work_ns()),
                 self.budget_ns,
