@@ -236,6 +236,8 @@ pub fn judge_frames(capture: &Capture, budget_ns: u64) -> Vec<Option<Judgement>>
 pub(crate) struct Baselines {
     /// Per scope id: median per-frame total over non-paused frames (0 where absent).
     pub scope_median_ns: Vec<u64>,
+    /// Per scope id: median per-frame self time over the same frames (0 where absent).
+    pub scope_self_median_ns: Vec<u64>,
     /// Median of period − work over non-paused frames with a period.
     pub gap_median_ns: u64,
     /// Median GPU frame time over frames that have one.
@@ -248,6 +250,7 @@ impl Baselines {
     pub(crate) fn of(capture: &Capture) -> Self {
         let f = capture.frames();
         let mut per_scope: Vec<Vec<u64>> = vec![Vec::new(); capture.scopes().len()];
+        let mut per_scope_self: Vec<Vec<u64>> = vec![Vec::new(); capture.scopes().len()];
         let mut frames = 0usize;
         let mut gaps = Vec::new();
         let mut gpus = Vec::new();
@@ -261,6 +264,9 @@ impl Baselines {
                 if let Some(v) = per_scope.get_mut(a.id as usize) {
                     v.push(a.total_ns);
                 }
+                if let Some(v) = per_scope_self.get_mut(a.id as usize) {
+                    v.push(a.self_ns);
+                }
             }
             if let Some(p) = row.period_ns {
                 gaps.push(p.saturating_sub(row.work_ns()));
@@ -270,15 +276,18 @@ impl Baselines {
                 gpus.push(g);
             }
         }
-        let scope_median_ns = per_scope
-            .iter_mut()
-            .map(|v| {
-                let zeros = frames.saturating_sub(v.len());
-                median_with_zeros(v, zeros)
-            })
-            .collect();
+        let medians = |per_scope: &mut Vec<Vec<u64>>| -> Vec<u64> {
+            per_scope
+                .iter_mut()
+                .map(|v| {
+                    let zeros = frames.saturating_sub(v.len());
+                    median_with_zeros(v, zeros)
+                })
+                .collect()
+        };
         Self {
-            scope_median_ns,
+            scope_median_ns: medians(&mut per_scope),
+            scope_self_median_ns: medians(&mut per_scope_self),
             gap_median_ns: median_with_zeros(&mut gaps, 0),
             gpu_median_ns: (!gpus.is_empty()).then(|| median_with_zeros(&mut gpus, 0)),
             period_median_ns: median_with_zeros(&mut periods, 0),
@@ -371,6 +380,11 @@ fn classify_row(
             self_ns: a.self_ns,
             median_ns: base
                 .scope_median_ns
+                .get(a.id as usize)
+                .copied()
+                .unwrap_or(0),
+            self_median_ns: base
+                .scope_self_median_ns
                 .get(a.id as usize)
                 .copied()
                 .unwrap_or(0),

@@ -197,6 +197,17 @@ pub struct ScopeEvidence<'a> {
     pub self_ns: u64,
     /// Its median per-frame total, ns (0 for frames it did not run in).
     pub median_ns: u64,
+    /// Its median per-frame self time, ns (0 for frames it did not run in), over the same
+    /// frames as `median_ns`.
+    pub self_median_ns: u64,
+}
+
+impl ScopeEvidence<'_> {
+    /// How far its self time in the frame lies above its median self time, ns (negative
+    /// below): where in a nest the time was added.
+    fn self_rise_ns(&self) -> i128 {
+        i128::from(self.self_ns) - i128::from(self.self_median_ns)
+    }
 }
 
 /// Everything the classifier reads about one frame.
@@ -424,13 +435,14 @@ impl Classifier<'_, '_> {
         }
     }
 
-    /// `long-cpu-scope`: at the best tier reached, the scope with the smallest rise that
-    /// reaches it (in a nest the innermost).
+    /// `long-cpu-scope`: at the best tier reached, among the scopes whose rise reaches it,
+    /// the one whose own (self) time rose the most: in a nest, the scope whose code took
+    /// the added time, not a parent whose inclusive time carries it.
     fn scopes(&mut self) {
         let (excess, t) = (self.excess, self.t);
-        // Scopes above their medians, ascending by the delta; among equal deltas the one
-        // with more self time first (a child that carries all of its parent's excess is
-        // the more specific name).
+        // Scopes above their medians, ascending by the delta (among equal deltas the one
+        // with more self time first: the last is the one the evidence names when no scope
+        // reaches a tier).
         let mut deltas: Vec<(&ScopeEvidence<'_>, u64)> = self
             .frame
             .scopes
@@ -438,13 +450,28 @@ impl Classifier<'_, '_> {
             .filter_map(|s| Some((s, s.total_ns.checked_sub(s.median_ns)?)))
             .collect();
         deltas.sort_by_key(|&(s, delta)| (delta, std::cmp::Reverse(s.self_ns), s.id));
-        // At each tier, from the best, the smallest rise that reaches it: in a nest the
-        // innermost scope, since a parent's rise holds its children's. (The low tier took
-        // the largest rise, so a child carrying its parent's whole excess was named at medium
-        // and its parent at low.)
+        // At each tier, from the best, of the scopes whose inclusive rise reaches it, the one
+        // whose self time rose most; on equal self rises the smaller inclusive rise (the
+        // inner of a nest), then more self time, then the lower id. A parent's inclusive rise
+        // holds its children's, so the parent reaches every tier its culprit child reaches;
+        // the smallest rise alone named the parent whenever its other children ran below
+        // their medians (its rise then under the child's), and which of the two was named
+        // moved with that noise.
         let pick = [t.explains_high, t.explains_medium, t.explains_low]
             .iter()
-            .find_map(|&bar| deltas.iter().find(|&&(_, d)| d as f64 >= bar * excess))
+            .find_map(|&bar| {
+                deltas
+                    .iter()
+                    .filter(|&&(_, d)| d as f64 >= bar * excess)
+                    .max_by_key(|&&(s, d)| {
+                        (
+                            s.self_rise_ns(),
+                            std::cmp::Reverse(d),
+                            s.self_ns,
+                            std::cmp::Reverse(s.id),
+                        )
+                    })
+            })
             .copied();
         let Some((s, delta)) = pick else {
             self.checked.push(match deltas.last() {

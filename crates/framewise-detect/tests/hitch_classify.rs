@@ -31,6 +31,7 @@ fn a_compile_inside_a_long_scope_ranks_the_compile_first() {
             total_ns: 40 * MS,
             self_ns: MS,
             median_ns: 15 * MS,
+            self_median_ns: MS,
         },
         ScopeEvidence {
             id: 1,
@@ -39,6 +40,7 @@ fn a_compile_inside_a_long_scope_ranks_the_compile_first() {
             total_ns: 39 * MS,
             self_ns: 39 * MS,
             median_ns: 14 * MS,
+            self_median_ns: 14 * MS,
         },
     ];
     let frame = FrameEvidence {
@@ -204,6 +206,7 @@ fn the_innermost_scope_reaching_the_tier_is_named_at_every_tier() {
                 total_ns: 4 * MS + rise,
                 self_ns: 2 * MS,
                 median_ns: 4 * MS,
+                self_median_ns: 2 * MS,
             },
             ScopeEvidence {
                 id: 1,
@@ -212,6 +215,7 @@ fn the_innermost_scope_reaching_the_tier_is_named_at_every_tier() {
                 total_ns: 2 * MS + rise,
                 self_ns: 2 * MS + rise,
                 median_ns: 2 * MS,
+                self_median_ns: 2 * MS,
             },
         ];
         let frame = FrameEvidence {
@@ -229,4 +233,56 @@ fn the_innermost_scope_reaching_the_tier_is_named_at_every_tier() {
         assert_eq!(scope.confidence, confidence);
         assert_eq!(scope.scope.as_deref(), Some("draw"), "+{rise_ms} ms");
     }
+}
+
+/// The child whose own time rose is named even when its parent's inclusive rise is the
+/// smaller one: `render`'s other child `cull` ran 2 ms under its median in the hitch frame,
+/// so `render` rose 12 ms where `draw`, inside it, rose 14 ms. The smallest rise reaching
+/// the tier named `render`, and which of the two was named moved with `cull`'s noise.
+#[test]
+fn the_scope_whose_own_time_rose_is_named_when_its_parent_rose_less() {
+    let scopes = [
+        ScopeEvidence {
+            id: 0,
+            name: "render",
+            site: Some("r.rs:1"),
+            total_ns: 8 * MS + 12 * MS,
+            self_ns: MS,
+            median_ns: 8 * MS,
+            self_median_ns: MS,
+        },
+        ScopeEvidence {
+            id: 1,
+            name: "draw",
+            site: Some("r.rs:9"),
+            total_ns: 3 * MS + 14 * MS,
+            self_ns: 3 * MS + 14 * MS,
+            median_ns: 3 * MS,
+            self_median_ns: 3 * MS,
+        },
+        ScopeEvidence {
+            id: 2,
+            name: "cull",
+            site: Some("r.rs:20"),
+            total_ns: 2 * MS,
+            self_ns: 2 * MS,
+            median_ns: 4 * MS,
+            self_median_ns: 4 * MS,
+        },
+    ];
+    let frame = FrameEvidence {
+        index: 60,
+        period_ns: 40 * MS,
+        work_ns: 20 * MS,
+        scopes: &scopes,
+        ..FrameEvidence::default()
+    };
+    // Excess 14 ms: both rises reach the high tier (75 %, 10.5 ms).
+    let g = classify(&frame, 14 * MS, &base(), &ClassifyThresholds::default());
+    let scope = g
+        .iter()
+        .find(|g| g.guess == HitchKind::LongCpuScope)
+        .unwrap_or_else(|| panic!("a scope guess: {g:?}"));
+    assert_eq!(scope.confidence, Confidence::High);
+    assert_eq!(scope.scope.as_deref(), Some("draw"));
 }

@@ -108,5 +108,11 @@ fn two_processes_append_whole_lines() {
         );
     }
     let text = std::fs::read_to_string(&path).expect("text");
-    assert_eq!(text.lines().count() as u64, 2 * RECORDS_PER_WRITER);
+    let (empty, lines): (Vec<&str>, Vec<&str>) = text.lines().partition(|l| l.is_empty());
+    assert_eq!(lines.len() as u64, 2 * RECORDS_PER_WRITER);
+    // A writer that opens the file while the other's first line is being written may see
+    // it end mid-line (a reader sees a write's pages as they are copied in) and write the
+    // newline `Appender::open` gives a torn file: an empty line, which readers skip. At
+    // most one a writer.
+    assert!(empty.len() <= 2, "{} empty lines", empty.len());
 }

@@ -309,6 +309,14 @@ impl FrameSummary {
             .find(|s| s.scope == scope)
             .map_or(0, |s| s.total_ns)
     }
+
+    /// The scope's self time in the frame, ns (0 when it did not run).
+    pub(crate) fn scope_self_ns(&self, scope: SymId) -> u64 {
+        self.scopes
+            .iter()
+            .find(|s| s.scope == scope)
+            .map_or(0, |s| s.self_ns)
+    }
 }
 
 #[cfg(test)]

@@ -146,13 +146,17 @@ fn classification(
         .map(|(s, name, site)| {
             values.clear();
             values.extend(recent.iter().map(|f| f.scope_total_ns(s.scope)));
+            let median_ns = median(&mut values).unwrap_or(0);
+            values.clear();
+            values.extend(recent.iter().map(|f| f.scope_self_ns(s.scope)));
             ScopeEvidence {
                 id: s.scope,
                 name,
                 site: site.as_deref(),
                 total_ns: s.total_ns,
                 self_ns: s.self_ns,
-                median_ns: median(&mut values).unwrap_or(0),
+                median_ns,
+                self_median_ns: median(&mut values).unwrap_or(0),
             }
         })
         .collect();
