@@ -493,3 +493,52 @@ fn a_frame_span_lost_on_import_is_a_frame_lost() {
         );
     }
 }
+
+#[test]
+fn threads_that_share_a_name_stay_apart() {
+    // Two worker threads of one process named alike (a thread pool), each running a job
+    // over the same time, and a thread of another process of the same name: three lanes,
+    // never one with spans laid over each other at depth 0.
+    let text = r#"[
+{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"game"}},
+{"ph":"M","name":"process_name","pid":2,"tid":0,"args":{"name":"game"}},
+{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main"}},
+{"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"worker"}},
+{"ph":"M","name":"thread_name","pid":1,"tid":8,"args":{"name":"worker"}},
+{"ph":"M","name":"thread_name","pid":2,"tid":7,"args":{"name":"worker"}},
+{"ph":"X","name":"frame","ts":0,"dur":10000,"pid":1,"tid":1},
+{"ph":"X","name":"frame","ts":16000,"dur":10000,"pid":1,"tid":1},
+{"ph":"X","name":"job","ts":1000,"dur":5000,"pid":1,"tid":7},
+{"ph":"X","name":"job","ts":2000,"dur":5000,"pid":1,"tid":8},
+{"ph":"X","name":"job","ts":3000,"dur":5000,"pid":2,"tid":7}
+]"#;
+    let c =
+        chrome::import(text.as_bytes(), &LoadOptions::default().with_spans(true)).expect("valid");
+    let mut threads = c.threads().to_vec();
+    threads.sort();
+    assert_eq!(
+        threads,
+        [
+            "game/main",
+            "game/worker (pid 1, tid 7)",
+            "game/worker (pid 2, tid 7)",
+            "game/worker (tid 8)",
+        ]
+    );
+    let spans = c.spans().expect("kept").cpu.frame(0);
+    let jobs: Vec<_> = spans.iter().filter(|s| s.depth == 0).collect();
+    assert_eq!(jobs.len(), 3, "{spans:?}");
+    let mut lanes: Vec<u32> = jobs.iter().map(|s| s.thread).collect();
+    lanes.sort_unstable();
+    lanes.dedup();
+    assert_eq!(lanes.len(), 3, "each job on its own thread: {spans:?}");
+    // A name held once keeps its plain label.
+    let one = chrome::import(trace(3).as_bytes(), &LoadOptions::default()).expect("valid");
+    assert!(
+        one.threads().iter().any(|t| t == "game/main")
+            && one.threads().iter().any(|t| t == "game/render")
+            && one.threads().iter().all(|t| !t.contains("(tid")),
+        "{:?}",
+        one.threads()
+    );
+}

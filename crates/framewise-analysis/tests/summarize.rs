@@ -211,3 +211,45 @@ fn summary_only_load_gives_the_same_summary() {
         full.scopes.get("physics").map(|p| p.sites.clone())
     );
 }
+
+#[test]
+fn a_range_counts_the_spans_dropped_in_its_own_frames() {
+    use framewise_analysis::model::DefectKind;
+    use framewise_analysis::{load, summarize_with, LoadOptions, SummaryOptions};
+    // sample-v2: 12 spans dropped, all in row 5.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../framewise-format/tests/data/sample-v2.sgpt");
+    let c = load::open(&path, &LoadOptions::new()).expect("the sample loads");
+    assert_eq!(c.dropped_spans(), 12);
+    assert_eq!(c.dropped_spans_in(5), 12);
+    let dropped = |s: &framewise_analysis::Summary| {
+        s.defects
+            .iter()
+            .filter(|d| d.kind == DefectKind::DroppedSpans)
+            .map(|d| (d.count, d.message.clone()))
+            .collect::<Vec<_>>()
+    };
+    let whole = summarize(&c);
+    assert_eq!(whole.capture.dropped_spans, 12);
+    assert_eq!(dropped(&whole).len(), 1);
+
+    // Rows 0..5 hold none of them: no dropped span, no such defect.
+    let before = summarize_with(&c, &SummaryOptions::new().with_rows(0..5));
+    assert_eq!(before.capture.frames, 5);
+    assert_eq!(before.capture.dropped_spans, 0);
+    assert_eq!(dropped(&before), []);
+    // Rows 5..7 hold all of them, said for those rows.
+    let with = summarize_with(&c, &SummaryOptions::new().with_rows(5..7));
+    assert_eq!(with.capture.dropped_spans, 12);
+    let said = dropped(&with);
+    assert_eq!(said.len(), 1);
+    assert_eq!(said[0].0, 12);
+    assert!(said[0].1.contains("rows 5..7"), "{}", said[0].1);
+    // The whole range is the whole summary.
+    assert_eq!(
+        summarize_with(&c, &SummaryOptions::new().with_rows(0..c.frame_count())),
+        whole
+    );
+    assert_eq!(c.dropped_spans_in_rows(0..5), (0, 0));
+    assert_eq!(c.dropped_spans_in_rows(4..99), (12, 1));
+}

@@ -78,8 +78,9 @@ async fn file(State(dir): State<WebDir>, Path(name): Path<String>) -> Response {
     serve(dir.as_deref(), &name)
 }
 
+/// A refusal as every other one is: one line of JSON saying why.
 fn not_found(name: &str) -> Response {
-    (StatusCode::NOT_FOUND, format!("no such file: {name}\n")).into_response()
+    crate::api::ApiError::not_found(format!("no such file of the page: {name}")).into_response()
 }
 
 fn serve(dir: Option<&PathBuf>, name: &str) -> Response {

@@ -6,6 +6,7 @@
 //! A fold reads every selected frame's spans (from the capture's file for an `.sgpt`): it
 //! runs on tokio's blocking pool, so that a long range never stalls the other routes.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use axum::extract::State;
@@ -27,6 +28,11 @@ struct FlameDoc {
     graph: FlameGraph,
     /// Totals per scope name over the fold (as `summarize` counts them).
     names: Vec<NameTotals>,
+    /// False when a scope ran in the rows (by its per-frame totals) without a span
+    /// recorded: the graph, folded from spans, leaves it out.
+    spans_recorded: bool,
+    /// Why, when `spans_recorded` is false; else null.
+    reason: Option<String>,
 }
 
 /// `/api/flame-diff`'s document.
@@ -36,6 +42,56 @@ struct FlameDiffDoc {
     thread: Option<String>,
     #[serde(flatten)]
     diff: FlameDiff,
+    /// As `/api/flame`'s, over both ranges.
+    spans_recorded: bool,
+    reason: Option<String>,
+}
+
+/// Names listed in a reason before "and N more".
+const NAMES_LISTED: usize = 8;
+
+/// Why a fold of `rows` does not show every scope that ran there, or `None` when it does:
+/// the scopes framewise-analysis finds ran in those rows by their per-frame totals with
+/// no span recorded ([`framewise_analysis::Capture::scopes_without_spans`]; a `.litecap`
+/// holds per-frame times only), or a capture served without its spans at all.
+fn unrecorded(s: &Snapshot, rows: &[Range<usize>]) -> Option<String> {
+    let c = s.capture();
+    let mut ids: Vec<u32> = Vec::new();
+    for r in rows {
+        match c.scopes_without_spans(r.clone()) {
+            Some(found) => ids.extend(found),
+            // Spans read from the capture's file: its totals were folded from them.
+            None if s.frame_source().file().is_some() => {}
+            None => {
+                return Some(
+                    "the capture was loaded without its spans: there are none to fold (its scopes' totals are in /api/stats and /api/series)"
+                        .to_owned(),
+                )
+            }
+        }
+    }
+    let mut names: Vec<&str> = ids
+        .iter()
+        .filter_map(|&id| c.scopes().get(id as usize))
+        .map(|scope| scope.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    if names.is_empty() {
+        return None;
+    }
+    let mut list = names
+        .iter()
+        .take(NAMES_LISTED)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > NAMES_LISTED {
+        list.push_str(&format!(" and {} more", names.len() - NAMES_LISTED));
+    }
+    Some(format!(
+        "spans not recorded: {list} ran in these rows by their per-frame totals, which the capture holds without their spans, so the graph leaves them out (their totals are in /api/stats and /api/series)"
+    ))
 }
 
 fn flame_error(error: FlameError) -> ApiError {
@@ -67,9 +123,12 @@ fn to_body<T: Serialize>(doc: &T) -> Result<Vec<u8>, ApiError> {
     serde_json::to_vec(doc).map_err(|e| ApiError::internal(format!("serializing: {e}")))
 }
 
-/// Runs `work` (a document's bytes) on the blocking pool and answers them as JSON.
-pub(crate) async fn blocking(
-    work: impl FnOnce() -> Result<Vec<u8>, ApiError> + Send + 'static,
+/// Runs `work` (a document's bytes) on tokio's blocking pool and answers them as JSON:
+/// every document whose work grows with the capture (a fold, a search, a ranged summary,
+/// the incident log) goes through here, so that the server's one thread keeps answering
+/// the others meanwhile.
+pub(crate) async fn blocking<B: Into<axum::body::Bytes> + Send + 'static>(
+    work: impl FnOnce() -> Result<B, ApiError> + Send + 'static,
 ) -> Result<Response, ApiError> {
     let body = tokio::task::spawn_blocking(work)
         .await
@@ -83,10 +142,13 @@ async fn flame_route(State(live): State<Arc<Live>>, query: Params) -> Result<Res
     let options = options(&s, &p, "")?;
     blocking(move || {
         let graph = fold(&s, &options)?;
+        let reason = unrecorded(&s, std::slice::from_ref(&options.rows));
         to_body(&FlameDoc {
             schema: "framewise.inspector.flame/1",
             names: graph.name_totals(),
             graph,
+            spans_recorded: reason.is_none(),
+            reason,
         })
     })
     .await
@@ -116,10 +178,13 @@ async fn flame_diff_route(
     }
     blocking(move || {
         let d = flame::diff(&fold(&s, &a)?, &fold(&s, &b)?);
+        let reason = unrecorded(&s, &[a.rows.clone(), b.rows.clone()]);
         to_body(&FlameDiffDoc {
             schema: "framewise.inspector.flame-diff/1",
             thread: a.thread.clone(),
             diff: d,
+            spans_recorded: reason.is_none(),
+            reason,
         })
     })
     .await

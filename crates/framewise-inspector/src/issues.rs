@@ -18,7 +18,8 @@ use axum::Router;
 use framewise_incidents::fold::{CatalogueOptions, LedgerFiles, Occurrences};
 use framewise_incidents::DIR_NAME;
 
-use crate::api::{json_bytes, ApiError, Live};
+use crate::api::{ApiError, Live};
+use crate::flame::blocking;
 
 /// The `.framewise/` directory that `project` names: `project/.framewise/` when it has one,
 /// else `project` itself when it is a directory named `.framewise`. `None` otherwise.
@@ -50,27 +51,32 @@ fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// The catalogue of `dir` with `session`'s occurrences, as `/api/issues` serves it. Reads
+/// and folds the whole incident log: call it on the blocking pool.
+fn issues_body(dir: &Path, session: Option<String>) -> Result<Vec<u8>, ApiError> {
+    let files = LedgerFiles::read(dir).map_err(|e| ApiError::internal(e.to_string()))?;
+    let options = CatalogueOptions {
+        now_ms: now_ms(),
+        occurrences: session.map_or(Occurrences::None, Occurrences::Session),
+        ..CatalogueOptions::default()
+    };
+    serde_json::to_vec(&files.issues(&options))
+        .map_err(|e| ApiError::internal(format!("serializing: {e}")))
+}
+
+/// Reads and folds `.framewise/` on tokio's blocking pool, as a flame graph's fold runs
+/// ([`crate::flame::blocking`]): the log may be hundreds of megabytes, and the server's
+/// one thread keeps answering every other request meanwhile.
 async fn issues_route(State(live): State<Arc<Live>>) -> Result<Response, ApiError> {
     let s = live.current();
-    let Some(dir) = s.project() else {
+    let Some(dir) = s.project().map(Path::to_owned) else {
         return Err(ApiError::not_found(format!(
             "no {DIR_NAME}/ for this capture: none in its directory or above (framewise view --project DIR names one)"
         )));
     };
-    let files = LedgerFiles::read(dir).map_err(|e| ApiError::internal(e.to_string()))?;
-    let options = CatalogueOptions {
-        now_ms: now_ms(),
-        occurrences: s
-            .capture()
-            .meta()
-            .session
-            .clone()
-            .map_or(Occurrences::None, Occurrences::Session),
-        ..CatalogueOptions::default()
-    };
-    let body = serde_json::to_vec(&files.issues(&options))
-        .map_err(|e| ApiError::internal(format!("serializing: {e}")))?;
-    Ok(json_bytes(body))
+    let session = s.capture().meta().session.clone();
+    drop(s);
+    blocking(move || issues_body(&dir, session)).await
 }
 
 /// The route.

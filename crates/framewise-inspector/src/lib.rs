@@ -292,13 +292,23 @@ fn routes(
     port: Option<u16>,
 ) -> axum::Router {
     let api = api::routes(live, token);
-    let app = assets::routes(web_dir).merge(api).fallback(|| async {
-        (
-            axum::http::StatusCode::NOT_FOUND,
-            [(axum::http::header::CONTENT_TYPE, "application/json")],
-            r#"{"error":"no such path (the API is under /api, see docs/INSPECTOR.md)"}"#,
-        )
-    });
+    let app = assets::routes(web_dir)
+        .merge(api)
+        .fallback(|| async {
+            (
+                axum::http::StatusCode::NOT_FOUND,
+                [(axum::http::header::CONTENT_TYPE, "application/json")],
+                r#"{"error":"no such path (the API is under /api, see docs/INSPECTOR.md)"}"#,
+            )
+        })
+        // A refusal is one line of JSON, this one too.
+        .method_not_allowed_fallback(|| async {
+            (
+                axum::http::StatusCode::METHOD_NOT_ALLOWED,
+                [(axum::http::header::CONTENT_TYPE, "application/json")],
+                r#"{"error":"only GET (and HEAD) are answered"}"#,
+            )
+        });
     let app = match port {
         Some(port) => app.layer(axum::middleware::from_fn_with_state(
             port,

@@ -12,7 +12,7 @@ use framewise_analysis::search::{longest_instances, search, Instances, Match};
 use framewise_analysis::FrameReadError;
 use serde::Serialize;
 
-use crate::api::{param, params, ApiError, Live, Params};
+use crate::api::{param, params, whole_number, ApiError, Live, Params};
 use crate::flame::blocking;
 
 /// Occurrences per match when the request does not say.
@@ -49,9 +49,7 @@ async fn search_route(State(live): State<Arc<Live>>, query: Params) -> Result<Re
     let text = param(&p, "q").ok_or_else(|| ApiError::bad("missing parameter q"))?;
     let limit = match param(&p, "limit") {
         None => DEFAULT_LIMIT,
-        Some(l) => l
-            .parse::<usize>()
-            .ok()
+        Some(l) => whole_number(l)
             .filter(|l| (1..=MAX_LIMIT).contains(l))
             .ok_or_else(|| {
                 ApiError::bad(format!(

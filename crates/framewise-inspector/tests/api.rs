@@ -29,8 +29,12 @@ mod comparison;
 mod flame;
 #[path = "common/gpu.rs"]
 mod gpu;
+#[path = "api/honest.rs"]
+mod honest;
 #[path = "api/issues.rs"]
 mod issues;
+#[path = "api/refusals.rs"]
+mod refusals;
 #[path = "api/search.rs"]
 mod search;
 #[path = "api/strip.rs"]

@@ -506,3 +506,73 @@ fn zoomed_out_the_counter_tracks_cover_every_frame_in_view() {
     let url = serve(&path, None, None);
     run_mode(&url, "--zoomed-out");
 }
+
+/// A `.litecap` v3 (per-frame phase times, no spans): the flame graph and the search say
+/// the spans were not recorded rather than show nothing as if it were everything.
+#[test]
+fn a_capture_without_spans_says_so_in_the_flame_graph_and_search() {
+    if !browser_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("phases.litecap");
+    std::fs::write(&path, litecap_v3(120)).expect("write the litecap");
+    let url = serve(&path, None, None);
+    run_mode(&url, "--no-spans");
+}
+
+/// A `.litecap` v3 buffer in lite-profiler's layout: `frames` frames with phases `update`
+/// and `render` (times only) and a `drawCalls` counter.
+fn litecap_v3(frames: usize) -> Vec<u8> {
+    let mut out = b"LCAP".to_vec();
+    out.push(3);
+    out.extend_from_slice(&u32::try_from(frames).expect("frames").to_le_bytes());
+    out.push(2);
+    let times = |base: f32, step: f32, every: usize| -> Vec<f32> {
+        (0..frames)
+            .map(|i| base + (i % every) as f32 * step)
+            .collect()
+    };
+    for v in [times(12.0, 0.5, 4), times(3.0, 0.25, 3), times(6.0, 0.5, 2)].concat() {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for tag in ["update", "render"] {
+        out.push(u8::try_from(tag.len()).expect("a short tag"));
+        out.extend_from_slice(tag.as_bytes());
+    }
+    let meta = br#"{"label":"browser","budgetMs":16.7}"#;
+    out.extend_from_slice(&u32::try_from(meta.len()).expect("meta").to_le_bytes());
+    out.extend_from_slice(meta);
+    out.push(1);
+    for v in times(100.0, 1.0, 3) {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.push(9);
+    out.extend_from_slice(b"drawCalls");
+    out
+}
+
+/// Two recordings in one file (the first's records, then the second's): frame indices
+/// repeat, and each hitch is listed, marked and selected on the row it was found on.
+#[test]
+fn hitches_stay_on_their_rows_when_frame_indices_repeat() {
+    if !browser_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let records = |path: &Path| {
+        let bytes = std::fs::read(path).expect("read the capture");
+        let directory = usize::try_from(u64::from_le_bytes(
+            bytes[16..24].try_into().expect("eight bytes"),
+        ))
+        .expect("an offset");
+        bytes[..directory].to_vec()
+    };
+    let capture = &recorded().capture;
+    let mut joined = records(capture);
+    joined.extend_from_slice(&records(capture)[32..]);
+    let path = dir.path().join("joined.sgpt");
+    std::fs::write(&path, joined).expect("write the joined capture");
+    let url = serve(&path, None, None);
+    run_mode(&url, "--repeated-indices");
+}

@@ -28,6 +28,8 @@ const state = {
   strip: null,
   hitches: null,
   rowOfIndex: new Map(),
+  // The row of each hitch of state.hitches, by position (see hitchRows).
+  hitchRows: [],
   selected: null,
   range: null,
   pinned: null,
@@ -187,12 +189,12 @@ function renderBanner(capture) {
 }
 
 function renderHitches(hitches) {
-  const rows = hitches.hitches.map((hitch) => {
-    const row = state.rowOfIndex.get(hitch.frame);
+  const rows = hitches.hitches.map((hitch, at) => {
+    const row = state.hitchRows[at];
     const [top, ...rest] = hitch.classification;
     return h(
       "tr",
-      { class: "pick", id: `hitch-${hitch.frame}`, dataset: { row: String(row), frame: String(hitch.frame) }, onclick: () => row !== undefined && select(row).catch(selectFailed) },
+      { class: "pick", id: row === undefined ? undefined : `hitch-row-${row}`, dataset: { row: String(row), frame: String(hitch.frame) }, onclick: () => row !== undefined && select(row).catch(selectFailed) },
       h("td", { class: "num" }, String(hitch.frame)),
       h("td", {}, hitch.phase ?? DASH),
       h("td", { class: "num" }, fmtMs(hitch.duration_ms)),
@@ -294,7 +296,7 @@ async function select(row, { fit = true } = {}) {
   renderStructure($("structure"), structure);
   renderComparePanel(compare);
   for (const tr of document.querySelectorAll("#hitches tr.selected")) tr.classList.remove("selected");
-  const hitchRow = $(`hitch-${frame.index}`);
+  const hitchRow = $(`hitch-row-${row}`);
   if (hitchRow) {
     hitchRow.classList.add("selected");
     // The list follows the selection: scroll its own box (never the page) to the row.
@@ -464,6 +466,21 @@ function adopt(capture, stripData, hitches) {
   state.hitches = hitches;
   state.rowOfIndex = new Map();
   stripData.index.forEach((index, row) => state.rowOfIndex.set(index, row));
+  state.hitchRows = hitchRows(stripData, hitches);
+}
+
+/**
+ * The row of each hitch of /api/hitches, by position. A hitch names its frame by index, and
+ * a damaged capture (two recordings in one file) may hold an index on more than one row:
+ * the loaded strip flags exactly the rows /api/hitches lists, in row order, so the k-th
+ * flagged row is the k-th hitch's. By index only when the two disagree (the strip of the
+ * directory, or a strip and hitches of two reloads).
+ */
+function hitchRows(stripData, hitches) {
+  const flagged = [];
+  if (stripData.complete) stripData.hitch.forEach((isHitch, row) => isHitch && flagged.push(row));
+  if (flagged.length === hitches.hitches.length) return flagged;
+  return hitches.hitches.map((hitch) => state.rowOfIndex.get(hitch.frame));
 }
 
 /**
@@ -472,8 +489,7 @@ function adopt(capture, stripData, hitches) {
  */
 function openingRow(stripData, hitches) {
   let first = null;
-  for (const hitch of hitches.hitches) {
-    const row = state.rowOfIndex.get(hitch.frame);
+  for (const row of state.hitchRows) {
     if (row !== undefined && (first === null || row < first)) first = row;
   }
   if (first !== null) return first;

@@ -43,10 +43,14 @@ export class Flame {
     this.caption = h("span", { class: "muted small", id: "flame-caption" });
     this.canvas = h("canvas", { id: "flame", "aria-label": "flame graph" });
     this.names = h("div", { id: "flame-names" });
+    // Said when a scope ran in the selection without its spans recorded (a .litecap's
+    // phases): the graph, folded from spans, leaves it out.
+    this.unrecorded = h("p", { class: "note small", id: "flame-unrecorded", hidden: true });
     fill(
       root,
       h("h2", {}, "Flame graph ", this.caption),
       h("p", { class: "controls" }, this.modeSelect, this.threadSelect, this.baseButton),
+      this.unrecorded,
       this.canvas,
       h("p", { class: "legend small muted", id: "flame-legend" }, "width = inclusive time · click a node to zoom into it, the top bar or a double-click to zoom out"),
       this.names,
@@ -111,6 +115,9 @@ export class Flame {
     this.root.dataset.to = String(rows.to);
     this.root.dataset.thread = this.thread;
     this.root.dataset.kind = this.diff ? "diff" : "flame";
+    this.root.dataset.spansRecorded = String(doc.spans_recorded !== false);
+    this.unrecorded.hidden = doc.spans_recorded !== false;
+    this.unrecorded.textContent = doc.spans_recorded === false ? doc.reason : "";
     this.renderNames();
     this.draw();
     this.root.dataset.ready = String(seq);
@@ -186,7 +193,7 @@ export class Flame {
     if (total > 0) lay(roots, 0, top, width / total);
     else {
       g.fillStyle = colours.muted;
-      g.fillText("no CPU spans in this selection", 6, ROW / 2 + top);
+      g.fillText(this.doc.spans_recorded === false ? "no CPU spans recorded in this selection (see above)" : "no CPU spans in this selection", 6, ROW / 2 + top);
     }
     this.canvas.dataset.nodes = String(this.boxes.filter((b) => b.node).length);
     this.canvas.dataset.roots = JSON.stringify(roots.map((n) => (this.diff ? [n.name, n.a_ns, n.b_ns] : [n.name, n.total_ns, n.self_ns, n.calls])));

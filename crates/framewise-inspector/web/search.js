@@ -121,12 +121,16 @@ export class Search {
 
   group(match) {
     const what = { scope: "scope", pass: "GPU pass", counter: "counter", mark: "mark" }[match.kind] ?? match.kind;
-    if (match.spans) return this.runs(match, what);
+    // Runs when its spans were recorded; else its frames by value, and why there are no
+    // runs (a .litecap's phases: per-frame totals only).
+    const unrecorded = match.spans?.spans_recorded === false;
+    if (match.spans && !unrecorded) return this.runs(match, what);
     const rank = match.kind === "mark" ? "frames by period" : "frames by value";
     return h(
       "section",
-      { class: "search-group", dataset: { kind: match.kind, name: match.name } },
+      { class: "search-group", dataset: { kind: match.kind, name: match.name, spansRecorded: String(!unrecorded) } },
       h("h3", {}, h("span", { class: "muted" }, `${what} `), match.name, h("span", { class: "muted small" }, ` · in ${plural(match.frames, "frame", "frames")} · worst ${rank}`)),
+      unrecorded ? h("p", { class: "muted small unrecorded" }, `No single runs: spans not recorded. ${match.spans.reason ?? ""}`) : null,
       h(
         "ol",
         {},

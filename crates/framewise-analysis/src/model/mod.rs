@@ -382,6 +382,12 @@ impl Capture {
     }
 
     /// The row of the frame with this index, if present.
+    ///
+    /// A capture's indices increase in every loader unless the file is damaged: frames out
+    /// of order, or two recordings in one file (a `frame-order` defect), where an index
+    /// may be held by more than one row. Then this is one of those rows, not necessarily
+    /// the one meant: whatever is found on a row (a hitch, a search result) should carry
+    /// its row rather than be looked up again by index.
     pub fn row_of_index(&self, index: u64) -> Option<usize> {
         // Indices are increasing in every loader; fall back to a scan if not.
         match self.frames.index.binary_search(&index) {
@@ -504,6 +510,59 @@ impl Capture {
             Ok(i) => self.dropped_by_row.get(i).map_or(0, |&(_, n)| n),
             Err(_) => 0,
         }
+    }
+
+    /// Spans the recorder dropped in rows `rows`, and in how many of those frames (a range
+    /// past the end is cut at the last frame).
+    pub fn dropped_spans_in_rows(&self, rows: std::ops::Range<usize>) -> (u64, usize) {
+        let from = self
+            .dropped_by_row
+            .partition_point(|&(r, _)| r < rows.start);
+        let to = self.dropped_by_row.partition_point(|&(r, _)| r < rows.end);
+        let within = self.dropped_by_row.get(from..to).unwrap_or(&[]);
+        (
+            within
+                .iter()
+                .fold(0u64, |sum, &(_, n)| sum.saturating_add(n)),
+            within.len(),
+        )
+    }
+
+    /// The scopes that ran in some frame of `rows` by that frame's totals (calls) while
+    /// the span table holds none of their spans in that frame: their totals were recorded
+    /// without their spans (a `.litecap`'s phases: the format keeps per-frame times only),
+    /// so what reads spans (a flame graph, a timeline, a scope's single runs) cannot show
+    /// them. In id order, each once. `None` when the capture holds no span table (it was
+    /// loaded without spans: an `.sgpt`'s are read from its file, and its totals were
+    /// folded from them).
+    pub fn scopes_without_spans(&self, rows: std::ops::Range<usize>) -> Option<Vec<ScopeId>> {
+        let spans = self.spans.as_ref()?;
+        let mut missing = vec![false; self.scopes.len()];
+        // Per scope, the last row (plus one) a span of it was seen in: no clearing per frame.
+        let mut seen_in = vec![0usize; self.scopes.len()];
+        for row in rows.start..rows.end.min(self.frame_count()) {
+            for s in spans.cpu.frame(row) {
+                if let Some(seen) = seen_in.get_mut(s.scope as usize) {
+                    *seen = row + 1;
+                }
+            }
+            for a in self.scope_aggs.frame(row) {
+                let id = a.id as usize;
+                if a.calls > 0 && seen_in.get(id) != Some(&(row + 1)) {
+                    if let Some(m) = missing.get_mut(id) {
+                        *m = true;
+                    }
+                }
+            }
+        }
+        Some(
+            missing
+                .iter()
+                .enumerate()
+                .filter(|(_, &m)| m)
+                .filter_map(|(id, _)| ScopeId::try_from(id).ok())
+                .collect(),
+        )
     }
 
     /// Defects, as reported by the loader and found while building.

@@ -38,8 +38,21 @@ pub struct Instances {
     pub frames_read: usize,
     /// Whether `longest` is certain to be the longest runs of the whole capture; `false`
     /// when the frame budget ran out first (they are then the longest runs in the frames
-    /// with the largest totals).
+    /// with the largest totals), or when its spans were not recorded.
     pub complete: bool,
+    /// `false` when a frame read ran it (by that frame's totals) but holds none of its
+    /// spans: its totals were recorded without its spans (a `.litecap`'s phases), so its
+    /// single runs are not known; the search stops there, `complete` is false, `reason`
+    /// says why, and `longest` holds only the runs of the frames read before it.
+    #[serde(default = "recorded")]
+    pub spans_recorded: bool,
+    /// Why the runs are not known, when `spans_recorded` is false; else `None`.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+fn recorded() -> bool {
+    true
 }
 
 fn as_i64(d: i128) -> i64 {
@@ -74,7 +87,7 @@ pub fn longest_instances(
     // Per frame where it ran: the bound on any one run (the largest total of one of its
     // ids: a run lies inside its id's inclusive total), and its calls.
     let mut total = 0u64;
-    let mut frames: Vec<(u64, usize)> = Vec::new();
+    let mut frames: Vec<(u64, usize, u64)> = Vec::new();
     for row in 0..capture.frame_count() {
         let (mut bound, mut calls) = (0u64, 0u64);
         for a in aggs.frame(row).iter().filter(|a| ids.contains(&a.id)) {
@@ -83,7 +96,7 @@ pub fn longest_instances(
         }
         if calls > 0 {
             total += calls;
-            frames.push((bound, row));
+            frames.push((bound, row, calls));
         }
     }
     frames.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -96,7 +109,8 @@ pub fn longest_instances(
     let mut longest: Vec<Instance> = Vec::new();
     let mut frames_read = 0;
     let mut complete = true;
-    for &(bound, row) in &frames {
+    let mut reason = None;
+    for &(bound, row, calls) in &frames {
         if limit == 0 || (longest.len() == limit && longest[limit - 1].dur_ns > bound) {
             break;
         }
@@ -134,6 +148,17 @@ pub fn longest_instances(
                 .map(|g| run(None, g.depth, g.nominal_start_ns, g.nominal_end_ns))
                 .collect(),
         };
+        if runs.is_empty() {
+            // The frame's totals say it ran here; its spans say nothing: they were not
+            // recorded, and no list of runs would be the longest.
+            complete = false;
+            reason = Some(format!(
+                "{name} ran {calls} time{} in row {row} (frame {}) by that frame's totals, but none of its spans were recorded there (the capture holds its per-frame totals only): its single runs are not known",
+                if calls == 1 { "" } else { "s" },
+                frame.index
+            ));
+            break;
+        }
         longest.extend(runs);
         longest.sort_by(order);
         longest.truncate(limit);
@@ -143,5 +168,7 @@ pub fn longest_instances(
         longest,
         frames_read,
         complete,
+        spans_recorded: reason.is_none(),
+        reason,
     }))
 }

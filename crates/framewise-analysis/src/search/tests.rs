@@ -312,3 +312,93 @@ fn pass_runs_are_nominal_and_counters_and_marks_have_none() {
             .is_none()
     );
 }
+
+/// Three frames whose `render` totals were recorded without spans (as a `.litecap`'s
+/// phases are), and an `update` with its spans.
+fn totals_only() -> Capture {
+    let mut b = CaptureBuilder::new(SourceKind::Synthetic, true);
+    let main = b.thread("main");
+    let render = b.scope("render", "", 0);
+    let update = b.scope("update", "", 0);
+    let mut f = FrameInput::default();
+    for row in 0..3u64 {
+        f.clear();
+        f.index = row;
+        f.cpu_begin_ns = row * 16 * MS;
+        f.cpu_end_ns = f.cpu_begin_ns + 10 * MS;
+        f.direct_scopes.push((render, (4 + row) * MS));
+        b.push_frame(&f);
+    }
+    // A frame with spans folds them (its direct totals are not read then).
+    f.clear();
+    f.index = 3;
+    f.cpu_begin_ns = 48 * MS;
+    f.cpu_end_ns = f.cpu_begin_ns + 10 * MS;
+    f.lanes.push(LaneInput {
+        thread: main,
+        spans: vec![SpanInput {
+            scope: update,
+            depth: 0,
+            start_ns: f.cpu_begin_ns,
+            end_ns: f.cpu_begin_ns + 2 * MS,
+        }],
+        dropped_spans: 0,
+    });
+    b.push_frame(&f);
+    b.finish()
+}
+
+#[test]
+fn runs_whose_spans_were_not_recorded_are_said_unknown_not_listed_as_complete() {
+    let c = totals_only();
+    let render = longest_instances(
+        &c,
+        &FrameSource::kept(),
+        MatchKind::Scope,
+        "render",
+        10,
+        100,
+    )
+    .expect("read")
+    .expect("a scope");
+    assert_eq!(render.total, 3);
+    assert!(!render.spans_recorded);
+    assert!(!render.complete, "no list of runs is complete here");
+    assert!(render.longest.is_empty());
+    // It stopped at the first frame that ran it with no span: the largest (row 2).
+    assert_eq!(render.frames_read, 1);
+    let reason = render.reason.expect("a reason");
+    assert!(
+        reason.contains("render") && reason.contains("row 2"),
+        "{reason}"
+    );
+    // A scope with its spans says nothing of the kind.
+    let update = longest_instances(
+        &c,
+        &FrameSource::kept(),
+        MatchKind::Scope,
+        "update",
+        10,
+        100,
+    )
+    .expect("read")
+    .expect("a scope");
+    assert!(update.spans_recorded && update.complete && update.reason.is_none());
+    assert_eq!(update.longest.len(), 1);
+    // The model names the scopes whose totals have no spans, in the rows asked for.
+    assert_eq!(c.scopes_without_spans(0..4), Some(vec![0]));
+    assert_eq!(c.scopes_without_spans(3..4), Some(vec![]));
+    assert_eq!(capture().scopes_without_spans(0..5), Some(vec![]));
+    // Without a span table it cannot tell.
+    let mut b = CaptureBuilder::new(SourceKind::Synthetic, false);
+    let s = b.scope("render", "", 0);
+    let mut f = FrameInput::default();
+    f.direct_scopes.push((s, MS));
+    b.push_frame(&f);
+    assert_eq!(b.finish().scopes_without_spans(0..1), None);
+    // Documents written before the field read as recorded.
+    let old: Instances =
+        serde_json::from_str(r#"{"total":1,"longest":[],"frames_read":0,"complete":true}"#)
+            .expect("an old document");
+    assert!(old.spans_recorded && old.reason.is_none());
+}

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
-use crate::model::{Capture, Numeric};
+use crate::model::{Capture, Defect, DefectKind, Numeric};
 use crate::stats::{CounterStats, FrameBlock, ScopeStats, WorkBlock};
 
 use super::schema::{CaptureInfo, Methods, NamedMap, Summary, Units, SUMMARY_SCHEMA};
@@ -211,7 +211,9 @@ pub struct SummaryOptions {
     /// its own begin to the next frame's begin, so the last row of a range keeps its
     /// period. A summary-only load ([`crate::LoadOptions::with_summary_only`]) has no
     /// per-frame aggregates to restrict: a partial range then leaves the scope, pass and
-    /// counter blocks empty and says so in `notes`.
+    /// counter blocks empty and says so in `notes`. `capture.dropped_spans` and the
+    /// dropped-spans defect count the range's frames only; the other defects are the
+    /// whole capture's (they are not placed by row).
     pub rows: Option<Range<usize>>,
 }
 
@@ -312,6 +314,11 @@ pub fn summarize_with(capture: &Capture, options: &SummaryOptions) -> Summary {
         .collect();
     counters.sort_by(|a, b| a.0.cmp(&b.0));
 
+    let (dropped_spans, defects) = if rows == all {
+        (capture.dropped_spans(), capture.defects().to_vec())
+    } else {
+        ranged_defects(capture, &rows)
+    };
     let meta = capture.meta();
     let budget_ns = options
         .budget_ns
@@ -332,7 +339,7 @@ pub fn summarize_with(capture: &Capture, options: &SummaryOptions) -> Summary {
             frames: rows.len() as u64,
             frames_paused: paused,
             frames_without_period: without_period,
-            dropped_spans: capture.dropped_spans(),
+            dropped_spans,
             clock_measured: meta.clock_measured,
         },
         grade: capture.grade(),
@@ -343,7 +350,36 @@ pub fn summarize_with(capture: &Capture, options: &SummaryOptions) -> Summary {
         scopes,
         passes,
         counters: NamedMap(counters),
-        defects: capture.defects().to_vec(),
+        defects,
         notes,
     }
+}
+
+/// The spans the recorder dropped in `rows`, and the capture's defects with its
+/// dropped-spans defect (the builder's, which counts every frame's) counting `rows` only:
+/// left out when the range dropped none. The other defects are the capture's (they are
+/// not placed by row).
+fn ranged_defects(capture: &Capture, rows: &Range<usize>) -> (u64, Vec<Defect>) {
+    let (spans, frames) = capture.dropped_spans_in_rows(rows.clone());
+    let whole = capture.dropped_spans();
+    let mut replaced = false;
+    let mut defects = Vec::with_capacity(capture.defects().len());
+    for d in capture.defects() {
+        if !replaced && whole > 0 && d.kind == DefectKind::DroppedSpans && d.count == whole {
+            replaced = true;
+            if spans > 0 {
+                defects.push(Defect::new(
+                    DefectKind::DroppedSpans,
+                    spans,
+                    format!(
+                        "the recorder dropped {spans} spans in {frames} frames of rows {}..{} (buffer full); scope totals in those frames are low",
+                        rows.start, rows.end
+                    ),
+                ));
+            }
+        } else {
+            defects.push(d.clone());
+        }
+    }
+    (spans, defects)
 }

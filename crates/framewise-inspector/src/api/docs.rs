@@ -41,8 +41,12 @@ pub(crate) struct CaptureDoc<'a> {
     pub schema: &'static str,
     /// The path as the user gave it.
     pub file: &'a str,
-    /// Its size when it was loaded (0 when it could not be read, e.g. an in-memory capture).
-    pub file_bytes: u64,
+    /// Its size when it was loaded; `None` (null) when that is not known (a FIFO or a
+    /// device has no size after it was read; an in-memory capture may name no file), and
+    /// then `file_bytes_reason` says why.
+    pub file_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_bytes_reason: Option<&'a str>,
     pub source: SourceKind,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_version: Option<u32>,

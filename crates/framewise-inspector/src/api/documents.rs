@@ -35,7 +35,8 @@ impl Inspector {
         to_bytes(&CaptureDoc {
             schema: "framewise.inspector.capture/1",
             file: &self.file,
-            file_bytes: self.file_bytes,
+            file_bytes: self.file_bytes.as_ref().ok().copied(),
+            file_bytes_reason: self.file_bytes.as_ref().err().map(String::as_str),
             source: meta.source,
             source_version: meta.source_version,
             level: meta.level.as_deref(),

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use axum::body::Bytes;
+use framewise_analysis::hitch::judge_frames;
 use framewise_analysis::{
     diff, find_hitches, load, summarize, Capture, FrameSource, HitchOptions, HitchReport,
     LoadError, LoadOptions,
@@ -29,9 +30,9 @@ pub struct Inspector {
     pub(super) hitches: HitchReport,
     /// Capture row → position in `hitches.hitches`.
     pub(super) hitch_rows: HashMap<usize, usize>,
-    /// The path as the user gave it, and its size when loaded.
+    /// The path as the user gave it, and its size when loaded (or why it is not known).
     pub(super) file: String,
-    pub(super) file_bytes: u64,
+    pub(super) file_bytes: Result<u64, String>,
     /// `--compare`'s file and frame count.
     pub(super) compared: Option<(String, usize)>,
     /// Documents serialized once per load; `Bytes`, so every answer shares them instead of
@@ -118,14 +119,10 @@ impl Inspector {
         file: &str,
         compare: Option<&Compared>,
     ) -> Self {
-        let hitches = find_hitches(&capture, &HitchOptions::default());
-        let hitch_rows = hitches
-            .hitches
-            .iter()
-            .enumerate()
-            .filter_map(|(at, h)| capture.row_of_index(h.frame).map(|row| (row, at)))
-            .collect();
-        let file_bytes = std::fs::metadata(file).map_or(0, |m| m.len());
+        let options = HitchOptions::default();
+        let hitches = find_hitches(&capture, &options);
+        let hitch_rows = hitch_rows(&capture, &options, &hitches);
+        let file_bytes = file_size(file);
         let summary = summarize(&capture);
         let (diff_doc, comparison_doc) = compare
             .map(|other| {
@@ -190,5 +187,72 @@ impl Inspector {
     /// Where a frame's spans are read from.
     pub(crate) fn frame_source(&self) -> &FrameSource {
         &self.frames
+    }
+}
+
+/// Capture row → position in `report.hitches`. A hitch names its frame by index, and in a
+/// damaged capture (two recordings in one file, frames out of order) an index may be held
+/// by more than one row, so a hitch is never looked up by index: `find_hitches` lists the
+/// rows the hitch rule flags, in row order, one hitch each, and the rule's judgements
+/// (framewise-analysis' `judge_frames`, the rule `find_hitches` applies) give those rows.
+fn hitch_rows(
+    capture: &Capture,
+    options: &HitchOptions,
+    report: &HitchReport,
+) -> HashMap<usize, usize> {
+    let budget_ns = options
+        .budget_ns
+        .unwrap_or_else(|| capture.frame_budget_ns());
+    let flagged = judge_frames(capture, budget_ns)
+        .into_iter()
+        .enumerate()
+        .filter(|(_, j)| j.as_ref().is_some_and(|j| j.hitch))
+        .map(|(row, _)| row);
+    let rows: HashMap<usize, usize> = flagged
+        .zip(report.hitches.iter().enumerate())
+        .filter(|(row, (_, h))| capture.frames().index.get(*row) == Some(&h.frame))
+        .map(|(row, (at, _))| (row, at))
+        .collect();
+    debug_assert_eq!(rows.len(), report.hitches.len(), "one row per hitch");
+    rows
+}
+
+/// The size of the capture's file when it was loaded, or why it is not known: a FIFO, a
+/// device or a socket has no size to read after the fact (what was read through it is
+/// not counted), and an in-memory capture may name no file at all. Never an unmeasured 0.
+fn file_size(file: &str) -> Result<u64, String> {
+    match std::fs::metadata(file) {
+        Ok(m) if m.is_file() => Ok(m.len()),
+        Ok(m) => {
+            let kind = file_kind(&m.file_type());
+            Err(format!(
+                "{file} is {kind}, not a regular file: its size is not known (the bytes read through it are not counted)"
+            ))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(format!("{file} was not found: its size is not known"))
+        }
+        Err(e) => Err(format!("{file}: its size could not be read: {e}")),
+    }
+}
+
+fn file_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "a file of another kind"
     }
 }

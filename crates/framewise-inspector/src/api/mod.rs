@@ -27,7 +27,7 @@ pub(crate) use docs::FollowStatus;
 pub use inspector::{Compared, Inspector};
 pub(crate) use loading::Loading;
 use loading::LoadingDoc;
-pub(crate) use request::{json_bytes, param, params, row_param, ApiError, Params};
+pub(crate) use request::{json_bytes, param, params, row_param, whole_number, ApiError, Params};
 use request::{no_such_row, required_row};
 
 use crate::Token;
@@ -157,12 +157,16 @@ async fn frame(State(live): Shared, query: Params) -> Result<Response, ApiError>
     Ok(json_bytes(s.frame_doc(row)?))
 }
 
+/// `/api/stats`: the whole capture's, computed once per load; a range's is summarized per
+/// request (linear in its frames), on the blocking pool.
 async fn stats(State(live): Shared, query: Params) -> Result<Response, ApiError> {
     let s = live.current();
     let p = params(query)?;
-    Ok(json_bytes(
-        s.stats_doc(row_param(&p, "from")?, row_param(&p, "to")?)?,
-    ))
+    let (from, to) = (row_param(&p, "from")?, row_param(&p, "to")?);
+    if from.is_none() && to.is_none() {
+        return Ok(json_bytes(s.stats_doc.clone()));
+    }
+    crate::flame::blocking(move || s.stats_doc(from, to)).await
 }
 
 async fn hitches(State(live): Shared) -> Response {
@@ -220,26 +224,49 @@ async fn diff_route(State(live): Shared) -> Result<Response, ApiError> {
     }
 }
 
-/// Answers 403 to a request without this run's token (query `token` or header
-/// `X-Framewise-Token`).
+/// Answers 400 to a request that names a query parameter twice (the token included: which
+/// of two values was meant is not for the server to guess, whether or not the document
+/// reads any parameter) or carries `X-Framewise-Token` twice, then 403 to one without this
+/// run's token: the query's `token` and the header, each given at most once, and every
+/// copy given must be the token.
 async fn require_token(
     State(token): State<Arc<Token>>,
     headers: HeaderMap,
     request: Request,
     next: Next,
 ) -> Response {
-    let from_header = headers
-        .get("x-framewise-token")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| token.matches(v));
     // Decoded as every other parameter is: `%61` is `a`, as a client that encodes every
     // character sends it.
-    let from_query = request.uri().query().is_some_and(|q| {
-        form_urlencoded::parse(q.as_bytes())
-            .filter(|(name, _)| name == "token")
-            .any(|(_, v)| token.matches(&v))
-    });
-    if from_header || from_query {
+    let pairs: Vec<(String, String)> = request
+        .uri()
+        .query()
+        .map(|q| form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+        .unwrap_or_default();
+    // A set, not a scan of the names before each: a 64 KiB query holds thousands.
+    let mut seen = std::collections::HashSet::with_capacity(pairs.len());
+    for (name, _) in &pairs {
+        if !seen.insert(name.as_str()) {
+            return ApiError::bad(format!(
+                "parameter {name} given twice: give each parameter once"
+            ))
+            .into_response();
+        }
+    }
+    let from_header: Vec<bool> = headers
+        .get_all("x-framewise-token")
+        .iter()
+        .map(|v| v.to_str().is_ok_and(|v| token.matches(v)))
+        .collect();
+    if from_header.len() > 1 {
+        return ApiError::bad("header X-Framewise-Token given twice: give the token once")
+            .into_response();
+    }
+    let from_query = pairs
+        .iter()
+        .filter(|(name, _)| name == "token")
+        .map(|(_, v)| token.matches(v));
+    let copies: Vec<bool> = from_header.into_iter().chain(from_query).collect();
+    if !copies.is_empty() && copies.iter().all(|&ok| ok) {
         next.run(request).await
     } else {
         ApiError::forbidden("missing or wrong token: open the address `framewise view` printed")

@@ -83,8 +83,10 @@ pub(crate) fn params(query: Params) -> Result<Vec<(String, String)>, ApiError> {
         Ok(Query(p)) => p,
         Err(e) => return Err(ApiError::bad(format!("bad query string: {e}"))),
     };
-    for (i, (name, _)) in p.iter().enumerate() {
-        if p[..i].iter().any(|(earlier, _)| earlier == name) {
+    // A set, not a scan of the names before each: a 64 KiB query holds thousands.
+    let mut seen = std::collections::HashSet::with_capacity(p.len());
+    for (name, _) in &p {
+        if !seen.insert(name.as_str()) {
             return Err(ApiError::bad(format!(
                 "parameter {name} given twice: give each parameter once"
             )));
@@ -100,6 +102,15 @@ pub(crate) fn param<'a>(params: &'a [(String, String)], name: &str) -> Option<&'
         .map(|(_, v)| v.as_str())
 }
 
+/// A whole number written in decimal digits only: no sign (`+5` is refused, as `-5` is),
+/// no blanks; `None` otherwise, or when it does not fit.
+pub(crate) fn whole_number(text: &str) -> Option<usize> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse::<usize>().ok()
+}
+
 /// A row parameter: missing or not a number is 400; a number is returned as is (the
 /// caller decides whether the row exists, 404).
 pub(crate) fn row_param(
@@ -108,9 +119,9 @@ pub(crate) fn row_param(
 ) -> Result<Option<usize>, ApiError> {
     match param(params, name) {
         None => Ok(None),
-        Some(text) => text.parse::<usize>().map(Some).map_err(|_| {
+        Some(text) => whole_number(text).map(Some).ok_or_else(|| {
             ApiError::bad(format!(
-                "{name}={text:?} is not a row (a whole number from 0)"
+                "{name}={text:?} is not a row (a whole number from 0, in digits only)"
             ))
         }),
     }

@@ -35,6 +35,13 @@ fn the_flame_graph_is_the_analysis_crates_fold_of_the_rows() {
         assert_eq!(doc["schema"], "framewise.inspector.flame/1");
         let names = doc.as_object_mut().unwrap().remove("names").unwrap();
         doc.as_object_mut().unwrap().remove("schema");
+        // Every scope that ran has its spans in a capture of the recorder's.
+        let recorded = doc.as_object_mut().unwrap().remove("spans_recorded");
+        assert_eq!(recorded, Some(Value::Bool(true)), "{query}");
+        assert_eq!(
+            doc.as_object_mut().unwrap().remove("reason"),
+            Some(Value::Null)
+        );
         assert_eq!(doc, folded(&capture, rows.clone(), one), "{query}");
         assert!(
             doc["total_ns"].as_u64().unwrap() > 0,

@@ -5,6 +5,7 @@
 //   node inspector.test.mjs URL --follow
 //   node inspector.test.mjs URL --loading
 //   node inspector.test.mjs URL --issues-broken | --file-changed | --zoomed-out
+//   node inspector.test.mjs URL --no-spans | --repeated-indices
 //
 // URL is the address `framewise view` printed (http://127.0.0.1:PORT/?token=…). With
 // --follow the capture is still being written: once the page shows it live, the script
@@ -14,7 +15,8 @@
 // it loads, prints "painted N" and waits for the test to release the load (loading.mjs). With
 // --issues-broken the game's incident log cannot be read, with --file-changed the capture's
 // file is cut short once the script prints "ready N" (failures.mjs); with --zoomed-out the
-// capture has thousands of frames with a counter (counters.mjs). Env:
+// capture has thousands of frames with a counter (counters.mjs); with --no-spans the capture
+// records no spans, with --repeated-indices it holds two recordings (honest.mjs). Env:
 // FRAMEWISE_CHROMIUM (default: chromium on PATH), FRAMEWISE_BROWSER_SHOT (save a full-page
 // screenshot there), FRAMEWISE_BROWSER_SHOTS (a directory: save every view at 1280×720).
 // Exit 0 when every check holds; else 1 with one line naming the first that did not.
@@ -36,6 +38,7 @@ import { checkLoadingHeight, checkSelection } from "./selection.mjs";
 import { runLoading } from "./loading.mjs";
 import { runFileChanged, runIssuesBroken } from "./failures.mjs";
 import { runZoomedOut } from "./counters.mjs";
+import { runNoSpans, runRepeatedIndices } from "./honest.mjs";
 
 const args = process.argv.slice(2);
 const address = args.find((arg) => !arg.startsWith("--"));
@@ -45,7 +48,13 @@ const following = args.includes("--follow");
 const expectIssues = args.includes("--expect-issues");
 const loadingMode = args.includes("--loading");
 /** The modes that check one thing each against the address (their module, their runner). */
-const MODES = { "--issues-broken": runIssuesBroken, "--file-changed": runFileChanged, "--zoomed-out": runZoomedOut };
+const MODES = {
+  "--issues-broken": runIssuesBroken,
+  "--file-changed": runFileChanged,
+  "--zoomed-out": runZoomedOut,
+  "--no-spans": runNoSpans,
+  "--repeated-indices": runRepeatedIndices,
+};
 const mode = Object.keys(MODES).find((flag) => args.includes(flag));
 
 function chromiumPath() {
@@ -70,13 +79,15 @@ async function run(browserContext) {
 
   // The opening view: the first hitch (by row) is selected, else the worst frame (longest
   // period, else longest work); the hitch list shows at least ten rows (or all of them).
-  const hitchRowsByRow = hitches.hitches.map((hitch) => strip.index.indexOf(hitch.frame)).filter((r) => r >= 0);
+  // The loaded strip flags exactly the rows /api/hitches lists, in row order.
+  const hitchRowsByRow = strip.hitch.flatMap((isHitch, r) => (isHitch ? [r] : []));
+  check(hitchRowsByRow.length === hitches.hitches.length, `the strip flags ${hitchRowsByRow.length} rows, /api/hitches lists ${hitches.hitches.length}`);
   const argmax = (values) => values.reduce((best, value, r) => (value !== null && (best === null || value > values[best]) ? r : best), null);
   const opening = hitchRowsByRow.length ? Math.min(...hitchRowsByRow) : argmax(strip.period_ns) ?? argmax(strip.work_ns) ?? 0;
   const openedOn = await page.getAttribute("body", "data-selected-row");
   check(openedOn === String(opening), `the page opened on row ${openedOn}, not ${hitchRowsByRow.length ? "the first hitch" : "the worst frame"} (row ${opening})`);
   if (hitchRowsByRow.length) {
-    const selectedHitch = await page.getAttribute(`#hitch-${strip.index[opening]}`, "class");
+    const selectedHitch = await page.getAttribute(`#hitch-row-${opening}`, "class");
     check((selectedHitch ?? "").includes("selected"), "the hitch list does not mark the opening selection");
     const visibleHitches = await page.evaluate(() => {
       const list = document.querySelector("#hitches .scroll").getBoundingClientRect();

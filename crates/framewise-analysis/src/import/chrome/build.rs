@@ -321,22 +321,13 @@ pub(super) fn build(
         ));
     }
 
+    // Each thread's label, `PROCESS/THREAD`; the capture keeps threads apart by label, so
+    // threads a label would merge (two tids of one process with one name, or two processes
+    // of one name) are told apart by their tid, then by their pid too.
+    let labels = thread_labels(&parsed);
+    let thread_label = |t: u32| -> String { labels.get(t as usize).cloned().unwrap_or_default() };
+
     // The frame span.
-    let thread_label = |t: u32| -> String {
-        let t = t as usize;
-        let pid = parsed.thread_pids.get(t).cloned().unwrap_or_default();
-        let tid = parsed.thread_tids.get(t).cloned().unwrap_or_default();
-        let thread = parsed
-            .thread_names
-            .get(t)
-            .cloned()
-            .flatten()
-            .unwrap_or_else(|| format!("tid {tid}"));
-        match parsed.process_names.get(&pid) {
-            Some(p) => format!("{p}/{thread}"),
-            None => format!("pid {pid}/{thread}"),
-        }
-    };
     let own_track = options.frame_span.is_none() && !frame_track.is_empty();
     let frame_span: Option<(u32, u32)> = match &options.frame_span {
         None if own_track => {
@@ -680,6 +671,67 @@ fn frame_spans_lost(
 /// The frames a frame track skips: indices missing between two frames in time order, as a
 /// `dropped-frames` defect (a trace that lost frames is damaged, as its capture would be),
 /// or `None` when the indices run on without a gap.
+/// Every thread's label, by thread: `PROCESS/THREAD` (`pid P/THREAD` for a process with no
+/// name, `tid T` for a thread with none). A label two threads would share gets the thread's
+/// tid, `PROCESS/THREAD (tid T)`, and one still shared (two processes of one name, each
+/// with that tid) its pid as well, `PROCESS/THREAD (pid P, tid T)`: the capture keeps
+/// threads apart by label, and two threads merged would lay their spans over each other.
+fn thread_labels(parsed: &Parsed) -> Vec<String> {
+    let threads = parsed.thread_names.len();
+    let pid = |t: usize| parsed.thread_pids.get(t).cloned().unwrap_or_default();
+    let tid = |t: usize| parsed.thread_tids.get(t).cloned().unwrap_or_default();
+    let plain: Vec<String> = (0..threads)
+        .map(|t| {
+            let thread = parsed
+                .thread_names
+                .get(t)
+                .cloned()
+                .flatten()
+                .unwrap_or_else(|| format!("tid {}", tid(t)));
+            match parsed.process_names.get(&pid(t)) {
+                Some(p) => format!("{p}/{thread}"),
+                None => format!("pid {}/{thread}", pid(t)),
+            }
+        })
+        .collect();
+    let shared = |labels: &[String]| -> Vec<bool> {
+        let mut count: HashMap<&str, usize> = HashMap::new();
+        for l in labels {
+            *count.entry(l.as_str()).or_insert(0) += 1;
+        }
+        labels
+            .iter()
+            .map(|l| count.get(l.as_str()).is_some_and(|&n| n > 1))
+            .collect()
+    };
+    let with_tid: Vec<String> = plain
+        .iter()
+        .zip(shared(&plain))
+        .enumerate()
+        .map(|(t, (l, s))| {
+            if s {
+                format!("{l} (tid {})", tid(t))
+            } else {
+                l.clone()
+            }
+        })
+        .collect();
+    let still = shared(&with_tid);
+    plain
+        .iter()
+        .zip(with_tid)
+        .zip(still)
+        .enumerate()
+        .map(|(t, ((l, once), s))| {
+            if s {
+                format!("{l} (pid {}, tid {})", pid(t), tid(t))
+            } else {
+                once
+            }
+        })
+        .collect()
+}
+
 fn frame_track_gaps(frames: &[(u64, u64, bool, Option<u64>)]) -> Option<Defect> {
     let mut missing = 0u64;
     let mut first: Option<u64> = None;
