@@ -11,6 +11,13 @@
 //! A begin is only recorded when the ring has room for it, its end, and the end of every span
 //! still open on the thread; so an end always fits, pairs never break, and a span that does not
 //! fit is dropped whole and counted.
+//!
+//! Room promised to an end that may never come (a leaked guard's, one opened before the
+//! session) is not kept for good: the writer counts the spans its pairing gave up on (lost,
+//! or begun before the session), and when a begin finds the ring full by its promises, the
+//! room promised to those is used, the thread's ends checking for room from then on until
+//! every end it may still write fits again ([`Producer`]). The check is on the slow paths
+//! only: the ends of a thread whose ring has room are written as ever.
 
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -51,6 +58,16 @@ struct Event {
 }
 
 /// Producer-side bookkeeping, touched only by the owning thread.
+///
+/// While `reserved` is at most `tail + capacity`, every end the thread may still write fits,
+/// and ends are written with no check: the thread's `CURRENT` points to its ring. When a begin
+/// or a mark finds no room by `reserved`, but would fit once the ends promised to spans the
+/// writer's pairing gave up on (`ThreadBuffer::untracked`: lost, or begun before the session,
+/// whose guards were leaked, or will end late, or never) are left out, it is recorded, and the
+/// thread's ends check for room from then on: `CURRENT` is null, so that an end takes its
+/// slow path ([`end_checked`]), which writes it only when a slot is free (an end with no room
+/// is not written: its span is lost, as a leaked guard's). The thread's next begins and ends
+/// point `CURRENT` back to the ring once `reserved` fits again (`leave_checked`).
 #[derive(Clone, Copy, Default)]
 struct Producer {
     /// `tail + capacity` as last read from the consumer: the producer may write below it.
@@ -58,6 +75,7 @@ struct Producer {
     /// The head plus one slot for the end of every recorded begin not yet ended: the slots
     /// written or promised. A begin adds 2 (its own slot and its end's), a mark 1, an end
     /// nothing (it writes the slot its begin promised), so an end never reads or writes it.
+    /// Never less than the head (an end not written leaves its promise in).
     reserved: u64,
 }
 
@@ -71,6 +89,11 @@ struct Consumer {
     open: Vec<usize>,
     /// `ThreadBuffer::dropped` as of the last drain.
     dropped_seen: u64,
+    /// Recorded begins whose ends the pairing has not seen and no longer waits for: the spans
+    /// it lost, and those open when the session started. Their guards may still end them
+    /// (their ends are then ignored, and taken off) or never (leaked). Published in
+    /// `ThreadBuffer::untracked`.
+    untracked: u64,
     /// The latest tick seen: ticks are clamped to never run backwards within a lane (a
     /// thread that migrates between cores may read a counter a few ticks behind).
     last_ticks: u64,
@@ -110,6 +133,9 @@ pub(crate) struct ThreadBuffer {
     dropped: AtomicU64,
     /// The thread has exited: drain it once more, then forget it.
     retired: AtomicBool,
+    /// `Consumer::untracked` as of the last drain (written by the consumer, read by the
+    /// producer on its slow path: see [`Producer`]).
+    untracked: AtomicU64,
     /// In lines of its own: the writer locks and writes it at every drain, and the fields
     /// every event reads (`slots`, `mask`) must not share a line with it, or each thread's
     /// first events after a drain would wait for the line to come back from the writer's
@@ -145,27 +171,111 @@ impl ThreadBuffer {
             tail: Padded(AtomicU64::new(0)),
             dropped: AtomicU64::new(0),
             retired: AtomicBool::new(false),
+            untracked: AtomicU64::new(0),
             consumer: Padded(Mutex::new(Consumer {
                 carried: Vec::with_capacity(64),
                 open: Vec::with_capacity(64),
                 dropped_seen: 0,
+                untracked: 0,
                 last_ticks: 0,
             })),
         }
     }
 
-    /// Whether `needed` more slots fit beside those reserved, after refreshing the cached
-    /// limit (called when the cached one says they do not).
+    /// Writes `event` and reserves `NEEDED` slots for it after refreshing the cached limit
+    /// (called when the cached one says they do not fit), or counts it dropped and returns
+    /// false. When they fit only once the ends promised to spans the pairing gave up on are
+    /// left out, the event is written and the thread's ends check for room from then on (see
+    /// [`Producer`]); a ring that is not the calling thread's own (a private one) never does
+    /// that.
     ///
     /// # Safety
     /// Only the owning thread may call this.
     #[cold]
     #[inline(never)]
-    unsafe fn refresh_room(&self, needed: u64) -> bool {
-        // SAFETY: the caller is the owning thread, the only one touching `producer`.
+    unsafe fn push_slow<const NEEDED: u64>(&self, ticks: u64, id: SymId, kind: u32) -> bool {
+        // SAFETY: the caller is the owning thread, the only one touching `producer` (nothing
+        // called below touches it).
         let producer = unsafe { &mut *self.producer.get() };
         producer.limit = self.tail.0.load(Ordering::Acquire) + self.mask + 1;
-        producer.reserved + needed <= producer.limit
+        // Only this thread stores the head: its own last store, read back.
+        let head = self.head.load(Ordering::Relaxed);
+        let fits = producer.reserved + NEEDED <= producer.limit
+            || (head < producer.limit
+                && producer
+                    .reserved
+                    .saturating_sub(self.untracked.load(Ordering::Relaxed))
+                    + NEEDED
+                    <= producer.limit
+                && self.check_ends());
+        if !fits {
+            self.count_dropped();
+            return false;
+        }
+        // SAFETY: owning thread; the slot is below the limit (`head <= reserved`, or checked).
+        unsafe { self.write(head, Event { ticks, id, kind }) };
+        producer.reserved += NEEDED;
+        true
+    }
+
+    /// Makes the calling thread's ends check for room (see [`Producer`]): true, or false when
+    /// this ring is not the calling thread's, whose ends are written directly.
+    fn check_ends(&self) -> bool {
+        let this = std::ptr::from_ref(self);
+        let current = CURRENT.with(Cell::get);
+        if current == this {
+            CURRENT.with(|current| current.set(std::ptr::null()));
+            return true;
+        }
+        current.is_null() && owned_buffer().is_some_and(|owned| std::ptr::eq(owned, self))
+    }
+
+    /// Points the calling thread's `CURRENT` back to this ring, its own, once every end the
+    /// thread may still write fits again (`reserved` within `tail + capacity`): its ends are
+    /// then written with no check again.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this, on its own ring (the one in `OWNER`).
+    unsafe fn leave_checked(&self) {
+        // SAFETY: the caller is the owning thread, the only one touching `producer`.
+        let producer = unsafe { &mut *self.producer.get() };
+        if producer.reserved > producer.limit {
+            producer.limit = self.tail.0.load(Ordering::Acquire) + self.mask + 1;
+            if producer.reserved > producer.limit {
+                return;
+            }
+        }
+        CURRENT.with(|current| current.set(std::ptr::from_ref(self)));
+    }
+
+    /// Records an end while the thread's ends are checked: written when a slot is free, else
+    /// not (the span is then lost, as a leaked guard's: counted when the pairing finds it
+    /// lost).
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    unsafe fn end_if_room(&self, id: SymId, ticks: u64) {
+        // SAFETY: the caller is the owning thread, the only one touching `producer`.
+        let producer = unsafe { &mut *self.producer.get() };
+        // Only this thread stores the head: its own last store, read back.
+        let head = self.head.load(Ordering::Relaxed);
+        if head >= producer.limit {
+            producer.limit = self.tail.0.load(Ordering::Acquire) + self.mask + 1;
+            if head >= producer.limit {
+                return;
+            }
+        }
+        // SAFETY: owning thread; the slot is below `tail + capacity`.
+        unsafe {
+            self.write(
+                head,
+                Event {
+                    ticks,
+                    id,
+                    kind: KIND_END,
+                },
+            );
+        }
     }
 
     /// Writes `event` at slot `head` and publishes `head + 1`.
@@ -223,16 +333,13 @@ impl ThreadBuffer {
     /// Only the owning thread may call this.
     #[inline(always)]
     unsafe fn push_reserving<const NEEDED: u64>(&self, event: Event) -> bool {
-        // SAFETY: the caller is the owning thread (all three calls).
+        // SAFETY: the caller is the owning thread (both calls). The event goes to the slow path
+        // as its fields, in registers: a 16-byte argument would be passed through memory,
+        // and built there on the fast path too.
         unsafe {
-            if self.push_within_limit::<NEEDED>(event)
-                || (self.refresh_room(NEEDED) && self.push_within_limit::<NEEDED>(event))
-            {
-                return true;
-            }
+            self.push_within_limit::<NEEDED>(event)
+                || self.push_slow::<NEEDED>(event.ticks, event.id, event.kind)
         }
-        self.count_dropped();
-        false
     }
 
     /// Records a begin; false when the span did not fit and was dropped.
@@ -295,16 +402,44 @@ impl ThreadBuffer {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Forgets everything recorded so far (session start). Spans open on the thread will
-    /// still write their ends; frame close ignores ends it has no begin for.
+    /// Forgets everything recorded so far (session start): the next span begins at depth 0.
+    /// Spans open on the thread will still write their ends, which the pairing ignores, or
+    /// never (leaked guards): the room promised to their ends is left for the new session's
+    /// spans to use (they are counted untracked, see [`Producer`]).
     pub(crate) fn discard(&self) {
         let mut consumer = self.consumer();
         let head = self.head.load(Ordering::Acquire);
+        let tail = self.tail.0.load(Ordering::Relaxed);
+        // The begins and ends skipped, as the pairing would have seen them.
+        let (mut begins, mut ends) = (0u64, 0u64);
+        let skipped = head.saturating_sub(tail).min(self.mask + 1);
+        for at in tail..tail + skipped {
+            if let Some(slot) = self.slots.get((at & self.mask) as usize) {
+                // SAFETY: a slot below the published head and above the tail: the producer
+                // wrote it and does not write it again until the tail passes it.
+                match unsafe { (*slot.get()).kind } {
+                    KIND_BEGIN => begins += 1,
+                    KIND_END => ends += 1,
+                    _ => {}
+                }
+            }
+        }
+        let open = (consumer.carried.len() + consumer.open.len()) as u64;
+        consumer.untracked = (consumer.untracked + open + begins).saturating_sub(ends);
+        self.publish_untracked(consumer.untracked);
         self.tail.0.store(head, Ordering::Release);
         consumer.carried.clear();
         consumer.open.clear();
         consumer.last_ticks = 0;
         consumer.dropped_seen = self.dropped.load(Ordering::Relaxed);
+    }
+
+    /// Tells the producer how many ends the pairing no longer waits for (the consumer's own
+    /// count, stored only when it changed).
+    fn publish_untracked(&self, untracked: u64) {
+        if self.untracked.load(Ordering::Relaxed) != untracked {
+            self.untracked.store(untracked, Ordering::Relaxed);
+        }
     }
 
     /// Moves every event up to `cutoff_ticks` out of the ring: completed spans to `spans` in
@@ -345,6 +480,7 @@ impl ThreadBuffer {
         let head = self.head.load(Ordering::Acquire);
         let mut tail = self.tail.0.load(Ordering::Relaxed);
         let mut lost = 0u64;
+        let mut untracked = consumer.untracked;
         let lane_start = from.min(spans.len());
         let mut carried = std::mem::take(&mut consumer.carried);
         let mut open = std::mem::take(&mut consumer.open);
@@ -408,8 +544,22 @@ impl ThreadBuffer {
                     Stop::EndBelowTop { id, at_ns } => {
                         out.truncate(cursor.spans);
                         open_slots(&out, cursor.top, &mut open);
-                        lost +=
-                            end_below_top(id, at_ns, lane_start, &mut carried, &mut open, &mut out);
+                        match end_below_top(
+                            id,
+                            at_ns,
+                            lane_start,
+                            &mut carried,
+                            &mut open,
+                            &mut out,
+                        ) {
+                            // The lost spans' ends may still come, or never.
+                            Some(spans_lost) => {
+                                lost += spans_lost;
+                                untracked += spans_lost;
+                            }
+                            // The end of a span given up on: written in the room kept for it.
+                            None => untracked = untracked.saturating_sub(1),
+                        }
                         // The spans left open keep their links (they lie below every slot
                         // the long way removed or moved).
                         cursor.top = open.last().copied().unwrap_or(NO_SLOT);
@@ -427,6 +577,8 @@ impl ThreadBuffer {
         self.tail.0.store(tail, Ordering::Release);
         // Spans still open go on to the next frame, without a slot in this one.
         carry_open(&mut carried, &mut open, &mut out);
+        consumer.untracked = untracked;
+        self.publish_untracked(untracked);
         consumer.carried = carried;
         consumer.open = open;
         consumer.last_ticks = last_ticks;
@@ -500,7 +652,8 @@ thread_local! {
 }
 
 /// The calling thread's buffer, registering it on first use. `None` while the thread is
-/// being torn down.
+/// being torn down. (Null in `CURRENT` while the thread's ends are checked: then the buffer
+/// is `OWNER`'s, see [`Producer`].)
 #[inline(always)]
 fn current() -> Option<&'static ThreadBuffer> {
     let ptr = CURRENT.with(Cell::get);
@@ -515,6 +668,12 @@ fn current() -> Option<&'static ThreadBuffer> {
 #[cold]
 #[inline(never)]
 fn register_current() -> Option<&'static ThreadBuffer> {
+    // A thread whose ends are checked has its buffer, with no pointer to it in `CURRENT`.
+    if let Some(buffer) = owned_buffer() {
+        // SAFETY: the calling thread's own buffer.
+        unsafe { buffer.leave_checked() };
+        return Some(buffer);
+    }
     let thread = std::thread::current();
     let name = match thread.name() {
         Some(name) => name.to_owned(),
@@ -539,36 +698,67 @@ fn register_current() -> Option<&'static ThreadBuffer> {
     Some(unsafe { &*ptr })
 }
 
+/// The calling thread's buffer as `OWNER` holds it: `None` before the thread first records and
+/// once its thread-locals are being destroyed.
+#[cold]
+#[inline(never)]
+fn owned_buffer() -> Option<&'static ThreadBuffer> {
+    let ptr = OWNER
+        .try_with(|owner| {
+            let owner = owner.try_borrow().ok()?;
+            owner.as_ref().map(|owner| Arc::as_ptr(&owner.0))
+        })
+        .ok()
+        .flatten()?;
+    // SAFETY: as in `current`: `OWNER` keeps the `Arc` alive until this thread's thread-local
+    // destructors run, after which `try_with` above fails.
+    Some(unsafe { &*ptr })
+}
+
 /// The calling thread's lane symbol (registering the thread if needed).
 pub(crate) fn current_thread_symbol() -> Option<SymId> {
     current().map(|buffer| buffer.thread)
 }
 
-/// Whether the calling thread's ring holds events for more than half its capacity (false
-/// when the thread never recorded). Read by the ring's own producer from its own state: the
+/// Whether the calling thread's ring is more than half taken (false when the thread never
+/// recorded): by its events and by the room its begins promised to ends not yet written, but
+/// for the promises to spans the writer's pairing gave up on, whose room the begins may use
+/// (see [`Producer`]). The promises count because a begin needs room beside them: a thread
+/// whose guards leak fills its ring with promises the pairing has not yet seen broken while
+/// its events take half as much. Read by the ring's own producer from its own state: the
 /// consumer's tail (a line the writer writes) is read only when the tail the producer last
-/// read says the ring may be over half full, and then refreshes it.
+/// read says the ring may be over half taken, and then refreshes it.
 pub(crate) fn calling_ring_over_half() -> bool {
     let ptr = CURRENT.with(Cell::get);
-    if ptr.is_null() {
-        return false;
-    }
-    // SAFETY: as in `current`.
-    let buffer = unsafe { &*ptr };
+    let buffer = if ptr.is_null() {
+        // Never recorded, or its ends are checked (see `Producer`).
+        match owned_buffer() {
+            Some(buffer) => buffer,
+            None => return false,
+        }
+    } else {
+        // SAFETY: as in `current`.
+        unsafe { &*ptr }
+    };
     // SAFETY: the calling thread owns the buffer, the only one touching `producer`, and is
     // not inside one of its other calls.
     let producer = unsafe { &mut *buffer.producer.get() };
     let capacity = buffer.mask + 1;
     let half = capacity / 2;
-    // `limit - capacity` is a tail the consumer had reached: the ring holds at most this.
-    // Only this thread stores the head: its own last store, read back.
-    let head = buffer.head.load(Ordering::Relaxed);
-    if head.saturating_sub(producer.limit - capacity) <= half {
+    // `limit - capacity` is a tail the consumer had reached: the ring holds at most this, and
+    // `reserved` is at least the head.
+    if producer.reserved.saturating_sub(producer.limit - capacity) <= half {
         return false;
     }
     let tail = buffer.tail.0.load(Ordering::Acquire);
     producer.limit = tail + capacity;
-    head.saturating_sub(tail) > half
+    // Only this thread stores the head: its own last store, read back.
+    let head = buffer.head.load(Ordering::Relaxed);
+    let taken = producer
+        .reserved
+        .saturating_sub(buffer.untracked.load(Ordering::Relaxed))
+        .max(head);
+    taken.saturating_sub(tail) > half
 }
 
 /// Asks the CPU to bring every cache line that the `bytes` from `ptr` lie in into its cache,
@@ -675,10 +865,25 @@ fn end_slow(ptr: *const ThreadBuffer, id: SymId) {
 #[inline(always)]
 fn end_with(ptr: *const ThreadBuffer, id: SymId, ticks: u64) {
     if ptr.is_null() {
-        return;
+        return end_checked(id, ticks);
     }
     // SAFETY: as in `current`; `ptr` is the calling thread's own buffer.
     unsafe { (*ptr).end(id, ticks) }
+}
+
+/// An end with no buffer in `CURRENT`: the thread's ends are checked (see [`Producer`]), or
+/// the thread is being torn down (then nothing is written).
+#[cold]
+#[inline(never)]
+fn end_checked(id: SymId, ticks: u64) {
+    let Some(buffer) = owned_buffer() else {
+        return;
+    };
+    // SAFETY: the calling thread's own buffer.
+    unsafe {
+        buffer.end_if_room(id, ticks);
+        buffer.leave_checked();
+    }
 }
 
 /// Records an instant mark on the calling thread.

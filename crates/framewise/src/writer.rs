@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use framewise_format::model::{
-    Frame, FrameEntry, GpuPass, GpuQueueFrame, GpuTiming, Lane, SymbolTable,
+    Frame, FrameEntry, GpuPass, GpuQueueFrame, GpuTiming, Lane, SymId, SymbolTable,
 };
 use framewise_format::{EncodeError, Writer};
 
@@ -119,6 +119,9 @@ pub(crate) struct WriterThread {
     warned: bool,
     /// Where the events of dropped frames are drained to be discarded.
     discarded: Frame,
+    /// The spans dropped that the drain of `discarded` counted, per thread: they go into the
+    /// next frame gathered, never away with the discarded events (see [`carry_dropped`]).
+    dropped_carried: Vec<(SymId, u64)>,
     /// Records were written into the sink since it was last flushed.
     dirty: bool,
     /// Frames the format writer refused since the last frame written ([`refused_whole`]):
@@ -163,6 +166,7 @@ impl WriterThread {
             shared,
             warned: false,
             discarded: Frame::default(),
+            dropped_carried: Vec::new(),
             dirty: false,
             refused_pending: 0,
             unflushed: Vec::with_capacity(FLUSH_EVERY_FRAMES),
@@ -295,12 +299,25 @@ impl WriterThread {
     /// Fills a closed frame's lanes and marks from the threads' rings: first discarding the
     /// events of frames dropped since the last one sent, then pairing every event up to the
     /// frame's end. The host's staged marks follow the threads' marks, as they always have.
+    ///
+    /// The spans dropped that the discarding drain counts are not discarded with the events:
+    /// a thread's count of spans its full ring dropped is read up to now, so it holds this
+    /// frame's drops too (and spans lost in the frames dropped, which cannot be told apart),
+    /// and each thread's count goes into this frame's lane for the thread.
     fn gather(&mut self, batch: &mut FrameBatch) {
         let clock = self.config.clock;
+        self.dropped_carried.clear();
         if batch.closed.dropped_frames_before > 0 {
             let discarded = &mut self.discarded;
-            thread::drain_lanes(batch.closed.skip_until_ticks, &clock, discarded);
+            let used = thread::drain_lanes(batch.closed.skip_until_ticks, &clock, discarded);
             discarded.marks.clear();
+            let lanes = discarded.lanes.get(..used).unwrap_or(&[]);
+            self.dropped_carried.extend(
+                lanes
+                    .iter()
+                    .filter(|lane| lane.dropped_spans > 0)
+                    .map(|lane| (lane.thread, lane.dropped_spans)),
+            );
         }
         batch.open_closed(&clock);
         // The lanes the writer holds keep their last frame's spans (see `give_back_lanes`),
@@ -308,6 +325,13 @@ impl WriterThread {
         // their first slot, so the swap changes where the spans go, not what they are.
         std::mem::swap(&mut batch.frame.lanes, &mut self.warm_lanes);
         batch.lanes_used = thread::drain_lanes(batch.closed.cutoff_ticks, &clock, &mut batch.frame);
+        if !self.dropped_carried.is_empty() {
+            batch.lanes_used = carry_dropped(
+                &mut batch.frame.lanes,
+                batch.lanes_used,
+                &self.dropped_carried,
+            );
+        }
         batch.frame.marks.append(&mut batch.staged_marks);
         self.wake.frame_ended(batch.frame.cpu_end_ns);
         self.shared.frame_gathered();
@@ -564,6 +588,29 @@ impl WriterThread {
             }
         }
     }
+}
+
+/// Adds each thread's count of `dropped` spans to its lane among `lanes[..used]`, or to a
+/// lane of its own after them (a spare lane, emptied of the spans an earlier frame left in it,
+/// or a new one) for a thread with none. Returns the lanes now used.
+fn carry_dropped(lanes: &mut Vec<Lane>, mut used: usize, dropped: &[(SymId, u64)]) -> usize {
+    for &(thread, count) in dropped {
+        let used_lanes = lanes.get_mut(..used).unwrap_or(&mut []);
+        if let Some(lane) = used_lanes.iter_mut().find(|lane| lane.thread == thread) {
+            lane.dropped_spans = lane.dropped_spans.saturating_add(count);
+            continue;
+        }
+        if lanes.len() <= used {
+            lanes.push(Lane::default());
+        }
+        if let Some(lane) = lanes.get_mut(used) {
+            lane.thread = thread;
+            lane.spans.clear();
+            lane.dropped_spans = count;
+            used += 1;
+        }
+    }
+    used
 }
 
 /// Proof that the CPU has BMI1, BMI2 and LZCNT, which `Writer::write_frame_bmi2` is built

@@ -36,6 +36,8 @@ mod marks;
 #[cfg(not(feature = "disabled"))]
 mod nesting;
 #[cfg(not(feature = "disabled"))]
+mod ring_accounting;
+#[cfg(not(feature = "disabled"))]
 mod soak;
 #[cfg(not(feature = "disabled"))]
 mod structure;

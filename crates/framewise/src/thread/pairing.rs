@@ -219,8 +219,8 @@ pub(super) fn grow<T: Copy>(v: &mut Vec<T>, len: usize, fill: T) {
 /// leaked guard, or guards dropped out of order) and are lost: they leave the lane, and the
 /// spans they enclosed that had closed stay in it, each lifted by the number of its lost
 /// ancestors (so that it lies exactly one level below its innermost ancestor kept). An end
-/// with no begin belongs to a span begun before the session, and is ignored. Returns the
-/// spans lost.
+/// with no begin belongs to a span the pairing gave up on (lost, or begun before the session),
+/// and is ignored. Returns the spans lost, or `None` for an end ignored.
 #[cold]
 #[inline(never)]
 pub(super) fn end_below_top(
@@ -230,7 +230,7 @@ pub(super) fn end_below_top(
     carried: &mut Vec<Carried>,
     open: &mut Vec<usize>,
     out: &mut Vec<CpuSpan>,
-) -> u64 {
+) -> Option<u64> {
     if let Some(position) = open
         .iter()
         .rposition(|&slot| out.get(slot).is_some_and(|span| span.scope == id))
@@ -241,11 +241,9 @@ pub(super) fn end_below_top(
         if let Some(span) = open.pop().and_then(|slot| out.get_mut(slot)) {
             span.end_ns = at_ns;
         }
-        return lost;
+        return Some(lost);
     }
-    let Some(position) = carried.iter().rposition(|c| c.id == id) else {
-        return 0;
-    };
+    let position = carried.iter().rposition(|c| c.id == id)?;
     let lost_carried = carried.len() - position - 1;
     // Every span of the lane begun in this drain while the carried ones were open: each
     // is inside every lost carried span.
@@ -270,7 +268,7 @@ pub(super) fn end_below_top(
             },
         );
     }
-    lost
+    Some(lost)
 }
 
 /// Removes the placeholders of lost spans at `slots` (ascending, the highest open in the

@@ -77,6 +77,7 @@ impl ThreadBuffer {
         *self.tail.0.get_mut() = 0;
         *self.dropped.get_mut() = 0;
         *self.retired.get_mut() = false;
+        *self.untracked.get_mut() = 0;
         let consumer = self
             .consumer
             .0
@@ -85,6 +86,7 @@ impl ThreadBuffer {
         consumer.carried.clear();
         consumer.open.clear();
         consumer.dropped_seen = 0;
+        consumer.untracked = 0;
         consumer.last_ticks = 0;
     }
 }

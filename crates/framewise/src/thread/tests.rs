@@ -564,3 +564,101 @@ fn a_reused_buffer_starts_empty_for_its_new_thread() {
         "no span carried from the old thread: {spans:?}"
     );
 }
+
+/// The pairing counts the ends it no longer waits for: those of lost spans, and of spans open
+/// when the session started (skipped events included); an end of one of them, when it comes
+/// after all, takes it off.
+#[test]
+fn the_ends_the_pairing_no_longer_waits_for_are_counted_untracked() {
+    let clock = SessionClock::identity();
+    let buffer = ThreadBuffer::new(7, 64);
+    let untracked = || buffer.untracked.load(Ordering::Relaxed);
+    // SAFETY: this test thread is the only producer.
+    unsafe {
+        buffer.begin(1, 10);
+        buffer.begin(2, 20);
+        buffer.end(1, 30);
+    }
+    let (spans, _, lost) = drain_all(&buffer, &clock);
+    assert_eq!((spans.len(), lost, untracked()), (1, 1, 1), "`2` lost");
+    // SAFETY: as above.
+    unsafe { buffer.end(2, 40) };
+    let (spans, _, lost) = drain_all(&buffer, &clock);
+    assert_eq!(
+        (spans.len(), lost, untracked()),
+        (0, 0, 0),
+        "its end came late"
+    );
+
+    // A span carried across a drain, and two begun after it (one of them ended), all skipped
+    // by a session's start.
+    // SAFETY: as above.
+    unsafe { buffer.begin(3, 50) };
+    drain_all(&buffer, &clock);
+    // SAFETY: as above.
+    unsafe {
+        buffer.begin(4, 60);
+        buffer.begin(5, 70);
+        buffer.end(5, 80);
+    }
+    buffer.discard();
+    assert_eq!(untracked(), 2, "`3` and `4` were open at the start");
+    // SAFETY: as above.
+    unsafe {
+        buffer.end(4, 90);
+        buffer.end(3, 100);
+    }
+    let (spans, _, lost) = drain_all(&buffer, &clock);
+    assert_eq!((spans.len(), lost, untracked()), (0, 0, 0));
+}
+
+/// On a thread's own ring: 30,000 spans lost (their guards still alive) leave promises of
+/// 30,000 ends. Spans that fit only beside those promises (17,768 of them by the promises)
+/// use their room, and the thread's ends check for room meanwhile: the lost spans' late ends
+/// find the ring full and are not written, overwriting nothing. Once the ring is drained,
+/// ends are written with no check again.
+#[test]
+fn room_promised_to_lost_spans_is_used_and_ends_check_for_room_meanwhile() {
+    std::thread::spawn(|| {
+        const LOST: u32 = 30_000;
+        let clock = SessionClock::identity();
+        let (parent, lost_id, span) = (1, 2, 3);
+        let own = || current().unwrap();
+        let checked = || CURRENT.with(Cell::get).is_null();
+        assert!(begin(parent));
+        for _ in 0..LOST {
+            assert!(begin(lost_id));
+        }
+        end(parent);
+        let (spans, _, lost) = drain_all(own(), &clock);
+        assert_eq!((spans.len(), lost), (1, u64::from(LOST)));
+        assert_eq!(own().untracked.load(Ordering::Relaxed), u64::from(LOST));
+
+        let capacity = RING_EVENTS as u64;
+        let mut recorded = 0u64;
+        while begin(span) {
+            end(span);
+            recorded += 1;
+        }
+        assert!(checked(), "the ends check for room");
+        assert_eq!(recorded, capacity / 2, "the whole ring: {recorded} spans");
+        // The lost spans' guards end now: the ring is full.
+        for _ in 0..LOST {
+            end(lost_id);
+        }
+        let buffer = owned_buffer().unwrap();
+        let (spans, _, dropped) = drain_all(buffer, &clock);
+        assert_eq!(dropped, 1, "the begin that found the ring full");
+        assert_eq!(spans.len() as u64, recorded, "nothing overwritten");
+        assert!(spans.iter().all(|s| s.scope == span && s.depth == 0));
+
+        // The next begin finds every end the thread may write fits: unchecked again.
+        assert!(begin(span));
+        assert!(!checked());
+        end(span);
+        let (spans, _, dropped) = drain_all(own(), &clock);
+        assert_eq!((spans.len(), dropped), (1, 0));
+    })
+    .join()
+    .unwrap();
+}
