@@ -272,6 +272,72 @@ fn a_scope_metric_on_a_side_that_dropped_spans_cannot_pass() {
     assert_eq!(gated(&base(), &gpu, &scope_only).verdict, Verdict::Pass);
 }
 
+/// A scope the candidate lacks is a regression, unless the candidate lost spans: then its
+/// scope may be missing for that alone, and the check is incomplete, not a failure (nor a
+/// pass). A pass the candidate lacks while it lost GPU results is the same.
+#[test]
+fn a_scope_missing_in_a_candidate_that_dropped_spans_is_incomplete() {
+    use framewise_analysis::{Defect, DefectKind};
+    let without = |name: &str, defect: Option<(DefectKind, &str)>| {
+        let mut s = base();
+        let before = s.scopes.0.len();
+        s.scopes.0.retain(|(n, _)| n != name);
+        assert_eq!(s.scopes.0.len(), before - 1, "the fixture has {name}");
+        s.defects
+            .extend(defect.map(|(kind, message)| Defect::new(kind, 40, message)));
+        s
+    };
+    let dropped = (
+        DefectKind::DroppedSpans,
+        "40 timeline spans were lost on import",
+    );
+    let mut cfg = GateConfig::empty();
+    cfg.set("scope.*.avg", 0.5).expect("valid");
+    let status = |r: &GateResult| {
+        r.checks
+            .iter()
+            .find(|c| c.metric == "scope.render.avg")
+            .map(|c| c.status)
+    };
+    // The candidate dropped spans: its render may be lost to that, so nothing is judged.
+    let r = gated(&base(), &without("render", Some(dropped)), &cfg);
+    assert_eq!(status(&r), Some(CheckStatus::Incomplete), "{:?}", r.checks);
+    assert_eq!(r.verdict, Verdict::Inconclusive, "{:?}", r.reasons);
+    assert_eq!(r.exit_code, 2);
+    assert!(
+        r.reasons
+            .iter()
+            .any(|x| x.contains("spans were dropped (candidate: 40 timeline spans")),
+        "{:?}",
+        r.reasons
+    );
+    // An undamaged candidate that lacks it: a regression.
+    let r = gated(&base(), &without("render", None), &cfg);
+    assert_eq!(status(&r), Some(CheckStatus::MissingInCandidate));
+    assert_eq!(r.verdict, Verdict::Fail, "{:?}", r.reasons);
+    // Only the base dropped spans: the candidate's lack is its own, a regression.
+    let mut damaged_base = base();
+    damaged_base
+        .defects
+        .push(Defect::new(dropped.0, 40, dropped.1));
+    let r = gated(&damaged_base, &without("render", None), &cfg);
+    assert_eq!(status(&r), Some(CheckStatus::MissingInCandidate));
+    assert_eq!(r.verdict, Verdict::Fail, "{:?}", r.reasons);
+    // A candidate that lost GPU results may lack a scope for no such reason.
+    let gpu = (
+        DefectKind::GpuResultsMissing,
+        "40 frames were written without their GPU results (they never came)",
+    );
+    let r = gated(&base(), &without("render", Some(gpu)), &cfg);
+    assert_eq!(status(&r), Some(CheckStatus::MissingInCandidate));
+    assert_eq!(r.verdict, Verdict::Fail, "{:?}", r.reasons);
+    // --allow-damaged judges what is left: the scope is missing.
+    cfg.allow_damaged = true;
+    let r = gated(&base(), &without("render", Some(dropped)), &cfg);
+    assert_eq!(status(&r), Some(CheckStatus::MissingInCandidate));
+    assert_eq!(r.verdict, Verdict::Fail, "{:?}", r.reasons);
+}
+
 #[test]
 fn empty_or_unmatched_is_inconclusive() {
     let empty = summarize(&CaptureBuilder::new(SourceKind::Synthetic, false).finish());
@@ -635,4 +701,18 @@ fn totals_over_different_frame_counts_are_judged_neither_way() {
         .checks
         .iter()
         .any(|c| c.metric == "counter.draw_calls.sum" && c.status == CheckStatus::Regressed));
+}
+
+/// camelCase names a snake_case scope or counter, and the other way round, in `gate`.
+#[test]
+fn either_spelling_names_a_counter_spelt_the_other_way() {
+    let mut cfg = GateConfig::empty();
+    cfg.set("counter.drawCalls.max", 0.0).expect("valid");
+    let r = gated(&base(), &base(), &cfg);
+    assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.reasons);
+    assert_eq!(r.checks[0].metric, "counter.draw_calls.max");
+    assert_eq!(
+        r.checks[0].configured.as_deref(),
+        Some("counter.drawCalls.max")
+    );
 }

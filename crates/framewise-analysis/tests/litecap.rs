@@ -407,7 +407,8 @@ fn a_litecaps_frame_metrics_do_not_compare_with_periods() {
 }
 
 /// A v4 timeline with fewer frame boundaries than frames (a recorder attached late, a smaller
-/// ring) places none of its spans or marks: that is said, as spans dropped, not left silent.
+/// ring) places none of its spans or marks: that is said, as spans dropped and marks lost,
+/// not left silent.
 #[test]
 fn a_short_timeline_says_its_spans_were_not_placed() {
     let mut lc = sample(4, 50, 1);
@@ -415,13 +416,20 @@ fn a_short_timeline_says_its_spans_were_not_placed() {
         t.frame_starts_ms.truncate(10);
     }
     let c = litecap::import(&litecap::encode(&lc), &LoadOptions::default()).expect("valid");
-    let dropped: Vec<_> = c
-        .defects()
-        .iter()
-        .filter(|d| d.kind == framewise_analysis::DefectKind::DroppedSpans)
-        .collect();
+    let dropped = defects_of(&c, framewise_analysis::DefectKind::DroppedSpans);
     assert_eq!(dropped.len(), 1, "{:?}", c.defects());
-    assert_eq!(dropped[0].count, 51, "50 spans and 1 mark");
+    assert_eq!(dropped[0].count, 50, "50 spans");
+    assert!(
+        dropped[0]
+            .message
+            .contains("10 frame boundaries for 50 frames"),
+        "{}",
+        dropped[0].message
+    );
+    assert_eq!(c.dropped_spans(), 50);
+    let marks = defects_of(&c, framewise_analysis::DefectKind::Importer);
+    assert_eq!(marks.len(), 1, "{:?}", c.defects());
+    assert_eq!(marks[0].count, 1, "1 mark");
 }
 
 /// A timeline boundary that is no time (not finite) leaves its frame beginning where the frame
@@ -437,8 +445,8 @@ fn a_damaged_frame_boundary_is_estimated_on_the_timelines_clock() {
     let c = litecap::import(&litecap::encode(&lc), &LoadOptions::default()).expect("valid");
     let begins = &c.frames().cpu_begin_ns;
     assert_eq!(begins.len(), 20);
-    // Frame 1's boundary is the origin; frame 0 begins at 0 with it, frame 7 after frame 6.
-    assert!(begins.windows(2).all(|w| w[0] <= w[1]), "{begins:?}");
+    // Frame 0 runs back to back up to frame 1's boundary; frame 7 begins after frame 6.
+    assert!(begins.windows(2).all(|w| w[0] < w[1]), "{begins:?}");
     assert!(
         begins[1] < 100_000_000,
         "frame 1 within 100 ms of the origin: {begins:?}"
@@ -519,4 +527,309 @@ fn a_timeline_lane_that_is_no_phase_has_scope_statistics() {
     assert_eq!(t.get("scope.phase_0.calls"), Some(30.0));
     assert_eq!(t.get("scope.phase_0.max"), Some(3.0));
     assert_eq!(t.get("scope.render.calls"), None);
+}
+
+/// The defects of `kind`.
+fn defects_of(
+    c: &framewise_analysis::Capture,
+    kind: framewise_analysis::DefectKind,
+) -> Vec<&framewise_analysis::model::Defect> {
+    c.defects().iter().filter(|d| d.kind == kind).collect()
+}
+
+/// A gate of `cand` against `base` on `tolerances` alone.
+fn gate_on(
+    base: &Litecap,
+    cand: &Litecap,
+    tolerances: &[(&str, f64)],
+) -> framewise_analysis::GateResult {
+    let summary = |lc: &Litecap| {
+        summarize(&litecap::import(&litecap::encode(lc), &LoadOptions::default()).expect("reads"))
+    };
+    let mut cfg = framewise_analysis::GateConfig::empty();
+    for &(metric, tolerance) in tolerances {
+        cfg.set(metric, tolerance).expect("a tolerance");
+    }
+    framewise_analysis::gate(&summary(base), &summary(cand), &cfg).expect("paths name something")
+}
+
+/// A timeline span lost on import (ending before it began, not finite, before the first
+/// frame) is a dropped span, as the model's `dropped-spans` says: counted in the capture's
+/// dropped spans, and a gate on the scope it belonged to is incomplete, never a pass on the
+/// spans left (it passed an exact gate on `total` and `calls`).
+#[test]
+fn a_span_lost_on_import_is_a_dropped_span() {
+    let clean = sample(4, 100, 0);
+    let mut lost = clean.clone();
+    let t = lost.timeline.as_mut().expect("v4");
+    let first = t.frame_starts_ms[0];
+    let lane = &mut t.spans[0];
+    std::mem::swap(&mut lane.t0_ms[5], &mut lane.t1_ms[5]);
+    lane.t0_ms[20] = f64::NAN;
+    lane.t1_ms[30] = f64::INFINITY;
+    lane.t0_ms[40] = first - 50.0;
+    let c = litecap::import(&litecap::encode(&lost), &LoadOptions::default()).expect("tolerated");
+    let dropped = defects_of(&c, framewise_analysis::DefectKind::DroppedSpans);
+    assert_eq!(dropped.len(), 1, "{:?}", c.defects());
+    assert_eq!(dropped[0].count, 4);
+    assert!(
+        dropped[0]
+            .message
+            .contains("3 not finite or ending before they began")
+            && dropped[0]
+                .message
+                .contains("1 before the first usable frame boundary"),
+        "{}",
+        dropped[0].message
+    );
+    assert_eq!(c.dropped_spans(), 4);
+    assert_eq!(summarize(&c).capture.dropped_spans, 4);
+    let r = gate_on(
+        &clean,
+        &lost,
+        &[("scope.render.total", 0.0), ("scope.render.calls", 0.0)],
+    );
+    assert_eq!(
+        r.verdict,
+        framewise_analysis::Verdict::Inconclusive,
+        "{:?}",
+        r.reasons
+    );
+    assert!(
+        r.checks
+            .iter()
+            .all(|c| c.status == framewise_analysis::gate::CheckStatus::Incomplete),
+        "{:?}",
+        r.checks
+    );
+}
+
+/// A frame boundary that is no time leaves the frame before it without an end and its own
+/// frame without a begin: what lies between the usable boundaries around it is lost (dropped
+/// spans), never given to the frame before it (which took every later span and mark: a 708 ms
+/// scope in a 13.5 ms frame, and a gate passed a candidate whose every span was 30% longer).
+/// A boundary that steps back in time is no time either.
+#[test]
+fn a_boundary_that_is_no_time_merges_no_frames() {
+    let clean = sample(4, 100, 0);
+    let mut slower = clean.clone();
+    for lane in &mut slower.timeline.as_mut().expect("v4").spans {
+        for (a, z) in lane.t0_ms.iter().zip(lane.t1_ms.iter_mut()) {
+            *z = a + (*z - a) * 1.3;
+        }
+    }
+    let starts = clean.timeline.as_ref().expect("v4").frame_starts_ms.clone();
+    // What is damaged (boundary, value), and how many spans are lost.
+    type Case = (&'static str, Vec<(usize, f64)>, usize);
+    let cases: Vec<Case> = vec![
+        ("NaN", vec![(10, f64::NAN)], 2),
+        ("infinite", vec![(10, f64::INFINITY)], 2),
+        // Out of order with the two around it, which are in order: that one is damaged.
+        ("before the first", vec![(10, -1.0)], 2),
+        ("far later", vec![(10, 1e300)], 2),
+        // Back in time by less than a frame: it is too early or the one before it too late,
+        // no telling which, so neither is used; so with two swapped.
+        ("back in time", vec![(30, starts[29] - 5.0)], 3),
+        ("swapped", vec![(31, starts[32]), (32, starts[31])], 3),
+        // Back past the one before the last: that one is damaged.
+        ("back past two", vec![(30, starts[28] - 5.0)], 2),
+    ];
+    for (what, changes, lost) in cases {
+        let mut damaged = clean.clone();
+        for (at, value) in changes {
+            damaged.timeline.as_mut().expect("v4").frame_starts_ms[at] = value;
+        }
+        let c = litecap::import(
+            &litecap::encode(&damaged),
+            &LoadOptions::default().with_spans(true),
+        )
+        .expect("tolerated");
+        let spans = c.spans().expect("kept");
+        for row in 0..c.frame_count() {
+            assert!(
+                spans.cpu.frame(row).len() <= 1,
+                "{what}: frame {row} holds {} spans",
+                spans.cpu.frame(row).len()
+            );
+        }
+        assert_eq!(spans.cpu.all().len(), 100 - lost, "{what}");
+        assert_eq!(c.dropped_spans(), lost as u64, "{what}");
+        let t = framewise_analysis::summary::MetricTable::of(&summarize(&c));
+        assert_eq!(t.get("scope.render.max"), Some(7.0), "{what}");
+        // Against a candidate whose every span is 30% longer, or one as long: no pass on
+        // what is left.
+        for cand in [&slower, &clean] {
+            let r = gate_on(&damaged, cand, &[("scope.*.avg", 0.1)]);
+            assert_eq!(
+                r.verdict,
+                framewise_analysis::Verdict::Inconclusive,
+                "{what}: {:?}",
+                r.reasons
+            );
+        }
+    }
+    // The undamaged base fails the slower candidate.
+    let r = gate_on(&clean, &slower, &[("scope.*.avg", 0.1)]);
+    assert_eq!(
+        r.verdict,
+        framewise_analysis::Verdict::Fail,
+        "{:?}",
+        r.reasons
+    );
+}
+
+/// A first frame boundary that is no time: frame 0 runs up to frame 1's boundary (it began
+/// with frame 1, both at 0), and its span and mark, which no boundary places, are lost and
+/// said (frame 0's spans went as an importer defect, its mark silently).
+#[test]
+fn a_first_boundary_that_is_no_time_keeps_frames_apart_and_says_what_it_lost() {
+    let mut lc = sample(4, 20, 0);
+    let t = lc.timeline.as_mut().expect("v4");
+    let first = t.frame_starts_ms[0];
+    t.instants[0].times_ms.insert(0, first + 3.0);
+    t.frame_starts_ms[0] = f64::NAN;
+    let c = litecap::import(
+        &litecap::encode(&lc),
+        &LoadOptions::default().with_spans(true),
+    )
+    .expect("tolerated");
+    let begins = &c.frames().cpu_begin_ns;
+    assert!(begins.windows(2).all(|w| w[0] < w[1]), "{begins:?}");
+    assert_eq!(
+        begins[1] - begins[0],
+        16_000_000,
+        "frame 0 runs back to back up to frame 1"
+    );
+    assert!(
+        defects_of(&c, framewise_analysis::DefectKind::FrameOrder).is_empty(),
+        "{:?}",
+        c.defects()
+    );
+    assert_eq!(c.dropped_spans(), 1, "{:?}", c.defects());
+    assert_eq!(c.spans().expect("kept").cpu.all().len(), 19);
+    assert_eq!(c.marks().len(), 1, "the one mark a frame holds");
+    let marks: Vec<_> = c
+        .defects()
+        .iter()
+        .filter(|d| d.message.contains("timeline marks were lost on import"))
+        .collect();
+    assert_eq!(marks.len(), 1, "{:?}", c.defects());
+    assert_eq!(marks[0].count, 1);
+}
+
+/// A timeline mark before the first frame, or not finite, is placed in no frame: a defect
+/// says so (they were dropped silently).
+#[test]
+fn marks_lost_on_import_are_said() {
+    let mut lc = sample(4, 20, 0);
+    let t = lc.timeline.as_mut().expect("v4");
+    let starts = t.frame_starts_ms.clone();
+    t.instants[0].times_ms = vec![starts[0] - 10.0, f64::NAN, starts[3] + 1.0];
+    let c = litecap::import(&litecap::encode(&lc), &LoadOptions::default()).expect("tolerated");
+    assert_eq!(c.marks().len(), 1);
+    assert_eq!(c.marks()[0].frame_row, 3);
+    let lost = defects_of(&c, framewise_analysis::DefectKind::Importer);
+    assert_eq!(lost.len(), 1, "{:?}", c.defects());
+    assert_eq!(lost[0].count, 2);
+    assert!(
+        lost[0]
+            .message
+            .starts_with("2 timeline marks were lost on import")
+            && lost[0].message.contains("1 not finite")
+            && lost[0]
+                .message
+                .contains("1 before the first usable frame boundary"),
+        "{}",
+        lost[0].message
+    );
+}
+
+/// A counter counts what a frame did (lite-profiler's: draw calls, floats uploaded): a
+/// value below 0 is no measurement, a defect that loses its frame's value, so an exact gate
+/// on the counter is inconclusive (it passed, the -5000 summed in).
+#[test]
+fn a_negative_counter_value_is_no_measurement() {
+    let ok = sample(3, 100, 1);
+    let mut neg = ok.clone();
+    neg.counters[0][7] = -5000.0;
+    let c = litecap::import(&litecap::encode(&neg), &LoadOptions::default()).expect("tolerated");
+    let lost = lost_frames(&c);
+    assert_eq!(lost.len(), 1, "{:?}", c.defects());
+    assert_eq!(lost[0].count, 1);
+    let r = gate_on(
+        &ok,
+        &neg,
+        &[
+            ("counter.drawCalls.sum", 0.0),
+            ("counter.drawCalls.min", 0.0),
+        ],
+    );
+    assert_eq!(
+        r.verdict,
+        framewise_analysis::Verdict::Inconclusive,
+        "{:?}",
+        r.reasons
+    );
+    // -0 is 0.
+    let mut zero = ok.clone();
+    zero.counters[0][7] = -0.0;
+    let c = litecap::import(&litecap::encode(&zero), &LoadOptions::default()).expect("valid");
+    assert!(c.defects().is_empty(), "{:?}", c.defects());
+}
+
+/// The header and the lengths in a `.litecap` size it whole, so a reader knows where it
+/// ends without reading on; a cut says how many bytes sizing it needs.
+#[test]
+fn a_litecap_is_sized_by_its_header() {
+    use litecap::SizedLen;
+    for v in 1..=4u8 {
+        let bytes = litecap::encode(&sample(v, 16, 2));
+        let len = bytes.len() as u64;
+        assert_eq!(litecap::sized_len(&bytes), SizedLen::Whole(len), "v{v}");
+        let mut longer = bytes.clone();
+        longer.extend_from_slice(&[0; 100]);
+        assert_eq!(litecap::sized_len(&longer), SizedLen::Whole(len), "v{v}");
+        for cut in 0..bytes.len() {
+            match litecap::sized_len(&bytes[..cut]) {
+                SizedLen::Needs(n) => assert!(
+                    n > cut as u64 && n <= len,
+                    "v{v} cut at {cut}: needs {n} of {len}"
+                ),
+                SizedLen::Whole(n) => assert_eq!(n, len, "v{v} cut at {cut}"),
+                other => panic!("v{v} cut at {cut}: {other:?}"),
+            }
+        }
+    }
+    assert_eq!(litecap::sized_len(b"LCAP\x09"), SizedLen::Refused);
+    let mut too_many = b"LCAP\x04".to_vec();
+    too_many.extend_from_slice(&((1u32 << 20) + 1).to_le_bytes());
+    assert_eq!(litecap::sized_len(&too_many), SizedLen::Refused);
+    // `LCAP`, v2, then zeros: no frame, no phase, no meta.
+    assert_eq!(
+        litecap::sized_len(&[b"LCAP\x02", &[0u8; 64][..]].concat()),
+        SizedLen::Whole(14)
+    );
+}
+
+/// camelCase and snake_case are one name both ways: `counter.draw_calls.sum` gates a
+/// `.litecap`'s `drawCalls` (it was refused as in neither capture), as
+/// `counter.drawCalls.sum` gates an `.sgpt`'s `draw_calls`.
+#[test]
+fn a_snake_case_path_names_a_camel_case_counter() {
+    let lc = sample(3, 100, 1);
+    let mut more = lc.clone();
+    more.counters[0][3] += 1.0;
+    for path in ["counter.draw_calls.sum", "counter.drawCalls.sum"] {
+        let r = gate_on(&lc, &lc, &[(path, 0.0)]);
+        assert_eq!(r.verdict, framewise_analysis::Verdict::Pass, "{path}");
+        assert_eq!(r.checks.len(), 1);
+        assert_eq!(r.checks[0].metric, "counter.drawCalls.sum");
+        let r = gate_on(&lc, &more, &[(path, 0.0)]);
+        assert_eq!(r.verdict, framewise_analysis::Verdict::Fail, "{path}");
+    }
+    let r = gate_on(&lc, &lc, &[("counter.draw_calls.sum", 0.0)]);
+    assert_eq!(
+        r.checks[0].configured.as_deref(),
+        Some("counter.draw_calls.sum")
+    );
 }

@@ -78,3 +78,77 @@ fn bad_files_are_errors_naming_the_problem() {
     assert_eq!(load::open(&json, &opts).expect("valid").frame_count(), 4);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A `.litecap` is read no further than its header sizes it and 1 MiB after: a file or a
+/// stream that goes on (`cat /dev/zero` after `LCAP`, read into memory until the process
+/// died) is refused with one line; a few bytes after it are read, as a defect.
+#[test]
+fn a_litecap_that_goes_on_past_its_sections_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let opts = LoadOptions::default();
+    let mut lc = litecap::encode(&litecap::Litecap {
+        version: 1,
+        frames_ms: vec![16.0; 4],
+        phase_tags: vec![],
+        phases_ms: vec![],
+        meta: None,
+        meta_invalid: false,
+        counter_tags: vec![],
+        counters: vec![],
+        timeline: None,
+        trailing_bytes: 0,
+    });
+    let sized = lc.len();
+    lc.resize(sized + 1000, 0);
+    let short = dir.path().join("short-tail.litecap");
+    std::fs::write(&short, &lc).expect("write");
+    let c = load::open(&short, &opts).expect("a tail of 1000 bytes is read");
+    assert!(
+        c.defects().iter().any(|d| d
+            .message
+            .starts_with("1000 bytes after the last litecap section")),
+        "{:?}",
+        c.defects()
+    );
+    lc.resize(sized + (2 << 20), 0);
+    let long = dir.path().join("long-tail.litecap");
+    std::fs::write(&long, &lc).expect("write");
+    let e = load::open(&long, &opts).expect_err("refused");
+    assert!(
+        matches!(e, LoadError::LitecapOverlong { sized: 26, .. }),
+        "{e}"
+    );
+
+    // A FIFO fed `LCAP`, v2, then zeros.
+    let fifo = dir.path().join("endless.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&fifo)
+                .expect("open the FIFO");
+            let _ = f.write_all(b"LCAP\x02");
+            let zeros = vec![0u8; 1 << 20];
+            // 64 MiB at most, so that a reader without the bound ends too; the reader
+            // closing its end stops the writer.
+            for _ in 0..64 {
+                if f.write_all(&zeros).is_err() {
+                    break;
+                }
+            }
+        })
+    };
+    let e = load::open(&fifo, &opts).expect_err("refused");
+    assert!(
+        matches!(e, LoadError::LitecapOverlong { sized: 14, .. }),
+        "{e}"
+    );
+    writer.join().expect("the writer ends");
+}

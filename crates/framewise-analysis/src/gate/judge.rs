@@ -16,7 +16,7 @@ use crate::summary::{
 };
 
 use super::config::{
-    alias_path, block_noun, hint, measured_as, nearest, GateConfig, GateConfigError,
+    alias_path, block_noun, hint, measured_as, nearest, snake_case, GateConfig, GateConfigError,
 };
 use super::Verdict;
 
@@ -142,6 +142,7 @@ fn resolve(
     } else {
         configured.to_owned()
     };
+    let canonical = respelt(&canonical, (bt, ct));
     // A gauge's sum is in no summary: refused, pointing at its level, rather than left
     // unmeasured.
     for path in [canonical.clone(), alias_path(&canonical)] {
@@ -221,6 +222,33 @@ fn resolve(
             None => Ok(vec![aliased]),
         },
         None => Ok(vec![aliased]),
+    }
+}
+
+/// `path` naming the one scope, pass or counter either capture spells the other way, when
+/// neither has the name as written: camelCase and snake_case are one name, both ways
+/// (`counter.draw_calls.sum` is a `.litecap`'s `drawCalls`, as `counter.drawCalls.sum` is
+/// an `.sgpt`'s `draw_calls`). `path` as it is otherwise (a name either capture has, a
+/// wildcard, no name, or more than one name spelt so).
+fn respelt(path: &str, (bt, ct): (&MetricTable, &MetricTable)) -> String {
+    let Some(p) = parse_metric_path(path) else {
+        return path.to_owned();
+    };
+    let Some(name) = p.name.filter(|&n| n != "*") else {
+        return path.to_owned();
+    };
+    let mut names = bt.names(p.block);
+    names.extend(ct.names(p.block));
+    names.sort();
+    names.dedup();
+    if names.iter().any(|n| n == name) {
+        return path.to_owned();
+    }
+    let wanted = snake_case(name);
+    let mut same = names.iter().filter(|n| snake_case(n) == wanted);
+    match (same.next(), same.next()) {
+        (Some(found), None) => format!("{}.{found}.{}", p.block, snake_case(p.stat)),
+        _ => path.to_owned(),
     }
 }
 
@@ -419,6 +447,14 @@ pub fn gate(
                             ));
                             (CheckStatus::TooFewValues, None)
                         }
+                        // A candidate that lost spans (or GPU results) may lack the
+                        // scope (or pass) for that alone: it cannot be judged missing.
+                        None if b.is_some()
+                            && !config.allow_damaged
+                            && partial.affects_side(&metric, Side::Cand) =>
+                        {
+                            (CheckStatus::Incomplete, None)
+                        }
                         None if b.is_some() => (CheckStatus::MissingInCandidate, None),
                         None => (CheckStatus::NotInBase, None),
                     }
@@ -608,6 +644,13 @@ impl PartialDefects<'_> {
     fn affects(&self, metric: &str) -> bool {
         (metric.starts_with("scope.") && !self.spans.is_empty())
             || (metric.starts_with("pass.") && !self.gpu.is_empty())
+    }
+
+    /// Whether `metric` is made of what `side` is missing.
+    fn affects_side(&self, metric: &str, side: Side) -> bool {
+        let on_side = |defects: &[&SideDefect]| defects.iter().any(|d| d.side == side);
+        (metric.starts_with("scope.") && on_side(&self.spans))
+            || (metric.starts_with("pass.") && on_side(&self.gpu))
     }
 
     /// The reason an incomplete check gives: which metrics, which side, which defect.

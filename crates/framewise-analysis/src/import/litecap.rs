@@ -17,7 +17,12 @@
 //!
 //! Every read is bounds-checked and every length is checked against the bytes that remain
 //! before anything is allocated. A `.litecap` frame time (beginFrame → endFrame) is a work
-//! time; it is also taken as the period, and the capture's notes say so.
+//! time; it is also taken as the period, and the capture's notes say so. A counter counts
+//! what a frame did (lite-profiler's are per-frame command counts: draw calls, floats
+//! uploaded), so a value below 0 is no measurement, as one that is not finite.
+//!
+//! The header and the lengths in the file size it whole ([`sized_len`]): a reader of a
+//! stream knows where a `.litecap` ends without reading on.
 
 use crate::build::{
     float_raw, CaptureBuilder, FrameInput, LaneInput, LoadOptions, MarkInput, SpanInput,
@@ -328,6 +333,122 @@ pub fn decode(bytes: &[u8]) -> Result<Litecap, DecodeError> {
     })
 }
 
+/// How far a `.litecap`'s first bytes size it ([`sized_len`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SizedLen {
+    /// Its whole length in bytes, every section sized: what follows is no part of it.
+    Whole(u64),
+    /// Sizing it on needs at least this many bytes (a length stored further on).
+    Needs(u64),
+    /// The bytes are no `.litecap` this reader decodes (a bad magic, version or count):
+    /// reading on changes nothing.
+    Refused,
+}
+
+/// The length of the `.litecap` that `bytes` begins, as its header and the lengths stored
+/// in it size it, without reading or allocating its sections: [`SizedLen::Needs`] when a
+/// length that sizes it lies beyond `bytes`. The limits are [`decode`]'s, so a `.litecap`
+/// is never sized past about 2.2 GB plus its meta blob (a u32 length).
+pub fn sized_len(bytes: &[u8]) -> SizedLen {
+    struct Walk<'a> {
+        bytes: &'a [u8],
+        at: u64,
+    }
+    impl Walk<'_> {
+        fn take(&mut self, n: u64) -> Result<&[u8], SizedLen> {
+            let end = self.at.saturating_add(n);
+            let got = usize::try_from(self.at)
+                .ok()
+                .zip(usize::try_from(end).ok())
+                .and_then(|(a, z)| self.bytes.get(a..z))
+                .ok_or(SizedLen::Needs(end))?;
+            self.at = end;
+            Ok(got)
+        }
+        fn u8(&mut self) -> Result<u8, SizedLen> {
+            Ok(self.take(1)?.first().copied().unwrap_or(0))
+        }
+        fn u32(&mut self) -> Result<u32, SizedLen> {
+            let b = self.take(4)?;
+            Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        }
+        fn skip(&mut self, n: u64) {
+            self.at = self.at.saturating_add(n);
+        }
+        fn tag(&mut self) -> Result<(), SizedLen> {
+            let len = self.u8()?;
+            self.skip(u64::from(len));
+            Ok(())
+        }
+        fn counted(&mut self, limit: u64) -> Result<u64, SizedLen> {
+            let n = u64::from(self.u32()?);
+            if n > limit {
+                return Err(SizedLen::Refused);
+            }
+            Ok(n)
+        }
+        fn lanes(&mut self) -> Result<u8, SizedLen> {
+            let n = self.u8()?;
+            if n > MAX_LANES {
+                return Err(SizedLen::Refused);
+            }
+            Ok(n)
+        }
+    }
+    let walk = |w: &mut Walk| -> Result<u64, SizedLen> {
+        if w.take(4)? != MAGIC {
+            return Err(SizedLen::Refused);
+        }
+        let version = w.u8()?;
+        if !(1..=MAX_VERSION).contains(&version) {
+            return Err(SizedLen::Refused);
+        }
+        let count = w.counted(u64::from(MAX_FRAMES))?;
+        let phases = w.u8()?;
+        if phases > MAX_PHASES {
+            return Err(SizedLen::Refused);
+        }
+        w.skip(count * 4 * (1 + u64::from(phases)));
+        if version >= 2 {
+            for _ in 0..phases {
+                w.tag()?;
+            }
+            let meta = w.u32()?;
+            w.skip(u64::from(meta));
+        }
+        if version >= 3 {
+            let n = w.u8()?;
+            if n > MAX_COUNTERS {
+                return Err(SizedLen::Refused);
+            }
+            w.skip(u64::from(n) * count * 4);
+            for _ in 0..n {
+                w.tag()?;
+            }
+        }
+        if version >= 4 {
+            let boundaries = w.counted(u64::from(MAX_TIMELINE_SAMPLES))?;
+            w.skip(boundaries * 8);
+            for _ in 0..w.lanes()? {
+                w.tag()?;
+                let pairs = w.counted(u64::from(MAX_TIMELINE_SAMPLES))?;
+                w.skip(pairs * 16);
+            }
+            for _ in 0..w.lanes()? {
+                w.tag()?;
+                let marks = w.counted(u64::from(MAX_TIMELINE_SAMPLES))?;
+                w.skip(marks * 8);
+            }
+        }
+        Ok(w.at)
+    };
+    match walk(&mut Walk { bytes, at: 0 }) {
+        Ok(len) => SizedLen::Whole(len),
+        Err(e) => e,
+    }
+}
+
 /// Milliseconds (f64) to ns, when finite and non-negative.
 fn ms_to_ns(ms: f64) -> Option<u64> {
     if (0.0..1.8e13).contains(&ms) {
@@ -459,15 +580,40 @@ fn build_reporting(
         let n = t.frame_starts_ms.len();
         (n >= count && count > 0).then(|| t.frame_starts_ms.get(n - count..).unwrap_or(&[]))
     });
-    // The first boundary that is a time: a damaged first one does not make the origin 0.
-    let origin_ms = starts
-        .and_then(|s| s.iter().copied().find(|v| v.is_finite()))
+    // The boundaries that are times: finite and in order.
+    let usable: Vec<Option<f64>> = starts.map(usable_boundaries).unwrap_or_default();
+    // The first usable boundary is the origin: a damaged first one does not make it 0.
+    let first_usable = usable.iter().position(Option::is_some);
+    let origin_ms = first_usable
+        .and_then(|k| usable.get(k).copied().flatten())
         .unwrap_or(0.0);
+    // Frames before the first usable boundary run back to back up to it, from 0.
+    let lead_ns = first_usable.map_or(0, |k| {
+        lc.frames_ms
+            .iter()
+            .take(k)
+            .filter_map(|&ms| work_ns(ms))
+            .fold(0u64, u64::saturating_add)
+    });
+    let rel = |ms: f64| ms_to_ns(ms - origin_ms).map(|ns| ns.saturating_add(lead_ns));
+    let frame_begin_ns: Vec<Option<u64>> = usable.iter().map(|v| v.and_then(rel)).collect();
+    let unknown_bounds = frame_begin_ns.iter().filter(|v| v.is_none()).count() as u64;
+    // Spans (and marks) lost on import: not placed in any frame.
+    let mut spans_lost = LostItems::default();
+    let mut marks_lost = LostItems::default();
     match (&lc.timeline, starts) {
-        (Some(t), Some(_)) if t.frame_starts_ms.len() != count => b.note(format!(
-            "litecap timeline has {} frame boundaries for {count} frames; aligned on the most recent",
-            t.frame_starts_ms.len()
-        )),
+        (Some(t), Some(_)) => {
+            if t.frame_starts_ms.len() != count {
+                b.note(format!(
+                    "litecap timeline has {} frame boundaries for {count} frames; aligned on the most recent",
+                    t.frame_starts_ms.len()
+                ));
+            }
+            if unknown_bounds == count as u64 {
+                b.note("litecap timeline has no frame boundary that is a time; frame begins are not measured");
+                b.meta_mut().clock_measured = false;
+            }
+        }
         (Some(t), None) => {
             b.note(format!(
                 "litecap timeline has {} frame boundaries for {count} frames; frame begins are not measured",
@@ -475,21 +621,12 @@ fn build_reporting(
             ));
             b.meta_mut().clock_measured = false;
             // Without a boundary per frame, no span or mark can be placed in its frame.
-            let spans: usize = t.spans.iter().map(|l| l.t0_ms.len()).sum();
-            let marks: usize = t.instants.iter().map(|l| l.times_ms.len()).sum();
-            if spans + marks > 0 && count > 0 {
-                b.defect(Defect::new(
-                    DefectKind::DroppedSpans,
-                    (spans + marks) as u64,
-                    format!(
-                        "{spans} timeline spans and {marks} marks were not placed: the timeline has {} frame boundaries for {count} frames, so no frame's begin is known",
-                        t.frame_starts_ms.len()
-                    ),
-                ));
+            if count > 0 {
+                spans_lost.no_bounds = t.spans.iter().map(|l| l.t0_ms.len() as u64).sum();
+                marks_lost.no_bounds = t.instants.iter().map(|l| l.times_ms.len() as u64).sum();
             }
         }
         (None, _) => b.meta_mut().clock_measured = false,
-        _ => {}
     }
 
     // Timeline spans and marks, assigned to frames by time.
@@ -511,46 +648,49 @@ fn build_reporting(
         .flat_map(|t| t.instants.iter())
         .map(|l| b.mark_name(&l.tag))
         .collect();
-    let rel = |ms: f64| ms_to_ns(ms - origin_ms);
-    let frame_begin_ns: Vec<Option<u64>> = match starts {
-        Some(s) => s.iter().map(|&v| rel(v)).collect(),
-        None => Vec::new(),
-    };
-    // Per lane: spans sorted by start, with a cursor per lane.
+    // Per lane: spans sorted by start, with a cursor per lane. Only a timeline with a
+    // boundary per frame, one of them a time, places any.
     let mut lane_spans: Vec<Vec<(u64, u64)>> = Vec::new();
-    let mut bad_spans = 0u64;
-    if let Some(t) = &lc.timeline {
-        for lane in &t.spans {
-            let mut v: Vec<(u64, u64)> = lane
-                .t0_ms
-                .iter()
-                .zip(&lane.t1_ms)
-                .filter_map(|(&a, &z)| match (rel(a), rel(z)) {
-                    (Some(a), Some(z)) if z >= a => Some((a, z)),
-                    _ => {
-                        bad_spans += 1;
-                        None
-                    }
-                })
-                .collect();
-            v.sort_unstable();
-            lane_spans.push(v);
-        }
-    }
     let mut lane_marks: Vec<Vec<u64>> = Vec::new();
-    if let Some(t) = &lc.timeline {
-        for lane in &t.instants {
-            let mut v: Vec<u64> = lane.times_ms.iter().filter_map(|&m| rel(m)).collect();
-            v.sort_unstable();
-            lane_marks.push(v);
+    match (&lc.timeline, starts, first_usable) {
+        (Some(t), Some(_), None) => {
+            // No boundary is a time: no frame's begin is known.
+            spans_lost.unplaced = t.spans.iter().map(|l| l.t0_ms.len() as u64).sum();
+            marks_lost.unplaced = t.instants.iter().map(|l| l.times_ms.len() as u64).sum();
         }
-    }
-    if bad_spans > 0 {
-        b.defect(Defect::new(
-            DefectKind::Importer,
-            bad_spans,
-            format!("{bad_spans} timeline spans were before the first frame, not finite, or ended before they began; dropped"),
-        ));
+        (Some(t), Some(_), Some(_)) => {
+            for lane in &t.spans {
+                let mut v: Vec<(u64, u64)> = Vec::with_capacity(lane.t0_ms.len());
+                for (&a, &z) in lane.t0_ms.iter().zip(&lane.t1_ms) {
+                    if !(a.is_finite() && z.is_finite() && z >= a) {
+                        spans_lost.bad += 1;
+                        continue;
+                    }
+                    match (rel(a), rel(z)) {
+                        (Some(a), Some(z)) if z >= a => v.push((a, z)),
+                        _ => spans_lost.before_first += 1,
+                    }
+                }
+                v.sort_unstable();
+                lane_spans.push(v);
+            }
+            for lane in &t.instants {
+                let mut v: Vec<u64> = Vec::with_capacity(lane.times_ms.len());
+                for &m in &lane.times_ms {
+                    if !m.is_finite() {
+                        marks_lost.bad += 1;
+                        continue;
+                    }
+                    match rel(m) {
+                        Some(at) => v.push(at),
+                        None => marks_lost.before_first += 1,
+                    }
+                }
+                v.sort_unstable();
+                lane_marks.push(v);
+            }
+        }
+        _ => {}
     }
     let mut span_cursor = vec![0usize; lane_spans.len()];
     let mut mark_cursor = vec![0usize; lane_marks.len()];
@@ -559,32 +699,39 @@ fn build_reporting(
     // Where the previous frame ended: a frame with no usable begin of its own starts there
     // (on the timeline's clock when there is one, not on a sum of work times from 0).
     let mut previous_end_ns = 0u64;
-    let mut estimated_begins = 0u64;
     let mut invalid_frames = 0u64;
     let (mut unmeasured_values, mut unmeasured_frames) = (0u64, 0u64);
     let mut reporter = Reporter::start(progress, Stage::Frames, count as u64);
     for i in 0..count {
         reporter.update(i as u64);
+        let begin = frame_begin_ns.get(i).copied().flatten();
+        if let Some(begin) = begin {
+            // What is left before a usable boundary lies before the first one, in a frame
+            // whose end is no usable boundary (it could be this frame's or the one before),
+            // or in a frame that was dropped: no frame is known to own it.
+            for (l, spans) in lane_spans.iter().enumerate() {
+                while spans.get(span_cursor[l]).is_some_and(|&(a, _)| a < begin) {
+                    span_cursor[l] += 1;
+                    spans_lost.unplaced += 1;
+                }
+            }
+            for (l, marks) in lane_marks.iter().enumerate() {
+                while marks.get(mark_cursor[l]).is_some_and(|&at| at < begin) {
+                    mark_cursor[l] += 1;
+                    marks_lost.unplaced += 1;
+                }
+            }
+        }
         let frame_ms = lc.frames_ms.get(i).copied().unwrap_or(f32::NAN);
         // A frame of over an hour is no frame time (a damaged value): its begin would carry
         // every later frame's past the clock's end.
-        let Some(work_ns) = Some(f64::from(frame_ms))
-            .filter(|&ms| ms <= MAX_FRAME_MS)
-            .and_then(ms_to_ns)
-        else {
+        let Some(work_ns) = work_ns(frame_ms) else {
             invalid_frames += 1;
             continue;
         };
         f.clear();
         f.index = i as u64;
-        f.cpu_begin_ns = match frame_begin_ns.get(i).copied() {
-            Some(Some(begin)) => begin,
-            Some(None) => {
-                estimated_begins += 1;
-                previous_end_ns
-            }
-            None => previous_end_ns,
-        };
+        f.cpu_begin_ns = begin.unwrap_or(previous_end_ns);
         f.cpu_end_ns = f.cpu_begin_ns.saturating_add(work_ns);
         f.period_override_ns = Some(work_ns);
         previous_end_ns = f.cpu_end_ns;
@@ -609,7 +756,9 @@ fn build_reporting(
             let (Some(&(id, numeric)), Some(&v)) = (counters.get(c), samples.get(i)) else {
                 continue;
             };
-            if !v.is_finite() {
+            // A counter counts what a frame did (draw calls, floats uploaded): a count
+            // below 0 is no measurement, as one that is not finite.
+            if !v.is_finite() || v < 0.0 {
                 unmeasured_values += 1;
                 frame_unmeasured = true;
                 continue;
@@ -620,13 +769,15 @@ fn build_reporting(
             };
             f.counters.push((id, raw));
         }
-        if !frame_begin_ns.is_empty() {
-            // This frame owns [begin, next begin); the last owns everything after it.
-            let next = frame_begin_ns
-                .get(i + 1)
-                .copied()
-                .flatten()
-                .unwrap_or(u64::MAX);
+        // This frame owns [begin, next begin) when both are usable boundaries; the last owns
+        // everything after its begin. A frame whose begin or end is not known owns nothing:
+        // what lies around it is lost, never given to a neighbour.
+        let end = if i + 1 == count {
+            Some(u64::MAX)
+        } else {
+            frame_begin_ns.get(i + 1).copied().flatten()
+        };
+        if let (Some(_), Some(next)) = (begin, end) {
             for (l, spans) in lane_spans.iter().enumerate() {
                 let mut lane = LaneInput {
                     thread: threads.get(l).copied().unwrap_or(0),
@@ -638,9 +789,6 @@ fn build_reporting(
                         break;
                     }
                     span_cursor[l] += 1;
-                    if a < f.cpu_begin_ns {
-                        continue;
-                    }
                     let scope = span_scopes.get(l).copied().unwrap_or(0);
                     lane.spans.push(SpanInput {
                         scope,
@@ -665,9 +813,6 @@ fn build_reporting(
                         break;
                     }
                     mark_cursor[l] += 1;
-                    if at < f.cpu_begin_ns {
-                        continue;
-                    }
                     f.marks.push(MarkInput {
                         name: mark_names.get(l).copied().unwrap_or(0),
                         thread: None,
@@ -681,6 +826,14 @@ fn build_reporting(
         b.push_frame(&f);
     }
     reporter.finish();
+    // What is left lies after a last frame whose begin is not known, or in it when it was
+    // dropped.
+    for (l, spans) in lane_spans.iter().enumerate() {
+        spans_lost.unplaced += spans.len().saturating_sub(span_cursor[l]) as u64;
+    }
+    for (l, marks) in lane_marks.iter().enumerate() {
+        marks_lost.unplaced += marks.len().saturating_sub(mark_cursor[l]) as u64;
+    }
     if invalid_frames > 0 {
         b.defect(Defect::new(
             DefectKind::DroppedFrames,
@@ -688,11 +841,11 @@ fn build_reporting(
             format!("{invalid_frames} litecap frame times were negative, not finite or over an hour; those frames were dropped"),
         ));
     }
-    if estimated_begins > 0 {
+    if starts.is_some() && unknown_bounds > 0 {
         b.defect(Defect::new(
             DefectKind::Importer,
-            estimated_begins,
-            format!("{estimated_begins} litecap timeline frame boundaries are not finite or come before the first: those frames begin where the frame before them ended"),
+            unknown_bounds,
+            format!("{unknown_bounds} litecap timeline frame boundaries are not finite or come before a boundary before them: those frames begin where the frame before them ended (or, before the first usable boundary, back to back up to it), and the timeline spans and marks between the usable boundaries around them are placed in no frame"),
         ));
     }
     if unmeasured_values > 0 {
@@ -704,7 +857,137 @@ fn build_reporting(
             format!("{unmeasured_values} litecap phase times or counter values in {unmeasured_frames} frames are negative or not finite: no measurement, so those values are missing"),
         ));
     }
-    b.finish()
+    // A span lost on import is a dropped span: the scope statistics of the run are low, so a
+    // gate on them is incomplete, as when a recorder drops spans.
+    let frame_boundaries = lc.timeline.as_ref().map_or(0, |t| t.frame_starts_ms.len());
+    if let Some(why) = spans_lost.reasons(true, count, frame_boundaries) {
+        b.defect(Defect::new(
+            DefectKind::DroppedSpans,
+            spans_lost.total(),
+            format!(
+                "{} timeline spans were lost on import ({why}); the scope statistics of the frames they ran in are low",
+                spans_lost.total()
+            ),
+        ));
+    }
+    if let Some(why) = marks_lost.reasons(false, count, frame_boundaries) {
+        b.defect(Defect::new(
+            DefectKind::Importer,
+            marks_lost.total(),
+            format!(
+                "{} timeline marks were lost on import ({why})",
+                marks_lost.total()
+            ),
+        ));
+    }
+    let mut capture = b.finish();
+    capture.dropped_spans = capture.dropped_spans.saturating_add(spans_lost.total());
+    capture
+}
+
+/// A frame time as ns of work, when it is one: finite, not negative, at most an hour.
+fn work_ns(frame_ms: f32) -> Option<u64> {
+    Some(f64::from(frame_ms))
+        .filter(|&ms| ms <= MAX_FRAME_MS)
+        .and_then(ms_to_ns)
+}
+
+/// The timeline's frame boundaries that are times, the others `None`: a boundary that is not
+/// finite, or that is out of order. A boundary outside the two around it while they are in
+/// order is the one out of order (one damaged value, as a boundary that is not finite).
+/// Where the boundaries still go back in time there is no telling which is wrong, so the
+/// boundaries on both sides of the step back are unusable: the one that steps back, and every
+/// one before it that it passes below. The usable boundaries never decrease, and a frame owns
+/// only what lies between two of them.
+fn usable_boundaries(starts: &[f64]) -> Vec<Option<f64>> {
+    let finite: Vec<(usize, f64)> = starts
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|(_, v)| v.is_finite())
+        .collect();
+    let mut kept: Vec<(usize, f64)> = Vec::with_capacity(finite.len());
+    for (n, &(i, v)) in finite.iter().enumerate() {
+        let around = n
+            .checked_sub(1)
+            .and_then(|p| finite.get(p))
+            .zip(finite.get(n + 1));
+        if let Some((&(_, before), &(_, after))) = around {
+            if before <= after && !(before..=after).contains(&v) {
+                continue;
+            }
+        }
+        let mut stepped_back = false;
+        while kept.last().is_some_and(|&(_, k)| k > v) {
+            kept.pop();
+            stepped_back = true;
+        }
+        if !stepped_back {
+            kept.push((i, v));
+        }
+    }
+    let mut out = vec![None; starts.len()];
+    for (i, v) in kept {
+        if let Some(slot) = out.get_mut(i) {
+            *slot = Some(v);
+        }
+    }
+    out
+}
+
+/// Timeline spans or marks lost on import, by why.
+#[derive(Default)]
+struct LostItems {
+    /// The timeline has fewer boundaries than frames: none is placed.
+    no_bounds: u64,
+    /// Not finite, or (a span) ending before it began.
+    bad: u64,
+    /// Before the first usable frame boundary.
+    before_first: u64,
+    /// In no frame known to own it: a frame whose begin or end is no usable boundary, or a
+    /// frame that was dropped.
+    unplaced: u64,
+}
+
+impl LostItems {
+    fn total(&self) -> u64 {
+        self.no_bounds + self.bad + self.before_first + self.unplaced
+    }
+
+    /// Why they were lost (`spans`, or marks), in words with counts; `None` when none was.
+    fn reasons(&self, spans: bool, frames: usize, boundaries: usize) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.no_bounds > 0 {
+            parts.push(format!(
+                "{} not placed: the timeline has {boundaries} frame boundaries for {frames} frames, so no frame's begin is known",
+                self.no_bounds
+            ));
+        }
+        if self.bad > 0 {
+            parts.push(format!(
+                "{} not finite{}",
+                self.bad,
+                if spans {
+                    " or ending before they began"
+                } else {
+                    ""
+                }
+            ));
+        }
+        if self.before_first > 0 {
+            parts.push(format!(
+                "{} before the first usable frame boundary or too far after it to place",
+                self.before_first
+            ));
+        }
+        if self.unplaced > 0 {
+            parts.push(format!(
+                "{} in frames whose begin or end is no usable boundary, or that were dropped",
+                self.unplaced
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
 }
 
 /// Encodes a `.litecap` buffer (the layout above). For tests, fixtures and benchmarks.

@@ -78,6 +78,15 @@ pub enum LoadError {
     /// A `.litecap` that does not decode.
     #[error(transparent)]
     Litecap(#[from] litecap::DecodeError),
+    /// A `.litecap` input that goes on past the bytes its header sizes by more than
+    /// [`LITECAP_TRAILING_LIMIT_BYTES`]: not read on (a stream can be endless).
+    #[error("litecap: the input goes on past the {sized} bytes its header sizes, by more than {} after the last section: not read on (lite-profiler writes no byte after it, and a stream can be endless)", shown_bytes_count(usize::try_from(*.trailing_limit).unwrap_or(usize::MAX)))]
+    LitecapOverlong {
+        /// The length the header sizes.
+        sized: u64,
+        /// The bytes after it that are still read: [`LITECAP_TRAILING_LIMIT_BYTES`].
+        trailing_limit: u64,
+    },
     /// A Chrome trace that does not import.
     #[error(transparent)]
     Chrome(#[from] chrome::ChromeError),
@@ -381,7 +390,7 @@ pub fn open_with_progress(
             },
         );
     }
-    let bytes = read_reporting(path, len.bytes, progress).map_err(io)?;
+    let bytes = read_reporting(path, len.bytes, progress)?;
     from_bytes_reporting(bytes, options, progress)
 }
 
@@ -587,28 +596,44 @@ pub(crate) fn read_stream(
             head: head.iter().take(8).copied().collect(),
         });
     }
-    read_rest(f, head, 0, progress).map_err(io)
+    read_rest(f, head, 0, path, progress)
 }
+
+/// How many bytes after its last section a `.litecap` may have and still be read (they are
+/// a defect then: a damaged count, or files joined); an input that goes on further is
+/// refused ([`LoadError::LitecapOverlong`]), so that an endless stream that starts as a
+/// `.litecap` (`cat /dev/zero` after `LCAP`) is not read into memory without end.
+pub const LITECAP_TRAILING_LIMIT_BYTES: u64 = 1 << 20;
 
 /// Reads a whole file in pieces, reporting bytes read.
 fn read_reporting(
     path: &Path,
     expected_len: u64,
     progress: &mut dyn FnMut(Progress),
-) -> std::io::Result<Vec<u8>> {
-    let f = std::fs::File::open(path)?;
-    read_rest(f, Vec::new(), expected_len, progress)
+) -> Result<Vec<u8>, LoadError> {
+    let f = std::fs::File::open(path).map_err(|source| LoadError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    read_rest(f, Vec::new(), expected_len, path, progress)
 }
 
-/// Reads `f` to its end after the `bytes` already read from it, reporting bytes read.
+/// Reads `f` to its end after the `bytes` already read from it, reporting bytes read. A
+/// `.litecap` is read no further than the length its header sizes
+/// ([`litecap::sized_len`]) and [`LITECAP_TRAILING_LIMIT_BYTES`] after it: past that, the
+/// input is refused rather than read on.
 fn read_rest(
-    mut f: std::fs::File,
+    mut f: impl std::io::Read,
     mut bytes: Vec<u8>,
     expected_len: u64,
+    path: &Path,
     progress: &mut dyn FnMut(Progress),
-) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
+) -> Result<Vec<u8>, LoadError> {
     const PIECE: usize = 1 << 20;
+    let io = |source| LoadError::Io {
+        path: path.to_owned(),
+        source,
+    };
     // The length is a hint: the file may change while it is read; never trust it for
     // more than the first allocation.
     let hint = usize::try_from(expected_len).unwrap_or(0).min(1 << 30);
@@ -616,12 +641,40 @@ fn read_rest(
     let mut reporter = Reporter::start(progress, Stage::Reading, expected_len);
     reporter.update(bytes.len() as u64);
     let mut piece = vec![0u8; PIECE];
+    // A `.litecap`'s length, once its bytes size it: `(sized, most bytes read)`.
+    let mut bound: Option<(u64, u64)> = None;
+    // The bytes a `.litecap` needs before it is sized again.
+    let mut size_at = 0u64;
     loop {
-        let n = match f.read(&mut piece) {
+        let len = bytes.len() as u64;
+        if bound.is_none() && len >= size_at && bytes.starts_with(&litecap::MAGIC) {
+            match litecap::sized_len(&bytes) {
+                litecap::SizedLen::Whole(sized) => {
+                    bound = Some((sized, sized.saturating_add(LITECAP_TRAILING_LIMIT_BYTES)))
+                }
+                litecap::SizedLen::Needs(n) => size_at = n,
+                // The decoder refuses it from the bytes read: reading on changes nothing.
+                _ => break,
+            }
+        }
+        let want = match bound {
+            Some((sized, most)) if len > most => {
+                return Err(LoadError::LitecapOverlong {
+                    sized,
+                    trailing_limit: LITECAP_TRAILING_LIMIT_BYTES,
+                })
+            }
+            // One byte past the most read says the input goes on.
+            Some((_, most)) => {
+                usize::try_from(most + 1 - len).map_or(PIECE, |left| left.min(PIECE))
+            }
+            None => PIECE,
+        };
+        let n = match f.read(piece.get_mut(..want).unwrap_or(&mut [])) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(e) => return Err(io(e)),
         };
         bytes.extend_from_slice(piece.get(..n).unwrap_or(&[]));
         reporter.update(bytes.len() as u64);
@@ -698,5 +751,105 @@ mod stream_head_tests {
             "{text}"
         );
         assert_eq!(shown_bytes_count(4096), "4096 bytes");
+    }
+}
+
+#[cfg(test)]
+mod litecap_bound_tests {
+    use super::*;
+    use std::io::Read;
+
+    /// A reader that counts the bytes read from it.
+    struct Counting<R> {
+        inner: R,
+        read: u64,
+    }
+
+    impl<R: Read> Read for Counting<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.read += n as u64;
+            Ok(n)
+        }
+    }
+
+    fn read_all(head: &[u8], rest: impl Read) -> (Result<Vec<u8>, LoadError>, u64) {
+        let mut counting = Counting {
+            inner: rest,
+            read: 0,
+        };
+        let got = read_rest(
+            &mut counting,
+            head.to_vec(),
+            0,
+            Path::new("/dev/stdin"),
+            &mut no_progress,
+        );
+        (got, counting.read)
+    }
+
+    /// `LCAP`, version 2, then zeros (`cat /dev/zero`): the header sizes 14 bytes (no
+    /// frame, no phase, no meta), so the zeros after them are read up to the limit of
+    /// trailing bytes, then refused; they were read into memory without end.
+    #[test]
+    fn an_endless_litecap_is_read_no_further_than_its_header_and_the_trailing_limit() {
+        let zeros = || std::io::repeat(0).take(64 << 20);
+        for head in [&b""[..], b"LCAP"] {
+            let rest = std::io::Cursor::new(b"LCAP\x02".get(head.len()..).unwrap_or(&[]).to_vec())
+                .chain(zeros());
+            let (got, read) = read_all(head, rest);
+            let e = got.expect_err("refused");
+            assert!(
+                matches!(
+                    e,
+                    LoadError::LitecapOverlong {
+                        sized: 14,
+                        trailing_limit: LITECAP_TRAILING_LIMIT_BYTES
+                    }
+                ),
+                "{e}"
+            );
+            assert!(
+                read + head.len() as u64 <= 14 + LITECAP_TRAILING_LIMIT_BYTES + 1,
+                "read {read} bytes"
+            );
+            let text = e.to_string();
+            assert!(!text.contains('\n'), "{text}");
+            assert!(
+                text.starts_with("litecap: the input goes on past the 14 bytes its header sizes, by more than 1 MiB"),
+                "{text}"
+            );
+        }
+    }
+
+    /// A `.litecap` with bytes after its last section, up to the limit, is read whole (the
+    /// importer makes them a defect); its length is no limit for any other kind.
+    #[test]
+    fn trailing_bytes_up_to_the_limit_are_read() {
+        let mut one_frame = b"LCAP\x01".to_vec();
+        one_frame.extend_from_slice(&1u32.to_le_bytes());
+        one_frame.push(0);
+        one_frame.extend_from_slice(&16f32.to_le_bytes());
+        assert_eq!(litecap::sized_len(&one_frame), litecap::SizedLen::Whole(14));
+        let limit = usize::try_from(LITECAP_TRAILING_LIMIT_BYTES).expect("small");
+        let mut at_limit = one_frame.clone();
+        at_limit.resize(one_frame.len() + limit, 7);
+        let (got, _) = read_all(b"", std::io::Cursor::new(at_limit.clone()));
+        assert_eq!(got.expect("read"), at_limit);
+        let mut past = at_limit.clone();
+        past.push(7);
+        let (got, _) = read_all(b"", std::io::Cursor::new(past));
+        assert!(matches!(got, Err(LoadError::LitecapOverlong { .. })));
+        // A cut `.litecap` reads what there is (the decoder says it is cut).
+        let (got, _) = read_all(b"", std::io::Cursor::new(one_frame[..12].to_vec()));
+        assert_eq!(got.expect("read"), one_frame[..12].to_vec());
+        // A version no reader knows: its header decides it, nothing after it is needed.
+        let (got, read) = read_all(b"LCAP\x09", std::io::repeat(0).take(64 << 20));
+        assert!(read <= 1 << 20, "read {read} bytes");
+        assert!(got.is_ok_and(|b| b.starts_with(b"LCAP\x09")));
+        // Anything else is read to its end.
+        let other = vec![b' '; 3 << 20];
+        let (got, _) = read_all(b"", std::io::Cursor::new(other.clone()));
+        assert_eq!(got.expect("read"), other);
     }
 }
