@@ -410,8 +410,8 @@ impl Shared {
     }
 
     /// Waits until the writer has gathered the frames `sender` sent (or failed): a lossless
-    /// game whose ring is over half full waits here rather than let the next frame overflow
-    /// it while the writer is behind.
+    /// close waits here when a recording thread's ring went over half taken, rather than let
+    /// the next frame overflow it while the writer is behind.
     #[cold]
     #[inline(never)]
     pub(crate) fn wait_gathered(&self, sender: &mut Sender) {

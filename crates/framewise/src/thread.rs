@@ -18,6 +18,15 @@
 //! room promised to those is used, the thread's ends checking for room from then on until
 //! every end it may still write fits again ([`Producer`]). The check is on the slow paths
 //! only: the ends of a thread whose ring has room are written as ever.
+//!
+//! A producer's fast path stops where its ring would be more than half taken, so that its
+//! slow path runs there and raises one process-wide flag ([`take_ring_over_half`]): a
+//! lossless frame close, on whichever thread, reads it and waits for the writer to drain the
+//! rings, so that a thread other than the closing one cannot overflow its ring across frames
+//! behind a slow writer either. The fast path is unchanged: only where it stops moves.
+//!
+//! A thread that exits with spans still open (leaked guards) can never end them: the drain
+//! that reads its last event counts them lost, in that frame, and the registry forgets it.
 
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -70,7 +79,13 @@ struct Event {
 /// point `CURRENT` back to the ring once `reserved` fits again (`leave_checked`).
 #[derive(Clone, Copy, Default)]
 struct Producer {
-    /// `tail + capacity` as last read from the consumer: the producer may write below it.
+    /// Where the fast path stops: a begin or a mark whose reservation would pass it takes the
+    /// slow path, which reads the consumer's tail and sets it again
+    /// ([`ThreadBuffer::cache_limit`]). Never past `tail + capacity` for a tail the consumer
+    /// had reached, so that the producer may write below it; and, while the ring is at most
+    /// half taken, the reservation past which it is more than half taken, so that the slow
+    /// path runs as the ring passes half, and raises the flag a lossless frame close reads
+    /// ([`take_ring_over_half`]).
     limit: u64,
     /// The head plus one slot for the end of every recorded begin not yet ended: the slots
     /// written or promised. A begin adds 2 (its own slot and its end's), a mark 1, an end
@@ -133,6 +148,9 @@ pub(crate) struct ThreadBuffer {
     dropped: AtomicU64,
     /// The thread has exited: drain it once more, then forget it.
     retired: AtomicBool,
+    /// A drain found the thread exited and read its last event (written and read by the
+    /// consumer only): the registry forgets the buffer ([`ThreadBuffer::is_finished`]).
+    finished: AtomicBool,
     /// `Consumer::untracked` as of the last drain (written by the consumer, read by the
     /// producer on its slow path: see [`Producer`]).
     untracked: AtomicU64,
@@ -164,13 +182,14 @@ impl ThreadBuffer {
             slots,
             mask: capacity as u64 - 1,
             producer: UnsafeCell::new(Producer {
-                limit: capacity as u64,
+                limit: capacity as u64 / 2,
                 reserved: 0,
             }),
             head: AtomicU64::new(0),
             tail: Padded(AtomicU64::new(0)),
             dropped: AtomicU64::new(0),
             retired: AtomicBool::new(false),
+            finished: AtomicBool::new(false),
             untracked: AtomicU64::new(0),
             consumer: Padded(Mutex::new(Consumer {
                 carried: Vec::with_capacity(64),
@@ -197,25 +216,56 @@ impl ThreadBuffer {
         // SAFETY: the caller is the owning thread, the only one touching `producer` (nothing
         // called below touches it).
         let producer = unsafe { &mut *self.producer.get() };
-        producer.limit = self.tail.0.load(Ordering::Acquire) + self.mask + 1;
+        let tail = self.tail.0.load(Ordering::Acquire);
+        let end = tail + self.mask + 1;
         // Only this thread stores the head: its own last store, read back.
         let head = self.head.load(Ordering::Relaxed);
-        let fits = producer.reserved + NEEDED <= producer.limit
-            || (head < producer.limit
+        let fits = producer.reserved + NEEDED <= end
+            || (head < end
                 && producer
                     .reserved
                     .saturating_sub(self.untracked.load(Ordering::Relaxed))
                     + NEEDED
-                    <= producer.limit
+                    <= end
                 && self.check_ends());
-        if !fits {
+        if fits {
+            // SAFETY: owning thread; the slot is below the ring's end (`head <= reserved`, or
+            // checked).
+            unsafe { self.write(head, Event { ticks, id, kind }) };
+            producer.reserved += NEEDED;
+        } else {
             self.count_dropped();
-            return false;
         }
-        // SAFETY: owning thread; the slot is below the limit (`head <= reserved`, or checked).
-        unsafe { self.write(head, Event { ticks, id, kind }) };
-        producer.reserved += NEEDED;
-        true
+        self.cache_limit(producer, tail);
+        fits
+    }
+
+    /// Sets the limit the producer's fast path checks from the consumer's `tail` just read
+    /// (see [`Producer::limit`]): while the ring is at most half taken, the reservation past
+    /// which it is more than half taken; once it is more, the flag that a lossless frame close
+    /// reads is raised ([`RING_OVER_HALF`], when clear), and the limit is an eighth of the
+    /// ring further on, so that the flag is raised again, should a close clear it while the
+    /// ring stays over half. Never past the ring's end, `tail + capacity`.
+    ///
+    /// The ring is taken by its events and by the room its begins promised to ends not yet
+    /// written, but for the promises to spans the writer's pairing gave up on (`untracked`),
+    /// whose room the begins may use: a thread whose guards leak fills its ring with promises
+    /// the pairing has not yet seen broken while its events take half as much.
+    #[inline(never)]
+    fn cache_limit(&self, producer: &mut Producer, tail: u64) {
+        let capacity = self.mask + 1;
+        let end = tail + capacity;
+        let untracked = self.untracked.load(Ordering::Relaxed);
+        // Only this thread stores the head: its own last store, read back.
+        let head = self.head.load(Ordering::Relaxed);
+        let taken = producer.reserved.saturating_sub(untracked).max(head);
+        let half = tail + capacity / 2;
+        producer.limit = if taken <= half {
+            half.saturating_add(untracked).min(end)
+        } else {
+            raise_ring_over_half();
+            producer.reserved.saturating_add(capacity / 8).min(end)
+        };
     }
 
     /// Makes the calling thread's ends check for room (see [`Producer`]): true, or false when
@@ -240,8 +290,9 @@ impl ThreadBuffer {
         // SAFETY: the caller is the owning thread, the only one touching `producer`.
         let producer = unsafe { &mut *self.producer.get() };
         if producer.reserved > producer.limit {
-            producer.limit = self.tail.0.load(Ordering::Acquire) + self.mask + 1;
-            if producer.reserved > producer.limit {
+            let tail = self.tail.0.load(Ordering::Acquire);
+            self.cache_limit(producer, tail);
+            if producer.reserved > tail + self.mask + 1 {
                 return;
             }
         }
@@ -260,8 +311,10 @@ impl ThreadBuffer {
         // Only this thread stores the head: its own last store, read back.
         let head = self.head.load(Ordering::Relaxed);
         if head >= producer.limit {
-            producer.limit = self.tail.0.load(Ordering::Acquire) + self.mask + 1;
-            if head >= producer.limit {
+            let tail = self.tail.0.load(Ordering::Acquire);
+            self.cache_limit(producer, tail);
+            let end = tail + self.mask + 1;
+            if head >= end {
                 return;
             }
         }
@@ -408,6 +461,8 @@ impl ThreadBuffer {
     /// spans to use (they are counted untracked, see [`Producer`]).
     pub(crate) fn discard(&self) {
         let mut consumer = self.consumer();
+        // Read before the head: once the thread exited, the head holds its last event.
+        let retired = self.retired.load(Ordering::Acquire);
         let head = self.head.load(Ordering::Acquire);
         let tail = self.tail.0.load(Ordering::Relaxed);
         // The begins and ends skipped, as the pairing would have seen them.
@@ -432,6 +487,9 @@ impl ThreadBuffer {
         consumer.open.clear();
         consumer.last_ticks = 0;
         consumer.dropped_seen = self.dropped.load(Ordering::Relaxed);
+        if retired {
+            self.finished.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Tells the producer how many ends the pairing no longer waits for (the consumer's own
@@ -477,6 +535,8 @@ impl ThreadBuffer {
     ) -> u64 {
         let mut consumer = self.consumer();
         let consumer = &mut *consumer;
+        // Read before the head: once the thread exited, the head holds its last event.
+        let retired = self.retired.load(Ordering::Acquire);
         let head = self.head.load(Ordering::Acquire);
         let mut tail = self.tail.0.load(Ordering::Relaxed);
         let mut lost = 0u64;
@@ -577,6 +637,13 @@ impl ThreadBuffer {
         self.tail.0.store(tail, Ordering::Release);
         // Spans still open go on to the next frame, without a slot in this one.
         carry_open(&mut carried, &mut open, &mut out);
+        if retired && tail == head {
+            // The thread exited and this is its last event: the spans it left open (leaked
+            // guards) can never end. Lost, counted in this frame.
+            lost += carried.len() as u64;
+            carried.clear();
+            self.finished.store(true, Ordering::Relaxed);
+        }
         consumer.untracked = untracked;
         self.publish_untracked(untracked);
         consumer.carried = carried;
@@ -589,10 +656,11 @@ impl ThreadBuffer {
         newly_dropped + lost
     }
 
-    /// Whether the thread exited and everything it wrote has been drained.
+    /// Whether the thread exited and a drain (or a session's start) read its last event: as
+    /// that drain found it, so that a thread that exits after a drain read its last event is
+    /// drained once more, and its open spans counted lost (consumer only).
     pub(crate) fn is_finished(&self) -> bool {
-        self.retired.load(Ordering::Acquire)
-            && self.tail.0.load(Ordering::Relaxed) == self.head.load(Ordering::Acquire)
+        self.finished.load(Ordering::Relaxed)
     }
 }
 
@@ -720,45 +788,35 @@ pub(crate) fn current_thread_symbol() -> Option<SymId> {
     current().map(|buffer| buffer.thread)
 }
 
-/// Whether the calling thread's ring is more than half taken (false when the thread never
-/// recorded): by its events and by the room its begins promised to ends not yet written, but
-/// for the promises to spans the writer's pairing gave up on, whose room the begins may use
-/// (see [`Producer`]). The promises count because a begin needs room beside them: a thread
-/// whose guards leak fills its ring with promises the pairing has not yet seen broken while
-/// its events take half as much. Read by the ring's own producer from its own state: the
-/// consumer's tail (a line the writer writes) is read only when the tail the producer last
-/// read says the ring may be over half taken, and then refreshes it.
-pub(crate) fn calling_ring_over_half() -> bool {
-    let ptr = CURRENT.with(Cell::get);
-    let buffer = if ptr.is_null() {
-        // Never recorded, or its ends are checked (see `Producer`).
-        match owned_buffer() {
-            Some(buffer) => buffer,
-            None => return false,
-        }
-    } else {
-        // SAFETY: as in `current`.
-        unsafe { &*ptr }
-    };
-    // SAFETY: the calling thread owns the buffer, the only one touching `producer`, and is
-    // not inside one of its other calls.
-    let producer = unsafe { &mut *buffer.producer.get() };
-    let capacity = buffer.mask + 1;
-    let half = capacity / 2;
-    // `limit - capacity` is a tail the consumer had reached: the ring holds at most this, and
-    // `reserved` is at least the head.
-    if producer.reserved.saturating_sub(producer.limit - capacity) <= half {
-        return false;
+/// Raised when a recording thread's ring is more than half taken (by the slow path of its
+/// producer, see [`Producer::limit`]), cleared by the lossless frame close that reads it
+/// ([`take_ring_over_half`]). Alone in its cache line: close reads it every frame, and a
+/// producer writes it only when its ring passes half while it is clear, so that the line
+/// stays in the closing core's cache.
+static RING_OVER_HALF: Padded<AtomicBool> = Padded(AtomicBool::new(false));
+
+/// Raises [`RING_OVER_HALF`], written only when it is clear (a ring that stays over half
+/// raises it again on its slow path; read, it costs no write of the line).
+#[cold]
+fn raise_ring_over_half() {
+    if !RING_OVER_HALF.load(Ordering::Relaxed) {
+        RING_OVER_HALF.store(true, Ordering::Relaxed);
     }
-    let tail = buffer.tail.0.load(Ordering::Acquire);
-    producer.limit = tail + capacity;
-    // Only this thread stores the head: its own last store, read back.
-    let head = buffer.head.load(Ordering::Relaxed);
-    let taken = producer
-        .reserved
-        .saturating_sub(buffer.untracked.load(Ordering::Relaxed))
-        .max(head);
-    taken.saturating_sub(tail) > half
+}
+
+/// Whether a recording thread's ring went over half taken (by its events and by the room its
+/// begins promised to ends not yet written, see [`ThreadBuffer::cache_limit`]) since the last
+/// call that returned true, which clears the flag: one load of a line almost never written
+/// when none did. A ring that passes half after the load raises it for the next call; one
+/// that stays over half raises it again within an eighth of its capacity.
+#[inline(always)]
+pub(crate) fn take_ring_over_half() -> bool {
+    RING_OVER_HALF.load(Ordering::Relaxed) && RING_OVER_HALF.swap(false, Ordering::Relaxed)
+}
+
+/// Clears [`RING_OVER_HALF`] (session start: every ring was just emptied).
+pub(crate) fn clear_ring_over_half() {
+    RING_OVER_HALF.store(false, Ordering::Relaxed);
 }
 
 /// Asks the CPU to bring every cache line that the `bytes` from `ptr` lie in into its cache,

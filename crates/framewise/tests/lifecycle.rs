@@ -387,7 +387,8 @@ fn assert_flags_follow_the_hitch_rule(
 
 /// Threads that start, record and exit one after another (a ring of an exited thread is
 /// reused by a later one once drained): each has a lane of its own with exactly its spans,
-/// nothing of the threads before it, even one that exited inside a scope.
+/// nothing of the threads before it, even one that exited inside a scope (that scope counted
+/// lost).
 #[test]
 fn threads_started_one_after_another_each_record_only_their_own_spans() {
     let _serial = common::serial();
@@ -442,7 +443,8 @@ fn threads_started_one_after_another_each_record_only_their_own_spans() {
             let mut expected = vec![("short".to_owned(), 0)];
             expected.extend((0..=t).map(|_| ("short.inner".to_owned(), 1)));
             assert_eq!(names, expected, "{lane_name}");
-            assert_eq!(lane.dropped_spans, 0, "{lane_name}");
+            // The leaked scope, which can never end once its thread exited.
+            assert_eq!(lane.dropped_spans, 1, "{lane_name}");
         }
     }
     assert!(

@@ -1,6 +1,7 @@
 //! A thread's ring over time: the room promised to the ends of leaked guards comes back, in
-//! the session that leaked them and in the next, and the spans a full ring drops are counted
-//! in the capture even when the realtime writer drops the frames before theirs.
+//! the session that leaked them and in the next, the spans a thread leaves open when it exits
+//! are counted lost, and the spans a full ring drops are counted in the capture even when the
+//! realtime writer drops the frames before theirs.
 
 use std::io::{self, Seek, SeekFrom, Write};
 use std::sync::{Arc, Condvar, Mutex};
@@ -152,6 +153,67 @@ fn guards_leaked_in_one_session_leave_the_next_the_whole_ring() {
             .iter()
             .all(|(n, depth)| n == "sessions.after" && *depth == 0),
         "the second session begins at depth 0"
+    );
+}
+
+/// A thread that exits inside scopes (their guards leaked) can never end them: they are lost,
+/// counted in the frame whose gathering reads the thread's last event, whether the thread
+/// exited before that frame closed or only after the writer had read its last event.
+#[test]
+fn spans_left_open_by_a_thread_that_exits_are_counted_dropped() {
+    let _serial = common::serial();
+    let (_dir, path) = common::temp_capture("exits_open");
+    let session = Session::builder()
+        .writer_mode(WriterMode::Lossless)
+        .start(path.as_path())
+        .unwrap();
+    // Exits before the frame closes.
+    on_thread("exits-open-early", || {
+        {
+            let _kept = scope!("exit.kept");
+        }
+        std::mem::forget(scope!("exit.leaked"));
+    });
+    session.end_frame();
+    // Exits once the writer has read its last event: two spans left open.
+    let (exit, on_exit) = std::sync::mpsc::channel::<()>();
+    let (recorded, on_recorded) = std::sync::mpsc::channel::<()>();
+    let late = std::thread::Builder::new()
+        .name("exits-open-late".into())
+        .spawn(move || {
+            {
+                let _kept = scope!("exit.kept");
+            }
+            std::mem::forget(scope!("exit.leaked"));
+            std::mem::forget(scope!("exit.leaked.inner"));
+            recorded.send(()).unwrap();
+            on_exit.recv().unwrap();
+        })
+        .unwrap();
+    on_recorded.recv().unwrap();
+    session.end_frame();
+    while session.frames_written() < 2 {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    exit.send(()).unwrap();
+    late.join().unwrap();
+    session.end_frame();
+    let report = session.stop().unwrap();
+    assert_eq!(report.frames_written, 3, "{report:?}");
+    assert_eq!(report.spans_dropped, 3, "{report:?}");
+
+    let capture = common::open(&path);
+    let frames = common::frames(&capture);
+    let kept = || vec![("exit.kept".to_owned(), 0)];
+    assert_eq!(
+        lanes_of(&capture, &frames, "exits-open-early"),
+        vec![(kept(), 1), (vec![], 0), (vec![], 0)],
+        "the early thread's span lost in the frame it exited in"
+    );
+    assert_eq!(
+        lanes_of(&capture, &frames, "exits-open-late"),
+        vec![(vec![], 0), (kept(), 0), (vec![], 2)],
+        "the late thread's spans lost in the frame that found it exited"
     );
 }
 

@@ -32,6 +32,8 @@ mod incidents;
 #[cfg(not(feature = "disabled"))]
 mod lifecycle;
 #[cfg(not(feature = "disabled"))]
+mod lossless_rings;
+#[cfg(not(feature = "disabled"))]
 mod marks;
 #[cfg(not(feature = "disabled"))]
 mod nesting;

@@ -397,6 +397,7 @@ impl SessionBuilder {
                 buffer.discard();
                 thread::keep_or_pool(buffer)
             });
+            thread::clear_ring_over_half();
         }
         let writer_shared = Arc::clone(&shared);
         let handle = std::thread::Builder::new()

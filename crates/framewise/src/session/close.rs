@@ -323,12 +323,15 @@ impl Session {
         closer.frames_closed >= inner.frame_limit
     }
 
-    /// Lossless: a game thread whose ring is over half full waits for the writer to gather
+    /// Lossless: when a recording thread's ring went over half taken since the last close
+    /// that looked (the closing thread's or any other's: each producer raises a flag as its
+    /// ring passes half, `thread::take_ring_over_half`), close waits for the writer to gather
     /// what it handed over, so that the next frame cannot overflow the ring and lose spans.
-    /// Out of line: a realtime close runs none of it, and its code stays in fewer lines.
+    /// One load of a line almost never written when no ring did. Out of line: a realtime close
+    /// runs none of it, and its code stays in fewer lines.
     #[inline(never)]
     fn lossless_check(&self, closer: &mut Closer) {
-        if thread::calling_ring_over_half() {
+        if thread::take_ring_over_half() {
             self.inner.shared.wait_gathered(&mut closer.sender);
         }
     }

@@ -70,13 +70,14 @@ impl ThreadBuffer {
         let capacity = self.mask + 1;
         self.thread = thread;
         *self.producer.get_mut() = Producer {
-            limit: capacity,
+            limit: capacity / 2,
             reserved: 0,
         };
         *self.head.get_mut() = 0;
         *self.tail.0.get_mut() = 0;
         *self.dropped.get_mut() = 0;
         *self.retired.get_mut() = false;
+        *self.finished.get_mut() = false;
         *self.untracked.get_mut() = 0;
         let consumer = self
             .consumer

@@ -662,3 +662,65 @@ fn room_promised_to_lost_spans_is_used_and_ends_check_for_room_meanwhile() {
     .join()
     .unwrap();
 }
+
+/// A producer's fast path stops where its ring would be more than half taken: the slow path
+/// runs there and raises the flag a lossless frame close reads, raises it again an eighth of
+/// the ring further on when a close cleared it while the ring stays over half, and, once the
+/// writer drained the ring, stops again at half of what is left. (Other tests' rings may raise
+/// the flag meanwhile, never clear it: only raised flags are asserted.)
+#[test]
+fn a_ring_passing_half_raises_the_flag_a_lossless_close_reads() {
+    let clock = SessionClock::identity();
+    let buffer = ThreadBuffer::new(7, 64);
+    // SAFETY: this test thread is the ring's only producer.
+    let limit = || unsafe { (*buffer.producer.get()).limit };
+    let span = |at: u64| {
+        // SAFETY: as above.
+        unsafe {
+            assert!(buffer.begin(1, at));
+            buffer.end(1, at + 1);
+        }
+    };
+    assert_eq!(limit(), 32, "a new ring stops at half");
+    for at in 0..16 {
+        span(at);
+    }
+    assert_eq!(limit(), 32, "16 spans take half: the fast path all along");
+    span(16);
+    assert!(take_ring_over_half(), "raised as the ring passed half");
+    assert_eq!(limit(), 34 + 8, "an eighth further on");
+    for at in 17..21 {
+        span(at);
+    }
+    assert_eq!(limit(), 42, "the fast path up to there");
+    span(21);
+    assert!(take_ring_over_half(), "raised again while over half");
+    assert_eq!(limit(), 44 + 8);
+    let (spans, _, dropped) = drain_all(&buffer, &clock);
+    assert_eq!((spans.len(), dropped), (22, 0));
+    for at in 22..26 {
+        span(at);
+    }
+    span(26);
+    assert_eq!(limit(), 44 + 32, "half of the ring past the writer's tail");
+
+    // A span lost to the pairing (its end never comes) leaves its promised slot untracked:
+    // the half is counted without it.
+    // SAFETY: as above.
+    unsafe {
+        assert!(buffer.begin(2, 100));
+        assert!(buffer.begin(3, 101));
+        buffer.end(2, 102);
+    }
+    drain_all(&buffer, &clock);
+    assert_eq!(buffer.untracked.load(Ordering::Relaxed), 1);
+    let tail = buffer.tail.0.load(Ordering::Relaxed);
+    // The fast path up to the limit set before, then the slow path sets the next one.
+    let before = limit();
+    let mut spans = 0;
+    while limit() == before && spans < 64 {
+        span(200);
+        spans += 1;
+    }
+    assert_eq!(limit(), tail + 32 + 1, "after {spans} spans");
+}
