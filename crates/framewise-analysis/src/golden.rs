@@ -63,7 +63,13 @@ fn check_palette(bytes: &[u8]) -> Result<(), GoldenError> {
 /// Decodes PNG bytes to 8-bit RGB.
 pub fn decode_png(bytes: &[u8]) -> Result<RgbImage, GoldenError> {
     check_palette(bytes)?;
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    // Every checksum is verified: the chunks' CRC-32 and the zlib stream's Adler-32, which the
+    // `png` crate skips by default (a byte flipped inside `IDAT` under a recomputed CRC decoded
+    // to another picture, and was compared as the frame or the golden).
+    let mut options = png::DecodeOptions::default();
+    options.set_ignore_checksums(false);
+    options.set_skip_ancillary_crc_failures(false);
+    let mut decoder = png::Decoder::new_with_options(std::io::Cursor::new(bytes), options);
     // Palette to RGB, grey to 8 bits, 16-bit to 8-bit.
     decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = decoder
@@ -84,6 +90,11 @@ pub fn decode_png(bytes: &[u8]) -> Result<RgbImage, GoldenError> {
     let mut buf = vec![0u8; size];
     let info = reader
         .next_frame(&mut buf)
+        .map_err(|e| GoldenError::Decode(e.to_string()))?;
+    // The rest of the file, to `IEND`, each chunk's CRC checked: a file cut or damaged after
+    // its last row is no whole PNG either.
+    reader
+        .finish()
         .map_err(|e| GoldenError::Decode(e.to_string()))?;
     let (width_px, height_px) = (info.width, info.height);
     if width_px == 0 || height_px == 0 {
@@ -272,6 +283,66 @@ mod tests {
         chunk(&mut out, b"IDAT", &zlib);
         chunk(&mut out, b"IEND", &[]);
         out
+    }
+
+    /// A `w`×`h` RGB image of these pixels, its zlib stream stored (no compression), so a
+    /// byte of it is a byte of the picture; with `flip`, that pixel byte is changed after its
+    /// Adler-32 was computed, and the chunk's CRC is computed over the changed bytes.
+    fn stored_rgb(w: u32, h: u32, rgb: &[u8], flip: Option<usize>) -> Vec<u8> {
+        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+        let mut ihdr = Vec::new();
+        ihdr.extend_from_slice(&w.to_be_bytes());
+        ihdr.extend_from_slice(&h.to_be_bytes());
+        ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+        chunk(&mut out, b"IHDR", &ihdr);
+        let row = w as usize * 3;
+        let mut raw = Vec::new();
+        for line in rgb.chunks_exact(row) {
+            raw.push(0); // filter: none
+            raw.extend_from_slice(line);
+        }
+        let (mut a, mut b) = (1u32, 0u32);
+        for &byte in &raw {
+            a = (a + u32::from(byte)) % 65521;
+            b = (b + a) % 65521;
+        }
+        if let Some(at) = flip {
+            let at = 1 + at / row * (row + 1) + at % row;
+            raw[at] ^= 0xFF;
+        }
+        let len = raw.len() as u16;
+        let mut zlib = vec![0x78, 0x01, 1];
+        zlib.extend_from_slice(&len.to_le_bytes());
+        zlib.extend_from_slice(&(!len).to_le_bytes());
+        zlib.extend_from_slice(&raw);
+        zlib.extend_from_slice(&((b << 16) | a).to_be_bytes());
+        chunk(&mut out, b"IDAT", &zlib);
+        chunk(&mut out, b"IEND", &[]);
+        out
+    }
+
+    /// A byte flipped inside `IDAT` with the chunk's CRC made right: the zlib stream's
+    /// Adler-32 no longer holds. The `png` crate skips that checksum by default, and the
+    /// flipped picture decoded (and compared); it is refused as a PNG that is not readable.
+    #[test]
+    fn a_png_whose_image_data_fails_its_adler32_is_refused() {
+        let white = vec![255u8; 4 * 4 * 3];
+        let good = decode_png(&stored_rgb(4, 4, &white, None)).expect("valid");
+        assert_eq!(good.rgb, white);
+        for at in [0, 17, white.len() - 1] {
+            let e = decode_png(&stored_rgb(4, 4, &white, Some(at))).expect_err("corrupt");
+            assert!(matches!(e, GoldenError::Decode(_)), "{e}");
+        }
+        // The same from a real encoder's (compressed) stream: the checksum's own bytes changed.
+        let mut png = encode(32, 32, png::ColorType::Rgb, &pattern(0));
+        let idat = png.windows(4).position(|w| w == b"IDAT").expect("IDAT");
+        let len = u32::from_be_bytes(png[idat - 4..idat].try_into().expect("4 bytes")) as usize;
+        let last = idat + 4 + len - 1; // the Adler-32's last byte
+        png[last] ^= 0x01;
+        let mut fixed = png[..idat - 4].to_vec();
+        chunk(&mut fixed, b"IDAT", &png[idat + 4..idat + 4 + len]);
+        fixed.extend_from_slice(&png[idat + 4 + len + 4..]);
+        assert!(decode_png(&fixed).is_err(), "a wrong Adler-32 decoded");
     }
 
     /// A palette of 49 bytes (16 colours and a byte): `png` panicked expanding it (found by

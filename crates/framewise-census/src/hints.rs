@@ -88,8 +88,9 @@ pub enum Evidence {
         instances: u64,
         /// Entries (entities or groups) holding them.
         entries: u64,
-        /// Triangles of one instance.
-        triangles_per_instance: u64,
+        /// Triangles of one instance, `null` when the census lists no such mesh (unknown,
+        /// never 0).
+        triangles_per_instance: Option<u64>,
         /// The entries' batching: `false` some are not, `null` unknown.
         batched: Option<bool>,
     },
@@ -112,7 +113,8 @@ pub enum Evidence {
         faces: u64,
         /// The shadow map's side, `null` when the engine did not say.
         shadow_map_px: Option<u32>,
-        /// faces × side² × 4 bytes, `null` without a side.
+        /// faces × side² × 4 bytes, `null` without a side, and `null` when that product
+        /// exceeds 2^64 − 1 (a side no real shadow map has; the fix says so).
         shadow_map_bytes_estimate: Option<u64>,
         /// Shadow-casting mesh instances in the scene (each face may draw each of them).
         shadow_casters: u64,
@@ -156,6 +158,26 @@ pub enum Evidence {
     },
 }
 
+/// A count for a sentence: a sum held at `u64::MAX` (the sums saturate rather than wrap) is
+/// said as a lower bound, since the true sum may be larger.
+fn count_text(n: u64) -> String {
+    if n == u64::MAX {
+        format!("at least {n}")
+    } else {
+        n.to_string()
+    }
+}
+
+/// The shadow map's bytes, faces × side² × [`SHADOW_MAP_BYTES_PER_TEXEL`]: `None` without a
+/// side, or when the product exceeds `u64::MAX` (never a wrapped number).
+fn shadow_map_bytes(faces: u64, side_px: Option<u32>) -> Option<u64> {
+    let side = u64::from(side_px?);
+    faces
+        .checked_mul(side)?
+        .checked_mul(side)?
+        .checked_mul(SHADOW_MAP_BYTES_PER_TEXEL)
+}
+
 fn site_of(sites: &[String]) -> String {
     if sites.is_empty() {
         SITE_UNKNOWN.to_owned()
@@ -195,13 +217,15 @@ fn instancing(census: &Census, out: &mut Vec<Hint>) {
                 material: group.material.clone(),
                 instances: group.instances,
                 entries: group.entries.len() as u64,
-                triangles_per_instance: census.mesh(&group.mesh).map_or(0, |m| m.triangles),
+                triangles_per_instance: census.mesh(&group.mesh).map(|m| m.triangles),
                 batched: group.batched,
             },
             fix: format!(
                 "draw the {} instances of mesh {} with material {} as one instanced draw \
                  (spawned at {site})",
-                group.instances, group.mesh, group.material
+                count_text(group.instances),
+                group.mesh,
+                group.material
             ),
             site,
         });
@@ -226,12 +250,14 @@ fn material_dedup(census: &Census, out: &mut Vec<Hint>) {
         let mut instances = 0u64;
         let mut sites: Vec<String> = Vec::new();
         for entry in &census.entries {
+            // Saturating, as every sum of the census: a sum of 2^63 and 2^63 wrapped to 0,
+            // and the hint vanished.
             let uses: u64 = entry
                 .draws
                 .iter()
                 .filter(|d| materials.contains(&d.material.as_str()))
                 .map(|d| d.instances)
-                .sum();
+                .fold(0, u64::saturating_add);
             if uses > 0 {
                 instances = instances.saturating_add(uses);
                 if let Some(site) = &entry.site {
@@ -249,8 +275,9 @@ fn material_dedup(census: &Census, out: &mut Vec<Hint>) {
             kind: HintKind::MaterialDedupCandidate,
             subject: format!("{} materials with identical parameters", materials.len()),
             fix: format!(
-                "create the material once and share its handle among the {instances} \
+                "create the material once and share its handle among the {} \
                  instances that use {} identical copies (spawned at {site})",
+                count_text(instances),
                 materials.len()
             ),
             evidence: Evidence::MaterialDedup {
@@ -278,9 +305,15 @@ fn shadow_lights(census: &Census, out: &mut Vec<Hint>) {
         if !light.shadows {
             continue;
         }
-        let bytes = light
-            .shadow_map_px
-            .map(|px| faces * u64::from(px) * u64::from(px) * SHADOW_MAP_BYTES_PER_TEXEL);
+        let bytes = shadow_map_bytes(faces, light.shadow_map_px);
+        // A side whose bytes pass 2^64 − 1 has no estimate: said, rather than a wrapped one.
+        let too_large = match (light.shadow_map_px, bytes) {
+            (Some(px), None) => format!(
+                "; its shadow_map_px {px} is no real shadow map's side ({faces} × {px}² × \
+                 {SHADOW_MAP_BYTES_PER_TEXEL} bytes exceeds 2^64 − 1): no bytes estimate"
+            ),
+            _ => String::new(),
+        };
         let casters = census.totals.shadow_casters;
         let site = light
             .site
@@ -290,9 +323,10 @@ fn shadow_lights(census: &Census, out: &mut Vec<Hint>) {
             kind: HintKind::ShadowCasterLight,
             subject: format!("light {}", light.name),
             fix: format!(
-                "turn shadows off on light {} or shrink its range so fewer of the {casters} \
-                 casters fall in its {faces} shadow face(s) (spawned at {site})",
-                light.name
+                "turn shadows off on light {} or shrink its range so fewer of the {} \
+                 casters fall in its {faces} shadow face(s) (spawned at {site}){too_large}",
+                light.name,
+                count_text(casters)
             ),
             evidence: Evidence::ShadowLight {
                 light: light.id.clone(),

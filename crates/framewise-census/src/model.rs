@@ -317,7 +317,13 @@ pub fn estimate_texture_bytes(
 
 impl CensusEntry {
     fn from_parts(parts: EntryParts, triangles_of: &BTreeMap<&str, u64>) -> Self {
-        let mesh_instances = parts.draws.iter().map(|d| d.instances).sum();
+        // Saturating, as every sum of the census (`triangles`, the totals): a plain sum
+        // wrapped (2^63 + 2^63 = 0) in a release build and panicked in a debug one.
+        let mesh_instances = parts
+            .draws
+            .iter()
+            .map(|d| d.instances)
+            .fold(0u64, u64::saturating_add);
         let triangles = parts
             .draws
             .iter()
@@ -333,7 +339,11 @@ impl CensusEntry {
             .map(|d| &d.material)
             .collect::<BTreeSet<_>>();
         Self {
-            shadow_casters: parts.draws.iter().map(|d| d.shadow_casters).sum(),
+            shadow_casters: parts
+                .draws
+                .iter()
+                .map(|d| d.shadow_casters)
+                .fold(0u64, u64::saturating_add),
             unique_meshes: unique_meshes.len() as u64,
             unique_materials: unique_materials.len() as u64,
             mesh_instances,

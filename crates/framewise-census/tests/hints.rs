@@ -78,7 +78,7 @@ fn instancing_candidate_at_its_threshold() {
         } => {
             assert_eq!(
                 (*instances, *entries, *triangles_per_instance),
-                (n as u64, n as u64, 300)
+                (n as u64, n as u64, Some(300))
             );
             assert_eq!(*batched, Some(false));
         }
@@ -298,4 +298,143 @@ fn no_census_no_hints_and_names_match_the_json() {
     ] {
         assert_eq!(serde_json::to_value(kind).unwrap(), kind.name());
     }
+}
+
+/// A shared group whose mesh the census does not list had `triangles_per_instance: 0`: unknown
+/// is `null`, never 0.
+#[test]
+fn an_unknown_mesh_has_no_triangles_per_instance() {
+    let mut census = rocks(INSTANCING_MIN_INSTANCES as usize, Some(false), None);
+    census.meshes.clear();
+    let found = hints(&[census]);
+    assert_eq!(kinds(&found), vec![HintKind::InstancingCandidate]);
+    match &found[0].evidence {
+        Evidence::Instancing {
+            triangles_per_instance,
+            ..
+        } => assert_eq!(*triangles_per_instance, None),
+        other => panic!("{other:?}"),
+    }
+    let json = serde_json::to_value(&found[0]).unwrap();
+    assert!(
+        json["evidence"]["triangles_per_instance"].is_null(),
+        "{json}"
+    );
+    // And it reads back.
+    let back: Hint = serde_json::from_value(json).unwrap();
+    assert_eq!(back, found[0]);
+}
+
+/// A point light's shadow map of side 2^31 estimated 0 bytes (6 × 2^62 × 4 wrapped), one of
+/// side 2^32 − 1 a wrapped 18446743867551121432: past 2^64 − 1 there is no estimate (`null`),
+/// and the fix says why; the largest side that fits is still estimated exactly.
+#[test]
+fn a_shadow_map_too_large_to_count_has_no_estimate() {
+    let estimate = |kind: LightKind, px: u32| {
+        let mut census = rocks(3, Some(true), None);
+        census.lights = vec![LightInfo {
+            shadow_map_px: Some(px),
+            ..light("lamp", kind, true)
+        }];
+        let found = hints(&[census]);
+        assert_eq!(kinds(&found), vec![HintKind::ShadowCasterLight]);
+        match &found[0].evidence {
+            Evidence::ShadowLight {
+                shadow_map_bytes_estimate,
+                ..
+            } => (*shadow_map_bytes_estimate, found[0].fix.clone()),
+            other => panic!("{other:?}"),
+        }
+    };
+    for px in [1u32 << 31, u32::MAX] {
+        let (bytes, fix) = estimate(LightKind::Point, px);
+        assert_eq!(bytes, None, "{px}");
+        assert!(
+            fix.contains(&format!("shadow_map_px {px} is no real shadow map's side"))
+                && fix.contains("exceeds 2^64 − 1"),
+            "{fix}"
+        );
+    }
+    // A spot light's one face: side 2^31 − 1 fits ((2^31 − 1)² × 4 < 2^64), 2^31 does not.
+    let side = (1u32 << 31) - 1;
+    let (bytes, fix) = estimate(LightKind::Spot, side);
+    assert_eq!(bytes, Some(u64::from(side) * u64::from(side) * 4));
+    assert!(!fix.contains("no real"), "{fix}");
+    assert_eq!(estimate(LightKind::Spot, side + 1).0, None);
+    // The largest point-light side that fits.
+    let side = 876_706_528u32;
+    assert!(6u64
+        .checked_mul(u64::from(side) * u64::from(side))
+        .and_then(|x| x.checked_mul(4))
+        .is_some());
+    let (bytes, _) = estimate(LightKind::Point, side);
+    assert_eq!(bytes, Some(6 * u64::from(side) * u64::from(side) * 4));
+    let (bytes, _) = estimate(LightKind::Point, side + 1);
+    assert_eq!(bytes, None);
+}
+
+/// Two draws of 2^63 instances each with copies of one material: the sum wrapped to 0 (in a
+/// release build; a debug one panicked) and the hint vanished. It is held at 2^64 − 1 and
+/// said as a lower bound; the entry's `mesh_instances` (and the totals) the same.
+#[test]
+fn instance_sums_saturate_and_say_so() {
+    let half = 1u64 << 63;
+    let draw = |material: &str| Draw {
+        mesh: "crate".into(),
+        material: material.into(),
+        instances: half,
+        shadow_casters: half,
+    };
+    let census = Census::new(SceneParts {
+        engine: "test".into(),
+        entries: vec![EntryParts {
+            id: "crates".into(),
+            name: "crates".into(),
+            site: None,
+            entities: 1,
+            visible_entities: Some(1),
+            draws: vec![draw("wood0"), draw("wood1")],
+            batched: Some(true),
+        }],
+        meshes: vec![mesh("crate", 12)],
+        materials: vec![
+            material("wood0", Some("oak")),
+            material("wood1", Some("oak")),
+        ],
+        ..SceneParts::default()
+    });
+    assert_eq!(census.entries[0].mesh_instances, u64::MAX);
+    assert_eq!(census.entries[0].shadow_casters, u64::MAX);
+    assert_eq!(census.totals.mesh_instances, u64::MAX);
+    assert_eq!(census.totals.shadow_casters, u64::MAX);
+    let found = hints(std::slice::from_ref(&census));
+    assert_eq!(kinds(&found), vec![HintKind::MaterialDedupCandidate]);
+    match &found[0].evidence {
+        Evidence::MaterialDedup { instances, .. } => assert_eq!(*instances, u64::MAX),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        found[0]
+            .fix
+            .contains("among the at least 18446744073709551615 instances"),
+        "{}",
+        found[0].fix
+    );
+
+    // The same census read from a document (its draws as given): the hint is there too.
+    let text = serde_json::to_string(&census).unwrap();
+    let read = parse_censuses(&text).unwrap();
+    assert_eq!(kinds(&hints(&read)), vec![HintKind::MaterialDedupCandidate]);
+
+    // An instancing group of 2^64 − 1 instances says so too.
+    let mut many = rocks(INSTANCING_MIN_INSTANCES as usize, Some(false), None);
+    many.shared_groups[0].instances = u64::MAX;
+    let found = hints(&[many]);
+    assert!(
+        found[0]
+            .fix
+            .contains("draw the at least 18446744073709551615 instances"),
+        "{}",
+        found[0].fix
+    );
 }

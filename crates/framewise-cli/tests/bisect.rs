@@ -299,3 +299,128 @@ fn bad_bisect_input_is_one_line() {
         assert!(run.stdout.is_empty());
     }
 }
+
+/// A candidate whose `restored` says true beside `restore_differences` was read by its flag
+/// alone: "world restored", exit 0. A difference is the evidence: not restored, exit 1,
+/// in every format. A report whose flag says false with no difference named says what it
+/// knows, never a bare "NO:".
+#[test]
+fn differences_mean_not_restored_whatever_the_flag_says() {
+    let dir = Dir::new();
+    let mut report = statue_report();
+    let crate_ = report
+        .results
+        .iter_mut()
+        .find(|r| r.name == "crate")
+        .unwrap();
+    crate_.restore_differences = vec!["boid hidden: false → true".to_owned()];
+    assert!(crate_.restored && report.restored, "the flags say restored");
+    dir.write("bisect.json", serde_json::to_string(&report).unwrap());
+    let run = dir.run(&["bisect", "bisect.json"]).expect(1);
+    assert!(
+        run.stdout.contains("world NOT restored after: crate")
+            && !run.stdout.contains("world restored"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("NO: boid hidden: false → true"),
+        "{}",
+        run.stdout
+    );
+    dir.run(&["bisect", "bisect.json", "--json"]).expect(1);
+    let gh = dir
+        .run(&["bisect", "bisect.json", "--format", "github"])
+        .expect(1)
+        .stdout;
+    assert!(
+        gh.contains("::error title=bisect%3A crate not restored::boid hidden: false → true"),
+        "{gh}"
+    );
+
+    // Not restored by its flag, no difference listed: said as such.
+    let mut report = statue_report();
+    let boid = report
+        .results
+        .iter_mut()
+        .find(|r| r.name == "boid")
+        .unwrap();
+    boid.restored = false;
+    dir.write("bisect.json", serde_json::to_string(&report).unwrap());
+    let run = dir.run(&["bisect", "bisect.json"]).expect(1);
+    assert!(!run.stdout.contains("NO: "), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("NO (the engine said so; it listed no difference)"),
+        "{}",
+        run.stdout
+    );
+    // The report's flag false, every candidate restored: not restored, and said so.
+    let mut report = statue_report();
+    report.restored = false;
+    dir.write("bisect.json", serde_json::to_string(&report).unwrap());
+    let run = dir.run(&["bisect", "bisect.json"]).expect(1);
+    assert!(
+        run.stdout
+            .contains("world NOT restored: the report says so, and names no candidate"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("after: \n"), "{}", run.stdout);
+}
+
+/// `--format github` named the first by rank as the costliest even when the engine failed on
+/// it (no delta): the costliest named is the costliest measured, or none.
+#[test]
+fn the_costliest_named_is_a_measured_one() {
+    let dir = Dir::new();
+    let mut failing = scene();
+    failing.hide_fails = true;
+    dir.write(
+        "bisect.json",
+        serde_json::to_string(&report(&mut failing)).unwrap(),
+    );
+    let gh = dir
+        .run(&["bisect", "bisect.json", "--format", "github"])
+        .expect(2)
+        .stdout;
+    assert!(!gh.contains("costs the most"), "{gh}");
+
+    // A failed candidate ranked first, measured ones after it: the first measured is named.
+    let mut report = statue_report();
+    let first = &mut report.results[0];
+    assert_eq!(first.name, "statue");
+    first.error = Some("hide failed".to_owned());
+    first.delta_draw_calls = None;
+    first.delta_triangles = None;
+    first.delta_render_ms = None;
+    dir.write("bisect.json", serde_json::to_string(&report).unwrap());
+    let gh = dir
+        .run(&["bisect", "bisect.json", "--format", "github"])
+        .expect(0)
+        .stdout;
+    let notices: Vec<&str> = gh.lines().filter(|l| l.starts_with("::notice")).collect();
+    assert_eq!(notices.len(), 1, "{gh}");
+    assert!(notices[0].contains("boid costs the most"), "{gh}");
+}
+
+/// Names from the report (the input, the engine, what render ms measures, a candidate not
+/// restored) are shown escaped in the prose lines, as in the table.
+#[test]
+fn names_in_the_prose_are_escaped() {
+    let dir = Dir::new();
+    let mut report = statue_report();
+    report.engine = "evil\n\u{1b}[31m".to_owned();
+    report.render_ms_source = Some("a\nb".to_owned());
+    report.results[0].name = "bad\nname".to_owned();
+    report.results[0].restore_differences = vec!["x".to_owned()];
+    dir.write("bisect.json", serde_json::to_string(&report).unwrap());
+    let out = dir.run(&["bisect", "bisect.json"]).expect(1).stdout;
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    assert!(out.contains("(engine evil\\n\\u{1b}[31m;"), "{out}");
+    assert!(out.contains("render ms measured as: a\\nb"), "{out}");
+    assert!(
+        out.contains("world NOT restored after: bad\\nname"),
+        "{out}"
+    );
+}

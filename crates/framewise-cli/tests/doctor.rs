@@ -311,3 +311,63 @@ fn doctor_says_an_incident_log_directory_that_cannot_be_used() {
         json["incident_log"]
     );
 }
+
+/// `FRAMEWISE_BISECT_AT=abc` (framewise-bevy refuses it, and runs no bisection) was listed
+/// under `set` with no error: every variable framewise reads that is set and does not parse
+/// is in `errors`.
+#[test]
+fn doctor_reports_a_bisect_at_framewise_bevy_refuses() {
+    let dir = Dir::new();
+    for bad in ["abc", "0", "-3"] {
+        let run = dir
+            .run_env(
+                &["doctor", "--format", "json"],
+                &[("FRAMEWISE_BISECT_AT", bad)],
+            )
+            .expect(0);
+        let env = &run.json()["environment"];
+        assert_eq!(env["set"]["FRAMEWISE_BISECT_AT"], bad, "{env}");
+        assert_eq!(
+            env["errors"],
+            serde_json::json!([format!(
+                "environment variable FRAMEWISE_BISECT_AT={bad:?}: expected a number of updates (1 or more); framewise-bevy runs no bisection"
+            )]),
+            "{env}"
+        );
+        assert!(env["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("FRAMEWISE_BISECT_AT")));
+        let out = dir
+            .run_env(&["doctor"], &[("FRAMEWISE_BISECT_AT", bad)])
+            .expect(0)
+            .stdout;
+        assert!(
+            out.contains("invalid: environment variable FRAMEWISE_BISECT_AT"),
+            "{out}"
+        );
+    }
+    // After the harness's own, in that order; a good value is no error.
+    let env = &dir
+        .run_env(
+            &["doctor", "--json"],
+            &[("FRAMEWISE_BISECT_AT", "x"), ("FRAMEWISE_SEED", "y")],
+        )
+        .expect(0)
+        .json()["environment"];
+    let errors = env["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2, "{env}");
+    assert!(
+        errors[0].as_str().unwrap().contains("FRAMEWISE_SEED"),
+        "{env}"
+    );
+    assert!(
+        errors[1].as_str().unwrap().contains("FRAMEWISE_BISECT_AT"),
+        "{env}"
+    );
+    let env = &dir
+        .run_env(&["doctor", "--json"], &[("FRAMEWISE_BISECT_AT", " 30 ")])
+        .expect(0)
+        .json()["environment"];
+    assert_eq!(env["errors"], serde_json::json!([]), "{env}");
+    assert!(env["error"].is_null(), "{env}");
+}

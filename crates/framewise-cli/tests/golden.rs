@@ -317,3 +317,225 @@ fn a_golden_run_never_replaces_the_profile_check_and_hook_status_read() {
     let live = std::fs::read_to_string(&profile).unwrap();
     assert!(live.contains("\"frame_index\": 7"), "{live}");
 }
+
+/// An 8×8 RGB PNG of one grey level, its zlib stream stored (no compression), so each byte
+/// of `IDAT` past the stream's header is a byte of the picture. With `flip`, one pixel byte
+/// is changed after the stream's Adler-32 was computed, and the chunk's CRC-32 is computed
+/// over the changed bytes: a PNG whose every chunk checks, whose image data does not.
+fn flat_png(level: u8, flip: bool) -> Vec<u8> {
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(kind);
+        crc.update(data);
+        out.extend_from_slice(
+            &u32::try_from(data.len())
+                .expect("a short chunk")
+                .to_be_bytes(),
+        );
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        out.extend_from_slice(&crc.finalize().to_be_bytes());
+    }
+    let (w, h) = (8u32, 8u32);
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&w.to_be_bytes());
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+    chunk(&mut out, b"IHDR", &ihdr);
+    let mut raw = Vec::new();
+    for _ in 0..h {
+        raw.push(0); // filter: none
+        raw.extend(std::iter::repeat_n(level, w as usize * 3));
+    }
+    let (mut a, mut b) = (1u32, 0u32);
+    for &byte in &raw {
+        a = (a + u32::from(byte)) % 65521;
+        b = (b + a) % 65521;
+    }
+    if flip {
+        raw[30] ^= 0xFF;
+    }
+    let len = u16::try_from(raw.len()).expect("one stored block");
+    let mut zlib = vec![0x78, 0x01, 1];
+    zlib.extend_from_slice(&len.to_le_bytes());
+    zlib.extend_from_slice(&(!len).to_le_bytes());
+    zlib.extend_from_slice(&raw);
+    zlib.extend_from_slice(&((b << 16) | a).to_be_bytes());
+    chunk(&mut out, b"IDAT", &zlib);
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+/// A project whose bench `fake` runs `game.sh` for frame 3, and the pictures it can draw:
+/// `white.png`, `black.png`, and `bad.png` (white, a byte of its image data flipped under a
+/// recomputed chunk CRC).
+fn fake_game(dir: &Dir, game: &str) {
+    dir.write(
+        "framewise.toml",
+        "[bench.fake]\ncommand = [\"sh\", \"game.sh\"]\nframes = 10\nwarmup = 3\nruns = 3\nfixed_dt = 0.01\n",
+    );
+    std::fs::write(dir.path("white.png"), flat_png(255, false)).expect("write");
+    std::fs::write(dir.path("black.png"), flat_png(0, false)).expect("write");
+    std::fs::write(dir.path("bad.png"), flat_png(255, true)).expect("write");
+    dir.write("game.sh", game);
+}
+
+/// The frame `game.sh` writes: `FRAME=...` in the script.
+const FRAME: &str = "FRAME=\"${FRAMEWISE_CAPTURE%.sgpt}.frame-$FRAMEWISE_GOLDEN_FRAME.png\"\n";
+
+/// A golden that was a symbolic link to the run's frame file passed any frame: the stale
+/// frame was removed through the link before the program ran, the golden read after it, and
+/// the new frame (black) was compared with itself (SSIM 1.0, exit 0) though the golden it
+/// had held was white. The golden is read before the run, and a golden that is the frame's
+/// file (a symbolic or a hard link) is refused before anything runs.
+#[test]
+fn a_golden_that_is_the_runs_frame_is_refused() {
+    let dir = Dir::new();
+    fake_game(&dir, &format!("{FRAME}cp \"$(cat src)\" \"$FRAME\"\n"));
+    dir.write("src", "white.png");
+    dir.run(&["golden", "--record", "fake"]).expect(0);
+    dir.run(&["golden", "--check", "fake"]).expect(0);
+    dir.write("src", "black.png");
+    dir.run(&["golden", "--check", "fake"]).expect(1);
+
+    // The golden made a link to the run's frame (white now), and the game draws black.
+    dir.write("src", "white.png");
+    dir.run(&["golden", "--check", "fake"]).expect(0);
+    let golden = dir.path(".framewise/goldens/fake.png");
+    std::fs::remove_file(&golden).unwrap();
+    std::os::unix::fs::symlink("../golden/fake/fake.frame-3.png", &golden).unwrap();
+    dir.write("src", "black.png");
+    for mode in ["--check", "--record"] {
+        let run = dir.run(&["golden", mode, "fake"]).expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.contains("fake.png and the run's frame")
+                && line.contains("fake.frame-3.png are one file"),
+            "{mode}: {line}"
+        );
+    }
+    // Nothing ran: the frame the link names is the white one still.
+    let frame = dir.path(".framewise/golden/fake/fake.frame-3.png");
+    assert_eq!(std::fs::read(&frame).unwrap(), flat_png(255, false));
+
+    // A hard link is the same file by another name.
+    std::fs::remove_file(&golden).unwrap();
+    std::fs::hard_link(&frame, &golden).unwrap();
+    let run = dir.run(&["golden", "--check", "fake"]).expect(4);
+    assert!(
+        run.one_error_line().contains("are one file"),
+        "{}",
+        run.stderr
+    );
+
+    // A golden of its own (white): the black frame fails.
+    std::fs::remove_file(&golden).unwrap();
+    std::fs::write(&golden, flat_png(255, false)).unwrap();
+    dir.run(&["golden", "--check", "fake"]).expect(1);
+}
+
+/// A program that writes its frame as a symbolic link to the golden passed (the link was
+/// followed, and the golden compared with itself); one that hard-links the golden as its
+/// frame is the golden too. Both are refused: the frame must be an image of the program's own.
+#[test]
+fn a_frame_that_is_a_link_is_no_evidence() {
+    let dir = Dir::new();
+    fake_game(&dir, &format!("{FRAME}cp white.png \"$FRAME\"\n"));
+    dir.run(&["golden", "--record", "fake"]).expect(0);
+    let golden = std::fs::canonicalize(dir.path(".framewise/goldens/fake.png")).unwrap();
+
+    dir.write(
+        "game.sh",
+        format!(
+            "{FRAME}ln -s {:?} \"$FRAME\"\n",
+            golden.display().to_string()
+        ),
+    );
+    for mode in ["--check", "--record"] {
+        let run = dir
+            .run(&["golden", mode, "fake", "--format", "json"])
+            .expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.contains("fake.frame-3.png: is a symbolic link to")
+                && line.contains("regular file of its own"),
+            "{mode}: {line}"
+        );
+        assert!(run.stdout.is_empty(), "no report: {}", run.stdout);
+    }
+    // A link to another file, not the golden, is no evidence either.
+    dir.write(
+        "game.sh",
+        format!("{FRAME}ln -s \"$PWD/white.png\" \"$FRAME\"\n"),
+    );
+    let run = dir.run(&["golden", "--check", "fake"]).expect(4);
+    assert!(
+        run.one_error_line().contains("is a symbolic link"),
+        "{}",
+        run.stderr
+    );
+
+    dir.write(
+        "game.sh",
+        format!("{FRAME}ln {:?} \"$FRAME\"\n", golden.display().to_string()),
+    );
+    let frame = dir.path(".framewise/golden/fake/fake.frame-3.png");
+    for mode in ["--check", "--record"] {
+        let _ = std::fs::remove_file(&frame);
+        let run = dir.run(&["golden", mode, "fake"]).expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.contains("fake.frame-3.png and the golden") && line.contains("are one file"),
+            "{mode}: {line}"
+        );
+    }
+    // The frame that run left is the golden by another name: refused before the next run.
+    let run = dir.run(&["golden", "--check", "fake"]).expect(4);
+    assert!(
+        run.one_error_line().contains("and the run's frame"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(&golden).unwrap(), flat_png(255, false));
+}
+
+/// A PNG whose image data fails its zlib Adler-32 (a byte flipped inside `IDAT`, the chunk's
+/// CRC made right) decoded as another picture and passed: as the frame or as the golden it
+/// is now no readable PNG, exit 4 (the golden's before the program runs).
+#[test]
+fn a_png_failing_its_adler32_is_refused_as_frame_and_as_golden() {
+    let dir = Dir::new();
+    fake_game(
+        &dir,
+        &format!("{FRAME}touch ran\ncp \"$(cat src)\" \"$FRAME\"\n"),
+    );
+    dir.write("src", "white.png");
+    dir.run(&["golden", "--record", "fake"]).expect(0);
+    dir.write("src", "bad.png");
+    for mode in ["--check", "--record"] {
+        let run = dir.run(&["golden", mode, "fake"]).expect(4);
+        let line = run.one_error_line();
+        assert!(
+            line.contains("fake.frame-3.png: the program's frame 3")
+                && line.contains("not a readable PNG"),
+            "{mode}: {line}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(dir.path(".framewise/goldens/fake.png")).unwrap(),
+        flat_png(255, false),
+        "the corrupt frame was not recorded"
+    );
+
+    std::fs::write(dir.path(".framewise/goldens/fake.png"), flat_png(255, true)).unwrap();
+    std::fs::remove_file(dir.path("ran")).unwrap();
+    dir.write("src", "white.png");
+    let run = dir.run(&["golden", "--check", "fake"]).expect(4);
+    let line = run.one_error_line();
+    assert!(
+        line.contains("fake.png: the golden") && line.contains("not a readable PNG"),
+        "{line}"
+    );
+    assert!(!dir.path("ran").exists(), "the program ran");
+}

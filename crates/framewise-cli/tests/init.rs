@@ -102,3 +102,39 @@ fn init_over_a_link_to_nothing_says_so() {
         "{line}"
     );
 }
+
+/// A project directory whose name holds a line break and an escape sequence went raw to the
+/// terminal (`created game` on one line, the rest coloured red on the next): shown escaped,
+/// on its line, in console and markdown; the JSON keeps the path as it is.
+#[test]
+fn init_escapes_the_project_name() {
+    let dir = Dir::new();
+    let name = "game\n\u{1b}[31mred";
+    std::fs::create_dir(dir.path(name)).expect("mkdir");
+    let run = dir.run(&["init", name]).expect(0);
+    let first = run.stdout.lines().next().expect("a line");
+    assert_eq!(
+        first, "created game\\n\\u{1b}[31mred/.framewise/",
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains('\u{1b}'), "{:?}", run.stdout);
+    for args in [
+        vec!["init", name],
+        vec!["init", name, "--format", "markdown"],
+    ] {
+        let out = dir.run(&args).expect(0).stdout;
+        assert!(!out.contains('\u{1b}'), "{args:?}: {out:?}");
+        assert!(
+            out.lines()
+                .next()
+                .is_some_and(|l| l.contains("game\\n\\u{1b}[31mred/.framewise")),
+            "{args:?}: {out:?}"
+        );
+    }
+    let json = dir
+        .run(&["init", name, "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(json["dir"], format!("{name}/.framewise"));
+}

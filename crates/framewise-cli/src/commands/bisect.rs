@@ -2,9 +2,10 @@
 //! `framewise_census::bisect` inside the game and writes `.framewise/bisect.json`), ranked:
 //! what each candidate saved when hidden, against the measured spread.
 //!
-//! Exit: 0 printed, every candidate restored; 1 the world did not come back as it was (a
-//! candidate's snapshot differed after it was shown); 2 nothing was measured (no candidate);
-//! 4 unreadable input, not a bisection report.
+//! Exit: 0 printed, every candidate restored; 1 the world did not come back as it was (the
+//! report's or a candidate's `restored` is false, or a candidate lists
+//! `restore_differences`: its snapshot differed after it was shown, whatever its flag says);
+//! 2 nothing was measured (no candidate); 4 unreadable input, not a bisection report.
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +18,7 @@ use crate::input;
 use crate::ledger::DirArgs;
 use crate::list::{self, ListArgs, Noun};
 use crate::output::{self, Annotation, OutputArgs, Report};
-use crate::table::{Align, Table, NONE};
+use crate::table::{inline, Align, Table, NONE};
 
 /// The largest report read (a report of every entity of a huge scene is far below this).
 const MAX_REPORT_BYTES: u64 = 256 * 1024 * 1024;
@@ -88,7 +89,7 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<BisectView>> {
     let path = input_path(args)?;
     let mut report = read_report(&path)?;
     report.results.sort_by_key(|r| r.rank);
-    let exit_code = if !report.restored || report.results.iter().any(|r| !r.restored) {
+    let exit_code = if !world_restored(&report) {
         // The world not coming back is a finding whatever was measured.
         1
     } else if !report.results.iter().any(measured) {
@@ -105,6 +106,38 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<BisectView>> {
         },
         exit_code,
     })
+}
+
+/// Whether the world came back after a candidate: its flag says so **and** it lists no
+/// difference (a report whose flag says `true` beside a difference is not restored: the
+/// difference is the evidence, the flag a claim).
+fn restored(r: &framewise_census::bisect::CandidateResult) -> bool {
+    r.restored && r.restore_differences.is_empty()
+}
+
+/// Whether the whole world came back: the report says so and every candidate was restored.
+fn world_restored(report: &BisectReport) -> bool {
+    report.restored && report.results.iter().all(restored)
+}
+
+/// The costliest candidate measured: the first by rank with a delta (one the engine failed on
+/// is no cost, whatever its rank); `None` when none was measured.
+fn costliest(
+    results: &[framewise_census::bisect::CandidateResult],
+) -> Option<&framewise_census::bisect::CandidateResult> {
+    results
+        .iter()
+        .filter(|r| measured(r))
+        .min_by_key(|r| r.rank)
+}
+
+/// What the `restored` column says of a candidate not restored.
+fn not_restored_text(r: &framewise_census::bisect::CandidateResult) -> String {
+    if r.restore_differences.is_empty() {
+        "NO (the engine said so; it listed no difference)".to_owned()
+    } else {
+        format!("NO: {}", r.restore_differences.join("; "))
+    }
 }
 
 /// Whether a candidate was measured: a delta of it is known on both sides (one whose engine
@@ -167,8 +200,8 @@ impl BisectView {
         let b = &self.bisect;
         format!(
             "bisection of {} (engine {}; {} {} per measure after {} warm-up; {} {})",
-            self.input,
-            b.engine,
+            inline(&self.input),
+            inline(&b.engine),
             b.frames,
             Noun("frame", "frames").of(b.frames as usize),
             b.warmup_frames,
@@ -197,7 +230,7 @@ impl BisectView {
             "costs were measured one at a time: they do not sum to the baseline".to_owned(),
         ];
         if let Some(source) = &b.render_ms_source {
-            lines.insert(1, format!("render ms measured as: {source}"));
+            lines.insert(1, format!("render ms measured as: {}", inline(source)));
         }
         if !b.results.is_empty() && !b.results.iter().any(measured) {
             lines.insert(
@@ -211,21 +244,22 @@ impl BisectView {
         let unrestored: Vec<&str> = b
             .results
             .iter()
-            .filter(|r| !r.restored)
+            .filter(|r| !restored(r))
             .map(|r| r.name.as_str())
             .collect();
+        // Names from the report: a line break or an escape in one is shown escaped.
+        let unrestored: Vec<String> = unrestored.iter().map(|n| inline(n).into_owned()).collect();
         if unrestored.is_empty() && b.restored {
             lines.push("world restored: every candidate's snapshot matched".to_owned());
+        } else if unrestored.is_empty() {
+            lines.push(
+                "world NOT restored: the report says so, and names no candidate after which it differed"
+                    .to_owned(),
+            );
         } else {
             lines.push(format!(
                 "world NOT restored after: {}",
-                list::some_names(
-                    &unrestored
-                        .iter()
-                        .map(|s| (*s).to_owned())
-                        .collect::<Vec<_>>(),
-                    5
-                )
+                list::some_names(&unrestored, 5)
             ));
         }
         lines
@@ -254,10 +288,11 @@ impl BisectView {
                 delta_text(r.delta_triangles, false),
                 delta_text(r.delta_draw_calls, false),
                 delta_text(r.delta_render_ms, true),
-                match (&r.error, r.restored) {
-                    (Some(e), _) => format!("error: {e}"),
+                match (&r.error, restored(r)) {
+                    (Some(e), true) => format!("error: {e}"),
+                    (Some(e), false) => format!("error: {e}; {}", not_restored_text(r)),
                     (None, true) => "yes".to_owned(),
-                    (None, false) => format!("NO: {}", r.restore_differences.join("; ")),
+                    (None, false) => not_restored_text(r),
                 },
                 r.site.clone(),
             ]);
@@ -307,14 +342,27 @@ impl Report for BisectView {
             .bisect
             .results
             .iter()
-            .filter(|r| !r.restored)
+            .filter(|r| !restored(r))
             .map(|r| Annotation {
                 level: "error",
                 title: format!("bisect: {} not restored", r.name),
-                message: r.restore_differences.join("; "),
+                message: if r.restore_differences.is_empty() {
+                    "the engine said the world did not come back; it listed no difference"
+                        .to_owned()
+                } else {
+                    r.restore_differences.join("; ")
+                },
             })
             .collect();
-        if let Some(top) = self.bisect.results.first() {
+        if !self.bisect.restored && self.bisect.results.iter().all(restored) {
+            out.push(Annotation {
+                level: "error",
+                title: "bisect: world not restored".to_owned(),
+                message: "the report says so, and names no candidate after which it differed"
+                    .to_owned(),
+            });
+        }
+        if let Some(top) = costliest(&self.bisect.results) {
             out.push(Annotation {
                 level: "notice",
                 title: format!("bisect: {} costs the most", top.name),

@@ -183,6 +183,9 @@ fn evidence_text(hint: &Hint) -> String {
 const ENTRIES: Noun = Noun("entry", "entries");
 const GROUPS: Noun = Noun("group", "groups");
 const LIGHTS: Noun = Noun("light", "lights");
+const MESHES: Noun = Noun("mesh", "meshes");
+const MATERIALS: Noun = Noun("material", "materials");
+const TEXTURES: Noun = Noun("texture", "textures");
 const HINTS: Noun = Noun("hint", "hints");
 
 impl CensusView {
@@ -231,10 +234,13 @@ impl CensusView {
                 bytes(t.texture_bytes_estimate)
             ),
             format!(
-                "loaded: {} meshes · {} materials · {} textures",
+                "loaded: {} {} · {} {} · {} {}",
                 count(c.assets.meshes),
+                MESHES.of(c.assets.meshes as usize),
                 count(c.assets.materials),
-                count(c.assets.textures)
+                MATERIALS.of(c.assets.materials as usize),
+                count(c.assets.textures),
+                TEXTURES.of(c.assets.textures as usize)
             ),
         ]
     }

@@ -312,8 +312,8 @@ struct Environment {
     set: BTreeMap<String, String>,
     /// Every error of `errors`, joined with `; `; `None` when all parse.
     error: Option<String>,
-    /// Why each harness variable that is set does not parse, in the order of the harness's
-    /// table.
+    /// Why each variable that is set does not parse: the harness's, in the order of its
+    /// table, then `FRAMEWISE_BISECT_AT` (framewise-bevy's rule).
     errors: Vec<String>,
     /// `FRAMEWISE_*` variables framewise does not read (misspelt ones, most likely).
     unknown: Vec<Unknown>,
@@ -341,6 +341,25 @@ fn degraded(feature: &'static str, reason: impl Into<String>) -> Degraded {
     }
 }
 
+/// framewise-bevy's variable: bisect the scene after this many updates.
+const BISECT_AT: &str = "FRAMEWISE_BISECT_AT";
+
+/// Why `FRAMEWISE_BISECT_AT`'s value does not parse, by framewise-bevy's rule
+/// (`scene::bisect_updates`): blank is unset (the plugin's own setting holds); otherwise, trimmed,
+/// a number of updates from 1 (`u64`), else the plugin says so on stderr and runs no bisection.
+fn bisect_at_error(value: Option<&str>) -> Option<String> {
+    let text = value?;
+    if text.trim().is_empty() {
+        return None;
+    }
+    match text.trim().parse::<u64>() {
+        Ok(n) if n > 0 => None,
+        _ => Some(format!(
+            "environment variable {BISECT_AT}={text:?}: expected a number of updates (1 or more); framewise-bevy runs no bisection"
+        )),
+    }
+}
+
 fn environment() -> Environment {
     use framewise::env;
     let set = env::ALL
@@ -351,7 +370,13 @@ fn environment() -> Environment {
         })
         .collect();
     let (_, errors) = env::EnvConfig::read(|name| std::env::var(name).ok());
-    let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    let mut errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    // The integrations' variables that parse, after the harness's: framewise-bevy's.
+    errors.extend(bisect_at_error(
+        std::env::var_os(BISECT_AT)
+            .map(|v| v.to_string_lossy().into_owned())
+            .as_deref(),
+    ));
     let unknown = env::unknown_variables_in_env()
         .into_iter()
         .map(|u| Unknown {
@@ -737,6 +762,35 @@ impl Report for DoctorView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// framewise-bevy's rule (`scene::bisect_updates`'s test): the same values pass and fail.
+    #[test]
+    fn bisect_at_is_judged_by_framewise_bevys_rule() {
+        for good in [None, Some(""), Some("  "), Some("120"), Some(" 7\n")] {
+            assert_eq!(bisect_at_error(good), None, "{good:?}");
+        }
+        let max = u64::MAX.to_string();
+        assert_eq!(bisect_at_error(Some(&max)), None);
+        for bad in [
+            "0",
+            "-1",
+            "-3",
+            "1.5",
+            "ten",
+            "abc",
+            "1e3",
+            "18446744073709551616",
+            "+-1",
+        ] {
+            let error = bisect_at_error(Some(bad)).expect(bad);
+            assert!(
+                error.starts_with(&format!(
+                    "environment variable FRAMEWISE_BISECT_AT={bad:?}: expected a number of updates (1 or more)"
+                )),
+                "{error}"
+            );
+        }
+    }
 
     #[cfg(feature = "gpu")]
     fn lavapipe() -> GpuFound {

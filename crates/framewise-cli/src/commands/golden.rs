@@ -13,9 +13,13 @@
 //! (one that names its incident directory in code, which beats `FRAMEWISE_DIR`) has the
 //! project's `profile.json` and `census.json` put back as they were before the run.
 //!
+//! The golden is read and decoded before the program runs, and must be another file than the
+//! run's frame; the frame must be a regular file the program wrote (no link).
+//!
 //! Exit: 0 the frame passes (or the golden was recorded); 1 it fails (SSIM below the
-//! threshold, or another size); 4 no golden recorded (or not a regular file), no such bench,
-//! a K of `u64::MAX`, `--json PATH` naming an input, the program failed or wrote no image.
+//! threshold, or another size); 4 no golden recorded (or not a regular file, or not a whole
+//! PNG), no such bench, a K of `u64::MAX`, `--json PATH` naming an input, a golden and a frame
+//! that are one file, the program failed or wrote no image (or a link, or no whole PNG).
 
 use std::path::{Path, PathBuf};
 
@@ -138,8 +142,16 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<GoldenReport>> {
     inputs.push(&golden_file);
     inputs.extend(run_files.iter().map(PathBuf::as_path));
     args.output.check_inputs(&inputs)?;
+    // The golden and the run's frame must be two files: a golden that is a link to the frame
+    // (or the frame's other name) was removed with the stale frame and then read as the
+    // program's new one, and the frame passed against itself.
+    refuse_one_file(&golden_file, &run_files[1])?;
+    // `--check`: the golden as it is before the program runs, read and decoded now: nothing
+    // the run does (removing the stale frame, writing the new one, rewriting files) changes
+    // what the frame is compared with.
+    let mut golden_before: Option<(golden::RgbImage, FileId)> = None;
     if mode == Mode::Check {
-        match std::fs::metadata(&golden_file) {
+        let meta = match std::fs::metadata(&golden_file) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
                 "no golden for bench `{name}`: {} does not exist (a person records it with `framewise golden --record {name}`)",
                 golden_file.display()
@@ -157,10 +169,28 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<GoldenReport>> {
                 golden_file.display(),
                 framewise_analysis::load::file_kind(&meta)
             ),
-            Ok(_) => {}
-        }
+            Ok(meta) => meta,
+        };
+        let bytes = std::fs::read(&golden_file)
+            .with_context(|| format!("{}: cannot read the golden", golden_file.display()))?;
+        let image = golden::decode_png(&bytes)
+            .with_context(|| format!("{}: the golden", golden_file.display()))?;
+        golden_before = Some((image, FileId::of(&meta)));
     }
     let frame = run_for_frame(&args.dir, name, &settings, k, frames)?;
+    // The frame is a regular file of the program's (no link: `run_for_frame`); one that is the
+    // golden itself under another name (a hard link made by the program) is no evidence.
+    let frame_id = std::fs::symlink_metadata(&frame)
+        .map(|m| FileId::of(&m))
+        .with_context(|| format!("{}: cannot read the frame", frame.display()))?;
+    let golden_now = std::fs::metadata(&golden_file).ok().map(|m| FileId::of(&m));
+    if golden_before.as_ref().map(|(_, id)| *id) == Some(frame_id) || golden_now == Some(frame_id) {
+        bail!(
+            "{} and the golden {} are one file: the program's frame {k} must be an image of its own, never the golden (it would be compared with itself)",
+            frame.display(),
+            golden_file.display()
+        );
+    }
     let frame_bytes = std::fs::read(&frame)
         .with_context(|| format!("{}: cannot read the frame", frame.display()))?;
     let frame_image = golden::decode_png(&frame_bytes)
@@ -197,10 +227,8 @@ pub fn evaluate(args: &Args) -> anyhow::Result<Outcome<GoldenReport>> {
             })?;
         }
         Mode::Check => {
-            let bytes = std::fs::read(&golden_file)
-                .with_context(|| format!("{}: cannot read the golden", golden_file.display()))?;
-            let golden_image = golden::decode_png(&bytes)
-                .with_context(|| format!("{}: the golden", golden_file.display()))?;
+            let (golden_image, _) =
+                golden_before.context("the golden was not read before the run")?;
             let similarity = golden::compare(&golden_image, &frame_image, threshold)?;
             report.verdict = if similarity.pass {
                 Verdict::Pass
@@ -290,14 +318,60 @@ fn run_for_frame(
     });
     kept.put_back()?;
     ran?;
-    if !image.is_file() {
-        bail!(
+    // Not followed through a link: a frame that is a symbolic link (to the golden, or to any
+    // image the program did not draw in this run) is no evidence of this run.
+    match std::fs::symlink_metadata(&image) {
+        Ok(meta) if meta.is_file() => Ok(image),
+        Ok(meta) if meta.file_type().is_symlink() => bail!(
+            "{}: is a symbolic link{}, not an image `{}` wrote for frame {k}: the program must write the frame as a regular file of its own",
+            image.display(),
+            std::fs::read_link(&image)
+                .map(|to| format!(" to {}", to.display()))
+                .unwrap_or_default(),
+            settings.command.join(" ")
+        ),
+        Ok(meta) => bail!(
+            "{}: is a {}, not a regular file: not an image `{}` wrote for frame {k}",
+            image.display(),
+            framewise_analysis::load::file_kind(&meta),
+            settings.command.join(" ")
+        ),
+        Err(_) => bail!(
             "`{}` wrote no image for frame {k} (expected {}): the program must write frame FRAMEWISE_GOLDEN_FRAME's image as <capture stem>.frame-<K>.png beside FRAMEWISE_CAPTURE",
             settings.command.join(" "),
             image.display()
+        ),
+    }
+}
+
+/// A file's identity: its device and inode, whichever name or link reaches it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileId(u64, u64);
+
+impl FileId {
+    fn of(meta: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        Self(meta.dev(), meta.ino())
+    }
+}
+
+/// Refuses a golden that is the run's frame file (a symbolic link to it, or a hard link),
+/// before anything runs: the stale frame is removed before the program starts, and the
+/// golden read afterwards would be the program's new frame.
+fn refuse_one_file(golden: &Path, frame: &Path) -> anyhow::Result<()> {
+    // The frame's own entry, which the run removes (a stale frame that is a link to the
+    // golden is removed as a link, and leaves the golden as it was).
+    let (Ok(g), Ok(f)) = (std::fs::metadata(golden), std::fs::symlink_metadata(frame)) else {
+        return Ok(());
+    };
+    if FileId::of(&g) == FileId::of(&f) {
+        bail!(
+            "{} and the run's frame {} are one file: a golden must be a file of its own (compared with the frame it is, the frame would pass against itself)",
+            golden.display(),
+            frame.display()
         );
     }
-    Ok(image)
+    Ok(())
 }
 
 /// The latest-session files (`profile.json`, `census.json`) of the `.framewise` directories

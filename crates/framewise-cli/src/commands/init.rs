@@ -16,6 +16,7 @@ use framewise_incidents::{scaffold, DIR_NAME};
 use serde::Serialize;
 
 use crate::output::{self, OutputArgs, Report};
+use crate::table::inline;
 
 /// `framewise init`.
 #[derive(Debug, clap::Args)]
@@ -82,12 +83,15 @@ impl Report for InitView {
 
     fn console(&self, out: &mut String) {
         let d = &self.0;
+        // The project's path is the caller's: a line break or an escape in a directory's
+        // name is shown as one (`\n`, `\u{1b}`), never sent to the terminal.
+        let dir = inline(&d.dir);
         if d.created_dir {
-            out.push_str(&format!("created {}/\n", d.dir));
+            out.push_str(&format!("created {dir}/\n"));
         } else if d.created.is_empty() {
-            out.push_str(&format!("{}/ is already set up: nothing to do\n", d.dir));
+            out.push_str(&format!("{dir}/ is already set up: nothing to do\n"));
         } else {
-            out.push_str(&format!("{}/ existed; added what was missing\n", d.dir));
+            out.push_str(&format!("{dir}/ existed; added what was missing\n"));
         }
         for f in &d.created {
             out.push_str(&format!("  created {DIR_NAME}/{f}\n"));
@@ -106,7 +110,7 @@ impl Report for InitView {
 
     fn markdown(&self, out: &mut String) {
         let d = &self.0;
-        out.push_str(&format!("### framewise init: `{}`\n\n", d.dir));
+        out.push_str(&format!("### framewise init: `{}`\n\n", inline(&d.dir)));
         for f in &d.created {
             out.push_str(&format!("- created `{DIR_NAME}/{f}`\n"));
         }
