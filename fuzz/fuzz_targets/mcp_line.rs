@@ -1,7 +1,9 @@
 //! Any bytes, as one line the MCP server reads on stdin (`framewise mcp`): classified as a
 //! message for the service, an error to answer, or nothing to do. Never panics; an answer is
-//! one line of JSON-RPC 2.0 with code -32700 (no JSON) or -32600 (JSON that is no message),
-//! whose `id` is the line's own when it could be read, else null.
+//! one line of JSON-RPC 2.0 with code -32700 (no JSON), -32600 (JSON that is no message),
+//! -32602 (a message whose params are wrong: a key given twice, a request before
+//! `initialize`) or -32022 (a protocol revision not served), whose `id` is the line's own when
+//! it could be read, else null.
 #![no_main]
 
 use framewise_cli::parsers::{mcp_line, Line};
@@ -17,7 +19,10 @@ fuzz_target!(|data: &[u8]| {
             let back: serde_json::Value = serde_json::from_str(&json).expect("it is JSON");
             assert_eq!(back["jsonrpc"], "2.0", "{json}");
             let code = back["error"]["code"].as_i64();
-            assert!(matches!(code, Some(-32700 | -32600)), "{json}");
+            assert!(
+                matches!(code, Some(-32700 | -32600 | -32602 | -32022)),
+                "{json}"
+            );
             assert!(!answer.error.message.is_empty(), "{json}");
             if code == Some(-32700) {
                 assert!(answer.id.is_null(), "{json}");

@@ -28,6 +28,26 @@ impl Session {
 
     /// A session with `framewise mcp ARGS` running in `cwd`.
     fn start_in(cwd: &std::path::Path, args: &[&str]) -> Self {
+        let mut session = Self::spawn_in(cwd, args);
+        let init = session.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "framewise-tests", "version": "0"}
+            }),
+        );
+        assert_eq!(init["result"]["serverInfo"]["name"], "framewise", "{init}");
+        assert!(
+            init["result"]["capabilities"]["tools"].is_object(),
+            "{init}"
+        );
+        session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        session
+    }
+
+    /// `framewise mcp ARGS` running in `cwd`, before any message (no handshake).
+    fn spawn_in(cwd: &std::path::Path, args: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_framewise"))
             .arg("mcp")
             .args(args)
@@ -53,27 +73,12 @@ impl Session {
             }
         });
         let stdin = child.stdin.take();
-        let mut session = Self {
+        Self {
             child,
             stdin,
             lines,
             next_id: 1,
-        };
-        let init = session.request(
-            "initialize",
-            json!({
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "framewise-tests", "version": "0"}
-            }),
-        );
-        assert_eq!(init["result"]["serverInfo"]["name"], "framewise", "{init}");
-        assert!(
-            init["result"]["capabilities"]["tools"].is_object(),
-            "{init}"
-        );
-        session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        session
+        }
     }
 
     fn send(&mut self, message: &Value) {
@@ -148,6 +153,32 @@ impl Session {
     fn close(mut self) -> Option<i32> {
         drop(self.stdin.take());
         self.child.wait().unwrap().code()
+    }
+
+    /// The server's exit code once it has exited by itself, stdin still open; `None` when it
+    /// is still running after `within` (then it is killed).
+    fn exits_within(mut self, within: Duration) -> Option<Option<i32>> {
+        let start = std::time::Instant::now();
+        while start.elapsed() < within {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status.code());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        None
+    }
+}
+
+/// A test that fails while its server is still running (a tool that hung) leaves no server
+/// behind.
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 
@@ -1357,5 +1388,316 @@ fn a_server_started_in_a_subdirectory_reports_into_the_repositorys_framewise() {
             .starts_with(".framewise/mcp/summarize-"),
         "{c}"
     );
+    assert_eq!(s.close(), Some(0));
+}
+
+/// `mkfifo PATH`.
+fn mkfifo(path: &std::path::Path) {
+    let made = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// The character device of major 1 and minor `minor` (5: `/dev/zero`), made in the test's own
+/// directory, never the machine's `/dev`; false, said on stderr, without root.
+fn mknod_char(path: &std::path::Path, minor: &str) -> bool {
+    let out = Command::new("mknod")
+        .arg(path)
+        .args(["c", "1", minor])
+        .output()
+        .expect("mknod runs");
+    if !out.status.success() {
+        eprintln!(
+            "skipping the device case: mknod needs root here: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    out.status.success()
+}
+
+/// A failed call's one-line message.
+fn tool_error(result: &Value) -> String {
+    assert_eq!(result["isError"], true, "{result}");
+    let message = &result["structuredContent"]["error"];
+    message
+        .as_str()
+        .unwrap_or_else(|| panic!("no structured error: {result}"))
+        .to_owned()
+}
+
+/// A ledger line as `framewise bench` appends it, of bench `name` and verdict `verdict`.
+fn ledger_line(name: &str, at: &str, verdict: &str) -> String {
+    let side = json!({"name": name, "at": at, "runs": 3, "config_hash": "h",
+        "regime": "hardware", "canonical": true});
+    json!({"schema": "framewise.ledger/1", "at": at, "name": name, "canonical": true,
+        "change": format!("change at {at}"), "config_hash": "h", "before": side, "after": side,
+        "verdict": verdict, "exit_code": 2, "regressed": [], "improved": [], "budgets": [],
+        "automated": true})
+    .to_string()
+}
+
+/// `get_ledger` on a FIFO ledger never answered (read_to_string waited for a writer), and the
+/// server outlived its stdin; a link to a device such as /dev/zero read until memory ran out.
+/// The ledger must be a regular file, as for `framewise bench`. A regular ledger is read as
+/// before: the newest `last` lines of the bench asked for, oldest first, the lines no ledger
+/// line counted.
+#[test]
+fn get_ledger_refuses_a_ledger_that_is_no_regular_file() {
+    let dir = Dir::new();
+    std::fs::create_dir(dir.path(".framewise")).unwrap();
+    let ledger = dir.path(".framewise/bench-history.jsonl");
+    mkfifo(&ledger);
+    let mut s = Session::start(&dir);
+
+    let m = tool_error(&s.call("get_ledger", json!({})));
+    assert!(
+        m.starts_with(
+            ".framewise/bench-history.jsonl: is a FIFO (a named pipe), not a regular file"
+        ),
+        "{m}"
+    );
+
+    std::fs::remove_file(&ledger).unwrap();
+    if mknod_char(&dir.path("zero"), "5") {
+        std::os::unix::fs::symlink("../zero", &ledger).unwrap();
+        let m = tool_error(&s.call("get_ledger", json!({})));
+        assert!(
+            m.starts_with(
+                ".framewise/bench-history.jsonl: is a character device, not a regular file"
+            ),
+            "{m}"
+        );
+        std::fs::remove_file(&ledger).unwrap();
+    }
+    std::fs::create_dir(&ledger).unwrap();
+    let m = tool_error(&s.call("get_ledger", json!({})));
+    assert!(m.contains("is a directory, not a regular file"), "{m}");
+    std::fs::remove_dir(&ledger).unwrap();
+
+    let mut text = String::new();
+    for i in 0..12 {
+        text.push_str(&ledger_line(
+            "smoke",
+            &format!("2026-12-01T00:00:{i:02}Z"),
+            "improved",
+        ));
+        text.push('\n');
+        if i == 3 {
+            text.push_str("not a ledger line\n\n");
+            text.push_str(&ledger_line("other", "2026-12-01T01:00:00Z", "regressed"));
+            text.push_str("\r\n");
+        }
+    }
+    // A last line without its newline is still read.
+    text.push_str(&ledger_line(
+        "smoke",
+        "2026-12-01T00:00:12Z",
+        "no-detectable-change",
+    ));
+    std::fs::write(&ledger, text).unwrap();
+    let r = s.call("get_ledger", json!({"name": "smoke", "last": 3}));
+    let c = structured(&r);
+    assert_eq!(c["lines"], 13, "{c}");
+    assert_eq!(c["malformed"], 1, "{c}");
+    let at: Vec<&str> = c["newest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["at"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        at,
+        [
+            "2026-12-01T00:00:10Z",
+            "2026-12-01T00:00:11Z",
+            "2026-12-01T00:00:12Z"
+        ],
+        "{c}"
+    );
+    assert_eq!(c["newest"][2]["verdict"], "no-detectable-change", "{c}");
+    let c = structured(&s.call("get_ledger", json!({}))).clone();
+    assert_eq!(c["lines"], 14, "{c}");
+    assert_eq!(c["newest"].as_array().unwrap().len(), 10, "{c}");
+    assert_eq!(s.close(), Some(0));
+}
+
+/// `get_profile` on a FIFO `profile.json` said "no profile yet" (refusing it all the same):
+/// it says what is there. With nothing there, there is no profile yet.
+#[test]
+fn get_profile_says_what_is_there_when_it_is_no_regular_file() {
+    let dir = Dir::new();
+    std::fs::create_dir(dir.path(".framewise")).unwrap();
+    let mut s = Session::start(&dir);
+    let m = tool_error(&s.call("get_profile", json!({})));
+    assert!(m.ends_with(".framewise/profile.json: no profile yet (an instrumented program writes it while it runs with the incident log on)"), "{m}");
+    mkfifo(&dir.path(".framewise/profile.json"));
+    let m = tool_error(&s.call("get_profile", json!({})));
+    assert!(
+        m.ends_with(".framewise/profile.json: is a FIFO (a named pipe), not a regular file: the profile is a file an instrumented program writes (the server reads files only: a pipe or a device could block it)"),
+        "{m}"
+    );
+    assert_eq!(s.close(), Some(0));
+}
+
+/// A response (or a notification) before `initialize` ends the server with exit 4, as the
+/// docs say, at once: it stayed until the client's next line, and then exited without
+/// answering that line.
+#[test]
+fn a_response_or_notification_before_initialize_ends_the_server_at_once() {
+    let dir = Dir::new();
+    for line in [
+        json!({"jsonrpc": "2.0", "id": 1, "result": {}}),
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "x"}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ] {
+        let mut s = Session::spawn_in(dir.tmp.path(), &[]);
+        s.send(&line);
+        // stdin stays open: the server must not wait for another line.
+        assert_eq!(
+            s.exits_within(Duration::from_secs(20)),
+            Some(Some(4)),
+            "{line}: still running with stdin open"
+        );
+    }
+}
+
+/// Before `initialize`, `tools/list` and `tools/call` were answered "request _meta is missing
+/// … io.modelcontextprotocol/protocolVersion", sending a handshake client to add fields; and a
+/// `_meta` naming a handshake revision (2025-06-18) ran the tool with no handshake at all. A
+/// request before `initialize` is told to send it, and nothing runs; `ping` is answered; a
+/// request of 2026-07-28, which has no handshake, is served as that revision says.
+#[test]
+fn a_request_before_initialize_is_told_to_initialize_unless_its_revision_has_no_handshake() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let call = json!({"name": "summarize_capture", "arguments": {"capture": "game.sgpt"}});
+    let mut s = Session::spawn_in(dir.tmp.path(), &[]);
+    for (method, params) in [
+        ("tools/list", json!({})),
+        ("tools/call", call.clone()),
+        ("resources/list", json!({})),
+    ] {
+        let answer = s.request(method, params);
+        assert_eq!(answer["error"]["code"], -32602, "{method}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!(
+                "Invalid params: {method} came before `initialize`: send the `initialize` request first"
+            )),
+            "{method}: {message}"
+        );
+    }
+    let mut legacy = call.clone();
+    legacy["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2025-06-18",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let answer = s.request("tools/call", legacy);
+    assert_eq!(answer["error"]["code"], -32022, "{answer}");
+    assert_eq!(
+        answer["error"]["data"],
+        json!({"supported": ["2026-07-28"], "requested": "2025-06-18"}),
+        "{answer}"
+    );
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "Unsupported protocol version: 2025-06-18 starts with the `initialize` request: send it first"
+        ),
+        "{message}"
+    );
+    assert!(
+        !dir.path(".framewise").exists(),
+        "nothing ran before the handshake (no report written)"
+    );
+    let pong = s.request("ping", json!({}));
+    assert_eq!(pong["result"], json!({}), "{pong}");
+    let init = s.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "late", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "framewise", "{init}");
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let r = s.call("summarize_capture", json!({"capture": "game.sgpt"}));
+    assert_eq!(structured(&r)["verdict"], "pass");
+    assert_eq!(s.close(), Some(0));
+
+    // 2026-07-28 has no handshake: its requests carry the lifecycle in `_meta`.
+    let mut s = Session::spawn_in(dir.tmp.path(), &[]);
+    let mut modern = call.clone();
+    modern["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let answer = s.request("tools/call", modern);
+    let r = answer
+        .get("result")
+        .unwrap_or_else(|| panic!("no result: {answer}"));
+    assert_eq!(structured(r)["verdict"], "pass", "{answer}");
+    assert_eq!(s.close(), Some(0));
+}
+
+/// `{"capture": "game.sgpt", "capture": "nonexist"}` ran on "nonexist" (JSON keeps the last
+/// value). An argument given twice is refused, named, and nothing runs; a key repeated in the
+/// call's params is refused too.
+#[test]
+fn an_argument_given_twice_is_refused_not_resolved() {
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::default());
+    let mut s = Session::start(&dir);
+    for (id, line) in [
+        (
+            100,
+            r#"{"jsonrpc":"2.0","id":100,"method":"tools/call","params":{"name":"summarize_capture","arguments":{"capture":"game.sgpt","capture":"nonexist"}}}"#,
+        ),
+        (
+            101,
+            r#"{"jsonrpc":"2.0","id":101,"method":"tools/call","params":{"name":"summarize_capture","arguments":{"capture":"nonexist","capture":"game.sgpt"}}}"#,
+        ),
+    ] {
+        s.send_raw(line.as_bytes());
+        let answer = s.next();
+        assert_eq!(answer["id"], id, "{answer}");
+        let r = &answer["result"];
+        assert_eq!(r["isError"], true, "{line}: {answer}");
+        let text = r["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.starts_with(
+                "failed to deserialize parameters: argument `capture` is given more than once: "
+            ),
+            "{text}"
+        );
+    }
+    s.send_raw(
+        br#"{"jsonrpc":"2.0","id":102,"method":"tools/call","params":{"name":"compare_captures","arguments":{"base":"game.sgpt","cand":"game.sgpt","mode":"diff","base":"x","mode":"gate"}}}"#,
+    );
+    let answer = s.next();
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(
+            "failed to deserialize parameters: arguments `base` and `mode` are given more than once: "
+        ),
+        "{text}"
+    );
+    s.send_raw(
+        br#"{"jsonrpc":"2.0","id":103,"method":"tools/call","params":{"name":"summarize_capture","name":"find_hitches","arguments":{"capture":"game.sgpt"}}}"#,
+    );
+    let answer = s.next();
+    assert_eq!(answer["id"], 103, "{answer}");
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Invalid params: tools/call: `params.name` is given more than once"),
+        "{answer}"
+    );
+    assert!(
+        !dir.path(".framewise").exists(),
+        "a refused call runs nothing (no report written)"
+    );
+    // Given once, the call runs.
+    let r = s.call("summarize_capture", json!({"capture": "game.sgpt"}));
+    assert_eq!(structured(&r)["verdict"], "pass");
     assert_eq!(s.close(), Some(0));
 }

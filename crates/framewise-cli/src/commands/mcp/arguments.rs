@@ -8,12 +8,16 @@
 //! rmcp's, names each unknown argument with the one meant when one is near, as the CLI does
 //! for a misspelt flag. The message starts as rmcp's own (`failed to deserialize
 //! parameters:`), so the call returns `isError: true` with it, as any other argument that
-//! does not fit the schema.
+//! does not fit the schema. So is an argument given twice (`{"capture": "a", "capture":
+//! "b"}`, which JSON reads as the last): the transport found it on the raw line
+//! ([`DuplicateArguments`]), and it is named rather than resolved.
 
 use rmcp::handler::server::common::{schema_for_input, FromContextPart};
 use rmcp::handler::server::tool::ToolCallContext;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+
+use super::duplicates::DuplicateArguments;
 
 /// What rmcp's message starts with for arguments that do not fit the schema: a call failing
 /// with it returns `isError: true` (not a JSON-RPC error).
@@ -39,6 +43,13 @@ where
     P: DeserializeOwned + JsonSchema + 'static,
 {
     fn from_context_part(context: &mut ToolCallContext<S>) -> Result<Self, rmcp::ErrorData> {
+        if let Some(DuplicateArguments(repeated)) = context
+            .request_context
+            .extensions
+            .get::<DuplicateArguments>()
+        {
+            return Err(invalid(given_more_than_once(repeated)));
+        }
         let arguments = context.arguments.take().unwrap_or_default();
         let known = argument_names::<P>();
         let unknown: Vec<String> = arguments
@@ -96,6 +107,20 @@ pub(crate) fn unknown_argument(name: &str, known: &[String]) -> String {
     }
 }
 
+/// "argument `capture` is given more than once: …": the arguments a call repeated, refused
+/// (JSON would keep the last of the values, and the others would be ignored).
+fn given_more_than_once(repeated: &[String]) -> String {
+    let (noun, verb) = if repeated.len() == 1 {
+        ("argument", "is")
+    } else {
+        ("arguments", "are")
+    };
+    format!(
+        "{noun} {} {verb} given more than once: a repeated argument is refused, not resolved to one of its values; give each argument once (nothing was run)",
+        takes(repeated)
+    )
+}
+
 /// "`base`, `cand` and `mode`", or "no arguments".
 fn takes(known: &[String]) -> String {
     let quoted: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
@@ -123,5 +148,9 @@ mod tests {
         );
         assert_eq!(takes(&known), "`base`, `cand` and `tolerances`");
         assert_eq!(takes(&[]), "no arguments");
+        assert!(given_more_than_once(&["capture".to_owned()])
+            .starts_with("argument `capture` is given more than once: "));
+        assert!(given_more_than_once(&["a".to_owned(), "b".to_owned()])
+            .starts_with("arguments `a` and `b` are given more than once: "));
     }
 }

@@ -2,6 +2,10 @@
 //! last]`), `get_ledger` (`.framewise/bench-history.jsonl`) and `check_budgets` (`framewise
 //! check`) — their inputs and headline results.
 
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
 use framewise_analysis::bench::budget::BudgetCheck;
 use framewise_analysis::bench::{LedgerLine, VerdictWord};
 use schemars::JsonSchema;
@@ -354,4 +358,93 @@ impl LedgerBrief {
                 .collect(),
         }
     }
+}
+
+/// The longest ledger line read (a comparison's line is a few KiB); a longer one is counted
+/// malformed and never held whole. As long as the longest message the server reads.
+const MAX_LEDGER_LINE: usize = super::transport::MAX_LINE;
+
+/// The bench ledger at `file`, as `get_ledger` returns it: the lines of bench `name` (every
+/// line without it) counted, the `last` newest of them, oldest first, and the lines that are
+/// no ledger line (skipped) counted. A ledger that does not exist holds no line (there is
+/// none before a first comparison).
+///
+/// The ledger must be a regular file (through links), as `framewise bench` requires of the
+/// file it appends its comparisons to (framewise-incidents' appender refuses any other) and
+/// as the CLI's other readers of `.framewise/` logs do: a FIFO would block the read until a
+/// writer came (forever, and the server's exit with it), and a device such as `/dev/zero`
+/// never ends. The file is read no further than the length it had when it was opened, one
+/// line at a time, keeping only the `last` newest lines: what the read holds grows neither
+/// with the ledger nor with a file written while it is read.
+pub(super) fn read_ledger(
+    file: &Path,
+    name: Option<&str>,
+    last: usize,
+) -> anyhow::Result<LedgerResult> {
+    let shown = file.display();
+    let cannot = |e: std::io::Error| anyhow::anyhow!("{shown}: cannot read the ledger: {e}");
+    let not_a_file = |meta: &std::fs::Metadata| {
+        anyhow::anyhow!(
+            "{shown}: is a {}, not a regular file: the bench ledger is a regular file (`framewise bench` appends to nothing else), and the server reads files only (a pipe or a device could block it)",
+            framewise_analysis::load::file_kind(meta)
+        )
+    };
+    let mut result = LedgerResult {
+        file: shown.to_string(),
+        lines: 0,
+        malformed: 0,
+        newest: Vec::new(),
+    };
+    match std::fs::metadata(file) {
+        Ok(meta) if meta.is_file() => {}
+        Ok(meta) => return Err(not_a_file(&meta)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(result),
+        Err(e) => return Err(cannot(e)),
+    }
+    let opened = std::fs::File::open(file).map_err(cannot)?;
+    // What was opened, should the path have been replaced since it was looked at.
+    let meta = opened.metadata().map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(not_a_file(&meta));
+    }
+    let mut reader = BufReader::new(opened.take(meta.len()));
+    let mut newest = VecDeque::with_capacity(last);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let limit = u64::try_from(MAX_LEDGER_LINE)
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
+        let read = (&mut reader)
+            .take(limit)
+            .read_until(b'\n', &mut line)
+            .map_err(cannot)?;
+        if read == 0 {
+            break;
+        }
+        if line.len() > MAX_LEDGER_LINE && !line.ends_with(b"\n") {
+            reader.skip_until(b'\n').map_err(cannot)?;
+            result.malformed += 1;
+            continue;
+        }
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<LedgerLine>(text) {
+            Ok(l) if name.is_none_or(|n| l.name == n) => {
+                result.lines += 1;
+                if newest.len() == last {
+                    newest.pop_front();
+                }
+                if last > 0 {
+                    newest.push_back(LedgerBrief::of(&l));
+                }
+            }
+            Ok(_) => {}
+            Err(_) => result.malformed += 1,
+        }
+    }
+    result.newest = newest.into();
+    Ok(result)
 }

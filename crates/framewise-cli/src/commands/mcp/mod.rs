@@ -16,6 +16,7 @@
 mod arguments;
 mod bench_results;
 mod bisect_results;
+mod duplicates;
 mod inputs;
 mod ledger_results;
 mod reports;
@@ -40,7 +41,7 @@ use crate::ledger::{parse_instant, DirArgs};
 use crate::list::ListArgs;
 use crate::output::{self, OutputArgs};
 use bench_results::{
-    BenchParams, BenchResultHeadline, CheckBudgetsResult, CheckParams, LedgerBrief, LedgerParams,
+    read_ledger, BenchParams, BenchResultHeadline, CheckBudgetsResult, CheckParams, LedgerParams,
     LedgerResult,
 };
 use bisect_results::{BisectParams, BisectResult};
@@ -73,15 +74,26 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         .enable_all()
         .build()
         .context("cannot start the MCP server's runtime")?;
-    runtime.block_on(async {
-        let server = Server::new(reports);
-        let service = server
+    let started = runtime.block_on(async {
+        Server::new(reports)
             .serve(transport::LineTransport::spawn(
                 tokio::io::stdin(),
                 tokio::io::stdout(),
             ))
             .await
-            .map_err(|e| anyhow::anyhow!("MCP initialization failed: {}", handshake_failure(&e)))?;
+    });
+    let service = match started {
+        Ok(service) => service,
+        Err(e) => {
+            // The reader task waits in a read of stdin, on the runtime's blocking pool, and
+            // dropping the runtime would wait for that read to return: the server stayed
+            // until the client's next line, then exited without answering it. The handshake
+            // failed and no tool ran, so nothing is left to wait for.
+            runtime.shutdown_background();
+            anyhow::bail!("MCP initialization failed: {}", handshake_failure(&e));
+        }
+    };
+    runtime.block_on(async {
         service
             .waiting()
             .await
@@ -472,11 +484,19 @@ impl Server {
         blocking::<DirParams, _>(move || {
             let dir = dir_args(p.dir).locate()?;
             let path = dir.join(framewise_incidents::PROFILE_FILE);
-            if !path.is_file() {
-                anyhow::bail!(
+            match std::fs::metadata(&path) {
+                Ok(meta) if meta.is_file() => {}
+                // Something is there, and it is no profile: said as it is, not as a profile
+                // to wait for.
+                Ok(meta) => anyhow::bail!(
+                    "{}: is a {}, not a regular file: the profile is a file an instrumented program writes (the server reads files only: a pipe or a device could block it)",
+                    path.display(),
+                    framewise_analysis::load::file_kind(&meta)
+                ),
+                Err(_) => anyhow::bail!(
                     "{}: no profile yet (an instrumented program writes it while it runs with the incident log on)",
                     path.display()
-                );
+                ),
             }
             // The reader's message names the file already (`PATH: EOF …`): said once.
             let profile = framewise_incidents::read_profile(&path).map_err(|e| {
@@ -692,30 +712,7 @@ impl Server {
                 .dir
                 .map_or_else(|| PathBuf::from(bench::DEFAULT_DIR), PathBuf::from);
             let file = dir.join(bench::LEDGER_FILE);
-            let text = match std::fs::read_to_string(&file) {
-                Ok(text) => text,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-                Err(e) => {
-                    return Err(anyhow::Error::new(e)
-                        .context(format!("{}: cannot read the ledger", file.display())))
-                }
-            };
-            let mut malformed = 0;
-            let mut lines = Vec::new();
-            for line in text.lines().filter(|l| !l.trim().is_empty()) {
-                match serde_json::from_str::<framewise_analysis::bench::LedgerLine>(line) {
-                    Ok(l) if p.name.as_ref().is_none_or(|n| &l.name == n) => lines.push(l),
-                    Ok(_) => {}
-                    Err(_) => malformed += 1,
-                }
-            }
-            let skip = lines.len().saturating_sub(last);
-            Ok(LedgerResult {
-                file: file.display().to_string(),
-                lines: lines.len(),
-                malformed,
-                newest: lines.iter().skip(skip).map(LedgerBrief::of).collect(),
-            })
+            read_ledger(&file, p.name.as_deref(), last)
         })
         .await
     }

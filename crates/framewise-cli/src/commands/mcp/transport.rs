@@ -23,6 +23,17 @@
 //! - an `initialize` after the session's first is answered -32600 (Invalid Request: the
 //!   session is already initialized), as the official TypeScript SDK answers it (rmcp would
 //!   initialize again);
+//! - before the session has started, a request other than `initialize` and `ping` that does
+//!   not carry protocol revision 2026-07-28's per-request `_meta` is answered -32602 saying to
+//!   send `initialize` first (rmcp asked for the `_meta` fields, as if every client spoke
+//!   2026-07-28), and one whose `_meta` names a revision that starts with `initialize`
+//!   (2025-11-25 or earlier) -32022, Unsupported protocol version (rmcp served it with no
+//!   handshake at all) ([`before_the_session`]); a 2026-07-28 request, which has no
+//!   handshake, is passed on and served as that revision says;
+//! - a `tools/call` whose line repeats a key is refused rather than resolved (JSON keeps the
+//!   last): a key repeated in its `arguments` makes the call an `isError` result naming the
+//!   argument ([`DuplicateArguments`], which the tools' argument extractor reads), one repeated
+//!   anywhere else in its params is answered -32602 naming it ([`duplicates`]);
 //!
 //! and every message is handed to the service in order. The session goes on after each.
 //! The reader and every response share one stdout lock, so lines never interleave. A
@@ -39,6 +50,8 @@ use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, Mutex};
 
+use super::duplicates::{self, DuplicateArguments};
+
 /// The longest line read whole (rmcp's limit, so what it accepted is still accepted).
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
@@ -48,6 +61,13 @@ const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 /// JSON-RPC 2.0's code for a known method's parameters that do not read.
 const INVALID_PARAMS: i64 = -32602;
+/// MCP's code (2026-07-28) for a request naming a protocol revision the server does not serve
+/// that way.
+const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// The `_meta` key of a request's protocol revision (MCP 2026-07-28, which has no handshake).
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key of a request's client capabilities (MCP 2026-07-28).
+const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 /// The methods this server answers (`-32601` is for every other).
 pub const ANSWERED: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];
@@ -150,10 +170,13 @@ pub struct ErrorResponse {
 /// A JSON-RPC 2.0 error object.
 #[derive(Debug, serde::Serialize)]
 pub struct ErrorBody {
-    /// -32700 or -32600.
+    /// -32700, -32600, -32602 or -32022.
     pub code: i64,
     /// What was wrong, one line.
     pub message: String,
+    /// What the error carries besides (-32022: the versions served and the one requested).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
 }
 
 /// An error response: `id` null when the line's id cannot be read.
@@ -161,18 +184,31 @@ fn error_response(id: Value, code: i64, message: String) -> Line {
     Line::Answer(ErrorResponse {
         jsonrpc: "2.0",
         id,
-        error: ErrorBody { code, message },
+        error: ErrorBody {
+            code,
+            message,
+            data: None,
+        },
     })
+}
+
+/// What a session has passed on to the service so far, which decides how the next line is
+/// read.
+#[derive(Debug, Default)]
+struct Session {
+    /// An `initialize` request (the handshake of the revisions up to 2025-11-25).
+    initialized: bool,
+    /// A request of a revision without a handshake (2026-07-28), served without `initialize`.
+    handshake_free: bool,
 }
 
 /// Classifies one line (without its `\n`), as the first of a session.
 pub fn classify(line: &[u8]) -> Line {
-    classify_in(line, &mut false)
+    classify_in(line, &mut Session::default())
 }
 
-/// Classifies one line of a session: `initialized` is whether an `initialize` request has
-/// been passed on, and becomes true when this line is the first.
-fn classify_in(line: &[u8], initialized: &mut bool) -> Line {
+/// Classifies one line of a session, and notes in `session` the request that starts it.
+fn classify_in(line: &[u8], session: &mut Session) -> Line {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
@@ -191,13 +227,23 @@ fn classify_in(line: &[u8], initialized: &mut bool) -> Line {
     // `initialize` is refused, and params that do not read are said to be the problem.
     let method = value.get("method").and_then(Value::as_str);
     let request = !id.is_null() && value.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
+    let mut repeated_arguments = Vec::new();
     if let (Some(method), true) = (method, request) {
-        if method == "initialize" && *initialized {
+        if method == "initialize" && session.initialized {
             return error_response(
                 id,
                 INVALID_REQUEST,
                 "Invalid Request: the session is already initialized (a client sends `initialize` once, to start it)".to_owned(),
             );
+        }
+        if !session.initialized && !session.handshake_free {
+            if let Some(error) = before_the_session(method, value.get("params")) {
+                return Line::Answer(ErrorResponse {
+                    jsonrpc: "2.0",
+                    id,
+                    error,
+                });
+            }
         }
         if let Some(problem) = params_problem(method, value.get("params")) {
             return error_response(
@@ -206,12 +252,39 @@ fn classify_in(line: &[u8], initialized: &mut bool) -> Line {
                 format!("Invalid params: {method}: {problem}"),
             );
         }
+        if method == "tools/call" {
+            let (arguments, elsewhere) = duplicates::in_call(line);
+            if let Some(path) = elsewhere.first() {
+                let (code, kind) = match path.as_slice() {
+                    [_] => (INVALID_REQUEST, "Invalid Request"),
+                    _ => (INVALID_PARAMS, "Invalid params"),
+                };
+                return error_response(
+                    id,
+                    code,
+                    format!(
+                        "{kind}: tools/call: `{}` is given more than once: a repeated key is refused, not resolved to one of its values; give it once (nothing was run)",
+                        duplicates::shown(path)
+                    ),
+                );
+            }
+            repeated_arguments = arguments;
+        }
     }
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
-        Ok(message) => {
-            if let rmcp::model::JsonRpcMessage::Request(r) = &message {
-                if matches!(r.request, rmcp::model::ClientRequest::InitializeRequest(_)) {
-                    *initialized = true;
+        Ok(mut message) => {
+            if let rmcp::model::JsonRpcMessage::Request(r) = &mut message {
+                use rmcp::model::ClientRequest;
+                match &mut r.request {
+                    ClientRequest::InitializeRequest(_) => session.initialized = true,
+                    ClientRequest::CallToolRequest(call) if !repeated_arguments.is_empty() => {
+                        call.extensions
+                            .insert(DuplicateArguments(repeated_arguments));
+                    }
+                    _ => {}
+                }
+                if !session.initialized && opens_without_handshake(&value) {
+                    session.handshake_free = true;
                 }
             }
             Line::Message(Box::new(message))
@@ -226,6 +299,83 @@ fn classify_in(line: &[u8], initialized: &mut bool) -> Line {
             error_response(id, INVALID_REQUEST, format!("Invalid Request: {e}"))
         }
     }
+}
+
+/// The error for a request that comes before the session has started (no `initialize`
+/// request, nor a request of a revision that has none), or `None` to pass it on: `initialize`
+/// and `ping` (which MCP allows before `initialize`) are passed on, and so is a request whose
+/// `_meta` names a revision without a handshake (2026-07-28, which carries the lifecycle in
+/// every request's `_meta`; rmcp checks the rest of it, and serves it).
+///
+/// A request without that `_meta` is from a client of a handshake revision that skipped
+/// `initialize` (rmcp's answer asked it to add `_meta` fields, which would start a session of
+/// another revision): -32602, saying to send `initialize` first. A `_meta` naming a revision
+/// that starts with `initialize` (2025-11-25 or earlier) is -32022 (Unsupported protocol
+/// version, as 2026-07-28 answers a version a server does not serve), listing the revisions
+/// served without a handshake: rmcp ran such a request with no handshake at all.
+fn before_the_session(method: &str, params: Option<&Value>) -> Option<ErrorBody> {
+    if matches!(method, "initialize" | "ping") {
+        return None;
+    }
+    let version = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(META_PROTOCOL_VERSION));
+    match version {
+        None => Some(ErrorBody {
+            code: INVALID_PARAMS,
+            message: format!(
+                "Invalid params: {method} came before `initialize`: send the `initialize` request first (then `notifications/initialized`); only `ping` is answered before it (a client of protocol revision 2026-07-28, which has no handshake, gives every request `_meta` with `{META_PROTOCOL_VERSION}` and `{META_CLIENT_CAPABILITIES}` instead)"
+            ),
+            data: None,
+        }),
+        Some(Value::String(requested)) if has_handshake(requested) => {
+            let served = handshake_free_versions();
+            Some(ErrorBody {
+                code: UNSUPPORTED_PROTOCOL_VERSION,
+                message: format!(
+                    "Unsupported protocol version: {requested} starts with the `initialize` request: send it first (this request names {requested} in `_meta` and came before it); without a handshake the server serves {}",
+                    served.join(", ")
+                ),
+                data: Some(serde_json::json!({"supported": served, "requested": requested})),
+            })
+        }
+        // Malformed, or a revision without a handshake: rmcp answers (the fields missing, a
+        // version not served) or serves it.
+        Some(_) => None,
+    }
+}
+
+/// Whether protocol revision `version` starts with an `initialize` handshake (2025-11-25 and
+/// earlier; revisions are dated, so they compare as text).
+fn has_handshake(version: &str) -> bool {
+    version < rmcp::model::ProtocolVersion::NO_INITIALIZE.as_str()
+}
+
+/// The revisions the server serves without a handshake: those of the ones it speaks (rmcp's
+/// known revisions, which `ServerHandler::supported_protocol_versions` serves) that have none.
+fn handshake_free_versions() -> Vec<String> {
+    rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .filter(|v| !v.has_initialize())
+        .map(|v| v.as_str().to_owned())
+        .collect()
+}
+
+/// Whether the request `value`, passed on before the session started, starts it without a
+/// handshake, as rmcp does: a request other than `server/discover` (which it answers and
+/// then goes on waiting) whose `_meta` names a revision without a handshake that it serves,
+/// with the client's capabilities.
+fn opens_without_handshake(value: &Value) -> bool {
+    if value.get("method").and_then(Value::as_str) == Some("server/discover") {
+        return false;
+    }
+    let meta = value.get("params").and_then(|p| p.get("_meta"));
+    let version = meta
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    let capabilities = meta.and_then(|m| m.get(META_CLIENT_CAPABILITIES));
+    version.is_some_and(|v| handshake_free_versions().iter().any(|s| s == v))
+        && capabilities.is_some_and(Value::is_object)
 }
 
 /// What is wrong with the `params` of a request for `method`, when it is one the server
@@ -368,7 +518,7 @@ async fn read_lines(
     messages: mpsc::Sender<RxJsonRpcMessage<RoleServer>>,
     out: Out,
 ) {
-    let mut initialized = false;
+    let mut session = Session::default();
     loop {
         let line = match read_line(&mut input).await {
             Read::End => return,
@@ -377,7 +527,7 @@ async fn read_lines(
                 INVALID_REQUEST,
                 format!("Invalid Request: a message over {MAX_LINE} bytes"),
             ),
-            Read::Line(line) => classify_in(&line, &mut initialized),
+            Read::Line(line) => classify_in(&line, &mut session),
         };
         match line {
             Line::Message(message) => {
