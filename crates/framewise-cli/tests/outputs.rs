@@ -390,6 +390,45 @@ fn a_device_given_as_a_capture_is_refused_at_once() {
     writer.join().expect("the writer");
 }
 
+#[test]
+fn an_endless_stream_after_a_capture_header_is_refused_not_aborted() {
+    // A capture's first bytes, then zeros without end, through a FIFO: a capture from a pipe
+    // is read whole before it is decoded (its records are found by scanning), and the reader
+    // grew its buffer until an allocation failed: an abort (exit 134) and a backtrace. Room is
+    // now asked for before each piece, and a refusal is one line, exit 4. The address space is
+    // limited (1 GiB) so that the refusal comes after a few hundred megabytes.
+    let dir = Dir::new();
+    write_game(&dir.path("game.sgpt"), &Game::steady());
+    let capture = std::fs::read(dir.path("game.sgpt")).expect("the capture");
+    let fifo = dir.path("endless.fifo");
+    mkfifo(&fifo);
+    let header = capture.get(..64).expect("a header").to_vec();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(fifo)
+                .expect("the FIFO opens");
+            let zeros = vec![0u8; 1 << 20];
+            if f.write_all(&header).is_ok() {
+                while f.write_all(&zeros).is_ok() {}
+            }
+        })
+    };
+    let run = dir
+        .run_address_space_limited(&["summarize", "endless.fifo"], 1 << 20)
+        .expect(4);
+    writer.join().expect("the writer");
+    let line = run.one_error_line();
+    assert!(
+        line.starts_with("framewise: error: endless.fifo: cannot hold the input in memory: "),
+        "{line}"
+    );
+    assert_eq!(run.stdout, "");
+}
+
 /// The refusal of a stream that is blank for longer than the loader's limit (1 MiB).
 const ONLY_BLANK: &str = "not a capture: it starts with more than 1 MiB of blanks (whitespace), and no capture starts so late (a Chrome JSON's first non-blank byte, `{` or `[`, comes sooner)";
 

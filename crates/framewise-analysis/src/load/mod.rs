@@ -87,6 +87,16 @@ pub enum LoadError {
         /// The bytes after it that are still read: [`LITECAP_TRAILING_LIMIT_BYTES`].
         trailing_limit: u64,
     },
+    /// An input whose bytes do not fit in the memory this process may take (an endless
+    /// stream, or a file larger than memory): refused when the next piece could not be held,
+    /// rather than aborted.
+    #[error("{}: cannot hold the input in memory: {} read, and room for more could not be had (an endless stream, or an input larger than the memory this process may take)", .path.display(), shown_bytes_count(usize::try_from(*.read_bytes).unwrap_or(usize::MAX)))]
+    TooLarge {
+        /// The input.
+        path: PathBuf,
+        /// The bytes read when room for more could not be had.
+        read_bytes: u64,
+    },
     /// A Chrome trace that does not import.
     #[error(transparent)]
     Chrome(#[from] chrome::ChromeError),
@@ -676,6 +686,14 @@ fn read_rest(
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(io(e)),
         };
+        // Room asked for, not assumed: a stream with no end (or an input larger than the
+        // memory the process may take) is refused in one line rather than aborting.
+        if bytes.try_reserve(n).is_err() {
+            return Err(LoadError::TooLarge {
+                path: path.to_owned(),
+                read_bytes: bytes.len() as u64,
+            });
+        }
         bytes.extend_from_slice(piece.get(..n).unwrap_or(&[]));
         reporter.update(bytes.len() as u64);
     }
