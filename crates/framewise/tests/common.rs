@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use framewise_format::model::{Frame, SymId, SymbolKind};
 use framewise_format::read::{self, Capture};
@@ -159,4 +159,49 @@ pub fn count_allocations(body: impl FnOnce()) -> u64 {
     body();
     COUNTING.with(|c| c.set(false));
     ALLOCATIONS.with(Cell::get)
+}
+
+/// A seekable in-memory sink whose writes block while the gate is shut: a writer thread
+/// stuck on I/O, for as long as a test wants.
+#[derive(Clone)]
+pub struct GatedSink {
+    pub inner: SharedCursor,
+    shut: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl GatedSink {
+    pub fn new() -> Self {
+        Self {
+            inner: SharedCursor::default(),
+            shut: Arc::new((Mutex::new(false), Condvar::new())),
+        }
+    }
+
+    pub fn set_shut(&self, shut: bool) {
+        *self.shut.0.lock().unwrap() = shut;
+        self.shut.1.notify_all();
+    }
+
+    fn wait_open(&self) {
+        let mut shut = self.shut.0.lock().unwrap();
+        while *shut {
+            shut = self.shut.1.wait(shut).unwrap();
+        }
+    }
+}
+
+impl Write for GatedSink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.wait_open();
+        self.inner.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Seek for GatedSink {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.inner.seek(pos)
+    }
 }

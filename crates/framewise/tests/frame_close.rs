@@ -1,8 +1,7 @@
 //! Frame close under the conditions a game meets it in: closed from two threads at once, and
 //! closed into a realtime writer that is behind (frames dropped), with usermarks in them.
 
-use std::io::{self, Seek, SeekFrom, Write};
-use std::sync::{Arc, Barrier, Condvar, Mutex};
+use std::sync::Barrier;
 use std::time::Duration;
 
 use framewise::{scope, Session, Sink, WriterMode};
@@ -10,7 +9,7 @@ use framewise_format::model::MarkKind;
 use framewise_format::read;
 use framewise_incidents::{read_all, Record};
 
-use crate::common::{self, SharedCursor};
+use crate::common::{self, GatedSink};
 
 /// `end_frame` may be called from any thread, and from two at once: the closes are
 /// serialised, and each frame ends at an instant taken in that order, so that no frame ends
@@ -75,46 +74,6 @@ fn frames_closed_from_two_threads_at_once_never_end_before_they_begin() {
         begins_backwards.len(),
         &begins_backwards[..begins_backwards.len().min(5)]
     );
-}
-
-/// A seekable in-memory sink whose writes block while the gate is shut.
-#[derive(Clone)]
-struct GatedSink {
-    inner: SharedCursor,
-    shut: Arc<(Mutex<bool>, Condvar)>,
-}
-
-impl GatedSink {
-    fn new() -> Self {
-        Self {
-            inner: SharedCursor::default(),
-            shut: Arc::new((Mutex::new(false), Condvar::new())),
-        }
-    }
-    fn set_shut(&self, shut: bool) {
-        *self.shut.0.lock().unwrap() = shut;
-        self.shut.1.notify_all();
-    }
-}
-
-impl Write for GatedSink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut shut = self.shut.0.lock().unwrap();
-        while *shut {
-            shut = self.shut.1.wait(shut).unwrap();
-        }
-        drop(shut);
-        self.inner.write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Seek for GatedSink {
-    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        self.inner.seek(pos)
-    }
 }
 
 /// A usermark is the player saying "this felt bad": it does not vanish with the frame it

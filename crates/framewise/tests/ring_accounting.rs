@@ -3,15 +3,14 @@
 //! are counted lost, and the spans a full ring drops are counted in the capture even when the
 //! realtime writer drops the frames before theirs.
 
-use std::io::{self, Seek, SeekFrom, Write};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use framewise::{scope, Session, Sink, WriterMode};
 use framewise_format::model::Frame;
 use framewise_format::read;
 
-use crate::common::{self, name, SharedCursor};
+use crate::common::{self, name, GatedSink};
 
 /// Runs `body` on a thread of its own, named `name`, and waits for it: the leaks a test makes
 /// stay on that thread's ring.
@@ -215,48 +214,6 @@ fn spans_left_open_by_a_thread_that_exits_are_counted_dropped() {
         vec![(vec![], 0), (kept(), 0), (vec![], 2)],
         "the late thread's spans lost in the frame that found it exited"
     );
-}
-
-/// A seekable in-memory sink whose writes block while the gate is shut.
-#[derive(Clone)]
-struct GatedSink {
-    inner: SharedCursor,
-    shut: Arc<(Mutex<bool>, Condvar)>,
-}
-
-impl GatedSink {
-    fn new() -> Self {
-        Self {
-            inner: SharedCursor::default(),
-            shut: Arc::new((Mutex::new(false), Condvar::new())),
-        }
-    }
-    fn set_shut(&self, shut: bool) {
-        *self.shut.0.lock().unwrap() = shut;
-        self.shut.1.notify_all();
-    }
-    fn wait_open(&self) {
-        let mut shut = self.shut.0.lock().unwrap();
-        while *shut {
-            shut = self.shut.1.wait(shut).unwrap();
-        }
-    }
-}
-
-impl Write for GatedSink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.wait_open();
-        self.inner.write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Seek for GatedSink {
-    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        self.inner.seek(pos)
-    }
 }
 
 /// Realtime: the writer is stuck and frames are dropped; the first frame sent after them

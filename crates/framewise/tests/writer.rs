@@ -4,13 +4,13 @@
 use std::io::{self, Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use framewise::{scope, FrameOutcome, Session, SessionError, Sink, Warning, WriterMode};
 use framewise_format::read;
 
-use crate::common::{self, SharedCursor};
+use crate::common::{self, GatedSink, SharedCursor};
 
 fn record_scopes(count: usize) {
     for _ in 0..count {
@@ -62,48 +62,6 @@ fn the_byte_budget_warns_once_naming_level_and_rate_and_recording_goes_on() {
             assert!(*bytes_per_second > 0.0 && *bytes_per_frame > 0.0);
         }
         other => panic!("unexpected warning {other:?}"),
-    }
-}
-
-/// A seekable in-memory sink whose writes block while the gate is shut.
-#[derive(Clone)]
-struct GatedSink {
-    inner: SharedCursor,
-    shut: Arc<(Mutex<bool>, Condvar)>,
-}
-
-impl GatedSink {
-    fn new() -> Self {
-        Self {
-            inner: SharedCursor::default(),
-            shut: Arc::new((Mutex::new(false), Condvar::new())),
-        }
-    }
-    fn set_shut(&self, shut: bool) {
-        *self.shut.0.lock().unwrap() = shut;
-        self.shut.1.notify_all();
-    }
-    fn wait_open(&self) {
-        let mut shut = self.shut.0.lock().unwrap();
-        while *shut {
-            shut = self.shut.1.wait(shut).unwrap();
-        }
-    }
-}
-
-impl Write for GatedSink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.wait_open();
-        self.inner.write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Seek for GatedSink {
-    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        self.inner.seek(pos)
     }
 }
 

@@ -302,20 +302,12 @@ pub(crate) fn counter_kind(symbols: &SymbolTable, id: SymId) -> Option<CounterKi
 }
 
 impl FrameSummary {
-    /// A scope's total in the frame, ns (0 when it did not run).
-    pub(crate) fn scope_total_ns(&self, scope: SymId) -> u64 {
+    /// The scope's inclusive and self time in the frame, ns (0 and 0 when it did not run).
+    pub(crate) fn scope_times_ns(&self, scope: SymId) -> (u64, u64) {
         self.scopes
             .iter()
             .find(|s| s.scope == scope)
-            .map_or(0, |s| s.total_ns)
-    }
-
-    /// The scope's self time in the frame, ns (0 when it did not run).
-    pub(crate) fn scope_self_ns(&self, scope: SymId) -> u64 {
-        self.scopes
-            .iter()
-            .find(|s| s.scope == scope)
-            .map_or(0, |s| s.self_ns)
+            .map_or((0, 0), |s| (s.total_ns, s.self_ns))
     }
 }
 

@@ -132,6 +132,7 @@ fn classification(
         .take(BASELINE_FRAMES)
         .collect();
     let mut values: Vec<u64> = Vec::with_capacity(recent.len());
+    let mut self_values: Vec<u64> = Vec::with_capacity(recent.len());
     let names: Vec<(ScopeTotals, &str, Option<String>)> = frame
         .scopes
         .iter()
@@ -144,11 +145,15 @@ fn classification(
     let scopes: Vec<ScopeEvidence<'_>> = names
         .iter()
         .map(|(s, name, site)| {
+            // Each recent frame's totals of the scope, looked up once for both medians.
             values.clear();
-            values.extend(recent.iter().map(|f| f.scope_total_ns(s.scope)));
+            self_values.clear();
+            for f in &recent {
+                let (total_ns, self_ns) = f.scope_times_ns(s.scope);
+                values.push(total_ns);
+                self_values.push(self_ns);
+            }
             let median_ns = median(&mut values).unwrap_or(0);
-            values.clear();
-            values.extend(recent.iter().map(|f| f.scope_self_ns(s.scope)));
             ScopeEvidence {
                 id: s.scope,
                 name,
@@ -156,7 +161,7 @@ fn classification(
                 total_ns: s.total_ns,
                 self_ns: s.self_ns,
                 median_ns,
-                self_median_ns: median(&mut values).unwrap_or(0),
+                self_median_ns: median(&mut self_values).unwrap_or(0),
             }
         })
         .collect();
